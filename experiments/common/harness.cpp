@@ -1,0 +1,197 @@
+#include "harness.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include <tbb/info.h>
+
+#include "onepass/error.hpp"
+
+#ifndef ONEPASS_SOURCE_DIR
+#define ONEPASS_SOURCE_DIR "."
+#endif
+
+namespace onepass::experiments {
+
+namespace {
+
+double now_seconds() {
+  using clock = std::chrono::steady_clock;
+  return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
+}
+
+std::string env_or(const char* key, const std::string& fallback) {
+  const char* v = std::getenv(key);
+  return (v && *v) ? std::string(v) : fallback;
+}
+
+std::string command_output(const std::string& command) {
+  std::string out;
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    char buffer[256];
+    while (std::fgets(buffer, sizeof buffer, pipe)) out += buffer;
+    pclose(pipe);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto pos = line.find(':');
+      if (pos != std::string::npos) return line.substr(pos + 2);
+    }
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+const char* to_string(scale s) {
+  switch (s) {
+    case scale::smoke: return "smoke";
+    case scale::paper: return "paper";
+    default: return "default";
+  }
+}
+
+std::string json_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+std::string machine_json() {
+  const std::string src = ONEPASS_SOURCE_DIR;
+  std::string commit = command_output("git -C '" + src + "' rev-parse HEAD 2>/dev/null");
+  if (commit.empty()) commit = "unknown";
+  const bool dirty = !command_output("git -C '" + src + "' status --porcelain --untracked-files=no 2>/dev/null").empty();
+  char host[256] = "unknown";
+  gethostname(host, sizeof host - 1);
+  std::time_t t = std::time(nullptr);
+  char date[64];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  std::ostringstream j;
+  j << "  \"commit\": \"" << json_escape(commit) << "\",\n"
+    << "  \"worktree_dirty\": " << (dirty ? "true" : "false") << ",\n"
+    << "  \"date\": \"" << date << "\",\n"
+    << "  \"host\": \"" << json_escape(host) << "\",\n"
+    << "  \"cpu_model\": \"" << json_escape(cpu_model()) << "\",\n"
+    << "  \"cores\": " << std::thread::hardware_concurrency() << ",\n"
+    << "  \"tbb_concurrency\": " << tbb::info::default_concurrency() << ",\n"
+#if defined(__clang__)
+    << "  \"compiler\": \"clang " << json_escape(__clang_version__) << "\",\n"
+#elif defined(__GNUC__)
+    << "  \"compiler\": \"g++ " << json_escape(__VERSION__) << "\",\n"
+#else
+    << "  \"compiler\": \"unknown\",\n"
+#endif
+#ifdef NDEBUG
+    << "  \"build\": \"release\"";
+#else
+    << "  \"build\": \"debug\"";
+#endif
+  return j.str();
+}
+
+void progress(const std::string& name, const std::string& message) {
+  std::cerr << "[" << name << "] " << message << std::endl;
+}
+
+run::run(std::string name, CLI::App& app) : name_(std::move(name)), app_(&app) {
+  scale_text_ = env_or("SCALE", "default");
+  out_dir_ = env_or("RESULTS_DIR", "results");
+  app.add_option("--scale", scale_text_, "smoke | default | paper (default: $SCALE or default)")
+      ->check(CLI::IsMember({"smoke", "default", "paper"}));
+  app.add_option("--out-dir", out_dir_,
+                 "directory for <name>.csv and <name>.meta.json (default: $RESULTS_DIR or results)");
+  app.add_option("--seed", seed_, "base seed; sample k uses seed + k");
+}
+
+void run::parse(int argc, char** argv) {
+  try {
+    app_->parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::exit(app_->exit(e));
+  }
+  // $SCALE is not seen by CLI11's check, so validate it here too.
+  if (scale_text_ != "smoke" && scale_text_ != "default" && scale_text_ != "paper") {
+    std::cerr << name_ << ": --scale/SCALE must be one of smoke, default, paper; got '" << scale_text_ << "'\n";
+    std::exit(2);
+  }
+  scale_ = scale_text_ == "smoke" ? scale::smoke : (scale_text_ == "paper" ? scale::paper : scale::standard);
+  for (int i = 0; i < argc; ++i) command_ += (i ? " " : "") + std::string(argv[i]);
+  std::filesystem::create_directories(out_dir_);
+  start_seconds_ = now_seconds();
+  progress(name_, std::string("scale ") + to_string(scale_) + ", seed " + std::to_string(seed_) + ", writing to " +
+                      out_dir_);
+}
+
+void run::open_csv(const std::vector<std::string>& columns) {
+  require(!columns.empty(), "run::open_csv", "columns", "must not be empty");
+  columns_ = columns;
+  csv_path_ = out_dir_ + "/" + name_ + ".csv";
+  csv_.open(csv_path_ + ".partial", std::ios::trunc);
+  if (!csv_) throw runtime_failure("cannot write " + csv_path_ + ".partial");
+  for (std::size_t i = 0; i < columns.size(); ++i) csv_ << (i ? "," : "") << columns[i];
+  csv_ << "\n";
+}
+
+void run::write_row(const std::string& line, std::size_t count) {
+  require(csv_.is_open(), "run::row", "csv", "must be opened with open_csv first");
+  require(count == columns_.size(), "run::row", "values",
+          "must number " + std::to_string(columns_.size()) + " (the header), got " + std::to_string(count));
+  csv_ << line << "\n";
+}
+
+void run::finish() {
+  const double seconds = now_seconds() - start_seconds_;
+  std::ostringstream j;
+  j << "{\n  \"experiment\": \"" << json_escape(name_) << "\",\n"
+    << "  \"command\": \"" << json_escape(command_) << "\",\n"
+    << "  \"scale\": \"" << to_string(scale_) << "\",\n"
+    << "  \"seed\": " << seed_ << ",\n"
+    << "  \"run_seconds\": " << seconds << ",\n";
+  for (const auto& kv : notes_) j << "  \"" << json_escape(kv.first) << "\": \"" << json_escape(kv.second) << "\",\n";
+  j << machine_json() << "\n}\n";
+  const std::string meta_path = out_dir_ + "/" + name_ + ".meta.json";
+  {
+    std::ofstream meta(meta_path + ".partial", std::ios::trunc);
+    meta << j.str();
+    if (!meta) throw runtime_failure("cannot write " + meta_path + ".partial");
+  }
+  if (csv_.is_open()) {
+    csv_.close();
+    if (!csv_) throw runtime_failure("cannot write " + csv_path_ + ".partial");
+    std::filesystem::rename(csv_path_ + ".partial", csv_path_);
+  }
+  std::filesystem::rename(meta_path + ".partial", meta_path);
+  progress(name_, "done in " + std::to_string(seconds) + " s");
+}
+
+}  // namespace onepass::experiments

@@ -1,0 +1,96 @@
+// experiments/common/harness.hpp — what every experiment program shares: the
+// command line (--scale, --out-dir, --seed), progress on stderr, a tidy CSV writer
+// and the provenance file results/<name>.meta.json.
+//
+// Outputs are written to "<file>.partial" and renamed only by finish(), so an
+// interrupted run never leaves a CSV that looks complete.
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace onepass::experiments {
+
+/// How big a run is: smoke (seconds, for `make test`), standard (the default,
+/// all of `make figures` in about 20 minutes on 2 cores), paper (the paper's sizes).
+enum class scale { smoke, standard, paper };
+
+const char* to_string(scale s);
+
+/// The state of one experiment run.
+class run {
+ public:
+  /// Adds --scale {smoke,default,paper} (default: $SCALE, else default),
+  /// --out-dir DIR (default: $RESULTS_DIR, else "results") and --seed S (default 1)
+  /// to `app`. Call parse() after adding the program's own options.
+  run(std::string name, CLI::App& app);
+
+  /// Parses argv (exits with CLI11's message and code on bad arguments), creates
+  /// the output directory and prints the start line to stderr.
+  void parse(int argc, char** argv);
+
+  const std::string& name() const { return name_; }
+  scale size() const { return scale_; }
+  std::uint64_t seed() const { return seed_; }
+  const std::string& out_dir() const { return out_dir_; }
+
+  /// Picks the value for the current scale.
+  template <class T>
+  T pick(T smoke, T standard, T paper) const {
+    return scale_ == scale::smoke ? smoke : (scale_ == scale::paper ? paper : standard);
+  }
+
+  /// Opens results/<name>.csv (as .partial) with the given header columns.
+  void open_csv(const std::vector<std::string>& columns);
+
+  /// Appends one row; values are formatted with operator<< (doubles with 10
+  /// significant digits). The number of values must match the header.
+  template <class... Values>
+  void row(const Values&... values) {
+    std::ostringstream line;
+    line.precision(10);
+    std::size_t count = 0;
+    ((line << (count++ ? "," : "") << values), ...);
+    write_row(line.str(), count);
+  }
+
+  /// Adds a key to the provenance file (value stored as a JSON string).
+  void note(const std::string& key, const std::string& value) { notes_[key] = value; }
+
+  /// Writes results/<name>.meta.json and renames the CSV into place.
+  void finish();
+
+ private:
+  void write_row(const std::string& line, std::size_t count);
+
+  std::string name_;
+  CLI::App* app_ = nullptr;
+  std::string scale_text_;
+  scale scale_ = scale::standard;
+  std::string out_dir_;
+  std::uint64_t seed_ = 1;
+  std::string command_;
+  std::vector<std::string> columns_;
+  std::ofstream csv_;
+  std::string csv_path_;
+  std::map<std::string, std::string> notes_;
+  double start_seconds_ = 0;
+};
+
+/// Prints "[name] message" to stderr (progress; results go to files).
+void progress(const std::string& name, const std::string& message);
+
+/// Provenance of this machine and build as JSON members (no braces): commit,
+/// date, host, cpu_model, cores, compiler, ...
+std::string machine_json();
+
+/// Escapes a string for a JSON string literal (without the quotes).
+std::string json_escape(const std::string& s);
+
+}  // namespace onepass::experiments

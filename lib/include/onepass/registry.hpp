@@ -1,0 +1,60 @@
+// onepass/registry.hpp — one registry of algorithms per family, filled by
+// static registration objects (one file per algorithm), read by the experiments
+// and the `onepass` command-line tool. Nothing lists algorithms by hand twice.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace onepass::registry {
+
+/// Where an algorithm runs.
+enum class device { cpu, gpu };
+
+/// "cpu" or "gpu".
+const char* to_string(device d);
+
+/// Parameters every shuffle takes; an algorithm ignores what it does not use.
+struct shuffle_params {
+  std::uint64_t seed = 0;  ///< any 64-bit value; the same seed gives the same output for deterministic algorithms
+  unsigned rounds = 24;    ///< Feistel rounds for VariablePhilox, in [1, 64]
+};
+
+/// Uniform signature of the shuffle family: writes a permutation of in[0, n) to
+/// out[0, n) (uint64 elements, out-of-place, not overlapping). Throws
+/// onepass::error on bad arguments.
+using shuffle_fn = std::function<void(const std::uint64_t* in, std::uint64_t* out, std::size_t n,
+                                      const shuffle_params& params)>;
+
+/// What the registry knows about one shuffle algorithm.
+struct shuffle_entry {
+  std::string name;         ///< stable identifier, e.g. "variable_philox"
+  device where = device::cpu;
+  std::string label;        ///< column label in the paper's tables, e.g. "VarPhilox"
+  std::string description;  ///< one line
+  shuffle_fn run;
+  bool permutes = true;         ///< false for the random-gather upper bound (not a permutation)
+  bool uses_rounds = false;     ///< true when params.rounds changes the output
+  bool uniform = true;          ///< false where the §5 tests are expected to fail (LCG)
+  bool deterministic = true;    ///< false when the output depends on thread timing
+};
+
+/// Registers `entry`; throws onepass::error if its name is already taken.
+void add_shuffle(shuffle_entry entry);
+
+/// All registered shuffles, sorted by (device, name).
+std::vector<shuffle_entry> shuffles();
+
+/// The shuffle registered under `name`; throws onepass::error listing the known
+/// names when there is none.
+const shuffle_entry& find_shuffle(const std::string& name);
+
+/// Static registration helper: `static const registrar r{shuffle_entry{...}};`.
+struct registrar {
+  explicit registrar(shuffle_entry entry) { add_shuffle(std::move(entry)); }
+};
+
+}  // namespace onepass::registry

@@ -1,0 +1,165 @@
+// onepass/shuffle/cpu_shuffle.hpp — the bijective shuffle on the CPU (oneTBB).
+//
+// Source: Mitchell et al., "Bandwidth-Optimal Random Shuffling for GPUs", §4,
+// Algorithm 1. For i in [0, 2^b) in order, w_i = f(i) is flagged when w_i < m;
+// the j-th flagged index gathers out[j] = in[w_i]. Here evaluation, flag, scan and
+// gather are fused into one tbb::parallel_scan: no n-sized index or flag buffer.
+// The output for a seed equals thrust::shuffle_copy(thrust::host, ...,
+// std::mt19937_64(seed)) element for element (tests/cpu/test_thrust_oracle.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_scan.h>
+
+#include "onepass/bijection/lcg.hpp"
+#include "onepass/bijection/variable_philox.hpp"
+#include "onepass/error.hpp"
+
+namespace onepass::shuffle {
+
+/// Largest sequence length the CPU shuffle accepts (the domain 2^b must fit in 64 bits).
+inline constexpr std::uint64_t max_length = std::uint64_t{1} << 63;
+
+namespace detail {
+
+/// Indices per oneTBB task: large enough to amortise scheduling, small enough to balance.
+inline constexpr std::uint64_t scan_grain = 1u << 14;
+
+template <class Bijection>
+void check_arguments(const char* function, const void* in, const void* out, std::size_t m, std::size_t element_bytes,
+                     const Bijection& f, bool allow_same) {
+  require(static_cast<std::uint64_t>(m) <= max_length, function, "m",
+          "must be in [0, 2^63], got " + std::to_string(m));
+  if (m == 0) return;
+  require(in != nullptr, function, "in", "must not be null when m > 0");
+  require(out != nullptr, function, "out", "must not be null when m > 0");
+  const unsigned bits = f.domain_bits();
+  require(bits >= 64 || (std::uint64_t{1} << bits) >= m, function, "bijection",
+          "domain 2^" + std::to_string(bits) + " must hold m = " + std::to_string(m) + " indices");
+  const auto* a = static_cast<const unsigned char*>(in);
+  const auto* b = static_cast<const unsigned char*>(out);
+  const std::size_t bytes = m * element_bytes;
+  const bool overlap = a < b + bytes && b < a + bytes;
+  require(!overlap || (allow_same && a == b), function, "out",
+          "must not overlap in (out-of-place operation)");
+}
+
+/// Body of the fused scan. Forward: out[j] = in[f(i)] (gather). Inverse: out[f(i)] = in[j]
+/// (scatter), which applies the inverse of the forward permutation.
+template <class T, class Bijection, bool Inverse>
+struct compaction_body {
+  const T* in;
+  T* out;
+  std::uint64_t m;
+  const Bijection* f;
+  std::uint64_t count = 0;  // flagged indices before the current range (inclusive prefix so far)
+
+  compaction_body(const T* in_, T* out_, std::uint64_t m_, const Bijection* f_) : in(in_), out(out_), m(m_), f(f_) {}
+  compaction_body(compaction_body& other, tbb::split) : in(other.in), out(other.out), m(other.m), f(other.f) {}
+
+  template <class Tag>
+  void operator()(const tbb::blocked_range<std::uint64_t>& range, Tag) {
+    std::uint64_t j = count;
+    const Bijection& bijection = *f;
+    for (std::uint64_t i = range.begin(); i != range.end(); ++i) {
+      const std::uint64_t w = bijection(i);
+      if (w < m) {
+        if (Tag::is_final_scan()) {
+          if constexpr (Inverse) {
+            out[w] = in[j];
+          } else {
+            out[j] = in[w];
+          }
+        }
+        ++j;
+      }
+    }
+    count = j;
+  }
+  void reverse_join(compaction_body& left) { count += left.count; }
+  void assign(compaction_body& other) { count = other.count; }
+};
+
+template <class T, class Bijection, bool Inverse>
+void run_compaction(const T* in, T* out, std::size_t m, const Bijection& f) {
+  if (m == 0) return;
+  const std::uint64_t n = std::uint64_t{1} << f.domain_bits();  // domain_bits() <= 63, checked by callers
+  compaction_body<T, Bijection, Inverse> body(in, out, m, &f);
+  tbb::parallel_scan(tbb::blocked_range<std::uint64_t>(0, n, scan_grain), body);
+}
+
+}  // namespace detail
+
+/// Out-of-place bijective shuffle: out[j] = in[f(i_j)], where i_0 < i_1 < ... are the
+/// indices of [0, 2^b) that f maps below m (Algorithm 1, fused scan).
+///
+/// T: any trivially copyable type. in, out: m elements each, not overlapping.
+/// f: a bijection of [0, 2^b) with 2^b >= m and b <= 63 (VariablePhilox or LCG).
+/// m in [0, 2^63]. Throws onepass::error on null pointers (m > 0), overlap, m out
+/// of range or a domain too small; out is untouched then.
+template <class T, class Bijection>
+void bijective_shuffle_copy(const T* in, T* out, std::size_t m, const Bijection& f) {
+  static_assert(std::is_trivially_copyable_v<T>, "bijective_shuffle_copy: T must be trivially copyable");
+  detail::check_arguments("bijective_shuffle_copy", in, out, m, sizeof(T), f, false);
+  require(f.domain_bits() <= 63, "bijective_shuffle_copy", "bijection", "domain must be at most 2^63");
+  detail::run_compaction<T, Bijection, false>(in, out, m, f);
+}
+
+/// Out-of-place inverse: unshuffle_copy(shuffle_copy(x)) == x for the same f.
+/// Walks the same fused scan and scatters out[f(i_j)] = in[j], i.e. applies the
+/// inverse of the compacted permutation (which thrust and the paper's code lack).
+/// Arguments and errors as bijective_shuffle_copy.
+template <class T, class Bijection>
+void bijective_unshuffle_copy(const T* in, T* out, std::size_t m, const Bijection& f) {
+  static_assert(std::is_trivially_copyable_v<T>, "bijective_unshuffle_copy: T must be trivially copyable");
+  detail::check_arguments("bijective_unshuffle_copy", in, out, m, sizeof(T), f, false);
+  require(f.domain_bits() <= 63, "bijective_unshuffle_copy", "bijection", "domain must be at most 2^63");
+  detail::run_compaction<T, Bijection, true>(in, out, m, f);
+}
+
+/// In-place convenience wrapper: shuffles data[0, m) through a temporary copy
+/// (m extra elements). Arguments and errors as bijective_shuffle_copy.
+template <class T, class Bijection>
+void bijective_shuffle(T* data, std::size_t m, const Bijection& f) {
+  detail::check_arguments("bijective_shuffle", data, data, m, sizeof(T), f, true);
+  std::vector<T> copy(data, data + m);
+  bijective_shuffle_copy(copy.data(), data, m, f);
+}
+
+/// In-place inverse of bijective_shuffle for the same f.
+template <class T, class Bijection>
+void bijective_unshuffle(T* data, std::size_t m, const Bijection& f) {
+  detail::check_arguments("bijective_unshuffle", data, data, m, sizeof(T), f, true);
+  std::vector<T> copy(data, data + m);
+  bijective_unshuffle_copy(copy.data(), data, m, f);
+}
+
+/// The paper's shuffle for a seed: VariablePhilox with schedule_domain_bits(m)
+/// and keys from std::mt19937_64(seed); rounds in [1, 64] (default 24).
+template <class T>
+void variable_philox_shuffle_copy(const T* in, T* out, std::size_t m, std::uint64_t seed,
+                                  unsigned rounds = bijection::default_rounds) {
+  bijective_shuffle_copy(in, out, m, bijection::variable_philox::for_length(m, seed, rounds));
+}
+
+/// Inverse of variable_philox_shuffle_copy for the same seed and rounds.
+template <class T>
+void variable_philox_unshuffle_copy(const T* in, T* out, std::size_t m, std::uint64_t seed,
+                                    unsigned rounds = bijection::default_rounds) {
+  bijective_unshuffle_copy(in, out, m, bijection::variable_philox::for_length(m, seed, rounds));
+}
+
+/// The LCG bijective shuffle for a seed (a, c from std::mt19937_64(seed)).
+template <class T>
+void lcg_shuffle_copy(const T* in, T* out, std::size_t m, std::uint64_t seed) {
+  bijective_shuffle_copy(in, out, m, bijection::lcg::for_length(m, seed));
+}
+
+}  // namespace onepass::shuffle
