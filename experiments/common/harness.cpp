@@ -111,6 +111,9 @@ std::string machine_json() {
 #else
     << "  \"compiler\": \"unknown\",\n"
 #endif
+#ifdef ONEPASS_BUILD_FLAGS
+    << "  \"cxx_flags\": \"" << json_escape(ONEPASS_BUILD_FLAGS) << "\",\n"
+#endif
 #ifdef NDEBUG
     << "  \"build\": \"release\"";
 #else

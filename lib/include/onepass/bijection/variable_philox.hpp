@@ -91,6 +91,33 @@ class variable_philox {
     return (static_cast<std::uint64_t>(l) << right_bits_) | r;
   }
 
+  /// Images of the K consecutive inputs first, first+1, ..., first+K-1 (each below
+  /// 2^domain_bits()) into out[0, K): equal to K calls of operator(), but the rounds
+  /// of the K inputs are interleaved, so a CPU overlaps their multiply latencies.
+  template <int K>
+  ONEPASS_HD void images_of_run(std::uint64_t first, std::uint64_t (&out)[K]) const {
+    const std::uint32_t left_mask = static_cast<std::uint32_t>(low_mask(left_bits_));
+    const std::uint32_t right_mask = static_cast<std::uint32_t>(low_mask(right_bits_));
+    const unsigned d = right_bits_ - left_bits_;
+    std::uint32_t l[K], r[K];
+    for (int k = 0; k < K; ++k) {
+      const std::uint64_t x = first + static_cast<std::uint64_t>(k);
+      l[k] = static_cast<std::uint32_t>((x >> right_bits_) & left_mask);
+      r[k] = static_cast<std::uint32_t>(x) & right_mask;
+    }
+    for (unsigned i = 0; i < rounds_; ++i) {
+      const std::uint32_t key = key_[i];
+      for (int k = 0; k < K; ++k) {
+        const std::uint64_t product = multiplier * static_cast<std::uint64_t>(l[k]);
+        const std::uint32_t odd_bit = d ? (r[k] >> left_bits_) : 0u;
+        const std::uint32_t new_l = (static_cast<std::uint32_t>(product >> 32) ^ key ^ r[k]) & left_mask;
+        r[k] = ((static_cast<std::uint32_t>(product) << d) | odd_bit) & right_mask;
+        l[k] = new_l;
+      }
+    }
+    for (int k = 0; k < K; ++k) out[k] = (static_cast<std::uint64_t>(l[k]) << right_bits_) | r[k];
+  }
+
   /// Preimage of y: inverse(operator()(x)) == x for every x < 2^domain_bits().
   ONEPASS_HD std::uint64_t inverse(std::uint64_t y) const {
     const std::uint32_t left_mask = static_cast<std::uint32_t>(low_mask(left_bits_));

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <tbb/blocked_range.h>
@@ -51,6 +52,16 @@ void check_arguments(const char* function, const void* in, const void* out, std:
           "must not overlap in (out-of-place operation)");
 }
 
+/// Number of consecutive indices whose bijection rounds are interleaved on the CPU.
+inline constexpr std::uint64_t run_length = 8;
+
+/// True when Bijection has images_of_run<K>(first, out) (VariablePhilox does).
+template <class Bijection, class = void>
+struct has_images_of_run : std::false_type {};
+template <class Bijection>
+struct has_images_of_run<Bijection, std::void_t<decltype(std::declval<const Bijection&>().template images_of_run<8>(
+                                        std::uint64_t{}, std::declval<std::uint64_t (&)[8]>()))>> : std::true_type {};
+
 /// Body of the fused scan. Forward: out[j] = in[f(i)] (gather). Inverse: out[f(i)] = in[j]
 /// (scatter), which applies the inverse of the forward permutation.
 template <class T, class Bijection, bool Inverse>
@@ -68,8 +79,7 @@ struct compaction_body {
   void operator()(const tbb::blocked_range<std::uint64_t>& range, Tag) {
     std::uint64_t j = count;
     const Bijection& bijection = *f;
-    for (std::uint64_t i = range.begin(); i != range.end(); ++i) {
-      const std::uint64_t w = bijection(i);
+    auto visit = [&](std::uint64_t w) {
       if (w < m) {
         if (Tag::is_final_scan()) {
           if constexpr (Inverse) {
@@ -80,7 +90,17 @@ struct compaction_body {
         }
         ++j;
       }
+    };
+    std::uint64_t i = range.begin();
+    if constexpr (has_images_of_run<Bijection>::value) {
+      // Runs of run_length indices evaluated together (interleaved rounds), in order.
+      for (; i + run_length <= range.end(); i += run_length) {
+        std::uint64_t w[run_length];
+        bijection.template images_of_run<run_length>(i, w);
+        for (std::uint64_t k = 0; k < run_length; ++k) visit(w[k]);
+      }
     }
+    for (; i != range.end(); ++i) visit(bijection(i));
     count = j;
   }
   void reverse_join(compaction_body& left) { count += left.count; }
