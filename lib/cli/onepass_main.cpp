@@ -1,2 +1,337 @@
-// Placeholder: the `onepass` command-line tool is being written (issue 2).
-int main() { return 1; }
+// lib/cli/onepass_main.cpp — the `onepass` command-line tool (CLI11).
+//
+//   onepass list
+//       One registered algorithm per line: "NAME FAMILY DEVICE", e.g.
+//       "variable_philox shuffle cpu" (registry order: device, then name).
+//
+//   onepass permutation --algorithm NAME --n N [--seed S] [--rounds R] [--samples K]
+//       Prints K permutations of 0..N-1, one per line, values separated by one space.
+//       Sample k (k = 0..K-1) is the registered shuffle of the identity 0..N-1 with
+//       params.seed = S + k (mod 2^64) and params.rounds = R. An empty permutation
+//       (N = 0) prints an empty line.
+//
+//   onepass shuf [FILE] [--algorithm NAME] [--seed S] [--rounds R]
+//       Like coreutils `shuf`: reads the lines of FILE (stdin when FILE is absent or
+//       "-"), shuffles the line indices 0..L-1 with the registered algorithm and prints
+//       the lines in that order. Lines are kept byte for byte (a '\r' before the '\n'
+//       stays); a final line without '\n' is printed with one. Deterministic per seed
+//       for deterministic algorithms (unlike coreutils, the seed defaults to 0).
+//
+// Allowed values (checked before anything is written to stdout):
+//   --algorithm  a registered shuffle with device cpu that produces a permutation
+//                (`permutes`): variable_philox, lcg and the permuting baselines; not
+//                "gather" (a random gather, not a permutation) and not gpu entries.
+//                Default: variable_philox.
+//   --n          integer in [0, 2^32]; the tool holds 16 bytes per element in memory
+//                (input and output) plus one bit for the permutation check, and 2^32
+//                values are about 40 GiB of text.
+//   --seed       integer in [0, 2^64 - 1], default 0.
+//   --rounds     integer in [1, 64], default 24 (paper §5 recommendation); used by
+//                algorithms with uses_rounds (VariablePhilox), ignored by the others.
+//   --samples    integer in [1, 2^32], default 1.
+//
+// Errors: one line "onepass: <message naming the argument and allowed range>" on
+// stderr, nothing on stdout, exit status 2 for bad arguments and 1 for failures
+// while running (unreadable FILE, output error, an algorithm that returns a
+// non-permutation). `onepass --help` / `onepass SUBCOMMAND --help` print help on
+// stdout and exit 0.
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "onepass/registry.hpp"
+
+namespace {
+
+namespace reg = onepass::registry;
+
+/// Largest permutation length `permutation` accepts (2^32).
+constexpr std::uint64_t max_n = std::uint64_t{1} << 32;
+/// Largest sample count `permutation` accepts (2^32).
+constexpr std::uint64_t max_samples = std::uint64_t{1} << 32;
+/// Rounds range of VariablePhilox (registry::shuffle_params::rounds).
+constexpr std::uint64_t min_rounds = 1, max_rounds = 64;
+
+/// A bad command-line argument: reported as one line, exit status 2.
+struct usage_error {
+  std::string message;
+};
+/// A failure while running (I/O, broken algorithm): one line, exit status 1.
+struct run_error {
+  std::string message;
+};
+
+/// Parses a decimal unsigned integer in [lo, hi]; `range` is the human-readable
+/// range used in the message. Throws usage_error naming `argument` otherwise.
+std::uint64_t parse_integer(const std::string& text, const char* argument, std::uint64_t lo, std::uint64_t hi,
+                            const std::string& range) {
+  std::uint64_t value = 0;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  const bool digits_only =
+      !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const auto result = std::from_chars(first, last, value);
+  if (!digits_only || result.ec != std::errc() || result.ptr != last || value < lo || value > hi)
+    throw usage_error{std::string(argument) + " must be an integer in " + range + ", got '" + text + "'"};
+  return value;
+}
+
+/// Names of the algorithms the tool can run (cpu, permutes), comma-separated.
+std::string runnable_names() {
+  std::string names;
+  for (const auto& e : reg::shuffles())
+    if (e.where == reg::device::cpu && e.permutes) names += (names.empty() ? "" : ", ") + e.name;
+  return names;
+}
+
+/// The registry entry for --algorithm, checked to be a cpu permutation.
+reg::shuffle_entry find_runnable(const std::string& name) {
+  const std::string allowed = "; allowed: " + runnable_names();
+  for (const auto& e : reg::shuffles()) {
+    if (e.name != name) continue;
+    if (e.where != reg::device::cpu)
+      throw usage_error{"--algorithm '" + name + "' runs on the " + reg::to_string(e.where) +
+                        ", this tool runs cpu algorithms" + allowed};
+    if (!e.permutes)
+      throw usage_error{"--algorithm '" + name + "' does not produce a permutation" + allowed};
+    return e;
+  }
+  throw usage_error{"--algorithm '" + name + "' is not a registered shuffle" + allowed};
+}
+
+/// Buffered writer to stdout (fwrite in 1 MiB blocks); failure is a run_error. What is
+/// still buffered when it is destroyed without finish() (an error path) is dropped.
+class output {
+ public:
+  output() { buffer_.reserve(capacity); }
+  void put(const char* data, std::size_t size) {
+    if (buffer_.size() + size > capacity) flush_buffer();
+    if (size > capacity) {
+      write(data, size);
+    } else {
+      buffer_.insert(buffer_.end(), data, data + size);
+    }
+  }
+  void put(char c) {
+    if (buffer_.size() + 1 > capacity) flush_buffer();
+    buffer_.push_back(c);
+  }
+  void put_number(std::uint64_t v) {
+    char digits[24];
+    const auto r = std::to_chars(digits, digits + sizeof digits, v);
+    put(digits, static_cast<std::size_t>(r.ptr - digits));
+  }
+  void finish() {
+    flush_buffer();
+    if (std::fflush(stdout) != 0 || std::ferror(stdout))
+      throw run_error{std::string("cannot write to stdout: ") + std::strerror(errno)};
+  }
+
+ private:
+  static constexpr std::size_t capacity = std::size_t{1} << 20;
+  void write(const char* data, std::size_t size) {
+    if (size && std::fwrite(data, 1, size, stdout) != size)
+      throw run_error{std::string("cannot write to stdout: ") + std::strerror(errno)};
+  }
+  void flush_buffer() {
+    write(buffer_.data(), buffer_.size());
+    buffer_.clear();
+  }
+  std::vector<char> buffer_;
+};
+
+/// Runs `entry` on the identity 0..n-1 into `out` and checks that the result is a
+/// permutation of 0..n-1 (guards against a broken registered algorithm).
+void shuffle_indices(const reg::shuffle_entry& entry, const std::vector<std::uint64_t>& identity,
+                     std::vector<std::uint64_t>& out, const reg::shuffle_params& params) {
+  const std::size_t n = identity.size();
+  try {
+    entry.run(identity.data(), out.data(), n, params);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error{e.what()};
+  }
+  std::vector<bool> seen(n, false);
+  for (std::uint64_t v : out) {
+    if (v >= n || seen[v])
+      throw run_error{"algorithm '" + entry.name + "' did not return a permutation of 0.." + std::to_string(n) +
+                      "-1 (seed " + std::to_string(params.seed) + ")"};
+    seen[v] = true;
+  }
+}
+
+std::vector<std::uint64_t> identity_of(std::size_t n) {
+  std::vector<std::uint64_t> v(n);
+  std::iota(v.begin(), v.end(), std::uint64_t{0});
+  return v;
+}
+
+/// `onepass list`.
+void list_command() {
+  output out;
+  for (const auto& e : reg::shuffles()) {
+    const std::string line = e.name + " shuffle " + reg::to_string(e.where) + "\n";
+    out.put(line.data(), line.size());
+  }
+  out.finish();
+}
+
+/// Options shared by `permutation` and `shuf` (as text, validated by hand so that
+/// every error names the argument and its range in one line).
+struct common_options {
+  std::string algorithm = "variable_philox";
+  std::string seed = "0";
+  std::string rounds = "24";
+};
+
+reg::shuffle_params params_of(const common_options& o) {
+  reg::shuffle_params p;
+  p.seed = parse_integer(o.seed, "--seed", 0, UINT64_MAX, "[0, 2^64-1]");
+  p.rounds = static_cast<unsigned>(parse_integer(o.rounds, "--rounds", min_rounds, max_rounds, "[1, 64]"));
+  return p;
+}
+
+/// `onepass permutation`.
+void permutation_command(const common_options& o, const std::string& n_text, const std::string& samples_text) {
+  const reg::shuffle_entry entry = find_runnable(o.algorithm);
+  const std::uint64_t n = parse_integer(n_text, "--n", 0, max_n, "[0, 2^32]");
+  const std::uint64_t samples = parse_integer(samples_text, "--samples", 1, max_samples, "[1, 2^32]");
+  const reg::shuffle_params base = params_of(o);
+
+  std::vector<std::uint64_t> identity, perm;
+  try {
+    identity = identity_of(n);
+    perm.assign(n, 0);
+  } catch (const std::bad_alloc&) {
+    throw run_error{"--n " + std::to_string(n) + " needs " + std::to_string(16 * n) + " bytes, out of memory"};
+  }
+  output out;
+  for (std::uint64_t k = 0; k < samples; ++k) {
+    reg::shuffle_params p = base;
+    p.seed = base.seed + k;  // wraps mod 2^64
+    shuffle_indices(entry, identity, perm, p);
+    for (std::size_t i = 0; i < perm.size(); ++i) {
+      if (i) out.put(' ');
+      out.put_number(perm[i]);
+    }
+    out.put('\n');
+  }
+  out.finish();
+}
+
+/// Reads all of `path` ("-" or empty: stdin); failure is a run_error naming FILE.
+std::string read_all(const std::string& path) {
+  const bool use_stdin = path.empty() || path == "-";
+  FILE* f = use_stdin ? stdin : std::fopen(path.c_str(), "rb");
+  const std::string what = use_stdin ? std::string("stdin") : "FILE '" + path + "'";
+  if (!f) throw run_error{what + " cannot be read: " + std::strerror(errno)};
+  std::string data;
+  char block[1 << 16];
+  std::size_t got;
+  errno = 0;
+  while ((got = std::fread(block, 1, sizeof block, f)) > 0) data.append(block, got);
+  const bool failed = std::ferror(f);
+  const int saved = errno;
+  if (!use_stdin) std::fclose(f);
+  if (failed) throw run_error{what + " cannot be read: " + std::strerror(saved ? saved : EIO)};
+  return data;
+}
+
+/// `onepass shuf`.
+void shuf_command(const common_options& o, const std::string& file) {
+  const reg::shuffle_entry entry = find_runnable(o.algorithm);
+  const reg::shuffle_params params = params_of(o);
+  const std::string data = read_all(file);
+
+  // Line j is data[begin[j], begin[j + 1] - 1) without its '\n'; the last line may lack one.
+  std::vector<std::size_t> begin{0};
+  for (std::size_t i = 0; i < data.size(); ++i)
+    if (data[i] == '\n') begin.push_back(i + 1);
+  if (begin.back() != data.size()) begin.push_back(data.size() + 1);  // unterminated last line
+  const std::size_t lines = begin.size() - 1;
+
+  std::vector<std::uint64_t> identity = identity_of(lines), order(lines);
+  shuffle_indices(entry, identity, order, params);
+  output out;
+  for (std::uint64_t j : order) {
+    out.put(data.data() + begin[j], begin[j + 1] - 1 - begin[j]);
+    out.put('\n');
+  }
+  out.finish();
+}
+
+/// One line: newlines in library/CLI11 messages become spaces.
+std::string one_line(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+int fail(const std::string& message, int status) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "onepass: %s\n", one_line(message).c_str());
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"onepass: bandwidth-optimal random shuffles (Mitchell et al.) from the command line", "onepass"};
+  app.require_subcommand(0, 1);
+
+  CLI::App* list = app.add_subcommand("list", "print the registered algorithms: NAME FAMILY DEVICE");
+
+  common_options perm_opts;
+  std::string n_text, samples_text = "1";
+  CLI::App* perm = app.add_subcommand("permutation", "print K permutations of 0..N-1, one per line");
+  perm->add_option("--algorithm,-a", perm_opts.algorithm, "registered cpu shuffle (default variable_philox)");
+  perm->add_option("--n,-n", n_text, "permutation length in [0, 2^32]")->required();
+  perm->add_option("--seed,-s", perm_opts.seed, "seed in [0, 2^64-1] (default 0); sample k uses seed + k");
+  perm->add_option("--rounds,-r", perm_opts.rounds, "VariablePhilox rounds in [1, 64] (default 24)");
+  perm->add_option("--samples,-k", samples_text, "number of permutations in [1, 2^32] (default 1)");
+
+  common_options shuf_opts;
+  std::string file;
+  CLI::App* shuf = app.add_subcommand("shuf", "shuffle the lines of FILE (or stdin), like coreutils shuf");
+  shuf->add_option("file", file, "input file; absent or '-' reads stdin");
+  shuf->add_option("--algorithm,-a", shuf_opts.algorithm, "registered cpu shuffle (default variable_philox)");
+  shuf->add_option("--seed,-s", shuf_opts.seed, "seed in [0, 2^64-1] (default 0)");
+  shuf->add_option("--rounds,-r", shuf_opts.rounds, "VariablePhilox rounds in [1, 64] (default 24)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    return fail(e.what(), 2);
+  }
+
+  try {
+    if (list->parsed()) {
+      list_command();
+    } else if (perm->parsed()) {
+      permutation_command(perm_opts, n_text, samples_text);
+    } else if (shuf->parsed()) {
+      shuf_command(shuf_opts, file);
+    } else {
+      return fail("a subcommand is required: list, permutation or shuf (see onepass --help)", 2);
+    }
+  } catch (const usage_error& e) {
+    return fail(e.message, 2);
+  } catch (const run_error& e) {
+    return fail(e.message, 1);
+  } catch (const std::bad_alloc&) {
+    return fail("out of memory", 1);
+  } catch (const std::exception& e) {
+    return fail(e.what(), 1);
+  }
+  return 0;
+}

@@ -1,0 +1,284 @@
+// The `onepass` command-line tool (lib/cli/onepass_main.cpp), run as a process:
+// list format, permutations equal to the library call for seeds S + k, shuf keeps
+// lines and is deterministic per seed, and every bad argument gives exactly one
+// line on stderr, nothing on stdout and a non-zero exit status.
+//
+// Needs <build>/bin/onepass: the test target depends on onepass_cli in CMake.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "onepass/registry.hpp"
+#include "onepass/shuffle/cpu_shuffle.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace reg = onepass::registry;
+
+const std::string binary = ONEPASS_BINARY_DIR "/bin/onepass";
+
+/// Outcome of one run of the tool.
+struct outcome {
+  int status = -1;  ///< exit status (WEXITSTATUS), or -1 when it did not exit normally
+  std::string out;  ///< stdout
+  std::string err;  ///< stderr
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::string::size_type start = 0, pos;
+  while ((pos = text.find('\n', start)) != std::string::npos) {
+    lines.push_back(text.substr(start, pos - start));
+    start = pos + 1;
+  }
+  if (start < text.size()) lines.push_back(text.substr(start));
+  return lines;
+}
+
+std::vector<std::uint64_t> parse_numbers(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::uint64_t> v;
+  std::uint64_t x;
+  while (in >> x) v.push_back(x);
+  return v;
+}
+
+std::vector<std::uint64_t> iota_vec(std::size_t n) {
+  std::vector<std::uint64_t> v(n);
+  std::iota(v.begin(), v.end(), std::uint64_t{0});
+  return v;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(fs::exists(binary)) << binary << " is missing: build the onepass_cli target first";
+    std::string pattern = (fs::temp_directory_path() / "onepass_cli_XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+
+  /// Runs `onepass ARGS` (ARGS is shell text) with stdin from `stdin_path` (or /dev/null).
+  outcome run(const std::string& args, const fs::path& stdin_path = "/dev/null") {
+    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    const std::string command = "'" + binary + "' " + args + " <'" + stdin_path.string() + "' >'" + out.string() +
+                                "' 2>'" + err.string() + "'";
+    const int raw = std::system(command.c_str());
+    outcome r;
+    r.status = (raw != -1 && WIFEXITED(raw)) ? WEXITSTATUS(raw) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+
+  fs::path write_file(const std::string& name, const std::string& content) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << content;
+    return p;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(CliTest, ListPrintsEveryRegisteredAlgorithmAsNameFamilyDevice) {
+  const outcome r = run("list");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const auto lines = split_lines(r.out);
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "variable_philox shuffle cpu"), lines.end()) << r.out;
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "lcg shuffle cpu"), lines.end()) << r.out;
+  // One line per registry entry, in registry order, exactly three single-space fields.
+  const auto entries = reg::shuffles();
+  ASSERT_EQ(lines.size(), entries.size()) << r.out;
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    EXPECT_EQ(lines[i], entries[i].name + " shuffle " + reg::to_string(entries[i].where));
+}
+
+TEST_F(CliTest, PermutationEqualsLibraryForSeedsSPlusK) {
+  const std::size_t n = 1000;
+  const std::uint64_t seed = 42;
+  const auto in = iota_vec(n);
+  for (unsigned rounds : {24u, 7u}) {
+    const outcome r = run("permutation --algorithm variable_philox --n 1000 --seed 42 --samples 3 --rounds " +
+                          std::to_string(rounds));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    ASSERT_FALSE(r.out.empty());
+    EXPECT_EQ(r.out.back(), '\n');
+    const auto lines = split_lines(r.out);
+    ASSERT_EQ(lines.size(), 3u);
+    for (std::size_t k = 0; k < lines.size(); ++k) {
+      const auto perm = parse_numbers(lines[k]);
+      auto sorted = perm;
+      std::sort(sorted.begin(), sorted.end());
+      EXPECT_EQ(sorted, in) << "sample " << k << " is not a permutation of 0..n-1";
+      std::vector<std::uint64_t> expected(n);
+      onepass::shuffle::variable_philox_shuffle_copy(in.data(), expected.data(), n, seed + k, rounds);
+      EXPECT_EQ(perm, expected) << "sample " << k << ", rounds " << rounds;
+    }
+    EXPECT_NE(lines[0], lines[1]);
+  }
+}
+
+TEST_F(CliTest, PermutationDefaultsAndOtherAlgorithms) {
+  // Defaults: --samples 1, --rounds 24, --algorithm variable_philox, --seed 0.
+  const std::size_t n = 37;
+  const auto in = iota_vec(n);
+  std::vector<std::uint64_t> expected(n);
+  onepass::shuffle::variable_philox_shuffle_copy(in.data(), expected.data(), n, 0, 24);
+  outcome r = run("permutation --n 37");
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_EQ(split_lines(r.out).size(), 1u);
+  EXPECT_EQ(parse_numbers(r.out), expected);
+
+  onepass::shuffle::lcg_shuffle_copy(in.data(), expected.data(), n, 9);
+  r = run("permutation --algorithm lcg --n 37 --seed 9");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(parse_numbers(r.out), expected);
+
+  // Every registered cpu permutation runs through the tool and gives permutations.
+  for (const auto& e : reg::shuffles()) {
+    if (e.where != reg::device::cpu || !e.permutes) continue;
+    r = run("permutation --algorithm " + e.name + " --n 300 --seed 5 --samples 2");
+    ASSERT_EQ(r.status, 0) << e.name << ": " << r.err;
+    const auto lines = split_lines(r.out);
+    ASSERT_EQ(lines.size(), 2u) << e.name;
+    for (const auto& line : lines) {
+      auto perm = parse_numbers(line);
+      std::sort(perm.begin(), perm.end());
+      EXPECT_EQ(perm, iota_vec(300)) << e.name;
+    }
+  }
+
+  // n = 0 prints one empty line per sample; n = 1 prints "0".
+  r = run("permutation --n 0 --samples 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "\n\n");
+  r = run("permutation --n 1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "0\n");
+}
+
+TEST_F(CliTest, ShufKeepsLinesIsDeterministicPerSeedAndReadsStdin) {
+  // Duplicates, an empty line, a '\r' kept before '\n', spaces, and no final newline.
+  std::vector<std::string> lines;
+  for (int i = 0; i < 60; ++i) lines.push_back("line " + std::to_string(i % 45));
+  lines.push_back("");
+  lines.push_back("carriage\r");
+  lines.push_back("  spaced  out ");
+  lines.push_back("last without newline");
+  std::string text;
+  for (std::size_t i = 0; i < lines.size(); ++i) text += lines[i] + (i + 1 < lines.size() ? "\n" : "");
+  const fs::path file = write_file("input.txt", text);
+
+  const outcome a = run("shuf '" + file.string() + "' --seed 11");
+  ASSERT_EQ(a.status, 0) << a.err;
+  EXPECT_EQ(a.err, "");
+  ASSERT_EQ(a.out.back(), '\n');  // the unterminated last line is printed with one
+  const auto shuffled = split_lines(a.out);
+  ASSERT_EQ(shuffled.size(), lines.size());
+  auto sorted_in = lines, sorted_out = shuffled;
+  std::sort(sorted_in.begin(), sorted_in.end());
+  std::sort(sorted_out.begin(), sorted_out.end());
+  EXPECT_EQ(sorted_out, sorted_in) << "multiset of lines changed";
+  EXPECT_NE(shuffled, lines) << "not shuffled";
+
+  // Line j of the output is input line perm[j], perm the library's shuffle of the indices.
+  const auto in = iota_vec(lines.size());
+  std::vector<std::uint64_t> perm(lines.size());
+  onepass::shuffle::variable_philox_shuffle_copy(in.data(), perm.data(), lines.size(), 11, 24);
+  for (std::size_t j = 0; j < lines.size(); ++j) EXPECT_EQ(shuffled[j], lines[perm[j]]) << j;
+
+  const outcome again = run("shuf '" + file.string() + "' --seed 11");
+  EXPECT_EQ(again.out, a.out) << "same seed, different output";
+  const outcome other = run("shuf '" + file.string() + "' --seed 12");
+  ASSERT_EQ(other.status, 0) << other.err;
+  EXPECT_NE(other.out, a.out) << "seeds 11 and 12 gave the same order";
+
+  const outcome from_stdin = run("shuf --seed 11", file);
+  ASSERT_EQ(from_stdin.status, 0) << from_stdin.err;
+  EXPECT_EQ(from_stdin.out, a.out);
+  const outcome dash = run("shuf - --seed 11", file);
+  ASSERT_EQ(dash.status, 0) << dash.err;
+  EXPECT_EQ(dash.out, a.out);
+
+  const outcome with_lcg = run("shuf '" + file.string() + "' --seed 11 --algorithm lcg");
+  ASSERT_EQ(with_lcg.status, 0) << with_lcg.err;
+  auto sorted_lcg = split_lines(with_lcg.out);
+  std::sort(sorted_lcg.begin(), sorted_lcg.end());
+  EXPECT_EQ(sorted_lcg, sorted_in);
+
+  const outcome empty = run("shuf --seed 1", write_file("empty.txt", ""));
+  ASSERT_EQ(empty.status, 0) << empty.err;
+  EXPECT_EQ(empty.out, "");
+}
+
+TEST_F(CliTest, BadArgumentsGiveOneLineOnStderrAndNothingOnStdout) {
+  const fs::path missing = dir_ / "does_not_exist.txt";
+  // {arguments, words the message must contain: the argument and, where numeric, its range}
+  std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"permutation --n 4294967297", {"--n", "[0, 2^32]"}},
+      {"permutation --n -1", {"--n", "[0, 2^32]"}},
+      {"permutation --n 12x", {"--n", "[0, 2^32]"}},
+      {"permutation", {"--n"}},
+      {"permutation --n 5 --algorithm no_such_algorithm", {"--algorithm", "variable_philox"}},
+      {"permutation --n 5 --rounds 0", {"--rounds", "[1, 64]"}},
+      {"permutation --n 5 --rounds 65", {"--rounds", "[1, 64]"}},
+      {"permutation --n 5 --samples 0", {"--samples", "[1, 2^32]"}},
+      {"permutation --n 5 --seed 18446744073709551616", {"--seed", "[0, 2^64-1]"}},
+      {"permutation --n 5 --unknown-flag", {"--unknown-flag"}},
+      {"shuf '" + missing.string() + "' --seed 1", {missing.string()}},
+      {"shuf '" + dir_.string() + "' --seed 1", {dir_.string()}},
+      {"shuf --seed 1 --algorithm no_such_algorithm", {"--algorithm", "variable_philox"}},
+      {"shuf --seed 1 --rounds 99", {"--rounds", "[1, 64]"}},
+      {"no_such_subcommand", {"no_such_subcommand"}},
+      {"", {"subcommand"}},
+  };
+  // Registered algorithms that are not cpu permutations (e.g. the random gather).
+  for (const auto& e : reg::shuffles())
+    if (e.where != reg::device::cpu || !e.permutes) {
+      cases.push_back({"permutation --n 5 --algorithm " + e.name, {"--algorithm", e.name}});
+      cases.push_back({"shuf --algorithm " + e.name, {"--algorithm", e.name}});
+    }
+  for (const auto& [args, words] : cases) {
+    const outcome r = run(args);
+    EXPECT_NE(r.status, 0) << args;
+    EXPECT_EQ(r.out, "") << args;
+    const auto err_lines = split_lines(r.err);
+    ASSERT_EQ(err_lines.size(), 1u) << args << "\nstderr: " << r.err;
+    EXPECT_EQ(r.err.back(), '\n') << args;
+    EXPECT_EQ(err_lines[0].rfind("onepass: ", 0), 0u) << args << ": " << err_lines[0];
+    for (const auto& word : words)
+      EXPECT_NE(err_lines[0].find(word), std::string::npos) << args << ": '" << word << "' missing in " << err_lines[0];
+  }
+}
+
+TEST_F(CliTest, HelpGoesToStdoutWithStatusZero) {
+  const outcome r = run("permutation --help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("--samples"), std::string::npos) << r.out;
+}
+
+}  // namespace
