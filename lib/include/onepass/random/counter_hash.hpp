@@ -13,14 +13,14 @@
 // finaliser (two multiplications, three shift-xors) and needs no state.
 //
 // Statistical standing — what is and is not claimed:
-// - A single stream is SplitMix64, which passes TestU01 BigCrush (Steele et al. 2014) and
-//   PractRand to at least several terabytes. It is a bijection of the counter, so values
-//   in one stream never repeat within 2^64 draws (an irrelevant departure from i.i.d.
-//   at the sizes used here).
+// - A single stream is SplitMix64, which passes TestU01 BigCrush (Steele et al. 2014;
+//   also in Vigna's generator comparisons, prng.di.unimi.it). The finaliser is a
+//   bijection of the counter, so values in one stream never repeat within 2^64 draws
+//   (an irrelevant departure from i.i.d. at the sizes used here).
 // - Streams are separated by hashing (seed, stream) into the key. That is a heuristic,
 //   not a proof: two streams of lengths L1, L2 overlap (share a run of outputs) only if
-//   their keys differ by a multiple of golden_gamma below L1 + L2, probability about
-//   (L1 + L2) / 2^64 for random keys — negligible for any workload in this repository.
+//   their keys differ by d * golden_gamma with |d| < L1 + L2, probability about
+//   2 (L1 + L2) / 2^64 for random keys — negligible for any workload in this repository.
 // - It is NOT cryptographic and must not be used where an adversary sees outputs.
 // The paper's own shuffle does not use this generator (it uses VariablePhilox, §3.2);
 // it only supplies the random decisions of the baselines (random gather, Rao–Sandelius
@@ -71,7 +71,7 @@ ONEPASS_HD inline std::uint64_t fast_range(std::uint64_t r, std::uint64_t range)
 class counter_hash {
  public:
   /// Stream `stream` of seed `seed`; both any 64-bit values.
-  ONEPASS_HD constexpr counter_hash(std::uint64_t seed, std::uint64_t stream = 0)
+  ONEPASS_HD constexpr explicit counter_hash(std::uint64_t seed, std::uint64_t stream = 0)
       : key_(mix64(mix64(seed ^ seed_salt) + stream * stream_gamma)) {}
 
   /// The word at counter `index` (any 64-bit value): uniform on [0, 2^64) as far as
