@@ -104,7 +104,7 @@ TEST(VariablePhilox, ImagesOfRunEqualSingleEvaluations) {
     const variable_philox f(bits, std::mt19937_64(bits), 24);
     for (std::uint64_t first : {0ull, 8ull, 1000ull}) {
       std::uint64_t w[8];
-      f.images_of_run<8>(first, w);
+      f.images_of_run<8>(first, w);  // w: std::uint64_t[8]
       for (int k = 0; k < 8; ++k) {
         const std::uint64_t x = (first + k) & onepass::low_mask(bits);
         if (x != first + k) continue;  // past the end of a tiny domain

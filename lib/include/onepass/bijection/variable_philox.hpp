@@ -95,7 +95,7 @@ class variable_philox {
   /// 2^domain_bits()) into out[0, K): equal to K calls of operator(), but the rounds
   /// of the K inputs are interleaved, so a CPU overlaps their multiply latencies.
   template <int K>
-  ONEPASS_HD void images_of_run(std::uint64_t first, std::uint64_t (&out)[K]) const {
+  ONEPASS_HD void images_of_run(std::uint64_t first, std::uint64_t* out) const {
     const std::uint32_t left_mask = static_cast<std::uint32_t>(low_mask(left_bits_));
     const std::uint32_t right_mask = static_cast<std::uint32_t>(low_mask(right_bits_));
     const unsigned d = right_bits_ - left_bits_;
@@ -109,7 +109,9 @@ class variable_philox {
       const std::uint32_t key = key_[i];
       for (int k = 0; k < K; ++k) {
         const std::uint64_t product = multiplier * static_cast<std::uint64_t>(l[k]);
-        const std::uint32_t odd_bit = d ? (r[k] >> left_bits_) : 0u;
+        // r < 2^right, so this is the odd bit when d = 1 and 0 when d = 0 (64-bit
+        // shift: left_bits_ may be 32).
+        const std::uint32_t odd_bit = static_cast<std::uint32_t>(static_cast<std::uint64_t>(r[k]) >> left_bits_);
         const std::uint32_t new_l = (static_cast<std::uint32_t>(product >> 32) ^ key ^ r[k]) & left_mask;
         r[k] = ((static_cast<std::uint32_t>(product) << d) | odd_bit) & right_mask;
         l[k] = new_l;

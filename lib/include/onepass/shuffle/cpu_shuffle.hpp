@@ -53,14 +53,27 @@ void check_arguments(const char* function, const void* in, const void* out, std:
 }
 
 /// Number of consecutive indices whose bijection rounds are interleaved on the CPU.
-inline constexpr std::uint64_t run_length = 8;
+inline constexpr int run_length = 8;
+/// Indices evaluated and compacted before their gathers, so the gathers of one
+/// block run without branches and their cache misses overlap.
+inline constexpr std::uint64_t prefetch_block = 64;
 
 /// True when Bijection has images_of_run<K>(first, out) (VariablePhilox does).
 template <class Bijection, class = void>
 struct has_images_of_run : std::false_type {};
 template <class Bijection>
 struct has_images_of_run<Bijection, std::void_t<decltype(std::declval<const Bijection&>().template images_of_run<8>(
-                                        std::uint64_t{}, std::declval<std::uint64_t (&)[8]>()))>> : std::true_type {};
+                                        std::uint64_t{}, std::declval<std::uint64_t*>()))>> : std::true_type {};
+
+/// w[k] = f(first + k) for k < prefetch_block.
+template <class Bijection>
+inline void images_of_block(const Bijection& f, std::uint64_t first, std::uint64_t* w) {
+  if constexpr (has_images_of_run<Bijection>::value) {
+    for (std::uint64_t r = 0; r < prefetch_block; r += run_length) f.template images_of_run<run_length>(first + r, w + r);
+  } else {
+    for (std::uint64_t k = 0; k < prefetch_block; ++k) w[k] = f(first + k);
+  }
+}
 
 /// Body of the fused scan. Forward: out[j] = in[f(i)] (gather). Inverse: out[f(i)] = in[j]
 /// (scatter), which applies the inverse of the forward permutation.
@@ -78,7 +91,7 @@ struct compaction_body {
   template <class Tag>
   void operator()(const tbb::blocked_range<std::uint64_t>& range, Tag) {
     std::uint64_t j = count;
-    const Bijection& bijection = *f;
+    const Bijection bijection = *f;  // a local copy: its fields stay in registers
     auto visit = [&](std::uint64_t w) {
       if (w < m) {
         if (Tag::is_final_scan()) {
@@ -92,16 +105,49 @@ struct compaction_body {
       }
     };
     std::uint64_t i = range.begin();
-    if constexpr (has_images_of_run<Bijection>::value) {
-      // Runs of run_length indices evaluated together (interleaved rounds), in order.
-      for (; i + run_length <= range.end(); i += run_length) {
-        std::uint64_t w[run_length];
-        bijection.template images_of_run<run_length>(i, w);
-        for (std::uint64_t k = 0; k < run_length; ++k) visit(w[k]);
+    // Software pipeline over blocks: evaluate and compact block b+1, prefetch what
+    // it will touch, then gather (or scatter) block b, whose lines are in cache by
+    // now. The compaction is branch-free and the gather loop has no branches.
+    std::uint64_t selected[2][prefetch_block];
+    std::uint64_t pending = 0;  // flagged images of the previous block, not yet moved
+    int slot = 0;
+    for (; i + prefetch_block <= range.end(); i += prefetch_block) {
+      std::uint64_t w[prefetch_block];
+      images_of_block(bijection, i, w);
+      std::uint64_t* current = selected[slot];
+      std::uint64_t c = 0;
+      for (std::uint64_t k = 0; k < prefetch_block; ++k) {
+        current[c] = w[k];
+        c += w[k] < m ? 1 : 0;
       }
+      if (Tag::is_final_scan()) {
+        for (std::uint64_t t = 0; t < c; ++t) {
+          if constexpr (Inverse) {
+            __builtin_prefetch(out + current[t], 1);
+          } else {
+            __builtin_prefetch(in + current[t], 0);
+          }
+        }
+        move_block(selected[slot ^ 1], pending, j);
+      }
+      j += pending;
+      pending = c;
+      slot ^= 1;
     }
+    if (Tag::is_final_scan()) move_block(selected[slot ^ 1], pending, j);
+    j += pending;
     for (; i != range.end(); ++i) visit(bijection(i));
     count = j;
+  }
+  // Moves the `count` flagged elements of one block, the first to output rank j.
+  void move_block(const std::uint64_t* images, std::uint64_t count, std::uint64_t j) {
+    for (std::uint64_t t = 0; t < count; ++t) {
+      if constexpr (Inverse) {
+        out[images[t]] = in[j + t];
+      } else {
+        out[j + t] = in[images[t]];
+      }
+    }
   }
   void reverse_join(compaction_body& left) { count += left.count; }
   void assign(compaction_body& other) { count = other.count; }
