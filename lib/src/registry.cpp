@@ -1,7 +1,7 @@
 #include "onepass/registry.hpp"
 
-#include <algorithm>
 #include <map>
+#include <utility>
 
 #include "onepass/error.hpp"
 
@@ -9,8 +9,9 @@ namespace onepass::registry {
 
 namespace {
 // Function-local static so registration order across translation units is safe.
-std::map<std::string, shuffle_entry>& shuffle_table() {
-  static std::map<std::string, shuffle_entry> table;
+using shuffle_key = std::pair<device, std::string>;
+std::map<shuffle_key, shuffle_entry>& shuffle_table() {
+  static std::map<shuffle_key, shuffle_entry> table;
   return table;
 }
 }  // namespace
@@ -20,27 +21,26 @@ const char* to_string(device d) { return d == device::cpu ? "cpu" : "gpu"; }
 void add_shuffle(shuffle_entry entry) {
   auto& table = shuffle_table();
   require(!entry.name.empty(), "registry::add_shuffle", "entry.name", "must not be empty");
-  require(table.count(entry.name) == 0, "registry::add_shuffle", "entry.name",
-          "'" + entry.name + "' is already registered");
-  std::string name = entry.name;
-  table.emplace(std::move(name), std::move(entry));
+  shuffle_key key{entry.where, entry.name};
+  require(table.count(key) == 0, "registry::add_shuffle", "entry.name",
+          "'" + entry.name + "' is already registered for " + to_string(entry.where));
+  table.emplace(std::move(key), std::move(entry));
 }
 
 std::vector<shuffle_entry> shuffles() {
-  std::vector<shuffle_entry> out;
+  std::vector<shuffle_entry> out;  // the map's order: by device, then name
   for (const auto& kv : shuffle_table()) out.push_back(kv.second);
-  std::stable_sort(out.begin(), out.end(),
-                   [](const shuffle_entry& a, const shuffle_entry& b) { return a.where < b.where; });
   return out;
 }
 
-const shuffle_entry& find_shuffle(const std::string& name) {
+const shuffle_entry& find_shuffle(const std::string& name, device where) {
   const auto& table = shuffle_table();
-  auto it = table.find(name);
+  auto it = table.find(shuffle_key{where, name});
   if (it == table.end()) {
     std::string known;
-    for (const auto& kv : table) known += (known.empty() ? "" : ", ") + kv.first;
-    throw error("--algorithm: unknown shuffle '" + name + "'; known: " + known);
+    for (const auto& kv : table)
+      if (kv.first.first == where) known += (known.empty() ? "" : ", ") + kv.first.second;
+    throw error("--algorithm: unknown " + std::string(to_string(where)) + " shuffle '" + name + "'; known: " + known);
   }
   return it->second;
 }

@@ -29,28 +29,39 @@ struct shuffle_params {
 using shuffle_fn = std::function<void(const std::uint64_t* in, std::uint64_t* out, std::size_t n,
                                       const shuffle_params& params)>;
 
+/// Signature of the GPU shuffles: d_in, d_out are device pointers to n uint64
+/// elements (not overlapping); CUB's two-phase temporary storage: called with
+/// temp == nullptr it only sets temp_bytes, otherwise temp must point to at least
+/// temp_bytes bytes of device memory. `stream` is a cudaStream_t (void* here so
+/// this header needs no CUDA). Work is enqueued on the stream, not waited for.
+using gpu_shuffle_fn = std::function<void(void* temp, std::size_t& temp_bytes, const std::uint64_t* d_in,
+                                          std::uint64_t* d_out, std::size_t n, const shuffle_params& params,
+                                          void* stream)>;
+
 /// What the registry knows about one shuffle algorithm.
 struct shuffle_entry {
   std::string name;         ///< stable identifier, e.g. "variable_philox"
   device where = device::cpu;
   std::string label;        ///< column label in the paper's tables, e.g. "VarPhilox"
   std::string description;  ///< one line
-  shuffle_fn run;
+  shuffle_fn run;               ///< CPU entries: host pointers
   bool permutes = true;         ///< false for the random-gather upper bound (not a permutation)
   bool uses_rounds = false;     ///< true when params.rounds changes the output
   bool uniform = true;          ///< false where the §5 tests are expected to fail (LCG)
   bool deterministic = true;    ///< false when the output depends on thread timing
+  gpu_shuffle_fn gpu_run;       ///< GPU entries: device pointers, stream, temporary storage
 };
 
-/// Registers `entry`; throws onepass::error if its name is already taken.
+/// Registers `entry`; throws onepass::error if (name, device) is already taken.
+/// A CPU and a GPU entry may share a name (e.g. "variable_philox").
 void add_shuffle(shuffle_entry entry);
 
 /// All registered shuffles, sorted by (device, name).
 std::vector<shuffle_entry> shuffles();
 
-/// The shuffle registered under `name`; throws onepass::error listing the known
-/// names when there is none.
-const shuffle_entry& find_shuffle(const std::string& name);
+/// The shuffle registered under `name` for device `where`; throws onepass::error
+/// listing the known names when there is none.
+const shuffle_entry& find_shuffle(const std::string& name, device where = device::cpu);
 
 /// Static registration helper: `static const registrar r{shuffle_entry{...}};`.
 struct registrar {
