@@ -1,0 +1,355 @@
+#!/usr/bin/env python3
+"""Draws every shuffle figure of the reproduction from the experiments' CSVs.
+
+    plot_all.py --results DIR --out DIR [--recorded DIR]
+
+Reads DIR/<experiment>.csv and DIR/<experiment>.meta.json (columns: see
+figures/shuffle_results.py SCHEMAS) and writes <figure>.png and <figure>.pdf to --out:
+
+    fig06_chi2_rounds   χ² vs VariablePhilox rounds, n = 5 (paper §5, Fig. 6)
+    fig07_mmd_n5        |MMD²| vs rounds, n = 5 (Fig. 7)
+    fig08_mmd_n100      |MMD²| vs rounds, n = 100 (Fig. 8)
+    fig09_mmd_n1000     |MMD²| vs rounds, n = 1000 (Fig. 9)
+    fig12_cpu_shuffle   CPU throughput vs size, ours beside the paper's Table 2 (Fig. 12)
+
+GPU figures come from runs recorded on a GPU, --recorded DIR/<device>/ (default:
+DIR/recorded, else the repository's results/recorded); each is drawn once per device
+that has its CSV, and skipped with a note while none is recorded:
+
+    fig11_gpu_shuffle_<device>   GPU throughput vs size beside the paper's Table 1 (Fig. 11)
+
+A missing or malformed CPU CSV is reported and the script exits with status 1 after
+drawing what it can. Every figure is labelled with the machine from its meta.json.
+Adding a figure is one function plus one entry in CPU_FIGURES_DRAWN or GPU_FIGURES_DRAWN.
+"""
+
+import argparse
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import shuffle_results as sr  # noqa: E402
+
+plt.rcParams.update({
+    "font.size": 10, "axes.titlesize": 10, "axes.labelsize": 10, "legend.fontsize": 8.5,
+    "axes.grid": True, "grid.alpha": 0.3, "grid.linewidth": 0.6, "figure.dpi": 100,
+    "savefig.dpi": 150, "pdf.fonttype": 42,
+})
+PASS_COLOUR = sr.COLOURS["VarPhilox"]
+FAIL_COLOUR = "#d62728"
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _footer(fig, text):
+    """Writes the provenance line under everything drawn so far (axes, tick labels, legends)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    bottom = min(ax.get_tightbbox(renderer).y0 for ax in fig.axes)
+    to_fig = fig.transFigure.inverted()
+    y = to_fig.transform((0, bottom))[1]
+    fig.text(0.005, y - 0.015, text, fontsize=7.5, color="#555555", ha="left", va="top")
+
+
+def _save(fig, out_dir, name):
+    paths = []
+    for ext in ("png", "pdf"):
+        path = os.path.join(out_dir, "%s.%s" % (name, ext))
+        fig.savefig(path, bbox_inches="tight", metadata={"CreationDate": None} if ext == "pdf" else None)
+        paths.append(path)
+    plt.close(fig)
+    return paths
+
+
+def _rounds_rows(rows, **match):
+    """VariablePhilox rows matching the given column values, sorted by rounds."""
+    sel = [r for r in rows if r["algorithm"] == "variable_philox" and r["rounds"] is not None
+           and all(r[k] == v for k, v in match.items())]
+    return sorted(sel, key=lambda r: r["rounds"])
+
+
+def _single(rows, algorithm, **match):
+    sel = [r for r in rows if r["algorithm"] == algorithm and all(r[k] == v for k, v in match.items())]
+    return sel[0] if sel else None
+
+
+def _mark_rounds(ax, facts):
+    """Faint vertical lines at the paper's ≈20 (first passing) and 24 (recommended) rounds."""
+    first = facts.get("chi2_min_passing_rounds", {}).get("number")
+    rec = facts.get("recommended_rounds", {}).get("number")
+    if first:
+        ax.axvline(first, color="#999999", lw=0.9, ls=":", zorder=0,
+                   label="paper: fails below ≈%d rounds" % first)
+    if rec:
+        ax.axvline(rec, color="#999999", lw=0.9, ls="--", zorder=0,
+                   label="paper: %d rounds recommended" % rec)
+
+
+def _legend_below(ax, ncol=2):
+    # Anchored at the axes' bottom edge and pushed below the tick and axis labels by a
+    # distance in font sizes, so the gap does not depend on the axes' height.
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol, framealpha=0.92,
+              borderaxespad=3.6)
+
+
+def _pass_fail_points(ax, x, y, ok, label, passes="passes", fails="fails"):
+    x, y, ok = np.asarray(x), np.asarray(y), np.asarray(ok, dtype=bool)
+    ax.plot(x, y, "-", color=PASS_COLOUR, lw=1.2, zorder=2)
+    ax.plot(x[ok], y[ok], "o", color=PASS_COLOUR, ms=4.5, zorder=3, label="%s, %s" % (label, passes))
+    if (~ok).any():
+        ax.plot(x[~ok], y[~ok], "o", mfc="white", mec=FAIL_COLOUR, mew=1.3, ms=5, zorder=3,
+                label="%s, %s" % (label, fails))
+
+
+# --------------------------------------------------------------------------- Fig. 6
+
+def draw_fig06(results, facts, out_dir):
+    """χ² statistic vs VariablePhilox rounds at n = 5 with the α critical value (paper Fig. 6)."""
+    rows, meta = results["fig06_chi2_rounds"]
+    vp = _rounds_rows(rows)
+    if not vp:
+        raise sr.MissingInput("fig06_chi2_rounds.csv has no variable_philox rows")
+    x = [r["rounds"] for r in vp]
+    y = [max(r["statistic"], 1e-3) for r in vp]
+    fig, ax = plt.subplots(figsize=(7.2, 4.4))
+    _pass_fail_points(ax, x, y, [r["passes"] == 1 for r in vp], "VariablePhilox")
+    crit = vp[0]["critical_value"]
+    ax.axhline(crit, color="black", ls="--", lw=1.1,
+               label="critical value %.1f (α = %g)" % (crit, vp[0]["alpha"]))
+    std = _single(rows, "std_shuffle")
+    if std:
+        ax.axhline(std["statistic"], color=sr.COLOURS["std::shuffle"], ls=":", lw=1.4,
+                   label="std::shuffle: χ² = %s (%s)" % (sr.fmt_num(std["statistic"]),
+                                                       "passes" if std["passes"] else "fails"))
+    lcg = _single(rows, "lcg")
+    ax.set_yscale("log")
+    if lcg:
+        paper_lcg = facts.get("lcg_chi2_statistic", {}).get("number")
+        text = "LCG: χ² = %s (%s)" % (sr.fmt_num(lcg["statistic"]), "passes" if lcg["passes"] else "fails")
+        if paper_lcg:
+            text += "; paper: ≈%s at 10⁶ samples" % sr.fmt_num(paper_lcg)
+        lo, hi = min(y + [crit]), max(y + [crit])
+        if lo <= lcg["statistic"] <= hi:
+            ax.axhline(lcg["statistic"], color=sr.COLOURS["LCG"], lw=1.4, label=text)
+        else:  # off scale, as in the paper: stated in the legend only
+            ax.plot([], [], "^", color=sr.COLOURS["LCG"], label=text + " — off scale")
+    _mark_rounds(ax, facts)
+    ax.set_xlabel("VariablePhilox rounds")
+    ax.set_ylabel("χ² statistic (log scale)")
+    ax.set_xlim(0, max(x) + 1)
+    ax.set_title("Fig. 6 — χ² statistic vs. rounds: n = %d (%d permutations), %s samples per point%s"
+                 % (vp[0]["n"], _factorial(vp[0]["n"]), "{:,}".format(vp[0]["samples"]),
+                    _paper_samples(facts, "chi2_samples")))
+    _legend_below(ax)
+    _footer(fig, sr.machine_label(meta))
+    return _save(fig, out_dir, "fig06_chi2_rounds")
+
+
+def _paper_samples(facts, key):
+    """' (paper: 1,000,000)' from the reference facts, or '' when the fact is absent."""
+    number = facts.get(key, {}).get("number")
+    return " (paper: {:,})".format(int(number)) if number else ""
+
+
+def _factorial(n):
+    out = 1
+    for k in range(2, n + 1):
+        out *= k
+    return out
+
+
+# --------------------------------------------------------------------------- Figs. 7–9
+
+FORM_TITLES = {"one_sample": "one-sample form: kernel between each sample and the identity",
+               "pairwise": "pairwise form: kernel between consecutive pairs of samples"}
+
+
+def draw_mmd(results, facts, out_dir, name, n):
+    """|MMD²| vs VariablePhilox rounds at one n, one panel per form (paper Figs. 7–9)."""
+    rows, meta = results["fig07_09_mmd"]
+    at_n = [r for r in rows if r["n"] == n]
+    if not at_n:
+        raise sr.MissingInput("fig07_09_mmd.csv has no rows for n = %d (needed by %s)" % (n, name))
+    forms = [f for f in ("one_sample", "pairwise") if any(r["form"] == f for r in at_n)]
+    forms += sorted({r["form"] for r in at_n} - set(forms))
+    fig, axes = plt.subplots(1, len(forms), figsize=(6.2 * len(forms), 4.6), squeeze=False)
+    for ax, form in zip(axes[0], forms):
+        vp = _rounds_rows(at_n, form=form)
+        if not vp:
+            raise sr.MissingInput("fig07_09_mmd.csv has no variable_philox rows for n = %d, form %s" % (n, form))
+        x = np.array([r["rounds"] for r in vp])
+        stats = np.array([r["statistic"] for r in vp], dtype=float)
+        positives = np.concatenate([stats[stats > 0], [r["statistic"] for r in at_n if r["statistic"] > 0]])
+        floor = positives.min() / 3 if positives.size else 1e-12
+        ok = [r["passes_hoeffding"] == 1 and r["passes_normal"] == 1 for r in vp]
+        _pass_fail_points(ax, x, np.maximum(stats, floor), ok, "VariablePhilox",
+                          "passes both tests", "fails a test")
+        ax.plot(x, [r["hoeffding_threshold"] for r in vp], color="black", ls="--", lw=1.1,
+                label="Hoeffding threshold (α = %g)" % vp[0]["alpha"])
+        ax.plot(x, [r["normal_threshold"] for r in vp], color="#555555", ls="-.", lw=1.1,
+                label="normal (CLT) threshold (α = %g)" % vp[0]["alpha"])
+        for alg, lab, ls in (("lcg", "LCG", "-"), ("std_shuffle", "std::shuffle", ":")):
+            r = _single(at_n, alg, form=form)
+            if r:
+                verdict = ("passes both" if r["passes_hoeffding"] and r["passes_normal"] else
+                           "fails both" if not (r["passes_hoeffding"] or r["passes_normal"]) else
+                           "fails %s" % ("Hoeffding" if not r["passes_hoeffding"] else "normal"))
+                ax.axhline(max(r["statistic"], floor), color=sr.COLOURS[lab], ls=ls, lw=1.5,
+                           label="%s: %s (%s)" % (lab, sr.fmt_num(r["statistic"]), verdict))
+        ax.set_yscale("log")
+        _mark_rounds(ax, facts)
+        ax.set_xlim(0, max(x) + 1)
+        ax.set_xlabel("VariablePhilox rounds")
+        ax.set_ylabel("|MMD²| estimate (log scale)")
+        ax.set_title(FORM_TITLES.get(form, form))
+        _legend_below(ax)
+    fig_no = {5: 7, 100: 8, 1000: 9}.get(n, "")
+    fig.suptitle("Fig. %s — |MMD²| statistic vs. rounds, n = %d (Mallows kernel λ = %g, %s samples per point%s)"
+                 % (fig_no, n, at_n[0]["lambda"], "{:,}".format(at_n[0]["samples"]),
+                    _paper_samples(facts, "mmd_samples").replace(" (", "; ").rstrip(")")), fontsize=11)
+    fig.tight_layout()
+    _footer(fig, sr.machine_label(meta))
+    return _save(fig, out_dir, name)
+
+
+# --------------------------------------------------------------------------- throughput (Fig. 12, Fig. 11)
+
+def draw_throughput(rows, meta, reference_file, title, out_dir, name):
+    """Throughput (M items/s) vs input size, log–log, one solid line per measured series;
+    the paper's published numbers (reference_file) as faint dashed lines of the same colour."""
+    ref, ref_order, ref_rows = sr.load_reference_table(reference_file)
+    series = sr.throughput_series(rows)
+    labels_order = ref_order + sorted({s["label"] for s in series.values()} - set(ref_order))
+    fig, ax = plt.subplots(figsize=(8.4, 5.0))
+    extra = 0
+    colours = {}
+    for lab in labels_order:
+        if lab not in sr.COLOURS:
+            colours[lab] = sr.colour(lab, extra)
+            extra += 1
+        else:
+            colours[lab] = sr.COLOURS[lab]
+    sizes = set()
+    for sname in sorted(series, key=lambda s: (labels_order.index(series[s]["label"]), s)):
+        s = series[sname]
+        ws = sorted(s["points"])
+        sizes.update(ws)
+        if "thr)" in sname or not s["threads"] or s["threads"] <= 0:  # GPU runs record no thread count
+            legend = sname
+        else:
+            legend = "%s (%d thread%s)" % (sname, s["threads"], "" if s["threads"] == 1 else "s")
+        ax.plot([2.0 ** w + 1 for w in ws], [s["points"][w] for w in ws], "-o", ms=4, lw=1.6,
+                color=colours[s["label"]], label=legend)
+    measured_labels = {s["label"] for s in series.values()}
+    for lab in ref_order:
+        ws = sorted(ref[lab])
+        sizes.update(ws)
+        ax.plot([2.0 ** w + 1 for w in ws], [ref[lab][w] for w in ws], "--", lw=1.1, alpha=0.45,
+                color=colours[lab],
+                label=None if lab in measured_labels else "%s (paper only)" % lab)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ticks = sorted(sizes)
+    ax.set_xticks([2.0 ** w + 1 for w in ticks])
+    ax.set_xticklabels(["$2^{%d}$+1" % w for w in ticks])
+    ax.minorticks_off()
+    ax.set_xlabel("input size n (64-bit items)")
+    ax.set_ylabel("throughput (million items/s, log scale)")
+    ax.set_title(title)
+    handles, labels = ax.get_legend_handles_labels()
+    handles.append(Line2D([], [], color="#777777", ls="--", alpha=0.6))
+    labels.append("dashed: paper (%s)" % ref_rows[0]["machine"])
+    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.92)
+    _footer(fig, sr.machine_label(meta) + "   |   paper: %s" % ref_rows[0]["source"])
+    return _save(fig, out_dir, name)
+
+
+def draw_fig12(results, facts, out_dir):
+    """CPU shuffle throughput vs size beside the paper's Table 2 (Fig. 12)."""
+    rows, meta = results["table2_cpu_shuffle"]
+    return draw_throughput(rows, meta, "shuffle_table2_cpu.csv",
+                           "Fig. 12 — CPU shuffling throughput (solid: this run, dashed: paper Table 2)",
+                           out_dir, "fig12_cpu_shuffle")
+
+
+def draw_fig11_gpu(rows, meta, facts, out_dir, device):
+    """GPU shuffle throughput vs size beside the paper's Table 1 (Fig. 11), for one recorded device."""
+    return draw_throughput(rows, meta, "shuffle_table1_gpu.csv",
+                           "Fig. 11 — GPU shuffling throughput on %s (solid: recorded run, dashed: paper Table 1)"
+                           % device, out_dir, "fig11_gpu_shuffle_%s" % device)
+
+
+# Figures from this machine's results: (figure name, experiment it needs, draw function).
+CPU_FIGURES_DRAWN = [
+    ("fig06_chi2_rounds", "fig06_chi2_rounds", draw_fig06),
+    ("fig07_mmd_n5", "fig07_09_mmd", lambda res, facts, out: draw_mmd(res, facts, out, "fig07_mmd_n5", 5)),
+    ("fig08_mmd_n100", "fig07_09_mmd", lambda res, facts, out: draw_mmd(res, facts, out, "fig08_mmd_n100", 100)),
+    ("fig09_mmd_n1000", "fig07_09_mmd",
+     lambda res, facts, out: draw_mmd(res, facts, out, "fig09_mmd_n1000", 1000)),
+    ("fig12_cpu_shuffle", "table2_cpu_shuffle", draw_fig12),
+]
+# Figures from runs recorded on a GPU: (figure name, experiment, draw(rows, meta, facts, out, device)).
+GPU_FIGURES_DRAWN = [
+    ("fig11_gpu_shuffle", "table1_gpu_shuffle", draw_fig11_gpu),
+]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--results", required=True, help="directory holding <experiment>.csv and .meta.json")
+    parser.add_argument("--out", required=True, help="directory for the .png and .pdf figures")
+    parser.add_argument("--recorded", default=None,
+                        help="directory of GPU runs, one subdirectory per device "
+                             "(default: RESULTS/recorded, else the repository's results/recorded)")
+    args = parser.parse_args(argv)
+    assert {name for name, _, _ in CPU_FIGURES_DRAWN} == set(sr.CPU_FIGURES)
+    os.makedirs(args.out, exist_ok=True)
+    facts = sr.load_text_facts()
+
+    results, problems, written = {}, [], []
+    for experiment in sr.CPU_EXPERIMENTS:
+        try:
+            results[experiment] = sr.load_experiment(args.results, experiment)
+        except sr.MissingInput as e:
+            problems.append("%s (run %s --out-dir %s)" % (e, experiment, args.results))
+    for name, experiment, draw in CPU_FIGURES_DRAWN:
+        if experiment not in results:
+            problems.append("%s not drawn: %s.csv missing or malformed" % (name, experiment))
+            continue
+        try:
+            written += draw(results, facts, args.out)
+        except sr.MissingInput as e:
+            problems.append("%s not drawn: %s" % (name, e))
+
+    recorded_root = args.recorded or sr.default_recorded_root(args.results)
+    for name, experiment, draw in GPU_FIGURES_DRAWN:
+        found = sr.find_recorded(recorded_root, experiment)
+        if not found:
+            print("plot_all: %s: no GPU run recorded yet (%s/<device>/%s.csv); skipped"
+                  % (name, recorded_root, experiment))
+        for device, directory in found:
+            try:
+                rows, meta = sr.load_experiment(directory, experiment)
+                written += draw(rows, meta, facts, args.out, device)
+            except sr.MissingInput as e:
+                problems.append("%s (%s) not drawn: %s" % (name, device, e))
+
+    for path in written:
+        print("plot_all: wrote %s" % path)
+    if problems:
+        for p in problems:
+            print("plot_all: ERROR: %s" % p, file=sys.stderr)
+        print("plot_all: %d problem(s); figures are incomplete" % len(problems), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

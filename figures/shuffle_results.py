@@ -1,0 +1,268 @@
+"""Reading the shuffle experiments' results and the paper's published numbers.
+
+Shared by figures/plot_all.py, paper/make_report.py and scripts/check_outputs.py so
+that the three agree on file names, CSV columns and algorithm names. Standard
+library only (no numpy/matplotlib here).
+
+Paper: Mitchell et al., "Bandwidth-Optimal Random Shuffling for GPUs" (§5 statistical
+tests: Figs. 6-9; §6 throughput: Tables 1-2, Figs. 10-12).
+"""
+
+import csv
+import json
+import math
+import os
+import re
+
+FIGURES_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO_ROOT = os.path.dirname(FIGURES_DIR)
+REFERENCE_DIR = os.path.join(FIGURES_DIR, "reference")
+
+# The agreed CSV contract (column names and order) of each CPU experiment.
+SCHEMAS = {
+    "fig06_chi2_rounds": [
+        "algorithm", "rounds", "n", "samples", "alpha", "statistic", "critical_value", "p_value", "passes"],
+    "fig07_09_mmd": [
+        "algorithm", "rounds", "n", "samples", "form", "lambda", "alpha", "statistic",
+        "hoeffding_threshold", "normal_threshold", "passes_hoeffding", "passes_normal"],
+    "table2_cpu_shuffle": [
+        "algorithm", "label", "log2_size", "n", "threads", "iterations", "seconds_per_iteration",
+        "items_per_second"],
+}
+# GPU throughput runs recorded on a real GPU (results/recorded/<device>/); assumed to share
+# the Table 2 schema.
+GPU_SCHEMAS = {"table1_gpu_shuffle": SCHEMAS["table2_cpu_shuffle"]}
+
+# Experiments `make figures` runs on the CPU, in order.
+CPU_EXPERIMENTS = ["fig06_chi2_rounds", "fig07_09_mmd", "table2_cpu_shuffle"]
+
+# Figures plot_all.py always draws (each as .png and .pdf) and the experiment each needs.
+CPU_FIGURES = {
+    "fig06_chi2_rounds": "fig06_chi2_rounds",
+    "fig07_mmd_n5": "fig07_09_mmd",
+    "fig08_mmd_n100": "fig07_09_mmd",
+    "fig09_mmd_n1000": "fig07_09_mmd",
+    "fig12_cpu_shuffle": "table2_cpu_shuffle",
+}
+MMD_FIGURE_N = {"fig07_mmd_n5": 5, "fig08_mmd_n100": 100, "fig09_mmd_n1000": 1000}
+
+INT_COLUMNS = {"rounds", "n", "samples", "log2_size", "threads", "iterations", "passes",
+               "passes_hoeffding", "passes_normal", "cores"}
+TEXT_COLUMNS = {"algorithm", "label", "form", "source", "machine", "as_printed", "unit", "quote", "key", "value"}
+
+# Display names as the paper's tables print them; keys are normalised names
+# (lower case, letters and digits only) of experiment algorithm names and labels.
+PAPER_LABELS = {
+    "gather": "Gather", "randomgather": "Gather",
+    "variablephilox": "VarPhilox", "varphilox": "VarPhilox",
+    "lcg": "LCG",
+    "dartthrowing": "DartThrowing", "dart": "DartThrowing",
+    "stdshuffle": "std::shuffle",
+    "rs": "RS", "raosandelius": "RS",
+    "mergeshuffle": "MergeShuffle",
+    "sortshuffle": "SortShuffle",
+}
+# Fixed colours so one algorithm has one colour in every figure.
+COLOURS = {
+    "Gather": "#222222", "VarPhilox": "#1f77b4", "LCG": "#ff7f0e", "DartThrowing": "#d62728",
+    "std::shuffle": "#9467bd", "RS": "#2ca02c", "MergeShuffle": "#8c564b", "SortShuffle": "#e377c2",
+}
+NON_SHUFFLES = {"Gather"}  # a bound on throughput, not a shuffle (paper §2.2)
+
+
+class MissingInput(Exception):
+    """A results or reference file that a figure or the report needs is absent or malformed."""
+
+
+def _normalise(name):
+    return re.sub(r"[^a-z0-9]", "", (name or "").lower())
+
+
+def paper_label(algorithm, label=""):
+    """The paper's display name for an experiment algorithm (by label, then by name).
+
+    Unknown algorithms keep their label (or name), so nothing is dropped.
+    """
+    for candidate in (label, algorithm):
+        key = _normalise(candidate)
+        if key in PAPER_LABELS:
+            return PAPER_LABELS[key]
+    return label or algorithm
+
+
+def colour(label, fallback_index=0):
+    """Colour for a paper label; unknown labels get a colour from matplotlib's tab10 order."""
+    extra = ["#17becf", "#bcbd22", "#7f7f7f", "#aec7e8", "#98df8a"]
+    return COLOURS.get(label, extra[fallback_index % len(extra)])
+
+
+def _convert(column, text):
+    if column in TEXT_COLUMNS:
+        return text
+    if text is None or text.strip() == "":
+        return None
+    if column in INT_COLUMNS:
+        return int(float(text))
+    value = float(text)
+    return value
+
+
+def read_csv(path, columns=None):
+    """Reads a CSV into a list of dicts with numbers converted (empty cells -> None).
+
+    columns: the expected header (exact order); a different header raises MissingInput.
+    Raises MissingInput when the file is absent, has no header or has no data rows.
+    """
+    if not os.path.isfile(path):
+        raise MissingInput("missing file: %s" % path)
+    with open(path, newline="") as f:
+        reader = csv.reader(f)
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise MissingInput("empty file (no header): %s" % path)
+        if columns is not None and header != list(columns):
+            raise MissingInput("%s: header %s differs from the agreed columns %s"
+                               % (path, ",".join(header), ",".join(columns)))
+        rows = []
+        for lineno, values in enumerate(reader, start=2):
+            if not values:
+                continue
+            if len(values) != len(header):
+                raise MissingInput("%s:%d: %d values for %d columns" % (path, lineno, len(values), len(header)))
+            try:
+                rows.append({c: _convert(c, v) for c, v in zip(header, values)})
+            except ValueError as e:
+                raise MissingInput("%s:%d: %s" % (path, lineno, e))
+    if not rows:
+        raise MissingInput("no data rows: %s" % path)
+    return rows
+
+
+def read_meta(path):
+    """Reads a <name>.meta.json provenance file (written by experiments/common/harness.cpp)."""
+    if not os.path.isfile(path):
+        raise MissingInput("missing file: %s" % path)
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except ValueError as e:
+        raise MissingInput("%s: not valid JSON (%s)" % (path, e))
+
+
+def load_experiment(results_dir, name, columns=None):
+    """(rows, meta) of results_dir/<name>.csv and <name>.meta.json; raises MissingInput."""
+    if columns is None:
+        columns = SCHEMAS.get(name) or GPU_SCHEMAS.get(name)
+    rows = read_csv(os.path.join(results_dir, name + ".csv"), columns)
+    meta = read_meta(os.path.join(results_dir, name + ".meta.json"))
+    return rows, meta
+
+
+def find_recorded(recorded_root, name):
+    """[(device, directory)] for every results/recorded/<device>/ holding <name>.csv, sorted."""
+    found = []
+    if recorded_root and os.path.isdir(recorded_root):
+        for device in sorted(os.listdir(recorded_root)):
+            d = os.path.join(recorded_root, device)
+            if os.path.isfile(os.path.join(d, name + ".csv")):
+                found.append((device, d))
+    return found
+
+
+def default_recorded_root(results_dir):
+    """results_dir/recorded if it exists, else the repository's results/recorded."""
+    own = os.path.join(results_dir, "recorded")
+    return own if os.path.isdir(own) else os.path.join(REPO_ROOT, "results", "recorded")
+
+
+def machine_label(meta):
+    """One line naming where and how a result was measured, from its meta.json."""
+    parts = []
+    device = meta.get("gpu_name") or meta.get("gpu")
+    if device:
+        parts.append(str(device))
+    cpu = meta.get("cpu_model", "unknown CPU")
+    cores = meta.get("cores")
+    parts.append("%s, %s cores" % (cpu, cores) if cores is not None else str(cpu))
+    if meta.get("date"):
+        parts.append(str(meta["date"])[:10])
+    if meta.get("scale"):
+        parts.append("scale %s" % meta["scale"])
+    if meta.get("commit"):
+        parts.append("commit %s%s" % (str(meta["commit"])[:10], "+dirty" if meta.get("worktree_dirty") else ""))
+    return "Measured on " + " · ".join(parts)
+
+
+def load_reference_table(filename):
+    """Published throughput table: ({label: {log2_size: M items/s}}, [labels in paper order], rows)."""
+    rows = read_csv(os.path.join(REFERENCE_DIR, filename),
+                    ["label", "log2_size", "n", "m_items_per_second", "as_printed", "machine", "source"])
+    table, order = {}, []
+    for r in rows:
+        if r["label"] not in table:
+            order.append(r["label"])
+            table[r["label"]] = {}
+        table[r["label"]][r["log2_size"]] = r["m_items_per_second"]
+    return table, order, rows
+
+
+def load_text_facts():
+    """Facts stated in the paper's text: {key: row} with row['value'] as float when numeric."""
+    rows = read_csv(os.path.join(REFERENCE_DIR, "shuffle_text_facts.csv"),
+                    ["key", "value", "unit", "source", "quote"])
+    facts = {}
+    for r in rows:
+        r = dict(r)
+        try:
+            r["number"] = float(r["value"])
+        except ValueError:
+            r["number"] = None
+        facts[r["key"]] = r
+    return facts
+
+
+def throughput_series(rows):
+    """Throughput rows grouped into plot series.
+
+    Returns {series_label: {"label": paper label, "threads": t, "points": {log2_size: M items/s}}}.
+    An algorithm measured at several thread counts gives one series per count
+    ("VarPhilox (1 thr)"); otherwise the series is named by the paper label alone.
+    Repeated (algorithm, threads, size) rows are averaged.
+    """
+    by_alg = {}
+    for r in rows:
+        lab = paper_label(r["algorithm"], r.get("label", ""))
+        by_alg.setdefault(lab, {}).setdefault(r["threads"], {}).setdefault(r["log2_size"], []).append(
+            r["items_per_second"] / 1e6)
+    series = {}
+    for lab, per_threads in by_alg.items():
+        for threads, pts in sorted(per_threads.items()):
+            name = lab if len(per_threads) == 1 else "%s (%d thr)" % (lab, threads)
+            series[name] = {"label": lab, "threads": threads,
+                            "points": {w: sum(v) / len(v) for w, v in pts.items()}}
+    return series
+
+
+def best_throughput(rows):
+    """{paper label: {log2_size: (M items/s, threads)}} using the highest thread count per algorithm."""
+    out = {}
+    for name, s in throughput_series(rows).items():
+        cur = out.get(s["label"])
+        if cur is None or s["threads"] > cur[1]:
+            out[s["label"]] = (s["points"], s["threads"])
+    return {lab: {w: (v, t) for w, v in pts.items()} for lab, (pts, t) in out.items()}
+
+
+def fmt_num(x, digits=3):
+    """Compact number for tables: 3 significant digits, thousands separators for large values."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    if x == 0:
+        return "0"
+    ax = abs(x)
+    if ax >= 10 ** digits:
+        return "{:,.0f}".format(x)
+    if ax < 1e-3:
+        return "{:.{p}e}".format(x, p=digits - 1)
+    return "{:.{p}g}".format(x, p=digits)

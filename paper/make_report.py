@@ -1,0 +1,645 @@
+#!/usr/bin/env python3
+"""Writes the reproduction report (markdown) for the bijective-shuffle paper.
+
+    make_report.py --results DIR --figures DIR --out FILE [--recorded DIR]
+
+Every number in the report comes from the experiments' CSVs and meta.json files in
+--results (schemas: figures/shuffle_results.py) or from the paper's published numbers
+in figures/reference/*.csv; the verdicts are computed from them. Figures are linked
+by paths relative to the report's directory. GPU results (Table 1, Figs. 10-11) are
+read from --recorded DIR/<device>/ (default: DIR/recorded, else the repository's
+results/recorded) and reported as not yet recorded while absent.
+
+Exits with status 1, naming the files, when a CPU experiment's CSV or meta.json is
+missing or malformed.
+"""
+
+import argparse
+import datetime
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "figures"))
+import shuffle_results as sr  # noqa: E402
+
+PROVENANCE_KEYS = ["cpu_model", "cores", "tbb_concurrency", "host", "date", "commit", "scale", "seed",
+                   "command", "run_seconds", "compiler", "build"]
+STANDARD_META = set(PROVENANCE_KEYS) | {"experiment", "worktree_dirty"}
+
+
+# --------------------------------------------------------------------------- small helpers
+
+def ranges(values):
+    """[1, 2, 3, 5, 7, 8] -> '1–3, 5, 7–8'; [] -> 'none'."""
+    values = sorted(values)
+    if not values:
+        return "none"
+    out, start, prev = [], values[0], values[0]
+    for v in values[1:] + [None]:
+        if v is not None and v == prev + 1:
+            prev = v
+            continue
+        out.append("%d" % start if start == prev else "%d–%d" % (start, prev))
+        if v is not None:
+            start = prev = v
+    return ", ".join(out)
+
+
+def first_all_pass(rows, ok):
+    """Smallest round count r such that every row with rounds >= r passes; None if the largest fails."""
+    rows = sorted(rows, key=lambda r: r["rounds"])
+    first = None
+    for r in reversed(rows):
+        if not ok(r):
+            break
+        first = r["rounds"]
+    return first
+
+
+def binomial_tail(k, m, p):
+    """P(X >= k) for X ~ Binomial(m, p): how likely k or more false rejections are among m tests at level p."""
+    return sum(math.comb(m, j) * p ** j * (1 - p) ** (m - j) for j in range(k, m + 1))
+
+
+def display_path(path):
+    """path relative to the working directory when it lies below it, else absolute."""
+    rel = os.path.relpath(path)
+    return os.path.abspath(path) if rel.startswith("..") else rel
+
+
+def sentence(parts):
+    """Joins computed reasons into one sentence with a capital letter and a full stop."""
+    text = "; ".join(parts)
+    return (text[:1].upper() + text[1:] + ".") if text else ""
+
+
+def yes_no(flag):
+    return "yes" if flag else "no"
+
+
+def pass_word(flag):
+    return "passes" if flag else "**fails**"
+
+
+def table(header, rows, align=None):
+    """Markdown table; align: string of 'l'/'r' per column."""
+    align = align or "l" * len(header)
+    esc = lambda c: str(c).replace("|", "\\|")  # noqa: E731
+    header = [esc(h) for h in header]
+    rows = [[esc(c) for c in row] for row in rows]
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join(":---" if a == "l" else "---:" for a in align) + "|"]
+    for row in rows:
+        lines.append("| " + " | ".join(str(c) for c in row) + " |")
+    return "\n".join(lines)
+
+
+def provenance(meta, name):
+    """Key/value table of one experiment's meta.json."""
+    rows = []
+    for key in PROVENANCE_KEYS:
+        if key not in meta:
+            continue
+        value = meta[key]
+        if key == "commit":
+            value = "`%s`%s" % (value, " (uncommitted changes)" if meta.get("worktree_dirty") else "")
+        elif key == "command":
+            value = "`%s`" % value
+        elif key == "run_seconds":
+            value = "%.1f s" % float(value)
+        rows.append((key, value))
+    for key in sorted(set(meta) - STANDARD_META):
+        rows.append((key, meta[key]))
+    return "**Provenance** (`%s.meta.json`)\n\n" % name + table(("", "value"), rows)
+
+
+def kendall_tau(order_a, order_b):
+    """Kendall rank correlation of two orderings of the same items (1 = same order)."""
+    items = [x for x in order_a if x in order_b]
+    pos_b = {x: i for i, x in enumerate(order_b)}
+    concordant = discordant = 0
+    for i in range(len(items)):
+        for j in range(i + 1, len(items)):
+            if pos_b[items[i]] < pos_b[items[j]]:
+                concordant += 1
+            else:
+                discordant += 1
+    pairs = concordant + discordant
+    return (concordant - discordant) / pairs if pairs else 1.0
+
+
+def median(values):
+    v = sorted(values)
+    if not v:
+        return None
+    m = len(v) // 2
+    return v[m] if len(v) % 2 else 0.5 * (v[m - 1] + v[m])
+
+
+class Report:
+    def __init__(self, results, figures, out, recorded):
+        self.results, self.figures, self.out, self.recorded = results, figures, out, recorded
+        self.lines = []
+        self.summary = []  # (item, verdict, why)
+        self.facts = sr.load_text_facts()
+
+    def add(self, *blocks):
+        for b in blocks:
+            self.lines.append(b)
+            self.lines.append("")
+
+    def fact(self, key):
+        return self.facts[key]["number"] if key in self.facts else None
+
+    def figure(self, name, caption):
+        path = os.path.join(self.figures, name + ".png")
+        rel = os.path.relpath(path, os.path.dirname(os.path.abspath(self.out)) or ".")
+        pdf = os.path.relpath(os.path.join(self.figures, name + ".pdf"),
+                              os.path.dirname(os.path.abspath(self.out)) or ".")
+        note = "" if os.path.isfile(path) else " *(figure file not found when this report was written)*"
+        return "![%s](%s)\n\n*%s* ([PDF](%s))%s" % (caption, rel.replace(os.sep, "/"), caption,
+                                                  pdf.replace(os.sep, "/"), note)
+
+    # ----------------------------------------------------------------------- Fig. 6
+
+    def chi2_section(self, rows, meta):
+        paper_first = self.fact("chi2_min_passing_rounds")
+        paper_rec = self.fact("recommended_rounds")
+        paper_lcg = self.fact("lcg_chi2_statistic")
+        paper_samples = self.fact("chi2_samples")
+        vp = sorted([r for r in rows if r["algorithm"] == "variable_philox" and r["rounds"] is not None],
+                    key=lambda r: r["rounds"])
+        by_round = {r["rounds"]: r for r in vp}
+        lcg = next((r for r in rows if r["algorithm"] == "lcg"), None)
+        std = next((r for r in rows if r["algorithm"] == "std_shuffle"), None)
+        samples = vp[0]["samples"]
+        alpha = vp[0]["alpha"]
+        first = first_all_pass(vp, lambda r: r["passes"] == 1)
+        failing = [r["rounds"] for r in vp if not r["passes"]]
+        passing = [r["rounds"] for r in vp if r["passes"]]
+        rec = by_round.get(int(paper_rec)) if paper_rec else None
+
+        self.add("## Fig. 6 — χ² test of VariablePhilox at n = 5 (paper §5)", provenance(meta, "fig06_chi2_rounds"),
+                 self.figure("fig06_chi2_rounds", "Fig. 6, this run: χ² statistic vs. VariablePhilox rounds"))
+        trows = [
+            ("permutations per data point", "{:,}".format(samples), "{:,}".format(int(paper_samples))),
+            ("significance level α", "%g" % alpha, "%g" % self.fact("chi2_alpha")),
+            ("round counts tested", ranges([r["rounds"] for r in vp]), "—"),
+            ("round counts that pass", ranges(passing), "—"),
+            ("round counts that fail", ranges(failing), "—"),
+            ("first round count from which every larger count passes",
+             first if first is not None else "none (the largest count fails)", "about %d" % paper_first),
+        ]
+        if rec:
+            trows.append(("χ² at %d rounds (critical value)" % paper_rec,
+                          "%s (%s) → %s" % (sr.fmt_num(rec["statistic"]), sr.fmt_num(rec["critical_value"]),
+                                            pass_word(rec["passes"])),
+                          "passes (%d rounds recommended)" % paper_rec))
+        if lcg:
+            scaled = lcg["statistic"] * paper_samples / lcg["samples"]
+            trows.append(("LCG χ²", "%s → %s" % (sr.fmt_num(lcg["statistic"]), pass_word(lcg["passes"])),
+                          "about %s (fails)" % sr.fmt_num(paper_lcg)))
+            if lcg["samples"] != paper_samples:
+                trows.append(("LCG χ² scaled to %s samples (×%g)" % ("{:,}".format(int(paper_samples)),
+                                                                      paper_samples / lcg["samples"]),
+                              "%s (ratio to paper %.2f)" % (sr.fmt_num(scaled), scaled / paper_lcg),
+                              "about %s" % sr.fmt_num(paper_lcg)))
+        if std:
+            trows.append(("std::shuffle χ²", "%s → %s" % (sr.fmt_num(std["statistic"]), pass_word(std["passes"])),
+                          "— (not reported)"))
+        self.add(table(("", "this run", "paper"), trows, "lrr"))
+
+        # Verdict, computed.
+        why = []
+        rec_ok = bool(rec and rec["passes"])
+        lcg_fails = bool(lcg and not lcg["passes"])
+        above = [r for r in vp if r["rounds"] >= paper_rec] if paper_rec else []
+        fails_above = [r["rounds"] for r in above if not r["passes"]]
+        chance = binomial_tail(len(fails_above), len(above), alpha) if above else 1.0
+        by_chance = chance >= 0.01  # failures at >= 24 rounds no more than α-level false rejections explain
+        close = first is not None and abs(first - paper_first) <= 2
+        if rec_ok and lcg_fails and close and by_chance:
+            verdict = "reproduced"
+            why.append("every count from %d rounds passes (paper: about %d), %d rounds passes, LCG fails"
+                       % (first, paper_first, paper_rec))
+        elif rec_ok and lcg_fails and by_chance:
+            verdict = "reproduced qualitatively"
+            why.append("%d rounds passes and LCG fails as in the paper, but every count passes only from %s rounds "
+                       "(paper: about %d)" % (paper_rec, first, paper_first))
+        else:
+            verdict = "differs"
+            if not rec_ok:
+                why.append("%d rounds %s" % (paper_rec, "was not measured" if rec is None else "fails"))
+            if not lcg_fails:
+                why.append("LCG %s" % ("was not measured" if lcg is None else "passes"))
+            if not by_chance:
+                why.append("too many counts ≥ %d rounds fail for chance at α = %g" % (paper_rec, alpha))
+        if fails_above:
+            why.append("counts ≥ %d rounds that fail: %s — %d of %d tests; at α = %g the chance of %d or more false "
+                       "rejections is %.2f" % (paper_rec, ranges(fails_above), len(fails_above), len(above), alpha,
+                                               len(fails_above), chance))
+        if lcg and lcg["samples"] != paper_samples:
+            why.append("LCG's χ² scaled to {:,} samples is {:.2f}× the paper's ≈{:,}".format(
+                int(paper_samples), lcg["statistic"] * paper_samples / lcg["samples"] / paper_lcg, int(paper_lcg)))
+        if std and not std["passes"]:
+            why.append("the control std::shuffle fails too (χ² %s > %s, p = %.3g; a uniform shuffler fails with "
+                       "probability α = %g)" % (sr.fmt_num(std["statistic"]), sr.fmt_num(std["critical_value"]),
+                                                std["p_value"], alpha))
+        if samples < paper_samples:
+            why.append("{:,} permutations per point instead of {:,}: χ² grows in proportion to the sample count for "
+                       "a fixed non-uniform distribution, so this run detects only stronger non-uniformity (fewer "
+                       "rounds) and its first passing count is expected to be at or below the paper's"
+                       .format(samples, int(paper_samples)))
+        self.add("**Verdict: %s.** " % verdict + sentence(why))
+        self.summary.append(("Fig. 6 (χ², n = 5)", verdict, "; ".join(why)))
+        self.chi2_first = first
+
+    # ----------------------------------------------------------------------- Figs. 7–9
+
+    @staticmethod
+    def mmd_samples_text(rows):
+        """'2,000' when every n used the same sample count, else '2,000 (n = 5), 500 (n = 1000)'."""
+        per_n = {}
+        for r in rows:
+            per_n.setdefault(r["n"], set()).add(r["samples"])
+        counts = {c for v in per_n.values() for c in v}
+        if len(counts) == 1:
+            return "{:,}".format(counts.pop())
+        return ", ".join("%s (n = %d)" % ("/".join("{:,}".format(c) for c in sorted(v)), n)
+                         for n, v in sorted(per_n.items()))
+
+    def mmd_section(self, rows, meta):
+        paper_rec = int(self.fact("recommended_rounds"))
+        paper_fail_below = int(self.fact("mmd_some_tests_fail_below_rounds"))
+        paper_samples = self.fact("mmd_samples")
+        ns = sorted({r["n"] for r in rows})
+        forms = [f for f in ("one_sample", "pairwise") if any(r["form"] == f for r in rows)]
+        forms += sorted({r["form"] for r in rows} - set(forms))
+        self.add("## Figs. 7–9 — MMD test with the Mallows kernel (paper §5)", provenance(meta, "fig07_09_mmd"))
+        for name, n in sr.MMD_FIGURE_N.items():
+            self.add(self.figure(name, "Fig. %d, this run: |MMD²| vs. VariablePhilox rounds, n = %d"
+                                 % ({5: 7, 100: 8, 1000: 9}[n], n)))
+
+        trows, all_tests_above, fails_above, fails_below = [], 0, [], []
+        lcg_outcomes, std_outcomes, rec_outcomes = [], [], []
+        for n in ns:
+            for form in forms:
+                sel = [r for r in rows if r["n"] == n and r["form"] == form]
+                vp = sorted([r for r in sel if r["algorithm"] == "variable_philox" and r["rounds"] is not None],
+                            key=lambda r: r["rounds"])
+                if not vp:
+                    continue
+                lcg = next((r for r in sel if r["algorithm"] == "lcg"), None)
+                std = next((r for r in sel if r["algorithm"] == "std_shuffle"), None)
+                both = lambda r: r["passes_hoeffding"] == 1 and r["passes_normal"] == 1  # noqa: E731
+                rec = next((r for r in vp if r["rounds"] == paper_rec), None)
+                for r in vp:
+                    if r["rounds"] >= paper_rec:
+                        all_tests_above += 2
+                        for test in ("hoeffding", "normal"):
+                            if not r["passes_" + test]:
+                                fails_above.append((n, form, test, r["rounds"]))
+                    elif r["rounds"] < paper_fail_below and not both(r):
+                        fails_below.append((n, form, r["rounds"]))
+
+                def outcome(r):
+                    if r is None:
+                        return "—"
+                    return "%s (H %s, N %s)" % (sr.fmt_num(r["statistic"]), "pass" if r["passes_hoeffding"] else
+                                                "**fail**", "pass" if r["passes_normal"] else "**fail**")
+                trows.append((n, form.replace("_", "-"), "{:,}".format(vp[0]["samples"]),
+                              "%s / %s" % (sr.fmt_num(vp[0]["hoeffding_threshold"]),
+                                           sr.fmt_num(vp[0]["normal_threshold"])),
+                              ranges([r["rounds"] for r in vp if r["passes_hoeffding"]]),
+                              ranges([r["rounds"] for r in vp if r["passes_normal"]]),
+                              first_all_pass(vp, both) or "none",
+                              yes_no(rec is not None and both(rec)) if rec else "not measured",
+                              outcome(lcg), outcome(std)))
+                rec_outcomes.append((n, form, rec is not None and both(rec)))
+                if lcg:
+                    lcg_outcomes.append((n, form, not both(lcg)))
+                if std:
+                    std_outcomes.append((n, form, both(std)))
+        self.add("Thresholds are at α = %g; H = Hoeffding (distribution-free), N = normal (CLT, the paper's "
+                 "preferred test for large samples). \"First all-pass\" is the first round count from which every "
+                 "larger count passes both tests." % rows[0]["alpha"],
+                 table(("n", "form", "samples", "threshold H / N", "rounds passing H", "rounds passing N",
+                        "first all-pass", "%d rounds passes both" % paper_rec, "LCG |MMD²|", "std::shuffle |MMD²|"),
+                       trows, "rllrllrlll"))
+
+        # The paper's claims, checked.
+        pair = [(n, ok) for n, form, ok in rec_outcomes if form == "pairwise"]
+        claims = []
+        if pair:
+            claims.append(("%d rounds passes the pairwise test at n = %s" % (paper_rec, ", ".join(str(n) for n, _ in pair)),
+                           ", ".join("n = %d: %s" % (n, yes_no(ok)) for n, ok in pair), "yes (passes all tests)"))
+        claims.append(("every count ≥ %d rounds passes every test (%d tests)" % (paper_rec, all_tests_above),
+                       "yes" if not fails_above else "no: %s" % "; ".join(
+                           "n = %d %s %s at %d" % f for f in fails_above), "yes"))
+        claims.append(("some test fails below %d rounds" % paper_fail_below,
+                       "yes (%d failing round counts)" % len(fails_below) if fails_below else "no", "yes"))
+        n5_first = [first_all_pass(sorted([r for r in rows if r["n"] == 5 and r["form"] == f and
+                                           r["algorithm"] == "variable_philox" and r["rounds"] is not None],
+                                          key=lambda r: r["rounds"]), lambda r: r["passes_normal"] == 1)
+                    for f in forms]
+        if getattr(self, "chi2_first", None) is not None and any(x is not None for x in n5_first):
+            claims.append(("at n = 5 the normal-threshold test roughly coincides with χ² (first all-pass round)",
+                           "MMD-N: %s; χ²: %d" % (", ".join("%s %s" % (f.replace("_", "-"), x)
+                                                            for f, x in zip(forms, n5_first)), self.chi2_first),
+                           "roughly coincide"))
+        if lcg_outcomes:
+            claims.append(("LCG fails (at least one test)", ", ".join(
+                "n = %d %s: %s" % (n, f.replace("_", "-"), yes_no(x)) for n, f, x in lcg_outcomes),
+                "— (plotted; the text states no MMD verdict for LCG)"))
+        if std_outcomes:
+            claims.append(("std::shuffle passes both tests", ", ".join(
+                "n = %d %s: %s" % (n, f.replace("_", "-"), yes_no(x)) for n, f, x in std_outcomes), "—"))
+        self.add(table(("claim (paper §5)", "this run", "paper"), claims))
+
+        why = []
+        alpha = rows[0]["alpha"]
+        normal_tests = all_tests_above // 2
+        normal_fails = sum(1 for f in fails_above if f[2] == "normal")
+        hoeffding_fails = len(fails_above) - normal_fails
+        # Under uniformity the normal test rejects with probability α; the Hoeffding bound is conservative, so
+        # its rejections are rarer still. Failures that α-level false rejections explain count as chance.
+        chance = binomial_tail(len(fails_above), normal_tests, alpha) if normal_tests else 1.0
+        by_chance = chance >= 0.01
+        if fails_above:
+            why.append("%d of %d tests at ≥ %d rounds fail (%d normal, %d Hoeffding: %s); at α = %g the chance of %d "
+                       "or more false rejections among the %d normal tests is %.2f"
+                       % (len(fails_above), all_tests_above, paper_rec, normal_fails, hoeffding_fails,
+                          "; ".join("n = %d %s at %d" % (n, f.replace("_", "-"), r) for n, f, _, r in fails_above),
+                          alpha, len(fails_above), normal_tests, chance))
+        if by_chance and fails_below:
+            verdict = "reproduced"
+            why.insert(0, "every test passes from %d rounds at n = %s%s, and some fail below %d rounds"
+                       % (paper_rec, ", ".join(map(str, ns)), " apart from chance-level failures" if fails_above
+                          else "", paper_fail_below))
+        elif by_chance:
+            verdict = "reproduced in part"
+            why.insert(0, "every test passes from %d rounds%s, but no test fails below %d rounds"
+                       % (paper_rec, " apart from chance-level failures" if fails_above else "", paper_fail_below))
+        else:
+            verdict = "differs"
+            why.insert(0, "more tests fail at ≥ %d rounds than chance explains" % paper_rec)
+        if lcg_outcomes:
+            failed = sum(1 for *_, x in lcg_outcomes if x)
+            why.append("LCG fails in %d of %d (n, form) cases" % (failed, len(lcg_outcomes)))
+        std_fails = [(n, f) for n, f, ok in std_outcomes if not ok]
+        if std_fails:
+            why.append("the control std::shuffle fails a test in %d of %d cases (%s)" % (
+                len(std_fails), len(std_outcomes), ", ".join("n = %d %s" % (n, f.replace("_", "-"))
+                                                             for n, f in std_fails)))
+        s = min(r["samples"] for r in rows)
+        if s < paper_samples:
+            why.append("this run uses {} permutations per point instead of {:,}, so the thresholds are at least "
+                       "{:.1f}× wider (they shrink as 1/√samples) and the tests are less sensitive"
+                       .format(self.mmd_samples_text(rows), int(paper_samples), math.sqrt(paper_samples / max(
+                           r["samples"] for r in rows))))
+        self.add("**Verdict: %s.** " % verdict + sentence(why))
+        self.summary.append(("Figs. 7–9 (MMD, n = %s)" % ", ".join(map(str, ns)), verdict, "; ".join(why)))
+
+    # ----------------------------------------------------------------------- throughput tables
+
+    def throughput_comparison(self, rows, reference_file, table_name, paper_cores, our_cores):
+        """Markdown for ours-vs-paper throughput and the computed verdict (verdict, why)."""
+        ref, ref_order, ref_rows = sr.load_reference_table(reference_file)
+        printed = {(r["label"], r["log2_size"]): r["as_printed"] for r in ref_rows}
+        ours = sr.best_throughput(rows)
+        labels = ref_order + sorted(set(ours) - set(ref_order))
+        sizes = sorted({w for t in ref.values() for w in t} | {w for t in ours.values() for w in t})
+        out = []
+
+        def cell(lab, w):
+            o = ours.get(lab, {}).get(w)
+            return "%s / %s" % ("**%s**" % sr.fmt_num(o[0]) if o else "—", printed.get((lab, w), "—"))
+
+        out.append("Throughput in million items/s, **this run** / paper %s (%s). \"—\": not measured."
+                   % (table_name, ref_rows[0]["machine"]))
+        out.append(table(["size"] + labels, [["2^%d+1" % w] + [cell(l, w) for l in labels] for w in sizes],
+                         "l" + "r" * len(labels)))
+        ratio_rows, ratios = [], []
+        for w in sizes:
+            row = ["2^%d+1" % w]
+            for lab in labels:
+                o, p = ours.get(lab, {}).get(w), ref.get(lab, {}).get(w)
+                if o and p:
+                    ratios.append(o[0] / p)
+                    row.append("%.3g" % (o[0] / p))
+                else:
+                    row.append("—")
+            ratio_rows.append(row)
+        out.append("Ratio this run / paper:")
+        out.append(table(["size"] + labels, ratio_rows, "l" + "r" * len(labels)))
+        threads = [(lab, next(iter(ours[lab].values()))[1]) for lab in labels if lab in ours]
+        if any(t and t > 0 for _, t in threads):
+            out.append("Threads used in this run: %s." % ", ".join("%s %d" % lt for lt in threads))
+
+        # Rankings of the shuffles (Gather is a bound, not a shuffle) at the sizes both measured.
+        shuffles = [l for l in ref_order if l in ours and l not in sr.NON_SHUFFLES]
+        common = [w for w in sizes if all(w in ours[l] for l in shuffles) and all(w in ref[l] for l in shuffles)]
+        rank_rows, same_top, taus = [], 0, []
+        for w in common:
+            o = sorted(shuffles, key=lambda l: -ours[l][w][0])
+            p = sorted(shuffles, key=lambda l: -ref[l][w])
+            tau = kendall_tau(o, p)
+            taus.append(tau)
+            same_top += o[0] == p[0]
+            rank_rows.append(("2^%d+1" % w, " > ".join(o), " > ".join(p), "%.2f" % tau))
+        if rank_rows:
+            out.append("Ranking of the shuffles (fastest first; Kendall τ = 1 means the same order):")
+            out.append(table(("size", "this run", "paper", "τ"), rank_rows, "lllr"))
+
+        why = []
+        if not ratios:
+            return out, "not compared", ["no size measured by both"]
+        med = median(ratios)
+        close = 0.8 <= med <= 1.25
+        absolute = "absolute numbers close" if close else "absolute numbers differ"
+        why.append("absolute throughput %s: median ratio this run / paper %.3g over %d (algorithm, size) pairs"
+                   % ("close" if close else "differs", med, len(ratios)))
+        per_alg = []
+        for lab in labels:
+            r = [o[0] / ref[lab][w] for w, o in ours.get(lab, {}).items() if w in ref.get(lab, {})]
+            if r:
+                per_alg.append((median(r), lab))
+        if len(per_alg) > 1:
+            why.append("median ratio per algorithm, lowest first: %s" % ", ".join(
+                "%s %.3g" % (lab, m) for m, lab in sorted(per_alg)))
+        single = [o[0] / ref["std::shuffle"][w] for w, o in ours.get("std::shuffle", {}).items()
+                  if w in ref.get("std::shuffle", {})]
+        if single:
+            why.append("single-threaded std::shuffle, which compares per-core speed, has median ratio %.3g"
+                       % median(single))
+        if our_cores and paper_cores:
+            why.append("this run has %d cores against the paper's %d (ratio %.3g)"
+                       % (our_cores, paper_cores, our_cores / paper_cores))
+        missing = [w for w in sorted({w for t in ref.values() for w in t}) if not any(w in t for t in ours.values())]
+        if missing:
+            why.append("sizes not measured: %s" % ", ".join("2^%d+1" % w for w in missing))
+        if common:
+            mean_tau = sum(taus) / len(taus)
+            why.append("fastest shuffle the same at %d of %d common sizes, mean Kendall τ %.2f"
+                       % (same_top, len(common), mean_tau))
+            if same_top == len(common) and mean_tau >= 0.6:
+                verdict = "ranking reproduced, " + absolute
+            elif same_top * 2 >= len(common):
+                verdict = "ranking partly reproduced, " + absolute
+            else:
+                verdict = "ranking differs, " + absolute
+        else:
+            verdict = absolute + "; ranking not comparable"
+        return out, verdict, why
+
+    def table2_section(self, rows, meta):
+        paper_cores = self.fact("cpu_cores")
+        self.add("## Table 2 / Fig. 12 — CPU shuffling throughput (paper §6)", provenance(meta, "table2_cpu_shuffle"),
+                 self.figure("fig12_cpu_shuffle", "Fig. 12: CPU throughput, this run (solid) and the "
+                             "paper's Table 2 (dashed)"))
+        blocks, verdict, why = self.throughput_comparison(rows, "shuffle_table2_cpu.csv", "Table 2",
+                                                          int(paper_cores), meta.get("cores"))
+        self.add(*blocks)
+        # The text's specific claims about Table 2.
+        ours = sr.best_throughput(rows)
+        ref, ref_order, _ = sr.load_reference_table("shuffle_table2_cpu.csv")
+        shuffles = [l for l in ref_order if l not in sr.NON_SHUFFLES]
+
+        def top(table_get, w, labs):
+            vals = [(table_get(l, w), l) for l in labs]
+            vals = [(v, l) for v, l in vals if v is not None]
+            return max(vals)[1] if vals else None
+        ref_get = lambda l, w: ref.get(l, {}).get(w)  # noqa: E731
+        our_get = lambda l, w: ours.get(l, {}).get(w, (None,))[0]  # noqa: E731
+        ref_top = [w for w in sorted(ref["VarPhilox"]) if top(ref_get, w, shuffles) == "VarPhilox"]
+        our_shuffles = [l for l in shuffles if l in ours]
+        our_sizes = sorted({w for t in ours.values() for w in t})
+        our_top = [w for w in our_sizes if top(our_get, w, our_shuffles) == "VarPhilox"]
+        claims = [("sizes where VarPhilox is the fastest shuffle",
+                   ", ".join("2^%d+1" % w for w in our_top) or "none",
+                   ", ".join("2^%d+1" % w for w in ref_top))]
+        rs_w = int(self.fact("cpu_rs_beats_varphilox_above_log2_size"))
+        if "RS" in ours and "VarPhilox" in ours:
+            big = [w for w in our_sizes if w > rs_w and w in ours["RS"] and w in ours["VarPhilox"]]
+            claims.append(("RS faster than VarPhilox for n > 2^%d" % rs_w,
+                           ", ".join("2^%d+1: %s" % (w, yes_no(ours["RS"][w][0] > ours["VarPhilox"][w][0]))
+                                     for w in big) or "no size > 2^%d measured" % rs_w, "yes"))
+        if "RS" in ours and "Gather" in ours:
+            big = [w for w in our_sizes if w > rs_w and w in ours["RS"] and w in ours["Gather"]]
+            claims.append(("RS faster than the TBB gather at large sizes",
+                           ", ".join("2^%d+1: %s" % (w, yes_no(ours["RS"][w][0] > ours["Gather"][w][0]))
+                                     for w in big) or "no size > 2^%d measured" % rs_w, "yes"))
+        self.add(table(("claim (paper §6)", "this run", "paper"), claims))
+        self.add("**Verdict: %s.** " % verdict + sentence(why))
+        self.summary.append(("Table 2 / Fig. 12 (CPU throughput)", verdict, "; ".join(why)))
+
+    def gpu_section(self):
+        ref, ref_order, ref_rows = sr.load_reference_table("shuffle_table1_gpu.csv")
+        printed = {(r["label"], r["log2_size"]): r["as_printed"] for r in ref_rows}
+        self.add("## Table 1 / Figs. 10–11 — GPU shuffling throughput (paper §6)")
+        found = sr.find_recorded(self.recorded, "table1_gpu_shuffle")
+        if not found:
+            self.add("Not yet recorded. These come from a later run on a GPU, kept in git under "
+                     "`results/recorded/<device>/` (looked in `%s`); `make figures` on a machine without a GPU then "
+                     "draws them from there. The paper's Table 1 (%s), for reference, in million items/s:"
+                     % (display_path(self.recorded), ref_rows[0]["machine"]),
+                     table(["size"] + ref_order,
+                           [["2^%d+1" % w] + [printed.get((l, w), "—") for l in ref_order]
+                            for w in sorted(ref[ref_order[0]])], "l" + "r" * len(ref_order)))
+            self.summary.append(("Table 1 / Figs. 10–11 (GPU throughput)", "not yet recorded",
+                                 "needs a GPU run recorded under results/recorded/<device>/"))
+            return
+        for device, directory in found:
+            rows, meta = sr.load_experiment(directory, "table1_gpu_shuffle")
+            self.add("### %s" % device, provenance(meta, "table1_gpu_shuffle"),
+                     self.figure("fig11_gpu_shuffle_%s" % device,
+                                 "Fig. 11, recorded on %s: GPU throughput, recorded run (solid) and the paper's "
+                                 "Table 1 (dashed)" % device))
+            blocks, verdict, why = self.throughput_comparison(rows, "shuffle_table1_gpu.csv", "Table 1", None, None)
+            self.add(*blocks, "**Verdict: %s.** " % verdict + sentence(why))
+            self.summary.append(("Table 1 / Fig. 11 on %s" % device, verdict, "; ".join(why)))
+
+    # ----------------------------------------------------------------------- whole report
+
+    def write(self, loaded):
+        metas = {name: meta for name, (_, meta) in loaded.items()}
+        scales = sorted({str(m.get("scale")) for m in metas.values()})
+        total = sum(float(m.get("run_seconds", 0)) for m in metas.values())
+        header = [
+            "# Reproduction report — Bandwidth-Optimal Random Shuffling for GPUs (Mitchell et al.)",
+            "Generated %s by `paper/make_report.py` from the results in `%s` and the figures in `%s`. Every number "
+            "below is read from those CSV/meta.json files or from the paper's published numbers in "
+            "`figures/reference/` (typed from the paper, with table and section); the verdicts are computed from them."
+            % (datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+               self.results, self.figures),
+            "## How it was produced",
+            "`make figures SCALE=%s` builds the project, runs the experiments (commands as recorded in their "
+            "meta.json; %.0f s of experiment run time in all), draws the figures and writes this report:"
+            % ("/".join(scales), total),
+            "```\n" + "\n".join(m.get("command", name) for name, m in metas.items()) +
+            "\nfigures/plot_all.py --results %s --out %s\npaper/make_report.py %s\n```"
+            % (self.results, self.figures, " ".join(sys.argv[1:])),
+        ]
+        s6 = loaded["fig06_chi2_rounds"][0][0]["samples"]
+        s79 = self.mmd_samples_text(loaded["fig07_09_mmd"][0])
+        paper_s6, paper_s79 = int(self.fact("chi2_samples")), int(self.fact("mmd_samples"))
+        sizes = sorted({r["log2_size"] for r in loaded["table2_cpu_shuffle"][0]})
+        header.append(
+            "**Scale: {}.** The paper uses {:,} permutations per data point for Fig. 6 and {:,} for Figs. 7–9; this "
+            "run uses {:,} for Fig. 6 and {} for Figs. 7–9. The default scale uses fewer samples than the paper (so its statistical tests "
+            "are less sensitive) and smaller throughput sizes, so that `make figures` finishes in about 20 minutes on "
+            "2 cores; `SCALE=paper` uses the paper's sample counts and sizes. Throughput sizes measured here: {} "
+            "(paper: 2^{}+1 to 2^{}+1 in steps of 3, average of {} trials)."
+            .format(", ".join(scales), paper_s6, paper_s79, s6, s79, ", ".join("2^%d+1" % w for w in sizes),
+                    int(self.fact("throughput_log2_size_min")), int(self.fact("throughput_log2_size_max")),
+                    int(self.fact("throughput_trials"))))
+        machines = sorted({"%s, %s cores (host %s)" % (m.get("cpu_model", "unknown CPU"), m.get("cores", "?"),
+                                                       m.get("host", "?")) for m in metas.values()})
+        header.append("**Machine:** %s. The paper's CPU results are from %s (%d physical cores), its GPU results "
+                      "from a %s."
+                      % ("; ".join(machines), self.facts["cpu_machine"]["value"], self.fact("cpu_cores"),
+                         self.facts["gpu_machine"]["value"]))
+        body = self.lines
+        self.lines = []
+        self.add(*header)
+        self.add("## Summary", table(("paper item", "verdict", "why (computed from the data)"), self.summary))
+        return "\n".join(self.lines + body).rstrip() + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--results", required=True)
+    parser.add_argument("--figures", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--recorded", default=None, help="GPU runs, one directory per device "
+                        "(default: RESULTS/recorded, else the repository's results/recorded)")
+    args = parser.parse_args(argv)
+    loaded, problems = {}, []
+    for name in sr.CPU_EXPERIMENTS:
+        try:
+            loaded[name] = sr.load_experiment(args.results, name)
+        except sr.MissingInput as e:
+            problems.append(str(e))
+    if problems:
+        for p in problems:
+            print("make_report: ERROR: %s" % p, file=sys.stderr)
+        print("make_report: cannot write the report; run the experiments first (make figures)", file=sys.stderr)
+        return 1
+    report = Report(args.results, args.figures, args.out, args.recorded or sr.default_recorded_root(args.results))
+    report.chi2_section(*loaded["fig06_chi2_rounds"])
+    report.mmd_section(*loaded["fig07_09_mmd"])
+    report.table2_section(*loaded["table2_cpu_shuffle"])
+    report.gpu_section()
+    text = report.write(loaded)
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    tmp = args.out + ".partial"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, args.out)
+    print("make_report: wrote %s" % args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
