@@ -41,12 +41,12 @@ int main(int argc, char** argv) {
   app.add_option("--max-rounds", max_rounds, "VariablePhilox rounds 1..max-rounds (default 32)")
       ->check(CLI::Range(1u, onepass::bijection::max_rounds));
   app.add_option("--samples", samples_option,
-                 "permutations per configuration (default by scale: smoke 2000, default 100000, paper 1000000)");
+                 "permutations per configuration (default by scale: smoke 2000, default 1000000, paper 1000000)");
   r.parse(argc, argv);
 
   const std::size_t n = 5;
   const std::uint64_t samples =
-      samples_option ? samples_option : r.pick<std::uint64_t>(2000, 100000, 1000000);
+      samples_option ? samples_option : r.pick<std::uint64_t>(2000, 1000000, 1000000);
   r.note("samples_per_configuration", std::to_string(samples));
   r.note("alpha", std::to_string(alpha));
   r.note("n", std::to_string(n));
