@@ -256,9 +256,15 @@ TEST_F(CliTest, BadArgumentsGiveOneLineOnStderrAndNothingOnStdout) {
       {"no_such_subcommand", {"no_such_subcommand"}},
       {"", {"subcommand"}},
   };
-  // Registered algorithms that are not cpu permutations (e.g. the random gather).
+  // Registered names with no CPU permutation under them (the random gather, GPU-only
+  // entries); a GPU entry that shares its name with a CPU twin selects the twin.
+  auto is_cpu_permutation = [](const std::string& name) {
+    for (const auto& e : reg::shuffles())
+      if (e.name == name && e.where == reg::device::cpu && e.permutes) return true;
+    return false;
+  };
   for (const auto& e : reg::shuffles())
-    if (e.where != reg::device::cpu || !e.permutes) {
+    if (!is_cpu_permutation(e.name)) {
       cases.push_back({"permutation --n 5 --algorithm " + e.name, {"--algorithm", e.name}});
       cases.push_back({"shuf --algorithm " + e.name, {"--algorithm", e.name}});
     }
