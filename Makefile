@@ -4,9 +4,14 @@
 #   make test-gpu   run the GPU test suite (needs an NVIDIA GPU)
 #   make paper      regenerate the report from existing results
 #   make deps       install missing Debian packages
+#   make record-gpu DEVICE=<slug>   keep this machine's GPU results in git (results/recorded/<slug>/)
+#
+# On a machine with an NVIDIA GPU (nvidia-smi -L lists one) `make figures` also runs the
+# GPU experiments; elsewhere it skips them and the GPU figures come from the newest
+# results/recorded/<device>/ copy, when there is one.
 #
 # Variables: SCALE=smoke|default|paper, BUILD_DIR, RESULTS_DIR, PYTHON, JOBS,
-#            CUDA_ARCH (default 90), CMAKE_ARGS.
+#            CUDA_ARCH (default 90), CMAKE_ARGS, DEVICE (record-gpu).
 
 SHELL := /bin/bash
 SCALE ?= default
@@ -25,8 +30,11 @@ BIN := $(BUILD_DIR)/bin
 
 # CPU experiments (one program per paper figure/table); see README.md.
 CPU_EXPERIMENTS := fig06_chi2_rounds fig07_09_mmd table2_cpu_shuffle
+# GPU experiments (experiments/*.cu, built when nvcc is found; run only where a GPU is).
+GPU_EXPERIMENTS := table1_gpu_shuffle fig10_fusion
 
-.PHONY: all deps configure build test test-gpu figures experiments plots paper smoke clean
+.PHONY: all deps configure build test test-gpu figures experiments gpu-experiments plots paper smoke \
+        record-gpu clean
 
 all: build
 
@@ -67,6 +75,35 @@ experiments:
 	@set -e; for e in $(CPU_EXPERIMENTS); do \
 	  $(BIN)/$$e --scale $(SCALE) --out-dir $(RESULTS_DIR); \
 	done
+	@$(MAKE) --no-print-directory gpu-experiments
+
+# Runs the GPU experiments when this machine has a GPU and they were built; otherwise one line.
+gpu-experiments:
+	@if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then \
+	  echo "experiments: no NVIDIA GPU here (nvidia-smi -L lists none): GPU experiments skipped; GPU figures come from results/recorded/<device>/ when present"; \
+	elif ! ( for e in $(GPU_EXPERIMENTS); do test -x $(BIN)/$$e || exit 1; done ); then \
+	  echo "experiments: GPU binaries not built in $(BIN) (no nvcc at configure time?): GPU experiments skipped"; \
+	else \
+	  status=0; for e in $(GPU_EXPERIMENTS); do \
+	    $(BIN)/$$e --scale $(SCALE) --out-dir $(RESULTS_DIR) || { echo "experiments: $$e failed (exit $$?)" >&2; status=1; }; \
+	  done; \
+	  exit $$status; \
+	fi
+
+# Copies the GPU results of $(RESULTS_DIR) to results/recorded/$(DEVICE)/, to be committed,
+# so that machines without a GPU draw the GPU figures from them.
+record-gpu:
+	@test -n "$(DEVICE)" || { echo "record-gpu: name the device, e.g. make record-gpu DEVICE=h100-sxm5-80gb" >&2; exit 2; }
+	@case "$(DEVICE)" in *[!A-Za-z0-9._-]*|.*) echo "record-gpu: DEVICE may hold only letters, digits, '.', '_' and '-' (got '$(DEVICE)')" >&2; exit 2;; esac
+	@set -e; dest=results/recorded/$(DEVICE); copied=0; \
+	for e in $(GPU_EXPERIMENTS); do \
+	  if [ ! -f $(RESULTS_DIR)/$$e.csv ]; then echo "record-gpu: $(RESULTS_DIR)/$$e.csv missing: not recorded" >&2; continue; fi; \
+	  test -f $(RESULTS_DIR)/$$e.meta.json || { echo "record-gpu: $(RESULTS_DIR)/$$e.meta.json missing" >&2; exit 1; }; \
+	  mkdir -p $$dest; cp $(RESULTS_DIR)/$$e.csv $(RESULTS_DIR)/$$e.meta.json $$dest/; copied=$$((copied + 1)); \
+	  if grep -q '"scale": "smoke"' $$dest/$$e.meta.json; then echo "record-gpu: warning: $$e ran at SCALE=smoke (small sizes only); record a default or paper run" >&2; fi; \
+	  echo "record-gpu: $$e ($$(sed -n 's/.*"scale": "\([a-z]*\)".*/scale \1/p; s/.*"gpu_name": "\(.*\)".*/\1/p' $$dest/$$e.meta.json | paste -sd, -)) -> $$dest/"; \
+	done; \
+	test $$copied -gt 0 || { echo "record-gpu: no GPU results in $(RESULTS_DIR); run make figures on a machine with a GPU first" >&2; exit 1; }
 
 plots:
 	@test -n "$(PYTHON)" || { echo "no python with matplotlib found; run make deps or set PYTHON=" >&2; exit 1; }

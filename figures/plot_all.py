@@ -12,14 +12,17 @@ figures/shuffle_results.py SCHEMAS) and writes <figure>.png and <figure>.pdf to 
     fig09_mmd_n1000     |MMD²| vs rounds, n = 1000 (Fig. 9)
     fig12_cpu_shuffle   CPU throughput vs size, ours beside the paper's Table 2 (Fig. 12)
 
-GPU figures come from runs recorded on a GPU, --recorded DIR/<device>/ (default:
-DIR/recorded, else the repository's results/recorded); each is drawn once per device
-that has its CSV, and skipped with a note while none is recorded:
+GPU figures come from the GPU experiments' CSVs in DIR when present (a run on a machine
+with a GPU), else from the newest copy recorded on a GPU, --recorded DIR/<device>/
+(default: DIR/recorded, else the repository's results/recorded); each is skipped with a
+note while neither exists:
 
-    fig11_gpu_shuffle_<device>   GPU throughput vs size beside the paper's Table 1 (Fig. 11)
+    fig10_fusion        Bijective0/1/2 and gather throughput vs size, worst and best case (Fig. 10)
+    fig11_gpu_shuffle   GPU throughput vs size beside the paper's Table 1 (Fig. 11)
 
-A missing or malformed CPU CSV is reported and the script exits with status 1 after
-drawing what it can. Every figure is labelled with the machine from its meta.json.
+A missing or malformed CPU CSV, or a malformed GPU CSV, is reported and the script exits
+with status 1 after drawing what it can. Every figure is labelled with the machine from
+its meta.json (and, for GPU figures, whether it is this run or a recorded copy).
 Adding a figure is one function plus one entry in CPU_FIGURES_DRAWN or GPU_FIGURES_DRAWN.
 """
 
@@ -221,11 +224,13 @@ def draw_mmd(results, facts, out_dir, name, n):
 
 # --------------------------------------------------------------------------- throughput (Fig. 12, Fig. 11)
 
-def draw_throughput(rows, meta, reference_file, title, out_dir, name):
+def draw_throughput(rows, meta, reference_file, title, out_dir, name, name_of=None, where=None, markers=None):
     """Throughput (M items/s) vs input size, log–log, one solid line per measured series;
-    the paper's published numbers (reference_file) as faint dashed lines of the same colour."""
+    the paper's published numbers (reference_file) as faint dashed lines of the same colour.
+    name_of(row): series name (default: the paper label); where: appended to the footer;
+    markers: {series label: matplotlib marker} (default "o")."""
     ref, ref_order, ref_rows = sr.load_reference_table(reference_file)
-    series = sr.throughput_series(rows)
+    series = sr.throughput_series(rows, name_of)
     labels_order = ref_order + sorted({s["label"] for s in series.values()} - set(ref_order))
     fig, ax = plt.subplots(figsize=(8.4, 5.0))
     extra = 0
@@ -245,8 +250,8 @@ def draw_throughput(rows, meta, reference_file, title, out_dir, name):
             legend = sname
         else:
             legend = "%s (%d thread%s)" % (sname, s["threads"], "" if s["threads"] == 1 else "s")
-        ax.plot([2.0 ** w + 1 for w in ws], [s["points"][w] for w in ws], "-o", ms=4, lw=1.6,
-                color=colours[s["label"]], label=legend)
+        ax.plot([2.0 ** w + 1 for w in ws], [s["points"][w] for w in ws], "-", marker=(markers or {}).get(
+            s["label"], "o"), ms=4, lw=1.6, color=colours[s["label"]], label=legend)
     measured_labels = {s["label"] for s in series.values()}
     for lab in ref_order:
         ws = sorted(ref[lab])
@@ -267,7 +272,7 @@ def draw_throughput(rows, meta, reference_file, title, out_dir, name):
     handles.append(Line2D([], [], color="#777777", ls="--", alpha=0.6))
     labels.append("dashed: paper (%s)" % ref_rows[0]["machine"])
     ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.92)
-    _footer(fig, sr.machine_label(meta) + "   |   paper: %s" % ref_rows[0]["source"])
+    _footer(fig, sr.machine_label(meta, where) + "   |   paper: %s" % ref_rows[0]["source"])
     return _save(fig, out_dir, name)
 
 
@@ -279,11 +284,87 @@ def draw_fig12(results, facts, out_dir):
                            out_dir, "fig12_cpu_shuffle")
 
 
-def draw_fig11_gpu(rows, meta, facts, out_dir, device):
-    """GPU shuffle throughput vs size beside the paper's Table 1 (Fig. 11), for one recorded device."""
+def _where(source):
+    """Footer text saying whether a GPU figure shows this run or a recorded copy."""
+    if source.fresh:
+        return "this run"
+    return "recorded copy results/recorded/%s" % source.device
+
+
+def _gpu_name(meta, source):
+    return meta.get("gpu_name") or ("device '%s'" % source.device if source.device else "the GPU")
+
+
+def draw_fig11_gpu(rows, meta, facts, out_dir, source):
+    """GPU shuffle throughput vs size beside the paper's Table 1 (Fig. 11)."""
     return draw_throughput(rows, meta, "shuffle_table1_gpu.csv",
-                           "Fig. 11 — GPU shuffling throughput on %s (solid: recorded run, dashed: paper Table 1)"
-                           % device, out_dir, "fig11_gpu_shuffle_%s" % device)
+                           "Fig. 11 — GPU shuffling throughput on %s (solid: %s, dashed: paper Table 1)"
+                           % (_gpu_name(meta, source), "this run" if source.fresh else "recorded run"),
+                           out_dir, "fig11_gpu_shuffle", name_of=sr.gpu_name_of(rows), where=_where(source),
+                           markers=GPU_MARKERS)
+
+
+# Markers that tell apart the GPU series the paper does not have (its five keep "o").
+GPU_MARKERS = {"Gather (index array)": "D", "VarPhilox Bijective0": "s", "VarPhilox Bijective1": "^",
+               "thrust::shuffle_copy": "v", "randperm+gather": "P"}
+
+
+FUSION_STYLE = [  # (algorithm, case, legend, colour, line style, marker)
+    ("variable_philox_bijective0", "worst", "Bijective0 (separate passes)", "#9ecae1", "-", "s"),
+    ("variable_philox_bijective1", "worst", "Bijective1 (fused, two-pass scan)", "#4292c6", "-", "^"),
+    ("variable_philox", "worst", "Bijective2 (fused, single-pass look-back scan)", sr.COLOURS["VarPhilox"], "-", "o"),
+    ("variable_philox", "best", "Bijective2 (n = m, best case)", sr.COLOURS["VarPhilox"], "--", "o"),
+    ("gather", "worst", "gather (random gather, upper bound)", sr.COLOURS["Gather"], "-", "D"),
+]
+
+
+def draw_fig10(rows, meta, facts, out_dir, source):
+    """Throughput of the three fusion levels of the VariablePhilox shuffle and of the random
+    gather vs size (paper Fig. 10); below, each relative to gather at the same size."""
+    fig, (ax, axr) = plt.subplots(2, 1, figsize=(8.4, 6.6), sharex=True, gridspec_kw={"height_ratios": [3, 1.3]})
+    styled = {(a, c) for a, c, *_ in FUSION_STYLE}
+    extra = sorted({(r["algorithm"], r["case"]) for r in rows if r["case"] == "worst"} - styled)
+    styles = FUSION_STYLE + [(a, c, "%s (%s case)" % (a, c), sr.colour(a, i), "-", "x")
+                             for i, (a, c) in enumerate(extra)]
+    gather = {r["log2_size"]: r["items_per_second"] for r in rows if r["algorithm"] == "gather" and r["case"] == "worst"}
+    sizes, drawn = set(), 0
+    for alg, case, legend, colour, ls, marker in styles:
+        pts = sorted((r["log2_size"], r["n"], r["items_per_second"]) for r in rows
+                     if r["algorithm"] == alg and r["case"] == case)
+        if not pts:
+            continue
+        drawn += 1
+        sizes.update(w for w, _, _ in pts)
+        ax.plot([n for _, n, _ in pts], [v / 1e6 for _, _, v in pts], ls=ls, marker=marker, ms=4, lw=1.5,
+                mfc="white" if ls == "--" else colour, color=colour, label=legend)
+        if alg != "gather":
+            rel = [(n, v / gather[w]) for w, n, v in pts if gather.get(w)]
+            if rel:
+                axr.plot([n for n, _ in rel], [x for _, x in rel], ls=ls, marker=marker, ms=3.5, lw=1.2,
+                         mfc="white" if ls == "--" else colour, color=colour)
+    if not drawn:
+        plt.close(fig)
+        raise sr.MissingInput("fig10_fusion.csv has none of the algorithms of Fig. 10")
+    axr.axhline(1.0, color=sr.COLOURS["Gather"], lw=1.0)
+    axr.axhline(0.9, color="#999999", lw=0.9, ls=":", label="0.9 × gather")
+    axr.legend(loc="lower right", framealpha=0.92)
+    for a in (ax, axr):
+        a.set_xscale("log", base=2)
+        a.minorticks_off()
+    ax.set_yscale("log")
+    ticks = sorted(sizes)
+    step = max(1, (len(ticks) + 11) // 12)  # at most about 12 tick labels
+    axr.set_xticks([2.0 ** w for w in ticks[::step]])
+    axr.set_xticklabels(["$2^{%d}$" % w for w in ticks[::step]])
+    axr.set_xlabel("input size n (64-bit items): 2^w + 1 (worst case) or 2^w (best case)")
+    ax.set_ylabel("throughput (million items/s, log scale)")
+    axr.set_ylabel("÷ gather")
+    ax.set_title("Fig. 10 — GPU kernel fusion for the bijective shuffle (VariablePhilox, 24 rounds) on %s"
+                 % _gpu_name(meta, source))
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.92)
+    fig.tight_layout()
+    _footer(fig, sr.machine_label(meta, _where(source)))
+    return _save(fig, out_dir, "fig10_fusion")
 
 
 # Figures from this machine's results: (figure name, experiment it needs, draw function).
@@ -295,8 +376,9 @@ CPU_FIGURES_DRAWN = [
      lambda res, facts, out: draw_mmd(res, facts, out, "fig09_mmd_n1000", 1000)),
     ("fig12_cpu_shuffle", "table2_cpu_shuffle", draw_fig12),
 ]
-# Figures from runs recorded on a GPU: (figure name, experiment, draw(rows, meta, facts, out, device)).
+# Figures from GPU runs (fresh or recorded): (figure name, experiment, draw(rows, meta, facts, out, source)).
 GPU_FIGURES_DRAWN = [
+    ("fig10_fusion", "fig10_fusion", draw_fig10),
     ("fig11_gpu_shuffle", "table1_gpu_shuffle", draw_fig11_gpu),
 ]
 
@@ -310,6 +392,7 @@ def main(argv=None):
                              "(default: RESULTS/recorded, else the repository's results/recorded)")
     args = parser.parse_args(argv)
     assert {name for name, _, _ in CPU_FIGURES_DRAWN} == set(sr.CPU_FIGURES)
+    assert {name: experiment for name, experiment, _ in GPU_FIGURES_DRAWN} == sr.GPU_FIGURES
     os.makedirs(args.out, exist_ok=True)
     facts = sr.load_text_facts()
 
@@ -330,16 +413,18 @@ def main(argv=None):
 
     recorded_root = args.recorded or sr.default_recorded_root(args.results)
     for name, experiment, draw in GPU_FIGURES_DRAWN:
-        found = sr.find_recorded(recorded_root, experiment)
-        if not found:
-            print("plot_all: %s: no GPU run recorded yet (%s/<device>/%s.csv); skipped"
-                  % (name, recorded_root, experiment))
-        for device, directory in found:
-            try:
-                rows, meta = sr.load_experiment(directory, experiment)
-                written += draw(rows, meta, facts, args.out, device)
-            except sr.MissingInput as e:
-                problems.append("%s (%s) not drawn: %s" % (name, device, e))
+        source = sr.gpu_source(args.results, experiment, recorded_root)
+        if source is None:
+            print("plot_all: %s: not drawn, no GPU results (neither %s/%s.csv nor a recorded %s/<device>/%s.csv)"
+                  % (name, args.results, experiment, recorded_root, experiment))
+            continue
+        print("plot_all: %s from %s" % (name, "this run (%s)" % source.directory if source.fresh else
+                                         "the recorded copy in %s" % source.directory))
+        try:
+            rows, meta = sr.load_experiment(source.directory, experiment)
+            written += draw(rows, meta, facts, args.out, source)
+        except sr.MissingInput as e:
+            problems.append("%s not drawn: %s" % (name, e))
 
     for path in written:
         print("plot_all: wrote %s" % path)

@@ -9,6 +9,7 @@ tests: Figs. 6-9; §6 throughput: Tables 1-2, Figs. 10-12).
 """
 
 import csv
+import datetime
 import json
 import math
 import os
@@ -29,9 +30,25 @@ SCHEMAS = {
         "algorithm", "label", "log2_size", "n", "threads", "iterations", "seconds_per_iteration",
         "items_per_second"],
 }
-# GPU throughput runs recorded on a real GPU (results/recorded/<device>/); assumed to share
-# the Table 2 schema.
-GPU_SCHEMAS = {"table1_gpu_shuffle": SCHEMAS["table2_cpu_shuffle"]}
+# The GPU experiments (experiments/*.cu). `make figures` runs them only on a machine with
+# a GPU; elsewhere the figures and the report read the newest copy recorded on a GPU under
+# results/recorded/<device>/ (see gpu_source). Timing: CUDA events, median/min/max over
+# `reps` timed runs after warm-up; items_per_second = n / seconds_median.
+GPU_SCHEMAS = {
+    "table1_gpu_shuffle": [
+        "algorithm", "label", "log2_size", "n", "reps", "seconds_median", "seconds_min", "seconds_max",
+        "items_per_second"],
+    "fig10_fusion": [
+        "algorithm", "case", "log2_size", "n", "reps", "seconds_median", "seconds_min", "seconds_max",
+        "items_per_second"],
+}
+GPU_EXPERIMENTS = ["table1_gpu_shuffle", "fig10_fusion"]
+# GPU figures (each as .png and .pdf, drawn when their experiment's CSV exists, fresh or
+# recorded) and the experiment each needs.
+GPU_FIGURES = {
+    "fig10_fusion": "fig10_fusion",
+    "fig11_gpu_shuffle": "table1_gpu_shuffle",
+}
 
 # Experiments `make figures` runs on the CPU, in order.
 CPU_EXPERIMENTS = ["fig06_chi2_rounds", "fig07_09_mmd", "table2_cpu_shuffle"]
@@ -47,8 +64,9 @@ CPU_FIGURES = {
 MMD_FIGURE_N = {"fig07_mmd_n5": 5, "fig08_mmd_n100": 100, "fig09_mmd_n1000": 1000}
 
 INT_COLUMNS = {"rounds", "n", "samples", "log2_size", "threads", "iterations", "passes",
-               "passes_hoeffding", "passes_normal", "cores"}
-TEXT_COLUMNS = {"algorithm", "label", "form", "source", "machine", "as_printed", "unit", "quote", "key", "value"}
+               "passes_hoeffding", "passes_normal", "cores", "reps"}
+TEXT_COLUMNS = {"algorithm", "label", "form", "source", "machine", "as_printed", "unit", "quote", "key", "value",
+                "case"}
 
 # Display names as the paper's tables print them; keys are normalised names
 # (lower case, letters and digits only) of experiment algorithm names and labels.
@@ -67,7 +85,27 @@ COLOURS = {
     "Gather": "#222222", "VarPhilox": "#1f77b4", "LCG": "#ff7f0e", "DartThrowing": "#d62728",
     "std::shuffle": "#9467bd", "RS": "#2ca02c", "MergeShuffle": "#8c564b", "SortShuffle": "#e377c2",
 }
-NON_SHUFFLES = {"Gather"}  # a bound on throughput, not a shuffle (paper §2.2)
+NON_SHUFFLES = {"Gather", "Gather (index array)"}  # bounds on throughput, not shuffles (paper §2.2)
+
+# Display names of the GPU algorithms, by registry name. The GPU registry has several
+# VariablePhilox implementations, so names (not labels) decide which one is the paper's
+# VarPhilox column: Bijective2 ("variable_philox"), the fully fused single pass (§4, §6).
+GPU_DISPLAY = {
+    "gather": "Gather",
+    "gather_index_array": "Gather (index array)",
+    "variable_philox": "VarPhilox",
+    "variable_philox_bijective0": "VarPhilox Bijective0",
+    "variable_philox_bijective1": "VarPhilox Bijective1",
+    "lcg": "LCG",
+    "dart_throwing": "DartThrowing",
+    "sort_shuffle": "SortShuffle",
+    "thrust_shuffle": "thrust::shuffle_copy",
+    "randperm": "randperm+gather",
+}
+COLOURS.update({
+    "Gather (index array)": "#7f7f7f", "VarPhilox Bijective0": "#9ecae1", "VarPhilox Bijective1": "#4292c6",
+    "thrust::shuffle_copy": "#17becf", "randperm+gather": "#bcbd22",
+})
 
 
 class MissingInput(Exception):
@@ -176,12 +214,91 @@ def default_recorded_root(results_dir):
     return own if os.path.isdir(own) else os.path.join(REPO_ROOT, "results", "recorded")
 
 
-def machine_label(meta):
-    """One line naming where and how a result was measured, from its meta.json."""
+def _measured_date(directory, name):
+    """The meta.json date of a run (ISO text, sorts by time), else the CSV's modification time."""
+    try:
+        date = read_meta(os.path.join(directory, name + ".meta.json")).get("date")
+        if date:
+            return str(date)
+    except MissingInput:
+        pass
+    mtime = os.path.getmtime(os.path.join(directory, name + ".csv"))
+    return datetime.datetime.fromtimestamp(mtime, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class GpuSource:
+    """Where a GPU experiment's results are read from.
+
+    directory: holds <name>.csv and <name>.meta.json; device: the results/recorded/<device>
+    slug, or None for a fresh run in the results directory; others: the other recorded
+    devices that hold the experiment (named in the report, not drawn).
+    """
+
+    def __init__(self, name, directory, device, others=()):
+        self.name, self.directory, self.device, self.others = name, directory, device, list(others)
+
+    @property
+    def fresh(self):
+        return self.device is None
+
+    def describe(self, display=lambda p: p):
+        """'this run (DIR)' or 'recorded copy DIR (measured DATE)'."""
+        if self.fresh:
+            return "this run (`%s`)" % display(self.directory)
+        return "recorded copy `%s` (measured %s)" % (display(self.directory),
+                                                      _measured_date(self.directory, self.name)[:10])
+
+
+def gpu_source(results_dir, name, recorded_root):
+    """The GPU results to use for experiment `name`: the fresh results_dir/<name>.csv when it
+    exists (`make figures` on a machine with a GPU), else the newest (by meta.json date) of
+    recorded_root/<device>/<name>.csv, else None."""
+    if os.path.isfile(os.path.join(results_dir, name + ".csv")):
+        return GpuSource(name, results_dir, None, [d for d, _ in find_recorded(recorded_root, name)])
+    found = find_recorded(recorded_root, name)
+    if not found:
+        return None
+    dated = sorted(found, key=lambda dd: (_measured_date(dd[1], name), dd[0]))
+    device, directory = dated[-1]
+    return GpuSource(name, directory, device, sorted(d for d, _ in dated[:-1]))
+
+
+def gpu_display_names(rows):
+    """{algorithm: display name} for GPU rows: GPU_DISPLAY by registry name, else the row's
+    label (else its name); a label that two algorithms share gets the algorithm's name added."""
+    names, algorithms = {}, []
+    for r in rows:
+        if r["algorithm"] not in names:
+            algorithms.append(r["algorithm"])
+            names[r["algorithm"]] = GPU_DISPLAY.get(r["algorithm"]) or r.get("label") or r["algorithm"]
+    taken = {}
+    for a in algorithms:
+        taken.setdefault(names[a], []).append(a)
+    for display, owners in taken.items():
+        if len(owners) > 1:
+            for a in owners:
+                if GPU_DISPLAY.get(a) != display:
+                    names[a] = "%s (%s)" % (display, a)
+    return names
+
+
+def gpu_name_of(rows):
+    """A name_of function for throughput_series/best_throughput over GPU rows."""
+    names = gpu_display_names(rows)
+    return lambda r: names[r["algorithm"]]
+
+
+def machine_label(meta, where=None):
+    """One line naming where and how a result was measured, from its meta.json; `where`
+    (e.g. "recorded copy results/recorded/h100") is appended when given."""
     parts = []
     device = meta.get("gpu_name") or meta.get("gpu")
     if device:
-        parts.append(str(device))
+        extra = [x for x in ("%s SMs" % meta["gpu_sm_count"] if meta.get("gpu_sm_count") else "",
+                             "CUDA %s" % meta["cuda_runtime_version"] if meta.get("cuda_runtime_version") else "",
+                             "driver %s" % meta["nvidia_driver_version"] if meta.get("nvidia_driver_version") else "")
+                 if x]
+        parts.append("%s (%s)" % (device, ", ".join(extra)) if extra else str(device))
     cpu = meta.get("cpu_model", "unknown CPU")
     cores = meta.get("cores")
     parts.append("%s, %s cores" % (cpu, cores) if cores is not None else str(cpu))
@@ -191,6 +308,8 @@ def machine_label(meta):
         parts.append("scale %s" % meta["scale"])
     if meta.get("commit"):
         parts.append("commit %s%s" % (str(meta["commit"])[:10], "+dirty" if meta.get("worktree_dirty") else ""))
+    if where:
+        parts.append(str(where))
     return "Measured on " + " · ".join(parts)
 
 
@@ -222,18 +341,19 @@ def load_text_facts():
     return facts
 
 
-def throughput_series(rows):
+def throughput_series(rows, name_of=None):
     """Throughput rows grouped into plot series.
 
     Returns {series_label: {"label": paper label, "threads": t, "points": {log2_size: M items/s}}}.
     An algorithm measured at several thread counts gives one series per count
     ("VarPhilox (1 thr)"); otherwise the series is named by the paper label alone.
-    Repeated (algorithm, threads, size) rows are averaged.
+    Repeated (algorithm, threads, size) rows are averaged. name_of(row) replaces the paper
+    label (GPU rows: gpu_name_of); rows without a threads column count as threads 0.
     """
     by_alg = {}
     for r in rows:
-        lab = paper_label(r["algorithm"], r.get("label", ""))
-        by_alg.setdefault(lab, {}).setdefault(r["threads"], {}).setdefault(r["log2_size"], []).append(
+        lab = name_of(r) if name_of else paper_label(r["algorithm"], r.get("label", ""))
+        by_alg.setdefault(lab, {}).setdefault(r.get("threads") or 0, {}).setdefault(r["log2_size"], []).append(
             r["items_per_second"] / 1e6)
     series = {}
     for lab, per_threads in by_alg.items():
@@ -244,10 +364,10 @@ def throughput_series(rows):
     return series
 
 
-def best_throughput(rows):
+def best_throughput(rows, name_of=None):
     """{paper label: {log2_size: (M items/s, threads)}} using the highest thread count per algorithm."""
     out = {}
-    for name, s in throughput_series(rows).items():
+    for name, s in throughput_series(rows, name_of).items():
         cur = out.get(s["label"])
         if cur is None or s["threads"] > cur[1]:
             out[s["label"]] = (s["points"], s["threads"])

@@ -7,17 +7,20 @@ Every number in the report comes from the experiments' CSVs and meta.json files 
 --results (schemas: figures/shuffle_results.py) or from the paper's published numbers
 in figures/reference/*.csv; the verdicts are computed from them. Figures are linked
 by paths relative to the report's directory. GPU results (Table 1, Figs. 10-11) are
-read from --recorded DIR/<device>/ (default: DIR/recorded, else the repository's
-results/recorded) and reported as not yet recorded while absent.
+read from --results when a GPU run wrote them there, else from the newest copy under
+--recorded DIR/<device>/ (default: DIR/recorded, else the repository's results/recorded),
+labelled with where they were measured, and reported as not recorded while absent. The
+GPU section also checks issue 3's performance targets against the data.
 
 Exits with status 1, naming the files, when a CPU experiment's CSV or meta.json is
-missing or malformed.
+missing or malformed, or when a GPU experiment's is malformed.
 """
 
 import argparse
 import datetime
 import math
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "figures"))
@@ -26,6 +29,25 @@ import shuffle_results as sr  # noqa: E402
 PROVENANCE_KEYS = ["cpu_model", "cores", "tbb_concurrency", "host", "date", "commit", "scale", "seed",
                    "command", "run_seconds", "compiler", "build"]
 STANDARD_META = set(PROVENANCE_KEYS) | {"experiment", "worktree_dirty"}
+GPU_PROVENANCE_KEYS = ["gpu_name", "gpu_compute_capability", "gpu_sm_count", "gpu_memory_bytes", "gpu_l2_bytes",
+                       "nvidia_driver_version", "cuda_runtime_version", "cuda_driver_api_version", "cccl_version",
+                       "cuda_compiler_version", "cuda_architectures"]
+
+# Issue 3's performance targets for Bijective2 (registry "variable_philox", the paper's
+# VarPhilox column), measured by table1_gpu_shuffle with its peers in the same run.
+TARGET_LOG2_SIZE = 29            # the targets are stated at n = 2^29 + 1 uint64
+TARGET_VS_GATHER = 0.90          # >= 0.90 x random gather with a computed index
+TARGET_VS_THRUST = 1.8           # >= 1.8 x thrust::shuffle_copy
+TARGET_BEATS_THRUST_FROM = 14    # faster than thrust::shuffle_copy at every size from 2^14 + 1
+# Device-to-device copy bandwidth (one read + one write) of an H100 80GB HBM3, as issue 3
+# states it; the same-run copy measured by table1_gpu_shuffle is shown beside it.
+COPY_BANDWIDTH_NOMINAL = 3.0e12
+BYTES_PER_ELEMENT = 16           # one 8-byte read and one 8-byte write per element
+# Fig. 10's claims (paper §6) are checked at sizes above 2^21 ("equivalent in performance
+# for sizes > 2^21"); "equivalent" is read as within 10 %, "do not differ greatly" as within 25 %.
+FUSION_LARGE_ABOVE = 21
+FUSION_EQUIVALENT = 0.90
+FUSION_BEST_WORST = 1.25
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -95,9 +117,12 @@ def table(header, rows, align=None):
     return "\n".join(lines)
 
 
-def provenance(meta, name):
-    """Key/value table of one experiment's meta.json."""
+def provenance(meta, name, lead=()):
+    """Key/value table of one experiment's meta.json (keys in `lead` first)."""
     rows = []
+    for key in lead:
+        if key in meta:
+            rows.append((key, meta[key]))
     for key in PROVENANCE_KEYS:
         if key not in meta:
             continue
@@ -109,7 +134,7 @@ def provenance(meta, name):
         elif key == "run_seconds":
             value = "%.1f s" % float(value)
         rows.append((key, value))
-    for key in sorted(set(meta) - STANDARD_META):
+    for key in sorted(set(meta) - STANDARD_META - set(lead)):
         rows.append((key, meta[key]))
     return "**Provenance** (`%s.meta.json`)\n\n" % name + table(("", "value"), rows)
 
@@ -403,11 +428,12 @@ class Report:
 
     # ----------------------------------------------------------------------- throughput tables
 
-    def throughput_comparison(self, rows, reference_file, table_name, paper_cores, our_cores):
-        """Markdown for ours-vs-paper throughput and the computed verdict (verdict, why)."""
+    def throughput_comparison(self, rows, reference_file, table_name, paper_cores, our_cores, name_of=None):
+        """Markdown for ours-vs-paper throughput and the computed verdict (verdict, why).
+        name_of(row): the column an algorithm's rows go to (default: its paper label)."""
         ref, ref_order, ref_rows = sr.load_reference_table(reference_file)
         printed = {(r["label"], r["log2_size"]): r["as_printed"] for r in ref_rows}
-        ours = sr.best_throughput(rows)
+        ours = sr.best_throughput(rows, name_of)
         labels = ref_order + sorted(set(ours) - set(ref_order))
         sizes = sorted({w for t in ref.values() for w in t} | {w for t in ours.values() for w in t})
         out = []
@@ -534,31 +560,221 @@ class Report:
         self.add("**Verdict: %s.** " % verdict + sentence(why))
         self.summary.append(("Table 2 / Fig. 12 (CPU throughput)", verdict, "; ".join(why)))
 
-    def gpu_section(self):
+    # ----------------------------------------------------------------------- GPU: Table 1, Figs. 10–11
+
+    def gpu_sections(self, gpu):
+        """gpu: {experiment: (GpuSource, rows, meta)} for the GPU experiments that have results."""
+        self.gpu_used = gpu
+        self.add("## Table 1 / Fig. 11 — GPU shuffling throughput (paper §6)")
+        if "table1_gpu_shuffle" in gpu:
+            self.table1_section(*gpu["table1_gpu_shuffle"])
+        else:
+            self.table1_not_recorded()
+        self.add("## Fig. 10 — GPU kernel fusion: Bijective0/1/2 (paper §6)")
+        if "fig10_fusion" in gpu:
+            self.fig10_section(*gpu["fig10_fusion"])
+        else:
+            self.add("Not recorded: no `fig10_fusion.csv` in `%s` (a run on a machine with a GPU) nor under `%s/<device>/` "
+                     "(a run recorded on a GPU with `make record-gpu`)." % (self.results, display_path(self.recorded)))
+            self.summary.append(("Fig. 10 (GPU kernel fusion)", "not recorded",
+                                 "needs a GPU run (make figures on a GPU machine, or results/recorded/<device>/)"))
+
+    def _measured_on(self, source, meta):
+        text = "Measured on **%s** — %s." % (meta.get("gpu_name", "an unnamed GPU"), source.describe(display_path))
+        if source.others:
+            text += " Other recorded devices (not shown): %s." % ", ".join(source.others)
+        return text
+
+    def table1_not_recorded(self):
         ref, ref_order, ref_rows = sr.load_reference_table("shuffle_table1_gpu.csv")
         printed = {(r["label"], r["log2_size"]): r["as_printed"] for r in ref_rows}
-        self.add("## Table 1 / Figs. 10–11 — GPU shuffling throughput (paper §6)")
-        found = sr.find_recorded(self.recorded, "table1_gpu_shuffle")
-        if not found:
-            self.add("Not yet recorded. These come from a later run on a GPU, kept in git under "
-                     "`results/recorded/<device>/` (looked in `%s`); `make figures` on a machine without a GPU then "
-                     "draws them from there. The paper's Table 1 (%s), for reference, in million items/s:"
-                     % (display_path(self.recorded), ref_rows[0]["machine"]),
-                     table(["size"] + ref_order,
-                           [["2^%d+1" % w] + [printed.get((l, w), "—") for l in ref_order]
-                            for w in sorted(ref[ref_order[0]])], "l" + "r" * len(ref_order)))
-            self.summary.append(("Table 1 / Figs. 10–11 (GPU throughput)", "not yet recorded",
-                                 "needs a GPU run recorded under results/recorded/<device>/"))
-            return
-        for device, directory in found:
-            rows, meta = sr.load_experiment(directory, "table1_gpu_shuffle")
-            self.add("### %s" % device, provenance(meta, "table1_gpu_shuffle"),
-                     self.figure("fig11_gpu_shuffle_%s" % device,
-                                 "Fig. 11, recorded on %s: GPU throughput, recorded run (solid) and the paper's "
-                                 "Table 1 (dashed)" % device))
-            blocks, verdict, why = self.throughput_comparison(rows, "shuffle_table1_gpu.csv", "Table 1", None, None)
-            self.add(*blocks, "**Verdict: %s.** " % verdict + sentence(why))
-            self.summary.append(("Table 1 / Fig. 11 on %s" % device, verdict, "; ".join(why)))
+        self.add("Not recorded: no `table1_gpu_shuffle.csv` in `%s` (a run on a machine with a GPU) nor under "
+                 "`%s/<device>/` (a run recorded on a GPU with `make record-gpu`; `make figures` on a machine "
+                 "without a GPU then draws it from there). The paper's Table 1 (%s), for reference, in million "
+                 "items/s:" % (self.results, display_path(self.recorded), ref_rows[0]["machine"]),
+                 table(["size"] + ref_order,
+                       [["2^%d+1" % w] + [printed.get((l, w), "—") for l in ref_order]
+                        for w in sorted(ref[ref_order[0]])], "l" + "r" * len(ref_order)))
+        self.summary.append(("Table 1 / Fig. 11 (GPU throughput)", "not recorded",
+                             "needs a GPU run (make figures on a GPU machine, or results/recorded/<device>/)"))
+        self.summary.append(("Issue 3 performance targets (GPU)", "not measured", "no GPU results"))
+
+    @staticmethod
+    def copy_rates(meta):
+        """{log2_size: bytes/s} of the device-to-device copy measured in the same run (meta.json)."""
+        text = str(meta.get("copy_bytes_per_second_by_log2_size", ""))
+        return {int(w): float(v) for w, v in re.findall(r"(\d+):([0-9.]+(?:[eE][-+]?\d+)?)", text)}
+
+    def table1_section(self, source, rows, meta):
+        gpu_name = meta.get("gpu_name", "the GPU")
+        self.add(self._measured_on(source, meta),
+                 provenance(meta, "table1_gpu_shuffle", GPU_PROVENANCE_KEYS),
+                 self.figure("fig11_gpu_shuffle", "Fig. 11: GPU throughput on %s, %s (solid), and the paper's "
+                             "Table 1 on the Tesla V100-32GB (dashed)"
+                             % (gpu_name, "this run" if source.fresh else "recorded run")))
+        name_of = sr.gpu_name_of(rows)
+        blocks, verdict, why = self.throughput_comparison(rows, "shuffle_table1_gpu.csv", "Table 1", None, None,
+                                                          name_of=name_of)
+        why.append("measured on %s, the paper on a %s, so the ratios compare the GPUs as much as the implementations"
+                   % (gpu_name, self.facts["gpu_machine"]["value"]))
+        self.add(*blocks)
+        ours = sr.best_throughput(rows, name_of)
+        self.targets(ours, meta, gpu_name)
+        self.add("**Verdict (Table 1 beside the paper): %s.** " % verdict + sentence(why))
+        self.summary.append(("Table 1 / Fig. 11 (GPU throughput, %s)" % gpu_name, verdict, "; ".join(why)))
+
+    def targets(self, ours, meta, gpu_name):
+        """Issue 3's performance targets for Bijective2, checked from the data, and the
+        bandwidth achieved at the largest size."""
+        vp, gather, thrust = ours.get("VarPhilox", {}), ours.get("Gather", {}), ours.get("thrust::shuffle_copy", {})
+        g = lambda series, w: series[w][0] * 1e6 if w in series else None  # noqa: E731  items/s
+        w_t = TARGET_LOG2_SIZE
+        largest = max(vp) if vp else None
+        trows, outcomes = [], []
+
+        def ratio_target(peer_name, peer, target):
+            a, b = g(vp, w_t), g(peer, w_t)
+            if a and b:
+                ok = a / b >= target
+                outcomes.append(ok)
+                return ("VarPhilox (Bijective2) ÷ %s at 2^%d+1" % (peer_name, w_t),
+                        "%.3g (%.3g / %.3g G items/s)" % (a / b, a / 1e9, b / 1e9), "≥ %g" % target,
+                        "met" if ok else "**not met**")
+            outcomes.append(None)
+            common = [w for w in vp if w in peer]
+            info = ("; at the largest common size 2^%d+1: %.3g" % (max(common), g(vp, max(common)) /
+                                                                    g(peer, max(common)))) if common else ""
+            missing = "VarPhilox" if not vp else peer_name if not peer else "2^%d+1" % w_t
+            return ("VarPhilox (Bijective2) ÷ %s at 2^%d+1" % (peer_name, w_t), "%s not measured%s" % (missing, info),
+                    "≥ %g" % target, "not measured")
+
+        trows.append(ratio_target("random gather (computed index)", gather, TARGET_VS_GATHER))
+        trows.append(ratio_target("thrust::shuffle_copy", thrust, TARGET_VS_THRUST))
+        sizes = sorted(w for w in vp if w >= TARGET_BEATS_THRUST_FROM and w in thrust)
+        slower = [w for w in sizes if g(vp, w) <= g(thrust, w)]
+        label = "VarPhilox faster than thrust::shuffle_copy at every size from 2^%d+1" % TARGET_BEATS_THRUST_FROM
+        if not sizes:
+            outcomes.append(None)
+            trows.append((label, "no size ≥ 2^%d+1 measured for both" % TARGET_BEATS_THRUST_FROM, "yes",
+                          "not measured"))
+        else:
+            covered = max(sizes) >= w_t
+            ok = not slower
+            outcomes.append(ok if (covered or not ok) else None)
+            detail = ", ".join("2^%d+1: %.3g×" % (w, g(vp, w) / g(thrust, w)) for w in sizes)
+            trows.append((label, ("yes" if ok else "no, slower at %s" % ", ".join("2^%d+1" % w for w in slower)) +
+                          " (VarPhilox ÷ thrust: %s)" % detail, "yes",
+                          ("met" if covered else "met up to 2^%d+1 (not measured to 2^%d+1)" % (max(sizes), w_t))
+                          if ok else "**not met**"))
+        self.add("**Performance targets of issue 3** (Bijective2 = registry `variable_philox`, the paper's VarPhilox "
+                 "column; peers timed in the same run):",
+                 table(("issue 3 target", "measured", "required", "verdict"), trows, "llll"))
+
+        # Achieved bandwidth at the largest size.
+        copies = self.copy_rates(meta)
+        if largest is not None:
+            at = [(lab, s[largest][0] * 1e6) for lab, s in sorted(ours.items(), key=lambda kv: -kv[1].get(
+                largest, (0,))[0]) if largest in s]
+            copy = copies.get(largest)
+            brows = []
+            for lab, ips in at:
+                bw = ips * BYTES_PER_ELEMENT
+                brows.append((lab, "%.3g" % (ips / 1e9), "%.3g" % (bw / 1e12),
+                              "%.2g %%" % (100 * bw / COPY_BANDWIDTH_NOMINAL),
+                              "%.2g %%" % (100 * bw / copy) if copy else "—"))
+            self.add("**Bandwidth at the largest size, 2^%d+1** — bytes = %d per element (one 8-byte read and one "
+                     "8-byte write, the least any out-of-place shuffle moves; the gather through an index array also "
+                     "reads an 8-byte index, which this count leaves out), against the %.1f TB/s device-to-device "
+                     "copy of an H100 80GB HBM3 named by issue 3 and the copy measured in the same run (%s):"
+                     % (largest, BYTES_PER_ELEMENT, COPY_BANDWIDTH_NOMINAL / 1e12,
+                        "%.3g TB/s at 2^%d+1" % (copy / 1e12, largest) if copy else "not recorded"),
+                     table(("algorithm", "G items/s", "TB/s", "of %.1f TB/s" % (COPY_BANDWIDTH_NOMINAL / 1e12),
+                            "of same-run copy"), brows, "lrrrr"))
+        measured = [o for o in outcomes if o is not None]
+        if outcomes and all(o is True for o in outcomes):
+            tverdict = "met"
+        elif any(o is False for o in outcomes):
+            tverdict = "not met"
+        else:
+            tverdict = "not measured" if not measured else "met where measured"
+        twhy = ["%s: %s" % (r[0], r[1]) for r in trows]
+        if largest is not None and largest in vp:
+            bw = vp[largest][0] * 1e6 * BYTES_PER_ELEMENT
+            twhy.append("VarPhilox moves %.3g TB/s at 2^%d+1 (%.2g %% of %.1f TB/s)"
+                        % (bw / 1e12, largest, 100 * bw / COPY_BANDWIDTH_NOMINAL, COPY_BANDWIDTH_NOMINAL / 1e12))
+        if largest is not None and largest < w_t:
+            twhy.append("the largest size measured is 2^%d+1; the targets are stated at 2^%d+1" % (largest, w_t))
+        self.add("**Verdict (issue 3 targets): %s.** " % tverdict + sentence(twhy))
+        self.summary.append(("Issue 3 performance targets (%s)" % gpu_name, tverdict, "; ".join(twhy)))
+
+    def fig10_section(self, source, rows, meta):
+        gpu_name = meta.get("gpu_name", "the GPU")
+        self.add(self._measured_on(source, meta), provenance(meta, "fig10_fusion", GPU_PROVENANCE_KEYS),
+                 self.figure("fig10_fusion", "Fig. 10: throughput of the bijective shuffle at three levels of kernel "
+                             "fusion and of random gather on %s, worst case n = 2^w + 1 and best case n = 2^w" % gpu_name))
+        ips = {}
+        for r in rows:
+            ips.setdefault((r["algorithm"], r["case"]), {})[r["log2_size"]] = r["items_per_second"]
+        b0, b1 = ips.get(("variable_philox_bijective0", "worst"), {}), ips.get(("variable_philox_bijective1", "worst"), {})
+        b2, b2best = ips.get(("variable_philox", "worst"), {}), ips.get(("variable_philox", "best"), {})
+        gather = ips.get(("gather", "worst"), {})
+        sizes = sorted({r["log2_size"] for r in rows})
+        gi = lambda series, w: "%.3g" % (series[w] / 1e9) if w in series else "—"  # noqa: E731
+        ratio = lambda a, b, w: "%.3g" % (a[w] / b[w]) if w in a and w in b else "—"  # noqa: E731
+        self.add("Throughput in G items/s (n = 2^w + 1 unless marked n = m):",
+                 table(("w", "Bijective0", "Bijective1", "Bijective2", "Bijective2 (n = m)", "gather",
+                        "Bijective2 ÷ gather", "Bijective2 n = m ÷ worst"),
+                       [(w, gi(b0, w), gi(b1, w), gi(b2, w), gi(b2best, w), gi(gather, w), ratio(b2, gather, w),
+                         ratio(b2best, b2, w)) for w in sizes], "rrrrrrrr"))
+        large = [w for w in sizes if w > FUSION_LARGE_ABOVE]
+        claims, held, why = [], [], []
+        order_sizes = [w for w in sizes if w in b0 and w in b1 and w in b2]
+        order_fail = [w for w in order_sizes if not b2[w] > b1[w] > b0[w]]
+        order_large = [w for w in order_sizes if w in large]
+        if order_large:
+            ok = not [w for w in order_fail if w in large]
+            held.append(ok)
+            claims.append(("more fusion is faster: Bijective2 > Bijective1 > Bijective0 at every size > 2^%d"
+                           % FUSION_LARGE_ABOVE,
+                           "order holds at %d of the %d sizes measured (w = %s)%s"
+                           % (len(order_sizes) - len(order_fail), len(order_sizes), ranges(order_sizes),
+                              "; not at w = %s" % ranges(order_fail) if order_fail else ""),
+                           yes_no(ok)))
+        eq_sizes = [w for w in large if w in b2 and w in gather]
+        if eq_sizes:
+            low = min(eq_sizes, key=lambda w: b2[w] / gather[w])
+            ok = b2[low] / gather[low] >= FUSION_EQUIVALENT
+            held.append(ok)
+            claims.append(("Bijective2 equivalent to gather for sizes > 2^%d (≥ %g × gather)"
+                           % (FUSION_LARGE_ABOVE, FUSION_EQUIVALENT),
+                           "lowest ratio %.3g at w = %d" % (b2[low] / gather[low], low), yes_no(ok)))
+        bw_sizes = [w for w in large if w in b2 and w in b2best]
+        if bw_sizes:
+            hi = max(bw_sizes, key=lambda w: max(b2best[w] / b2[w], b2[w] / b2best[w]))
+            r = b2best[hi] / b2[hi]
+            ok = max(r, 1 / r) <= FUSION_BEST_WORST
+            held.append(ok)
+            claims.append(("best case (n = m = 2^w) and worst case (n = 2^w + 1) do not differ greatly (within %g×) "
+                           "at sizes > 2^%d" % (FUSION_BEST_WORST, FUSION_LARGE_ABOVE),
+                           "largest difference: best ÷ worst = %.3g at w = %d" % (r, hi), yes_no(ok)))
+        if claims:
+            self.add(table(("claim (paper §6, Fig. 10)", "this run", "holds"), claims, "lll"))
+        if not held:
+            verdict = "not measured at the paper's sizes"
+            why.append("no size above 2^%d measured (largest: 2^%d)" % (FUSION_LARGE_ABOVE, max(sizes)))
+        elif all(held):
+            verdict = "reproduced"
+        elif any(held):
+            verdict = "reproduced in part"
+        else:
+            verdict = "differs"
+        why += ["%s: %s" % (c[0], c[1]) for c in claims]
+        missing = [n for n, s in (("Bijective0", b0), ("Bijective1", b1), ("Bijective2", b2),
+                                  ("Bijective2 (n = m)", b2best), ("gather", gather)) if not s]
+        if missing:
+            why.append("not measured: %s" % ", ".join(missing))
+        self.add("**Verdict: %s.** " % verdict + sentence(why))
+        self.summary.append(("Fig. 10 (GPU kernel fusion, %s)" % gpu_name, verdict, "; ".join(why)))
 
     # ----------------------------------------------------------------------- whole report
 
@@ -596,9 +812,13 @@ class Report:
                     int(self.fact("throughput_trials"))))
         machines = sorted({"%s, %s cores (host %s)" % (m.get("cpu_model", "unknown CPU"), m.get("cores", "?"),
                                                        m.get("host", "?")) for m in metas.values()})
-        header.append("**Machine:** %s. The paper's CPU results are from %s (%d physical cores), its GPU results "
-                      "from a %s."
-                      % ("; ".join(machines), self.facts["cpu_machine"]["value"], self.fact("cpu_cores"),
+        gpu_runs = ["%s: %s, %s, scale %s" % (name, m.get("gpu_name", "unnamed GPU"),
+                                              src.describe(display_path), m.get("scale", "?"))
+                    for name, (src, _, m) in sorted(getattr(self, "gpu_used", {}).items())]
+        header.append("**Machine:** %s. **GPU results:** %s. The paper's CPU results are from %s (%d physical "
+                      "cores), its GPU results from a %s."
+                      % ("; ".join(machines), "; ".join(gpu_runs) if gpu_runs else "none (no GPU run in the results "
+                         "directory and none recorded)", self.facts["cpu_machine"]["value"], self.fact("cpu_cores"),
                          self.facts["gpu_machine"]["value"]))
         body = self.lines
         self.lines = []
@@ -621,16 +841,26 @@ def main(argv=None):
             loaded[name] = sr.load_experiment(args.results, name)
         except sr.MissingInput as e:
             problems.append(str(e))
+    recorded = args.recorded or sr.default_recorded_root(args.results)
+    gpu = {}  # GPU experiments: the fresh CSV in --results, else the newest recorded copy
+    for name in sr.GPU_EXPERIMENTS:
+        source = sr.gpu_source(args.results, name, recorded)
+        if source is None:
+            continue
+        try:
+            gpu[name] = (source,) + sr.load_experiment(source.directory, name)
+        except sr.MissingInput as e:
+            problems.append(str(e))
     if problems:
         for p in problems:
             print("make_report: ERROR: %s" % p, file=sys.stderr)
         print("make_report: cannot write the report; run the experiments first (make figures)", file=sys.stderr)
         return 1
-    report = Report(args.results, args.figures, args.out, args.recorded or sr.default_recorded_root(args.results))
+    report = Report(args.results, args.figures, args.out, recorded)
     report.chi2_section(*loaded["fig06_chi2_rounds"])
     report.mmd_section(*loaded["fig07_09_mmd"])
     report.table2_section(*loaded["table2_cpu_shuffle"])
-    report.gpu_section()
+    report.gpu_sections(gpu)
     text = report.write(loaded)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     tmp = args.out + ".partial"

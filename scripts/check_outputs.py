@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """Checks that the figure pipeline produced everything (used by `make smoke`).
 
-    check_outputs.py --results DIR --figures DIR --report FILE
+    check_outputs.py --results DIR --figures DIR --report FILE [--recorded DIR]
 
 Checks, for the shuffle reproduction:
   - every CPU experiment's DIR/<name>.csv (agreed header, at least one data row) and
     DIR/<name>.meta.json (valid JSON);
-  - every figure as non-empty .png and .pdf in the figures directory;
-  - the report exists, is non-empty, links every figure's .png, and every image it
-    links (relative to the report's directory) exists.
+  - each GPU experiment's CSV and meta.json where it has results: DIR/<name>.csv when a
+    GPU run wrote it, else the newest recorded copy under --recorded DIR/<device>/
+    (default: DIR/recorded, else the repository's results/recorded); a GPU experiment
+    with neither is not required (a machine without a GPU, nothing recorded);
+  - every CPU figure, and every GPU figure whose experiment has results, as non-empty
+    .png and .pdf in the figures directory;
+  - the report exists, is non-empty, links each of those figures' .png, and every image
+    it links (relative to the report's directory) exists.
 Prints each problem and exits 1; otherwise prints one OK line and exits 0.
 Standard library only.
 """
@@ -22,7 +27,22 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 import shuffle_results as sr  # noqa: E402
 
 
-def check(results, figures, report):
+def required_gpu_figures(results, recorded):
+    """({figure: GpuSource} for the GPU figures whose experiment has results, problems)."""
+    figures, problems = {}, []
+    for figure, experiment in sorted(sr.GPU_FIGURES.items()):
+        source = sr.gpu_source(results, experiment, recorded)
+        if source is None:
+            continue
+        try:
+            sr.load_experiment(source.directory, experiment)
+        except sr.MissingInput as e:
+            problems.append(str(e))
+        figures[figure] = source
+    return figures, problems
+
+
+def check(results, figures, report, recorded=None):
     """List of problems (empty when everything is in place)."""
     problems = []
     for name in sr.CPU_EXPERIMENTS:
@@ -30,7 +50,9 @@ def check(results, figures, report):
             sr.load_experiment(results, name)
         except sr.MissingInput as e:
             problems.append(str(e))
-    for name in sr.CPU_FIGURES:
+    gpu_figures, gpu_problems = required_gpu_figures(results, recorded or sr.default_recorded_root(results))
+    problems += gpu_problems
+    for name in list(sr.CPU_FIGURES) + sorted(gpu_figures):
         for ext in ("png", "pdf"):
             path = os.path.join(figures, "%s.%s" % (name, ext))
             if not os.path.isfile(path):
@@ -48,7 +70,7 @@ def check(results, figures, report):
     base = os.path.dirname(os.path.abspath(report))
     linked = re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", text)
     linked_names = {os.path.basename(p) for p in linked}
-    for name in sr.CPU_FIGURES:
+    for name in list(sr.CPU_FIGURES) + sorted(gpu_figures):
         if name + ".png" not in linked_names:
             problems.append("report %s does not show figure %s.png" % (report, name))
     for rel in linked:
@@ -62,15 +84,21 @@ def main(argv=None):
     parser.add_argument("--results", required=True)
     parser.add_argument("--figures", required=True)
     parser.add_argument("--report", required=True)
+    parser.add_argument("--recorded", default=None, help="GPU runs, one directory per device "
+                        "(default: RESULTS/recorded, else the repository's results/recorded)")
     args = parser.parse_args(argv)
-    problems = check(args.results, args.figures, args.report)
+    recorded = args.recorded or sr.default_recorded_root(args.results)
+    problems = check(args.results, args.figures, args.report, recorded)
     if problems:
         for p in problems:
             print("check_outputs: MISSING: %s" % p, file=sys.stderr)
         print("check_outputs: %d problem(s)" % len(problems), file=sys.stderr)
         return 1
-    print("check_outputs: OK — %d experiments (CSV + meta.json), %d figures (png + pdf) and the report %s"
-          % (len(sr.CPU_EXPERIMENTS), len(sr.CPU_FIGURES), args.report))
+    gpu_figures, _ = required_gpu_figures(args.results, recorded)
+    gpu_text = ", ".join("%s (%s)" % (f, "this run" if src.fresh else "recorded: %s" % src.device)
+                         for f, src in sorted(gpu_figures.items())) or "none (no GPU results, fresh or recorded)"
+    print("check_outputs: OK — %d CPU experiments (CSV + meta.json), %d CPU figures (png + pdf), GPU figures: %s; "
+          "and the report %s" % (len(sr.CPU_EXPERIMENTS), len(sr.CPU_FIGURES), gpu_text, args.report))
     return 0
 
 

@@ -175,18 +175,21 @@ void note_gpu(run& r) {
       "nvidia-smi -i " + std::string(bus) +
       " --query-gpu=driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,power.limit,persistence_mode "
       "--format=csv,noheader 2>/dev/null");
-  if (!smi.empty() && smi.find("rror") == std::string::npos) {
-    static const char* const keys[] = {"nvidia_driver_version", "gpu_clock_sm_now", "gpu_clock_mem_now",
-                                       "gpu_clock_sm_max",      "gpu_clock_mem_max", "gpu_power_limit",
-                                       "gpu_persistence_mode"};
-    std::istringstream fields(smi.substr(0, smi.find('\n')));
+  static const char* const keys[] = {"nvidia_driver_version", "gpu_clock_sm_now", "gpu_clock_mem_now",
+                                     "gpu_clock_sm_max",      "gpu_clock_mem_max", "gpu_power_limit",
+                                     "gpu_persistence_mode"};
+  std::vector<std::string> fields;
+  {
+    std::istringstream line(smi.substr(0, smi.find('\n')));
     std::string field;
-    for (const char* key : keys) {
-      if (!std::getline(fields, field, ',')) break;
+    while (std::getline(line, field, ',')) {
       const auto first = field.find_first_not_of(' ');
-      r.note(key, first == std::string::npos ? "" : field.substr(first));
+      fields.push_back(first == std::string::npos ? "" : field.substr(first));
     }
   }
+  if (fields.size() == sizeof keys / sizeof keys[0])  // anything else is a message, not the answer
+    for (std::size_t i = 0; i < fields.size(); ++i) r.note(keys[i], fields[i]);
+  cudaGetLastError();  // a failed attribute query above must not be blamed on later work
 }
 
 // --------------------------------------------------------------------------- buffers and streams
@@ -249,8 +252,11 @@ timing_options resolve_timing(run& r, const timing_cli& cli, const int (&default
   o.flush_l2 = !cli.warm_l2;
   r.note("reps", std::to_string(o.reps));
   r.note("warmup", std::to_string(o.warmup));
-  r.note("l2_flush", o.flush_l2 ? "before every run: a kernel reads 2 x L2 bytes (outside the timed region)"
-                                : "none (--warm-l2): runs follow each other with the data of the last run cached");
+  r.note("l2_flush", o.flush_l2 ? "before every run a kernel reads 2 x L2 bytes, outside the timed region; the "
+                                  "call is enqueued behind it, so the host's launch latency before its first "
+                                  "kernel is not timed (later host-side waits inside the call are)"
+                                : "none (--warm-l2): runs follow each other with the data of the last run cached; "
+                                  "the host's launch latency is inside the timed region");
   r.note("timing",
          "CUDA events recorded on the algorithm's stream around each call (one call per sample); " +
              std::to_string(o.warmup) + " untimed warm-up run(s), then " + std::to_string(o.reps) +

@@ -11,6 +11,9 @@
 // stream, the work is enqueued, a second event is recorded and waited for. The
 // elapsed time between the two events of each timed run is one sample. Allocation
 // and temporary-storage queries happen before measure() is called, never inside.
+// With the flush, the work is queued behind the flush kernel, so the host's launch
+// latency before the first kernel of the work is not part of the sample (a wait on
+// the host inside the work still is); without it (--warm-l2) it is.
 //
 // Everything here needs CUDA; the CPU harness (harness.hpp/.cpp) does not include it.
 #pragma once
