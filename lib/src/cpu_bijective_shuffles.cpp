@@ -13,12 +13,12 @@ const registrar variable_philox_cpu{shuffle_entry{
     [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const shuffle_params& p) {
       onepass::shuffle::variable_philox_shuffle_copy(in, out, n, p.seed, p.rounds);
     },
-    true, true, true, true}};
+    /*permutes=*/true, /*uses_rounds=*/true, /*uniform=*/true, /*deterministic=*/true, /*gpu_run=*/{}}};
 
 const registrar lcg_cpu{shuffle_entry{
     "lcg", onepass::registry::device::cpu, "LCG", "bijective shuffle, LCG bijection (paper §3.1), fused oneTBB scan",
     [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const shuffle_params& p) {
       onepass::shuffle::lcg_shuffle_copy(in, out, n, p.seed);
     },
-    true, false, false, true}};
+    /*permutes=*/true, /*uses_rounds=*/false, /*uniform=*/false, /*deterministic=*/true, /*gpu_run=*/{}}};
 }  // namespace

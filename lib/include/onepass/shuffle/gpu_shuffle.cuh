@@ -1,0 +1,825 @@
+// onepass/shuffle/gpu_shuffle.cuh — the bijective shuffle on the GPU (CUDA).
+//
+// Source: Mitchell et al., "Bandwidth-Optimal Random Shuffling for GPUs", §4
+// (Algorithm 1) and §6 (the three fusion levels). For i in [0, n = 2^b) in order,
+// the image w_i = f(i) is flagged when w_i < m; the j-th flagged index gathers
+// out[j] = in[w_j]. The permutation is exactly the one of the CPU shuffle
+// (onepass/shuffle/cpu_shuffle.hpp) for the same bijection, element for element.
+//
+// Three implementations of the same permutation (`fusion`):
+//   bijective0  separate passes: images[i] = f(i) for all n indices (n * 8 bytes of
+//               temporary storage), cub::DeviceSelect::If keeps the images below m
+//               (m * 8 more bytes), a gather kernel moves out[j] = in[selected[j]].
+//   bijective1  two-pass reduce-then-scan: kernel 1 evaluates f on each tile and
+//               writes the tile's flag count; cub::DeviceScan::ExclusiveSum over
+//               the tile counts; kernel 2 evaluates f again, ranks the flags inside
+//               the tile and gathers. Temporary storage: two words per tile.
+//   bijective2  single pass over the decoupled look-back scan (scan/tile_state.cuh):
+//               each element is read once and written once, f is evaluated once, in
+//               registers; temporary storage is the tile descriptors and counter.
+// bijective_unshuffle applies the inverse permutation with the bijective2
+// structure: out[w_j] = in[j].
+//
+// Tile of the fused kernels: `block` threads, `items` indices per thread, in a
+// striped arrangement: thread t (warp v, lane l) of tile T holds the indices
+// T * tile + k * block + t for k in [0, items). For one (k, v) the 32 lanes hold 32
+// consecutive indices, so __ballot_sync gives the flags in index order, a lane's
+// rank is popc(ballot & lanes below it), and the warp's flagged elements go to
+// consecutive outputs. Warp 0 scans the items * warps ballot counts (in (k, v)
+// order = index order) in shared memory, then does the tile's look-back. The
+// forward gather issues the loads in[w] before the scan and look-back, so their
+// latency overlaps the block's synchronisation. Two tile shapes (detail::policies):
+// 256 x 2 for domains below 2^22 (more tiles, so small inputs spread over the SMs)
+// and 256 x 8 (x 4 for 16-byte elements) from 2^22 up; both are powers of two, so
+// only a domain smaller than one tile has a partial tile.
+//
+// VariablePhilox is evaluated by a device twin of its operator() (bit-identical,
+// tests/gpu/test_gpu_shuffle.cu): 32-bit halves with the 64-bit multiplier split
+// into two 32-bit words (hi = umulhi(M0lo, L) + M0hi * L, lo = M0lo * L), the odd
+// bit of odd domains resolved at compile time, and for the default 24 rounds the
+// round loop unrolled with the keys read as kernel-parameter constants; other
+// round counts run the same code with a run-time loop. Other bijections (LCG) are
+// evaluated through their own operator().
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "onepass/bijection/lcg.hpp"
+#include "onepass/bijection/variable_philox.hpp"
+#include "onepass/bits.hpp"
+#include "onepass/cuda_check.hpp"
+#include "onepass/error.hpp"
+#include "onepass/scan/tile_state.cuh"
+
+namespace onepass::shuffle::gpu {
+
+/// How far evaluation, compaction and gather are fused (paper §6).
+enum class fusion {
+  bijective0,  ///< separate passes: evaluate -> cub::DeviceSelect::If -> gather
+  bijective1,  ///< fused, two-pass reduce-then-scan (tile counts, cub::DeviceScan, re-evaluate + gather)
+  bijective2,  ///< fused, single pass over the decoupled look-back scan
+};
+
+/// "bijective0", "bijective1" or "bijective2".
+inline const char* to_string(fusion variant) {
+  switch (variant) {
+    case fusion::bijective0: return "bijective0";
+    case fusion::bijective1: return "bijective1";
+    case fusion::bijective2: return "bijective2";
+  }
+  return "unknown";
+}
+
+/// Largest sequence length the GPU shuffle accepts.
+inline constexpr std::uint64_t max_length = std::uint64_t{1} << 63;
+
+namespace detail {
+
+// ----------------------------------------------------------------------------
+// Moving elements of any trivially copyable type: as the widest unsigned words
+// that its size and alignment allow (u64 elements move as one 8-byte access).
+
+template <std::size_t Size, std::size_t Align>
+struct move_unit {
+  using type = std::conditional_t<
+      (Align >= 16 && Size % 16 == 0), uint4,
+      std::conditional_t<(Align >= 8 && Size % 8 == 0), std::uint64_t,
+                         std::conditional_t<(Align >= 4 && Size % 4 == 0), std::uint32_t,
+                                            std::conditional_t<(Align >= 2 && Size % 2 == 0), std::uint16_t,
+                                                               std::uint8_t>>>>;
+};
+
+/// The bytes of one T, as sizeof(T) / sizeof(unit) words of the widest fitting unit.
+template <class T>
+struct element_bits {
+  using unit = typename move_unit<sizeof(T), alignof(T)>::type;
+  static constexpr std::size_t parts = sizeof(T) / sizeof(unit);
+  unit part[parts];
+};
+
+// ----------------------------------------------------------------------------
+// Tile shapes.
+
+/// A tile of Block threads x Items indices per thread (both powers of two);
+/// MinBlocks: resident blocks per SM the compiler must allow (__launch_bounds__),
+/// which caps the registers per thread at 65536 / (MinBlocks * Block).
+template <int Block, int Items, int MinBlocks = 1>
+struct tile_policy {
+  static constexpr int block = Block;
+  static constexpr int items = Items;
+  static constexpr int min_blocks = MinBlocks;
+  static constexpr int warps = Block / 32;
+  static constexpr std::uint64_t tile_items = static_cast<std::uint64_t>(Block) * Items;
+  static_assert(Block >= 32 && Block <= 1024 && (Block & (Block - 1)) == 0, "block: a power of two in [32, 1024]");
+  static_assert(Items >= 1 && (Items & (Items - 1)) == 0, "items: a power of two");
+};
+
+/// Domains of at least 2^large_tile_min_bits indices use the large tile.
+inline constexpr unsigned large_tile_min_bits = 22;
+
+/// The tile shapes for elements of type T. Large: 256 x 8 (4 for 16-byte T), at
+/// most 64 registers so that 4 blocks (1024 threads) fit on an SM. Small, below
+/// 2^22 indices: 256 x 2, so that even 2^15 indices make 64 tiles.
+template <class T>
+struct policies {
+  using small = tile_policy<256, 2, 1>;
+  using large = tile_policy<256, (sizeof(T) > 8 ? 4 : 8), 4>;
+};
+
+/// Calls fn(policy{}) with the tile shape used for a domain of 2^bits indices.
+template <class T, class Fn>
+void with_policy(unsigned bits, Fn&& fn) {
+  if (bits >= large_tile_min_bits) {
+    fn(typename policies<T>::large{});
+  } else {
+    fn(typename policies<T>::small{});
+  }
+}
+
+/// Tiles covering the domain [0, n), n a power of two.
+template <class Policy>
+constexpr std::uint64_t tiles_for(std::uint64_t n) {
+  return n >= Policy::tile_items ? n / Policy::tile_items : 1;
+}
+
+// ----------------------------------------------------------------------------
+// Evaluators: a bijection's device form, trivially copyable, passed to kernels
+// as a __grid_constant__ parameter. images<Items>(first, stride, w) sets
+// w[k] = f((first + k * stride) mod 2^b). Host+device, so that the host tests
+// compare them with the bijections without a GPU.
+
+// #pragma unroll in host+device code: for the device pass only (a host compiler
+// warns about the unknown pragma).
+#if defined(__CUDA_ARCH__)
+#define ONEPASS_UNROLL _Pragma("unroll")
+#define ONEPASS_UNROLL_NONE _Pragma("unroll 1")
+#else
+#define ONEPASS_UNROLL
+#define ONEPASS_UNROLL_NONE
+#endif
+
+/// High word of the 64-bit product a * b (__umulhi on the device).
+ONEPASS_HD inline std::uint32_t mul_hi32(std::uint32_t a, std::uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  return __umulhi(a, b);
+#else
+  return static_cast<std::uint32_t>((static_cast<std::uint64_t>(a) * b) >> 32);
+#endif
+}
+
+/// Any bijection with a host+device operator() (LCG; VariablePhilox falls back to
+/// philox_evaluator below).
+template <class Bijection>
+struct generic_evaluator {
+  Bijection f;
+  std::uint64_t mask;  // 2^b - 1
+
+  template <int Items>
+  ONEPASS_HD void images(std::uint64_t first, std::uint64_t stride, std::uint64_t (&w)[Items]) const {
+ONEPASS_UNROLL
+    for (int k = 0; k < Items; ++k) w[k] = f((first + static_cast<std::uint64_t>(k) * stride) & mask);
+  }
+};
+
+/// Device twin of bijection::variable_philox::operator(), bit-identical to it for
+/// domains up to 2^63. Rounds > 0: that many rounds, unrolled (must equal the
+/// bijection's round count); Rounds == 0: the bijection's count, run-time loop.
+/// Odd: the domain has an odd number of bits (right half one bit wider).
+template <int Rounds, bool Odd>
+struct philox_evaluator {
+  std::uint32_t key[bijection::max_rounds];
+  std::uint32_t left_mask;
+  std::uint32_t right_mask;
+  unsigned left_bits;
+  unsigned right_bits;
+  unsigned rounds;
+
+  static philox_evaluator from(const bijection::variable_philox& f) {
+    philox_evaluator e{};
+    for (unsigned i = 0; i < bijection::max_rounds; ++i) e.key[i] = i < f.rounds() ? f.key(i) : 0u;
+    e.left_bits = f.domain_bits() / 2;
+    e.right_bits = f.domain_bits() - e.left_bits;
+    e.left_mask = static_cast<std::uint32_t>(low_mask(e.left_bits));
+    e.right_mask = static_cast<std::uint32_t>(low_mask(e.right_bits));
+    e.rounds = f.rounds();
+    return e;
+  }
+
+  // One Feistel round. M0 * L mod 2^64 = M0lo * L + 2^32 * (M0hi * L mod 2^32), so
+  // its high word is umulhi(M0lo, L) + M0hi * L and its low word M0lo * L (mod 2^32).
+  //
+  // Even domains (left_bits == right_bits, one mask): r is carried unmasked, as the
+  // raw low word of the previous round; the host's R' = lo & mask only ever enters
+  // (hi ^ key ^ R') & mask, where masking r first changes nothing, and the final R
+  // is masked once after the last round. 2 IMAD + 2 LOP3 per round.
+  // Odd domains: r masked, so r >> left_bits (left_bits <= 31) is the spare bit G
+  // carries (r < 2^(left+1)), and (lo << 1) | bit == lo * 2 + bit.
+  ONEPASS_HD void round(std::uint32_t& l, std::uint32_t& r, std::uint32_t round_key) const {
+    constexpr std::uint32_t m_lo = static_cast<std::uint32_t>(bijection::variable_philox::multiplier);
+    constexpr std::uint32_t m_hi = static_cast<std::uint32_t>(bijection::variable_philox::multiplier >> 32);
+    const std::uint32_t lo = m_lo * l;
+    const std::uint32_t hi = mul_hi32(m_lo, l) + m_hi * l;
+    const std::uint32_t new_l = (hi ^ round_key ^ r) & left_mask;
+    if constexpr (Odd) {
+      r = (lo * 2u + (r >> left_bits)) & right_mask;
+    } else {
+      r = lo;  // unmasked; see above
+    }
+    l = new_l;
+  }
+
+  template <int Items>
+  ONEPASS_HD void images(std::uint64_t first, std::uint64_t stride, std::uint64_t (&w)[Items]) const {
+    std::uint32_t l[Items], r[Items];
+ONEPASS_UNROLL
+    for (int k = 0; k < Items; ++k) {
+      const std::uint64_t x = first + static_cast<std::uint64_t>(k) * stride;
+      l[k] = static_cast<std::uint32_t>(x >> right_bits) & left_mask;
+      r[k] = static_cast<std::uint32_t>(x) & right_mask;
+    }
+    if constexpr (Rounds > 0) {
+ONEPASS_UNROLL
+      for (int i = 0; i < Rounds; ++i) {
+ONEPASS_UNROLL
+        for (int k = 0; k < Items; ++k) round(l[k], r[k], key[i]);
+      }
+    } else {
+ONEPASS_UNROLL_NONE
+      for (unsigned i = 0; i < rounds; ++i) {
+        const std::uint32_t round_key = key[i];
+ONEPASS_UNROLL
+        for (int k = 0; k < Items; ++k) round(l[k], r[k], round_key);
+      }
+    }
+ONEPASS_UNROLL
+    for (int k = 0; k < Items; ++k) w[k] = (static_cast<std::uint64_t>(l[k]) << right_bits) | (r[k] & right_mask);
+  }
+};
+
+/// Calls fn(evaluator) with the fastest device form of f.
+template <class Bijection, class Fn>
+void with_evaluator(const Bijection& f, Fn&& fn) {
+  if constexpr (std::is_same_v<Bijection, bijection::variable_philox>) {
+    constexpr int unrolled = static_cast<int>(bijection::default_rounds);
+    const bool odd = (f.domain_bits() & 1u) != 0;
+    if (f.rounds() == bijection::default_rounds) {
+      if (odd) {
+        fn(philox_evaluator<unrolled, true>::from(f));
+      } else {
+        fn(philox_evaluator<unrolled, false>::from(f));
+      }
+    } else if (odd) {
+      fn(philox_evaluator<0, true>::from(f));
+    } else {
+      fn(philox_evaluator<0, false>::from(f));
+    }
+  } else {
+    fn(generic_evaluator<Bijection>{f, low_mask(f.domain_bits())});
+  }
+}
+
+// ----------------------------------------------------------------------------
+// Tile ranking shared by bijective1 (kernel 2), bijective2 and the unshuffle.
+
+template <class Policy>
+struct tile_shared {
+  std::uint32_t ballot[Policy::items * Policy::warps];  // flags of (item k, warp v) at k * warps + v
+  std::uint32_t offset[Policy::items * Policy::warps];  // exclusive count of flags before (k, v) in the tile
+  std::uint64_t prefix;                                  // flags before the tile (global output offset)
+  std::uint64_t tile;                                    // the block's current tile id
+};
+
+/// Evaluates the tile's indices, writes the (k, warp) ballots to shared memory and
+/// returns the thread's images and flags (bit k of the result: item k flagged).
+/// All threads of the block call it; i >= n (only when n < one tile) is never flagged.
+template <class Policy, class Eval>
+__device__ __forceinline__ std::uint32_t evaluate_and_flag(const Eval& f, std::uint64_t base, std::uint64_t n,
+                                                           std::uint64_t m, tile_shared<Policy>& s,
+                                                           std::uint64_t (&w)[Policy::items]) {
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned warp = threadIdx.x >> 5;
+  const std::uint64_t first = base + threadIdx.x;
+  f.template images<Policy::items>(first, Policy::block, w);
+  std::uint32_t flags = 0;
+#pragma unroll
+  for (int k = 0; k < Policy::items; ++k) {
+    const bool flag = (first + static_cast<std::uint64_t>(k) * Policy::block < n) && (w[k] < m);
+    const std::uint32_t ballot = __ballot_sync(0xFFFFFFFFu, flag);
+    if (lane == 0) s.ballot[k * Policy::warps + warp] = ballot;
+    flags |= static_cast<std::uint32_t>(flag) << k;
+  }
+  return flags;
+}
+
+/// Warp 0 only (all 32 lanes): exclusive scan of the popcounts of s.ballot into
+/// s.offset, in (k, warp) order; returns the tile's flag count to every lane.
+template <class Policy>
+__device__ __forceinline__ std::uint32_t scan_ballots(tile_shared<Policy>& s) {
+  constexpr int entries = Policy::items * Policy::warps;
+  constexpr int per_lane = (entries + 31) / 32;
+  const int lane = static_cast<int>(threadIdx.x & 31u);
+  std::uint32_t count[per_lane];
+  std::uint32_t sum = 0;
+#pragma unroll
+  for (int p = 0; p < per_lane; ++p) {
+    const int e = lane * per_lane + p;
+    count[p] = e < entries ? static_cast<std::uint32_t>(__popc(s.ballot[e])) : 0u;
+    sum += count[p];
+  }
+  std::uint32_t inclusive = sum;
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const std::uint32_t other = __shfl_up_sync(0xFFFFFFFFu, inclusive, d);
+    if (lane >= d) inclusive += other;
+  }
+  std::uint32_t running = inclusive - sum;
+#pragma unroll
+  for (int p = 0; p < per_lane; ++p) {
+    const int e = lane * per_lane + p;
+    if (e < entries) s.offset[e] = running;
+    running += count[p];
+  }
+  return __shfl_sync(0xFFFFFFFFu, inclusive, 31);
+}
+
+/// Output rank inside the tile of item k of this thread (flagged), from shared memory.
+template <class Policy>
+__device__ __forceinline__ std::uint32_t rank_in_tile(const tile_shared<Policy>& s, int k) {
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned e = k * Policy::warps + (threadIdx.x >> 5);
+  const std::uint32_t below = (1u << lane) - 1u;
+  return s.offset[e] + static_cast<std::uint32_t>(__popc(s.ballot[e] & below));
+}
+
+/// The exact number of flagged indices before tile `tile` from the look-back's
+/// value modulo 2^62: it lies in [tile * tile_items - (n - m), tile * tile_items].
+template <class Policy>
+__device__ __forceinline__ std::uint64_t exact_prefix(std::uint64_t residue, std::uint64_t tile, std::uint64_t n,
+                                                      std::uint64_t m) {
+  const std::uint64_t before = tile * Policy::tile_items;
+  const std::uint64_t unflagged = n - m;
+  return scan::unwrap_62(residue, before > unflagged ? before - unflagged : 0);
+}
+
+// ----------------------------------------------------------------------------
+// bijective2: the single-pass kernel (and, with Inverse, the unshuffle).
+//
+// Persistent blocks; each loop iteration takes the next tile id from the counter.
+// Barriers per tile: (1) the tile id is visible; (2) the ballots are visible to
+// warp 0; (3) offsets and prefix are visible to all. A thread's last shared-memory
+// read of a tile precedes its arrival at the next tile's barrier (1), and every
+// shared-memory write of the next tile follows barrier (1) (thread 0's write of the
+// tile id follows barrier (3), which every thread passes only after reading it).
+template <class Policy, class T, class Eval, bool Inverse>
+__global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
+    bijective2_kernel(const T* __restrict__ in, T* __restrict__ out, std::uint64_t m, std::uint64_t n,
+                      std::uint64_t num_tiles, const __grid_constant__ Eval f, scan::tile_state<std::uint64_t> state) {
+  using bits = element_bits<T>;
+  const bits* __restrict__ src = reinterpret_cast<const bits*>(in);
+  bits* __restrict__ dst = reinterpret_cast<bits*>(out);
+  __shared__ tile_shared<Policy> s;
+  const unsigned warp = threadIdx.x >> 5;
+  const unsigned lane = threadIdx.x & 31u;
+  for (;;) {
+    if (threadIdx.x == 0) s.tile = state.acquire_tile();
+    __syncthreads();  // (1)
+    const std::uint64_t tile = s.tile;
+    if (tile >= num_tiles) return;  // the same for the whole block
+    const std::uint64_t base = tile * Policy::tile_items;
+    std::uint64_t w[Policy::items];
+    const std::uint32_t flags = evaluate_and_flag<Policy>(f, base, n, m, s, w);
+    bits value[Policy::items];
+    if constexpr (!Inverse) {
+#pragma unroll
+      for (int k = 0; k < Policy::items; ++k)
+        if (flags >> k & 1u) value[k] = src[w[k]];  // issued before the scan: latency overlaps it
+    }
+    __syncthreads();  // (2)
+    if (warp == 0) {
+      const std::uint32_t aggregate = scan_ballots(s);
+      const std::uint64_t residue = state.warp_exclusive_prefix(tile, aggregate);
+      if (lane == 0) s.prefix = exact_prefix<Policy>(residue, tile, n, m);
+    }
+    __syncthreads();  // (3)
+    const std::uint64_t prefix = s.prefix;
+    if constexpr (!Inverse) {
+#pragma unroll
+      for (int k = 0; k < Policy::items; ++k)
+        if (flags >> k & 1u) dst[prefix + rank_in_tile(s, k)] = value[k];
+    } else {
+#pragma unroll
+      for (int k = 0; k < Policy::items; ++k)
+        if (flags >> k & 1u) value[k] = src[prefix + rank_in_tile(s, k)];
+#pragma unroll
+      for (int k = 0; k < Policy::items; ++k)
+        if (flags >> k & 1u) dst[w[k]] = value[k];
+    }
+  }
+}
+
+// ----------------------------------------------------------------------------
+// bijective1: tile counts, then (after cub::DeviceScan) rank and gather.
+
+/// tile_counts[t] = number of flagged indices of tile t; grid-stride over tiles.
+template <class Policy, class Eval>
+__global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
+    bijective1_count_kernel(std::uint64_t m, std::uint64_t n, std::uint64_t num_tiles, const __grid_constant__ Eval f,
+                            std::uint64_t* __restrict__ tile_counts) {
+  __shared__ tile_shared<Policy> s;
+  for (std::uint64_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+    std::uint64_t w[Policy::items];
+    evaluate_and_flag<Policy>(f, tile * Policy::tile_items, n, m, s, w);
+    __syncthreads();
+    if (threadIdx.x < 32) {
+      const std::uint32_t aggregate = scan_ballots(s);
+      if (threadIdx.x == 0) tile_counts[tile] = aggregate;
+    }
+    __syncthreads();  // warp 0 has read the ballots before the next tile writes them
+  }
+}
+
+/// Re-evaluates each tile, ranks its flags and gathers out[tile_offsets[t] + rank] = in[w].
+template <class Policy, class T, class Eval>
+__global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
+    bijective1_gather_kernel(const T* __restrict__ in, T* __restrict__ out, std::uint64_t m, std::uint64_t n,
+                             std::uint64_t num_tiles, const __grid_constant__ Eval f,
+                             const std::uint64_t* __restrict__ tile_offsets) {
+  using bits = element_bits<T>;
+  const bits* __restrict__ src = reinterpret_cast<const bits*>(in);
+  bits* __restrict__ dst = reinterpret_cast<bits*>(out);
+  __shared__ tile_shared<Policy> s;
+  for (std::uint64_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+    std::uint64_t w[Policy::items];
+    const std::uint32_t flags = evaluate_and_flag<Policy>(f, tile * Policy::tile_items, n, m, s, w);
+    bits value[Policy::items];
+#pragma unroll
+    for (int k = 0; k < Policy::items; ++k)
+      if (flags >> k & 1u) value[k] = src[w[k]];
+    const std::uint64_t prefix = tile_offsets[tile];
+    __syncthreads();
+    if (threadIdx.x < 32) scan_ballots(s);
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < Policy::items; ++k)
+      if (flags >> k & 1u) dst[prefix + rank_in_tile(s, k)] = value[k];
+    __syncthreads();  // all ranks read before the next tile overwrites the ballots
+  }
+}
+
+// ----------------------------------------------------------------------------
+// bijective0: evaluate, select (CUB), gather.
+
+/// images[i] = f(i) for i in [0, n); grid-stride.
+template <class Eval>
+__global__ void __launch_bounds__(256)
+    bijective0_evaluate_kernel(std::uint64_t n, const __grid_constant__ Eval f, std::uint64_t* __restrict__ images) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    std::uint64_t w[1];
+    f.template images<1>(i, 0, w);
+    images[i] = w[0];
+  }
+}
+
+/// out[j] = in[selected[j]] for j in [0, m); grid-stride.
+template <class T>
+__global__ void __launch_bounds__(256)
+    bijective0_gather_kernel(const T* __restrict__ in, T* __restrict__ out, std::uint64_t m,
+                             const std::uint64_t* __restrict__ selected) {
+  using bits = element_bits<T>;
+  const bits* __restrict__ src = reinterpret_cast<const bits*>(in);
+  bits* __restrict__ dst = reinterpret_cast<bits*>(out);
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t j = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; j < m; j += stride)
+    dst[j] = src[selected[j]];
+}
+
+/// The selection predicate of bijective0: image below m.
+struct image_below {
+  std::uint64_t m;
+  __host__ __device__ bool operator()(std::uint64_t w) const { return w < m; }
+};
+
+// ----------------------------------------------------------------------------
+// Host helpers.
+
+/// Alignment of every array carved out of the caller's temporary storage.
+inline constexpr std::size_t temp_alignment = 256;
+
+constexpr std::size_t align_up(std::size_t bytes) { return (bytes + temp_alignment - 1) / temp_alignment * temp_alignment; }
+
+/// Consecutive 256-byte aligned sub-allocations of one temporary buffer. The buffer
+/// itself may be any address: the layout starts at its first 256-byte boundary and
+/// total() includes that slack.
+class temp_layout {
+ public:
+  /// Reserves `bytes` and returns the slot's offset from the aligned start.
+  std::size_t add(std::size_t bytes) {
+    const std::size_t offset = size_;
+    size_ += align_up(bytes == 0 ? 1 : bytes);
+    return offset;
+  }
+  std::size_t total() const { return size_ + temp_alignment; }
+  static unsigned char* aligned_start(void* d_temp) {
+    const auto address = reinterpret_cast<std::uintptr_t>(d_temp);
+    return reinterpret_cast<unsigned char*>((address + temp_alignment - 1) / temp_alignment * temp_alignment);
+  }
+
+ private:
+  std::size_t size_ = 0;
+};
+
+/// Grid of a persistent (or grid-stride) kernel: at most `tiles` blocks, at most as
+/// many as are resident at once on the current device. The occupancy query is made
+/// once per kernel and device (the small inputs are timed in microseconds).
+template <auto Kernel>
+unsigned resident_grid(int block, std::uint64_t tiles) {
+  constexpr int cached_devices = 64;
+  static std::atomic<int> cache[cached_devices];
+  int device = 0;
+  ONEPASS_CUDA_CHECK(cudaGetDevice(&device));
+  int slots = device < cached_devices ? cache[device].load(std::memory_order_relaxed) : 0;
+  if (slots == 0) {
+    int sms = 0, per_sm = 0;
+    ONEPASS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    ONEPASS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, block, 0));
+    slots = (sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
+    if (device < cached_devices) cache[device].store(slots, std::memory_order_relaxed);
+  }
+  const std::uint64_t grid = tiles < static_cast<std::uint64_t>(slots) ? tiles : static_cast<std::uint64_t>(slots);
+  return static_cast<unsigned>(grid == 0 ? 1 : grid);
+}
+
+/// A grid-stride grid for `count` independent items of `block` threads.
+inline unsigned stride_grid(std::uint64_t count, int block) {
+  const std::uint64_t blocks = (count + block - 1) / block;
+  constexpr std::uint64_t cap = 132 * 32;  // enough to fill any current GPU; the loop covers the rest
+  return static_cast<unsigned>(blocks == 0 ? 1 : (blocks < cap ? blocks : cap));
+}
+
+/// Checks m and the bijection's domain (both phases).
+template <class Bijection>
+void check_sizes(const char* function, std::size_t m, const Bijection& f) {
+  require(static_cast<std::uint64_t>(m) <= max_length, function, "m", "must be in [0, 2^63], got " + std::to_string(m));
+  const unsigned bits = f.domain_bits();
+  require(bits >= 1 && bits <= 63, function, "bijection",
+          "domain must be 2^b with b in [1, 63], got b = " + std::to_string(bits));
+  require((std::uint64_t{1} << bits) >= m, function, "bijection",
+          "domain 2^" + std::to_string(bits) + " must hold m = " + std::to_string(m) + " indices");
+}
+
+/// Checks pointers and overlap (run phase, m > 0).
+template <class T>
+void check_pointers(const char* function, const T* d_in, const T* d_out, std::size_t m) {
+  require(d_in != nullptr, function, "d_in", "must not be null when m > 0");
+  require(d_out != nullptr, function, "d_out", "must not be null when m > 0");
+  const auto a = reinterpret_cast<std::uintptr_t>(d_in);
+  const auto b = reinterpret_cast<std::uintptr_t>(d_out);
+  const std::uint64_t max_elements = ~std::uint64_t{0} / sizeof(T);
+  require(m <= max_elements, function, "m", "times sizeof(T) must fit in 64 bits, got m = " + std::to_string(m));
+  const std::uint64_t bytes = static_cast<std::uint64_t>(m) * sizeof(T);
+  const bool overlap = (a < b ? b - a : a - b) < bytes;
+  require(!overlap, function, "d_out", "must not overlap d_in (out-of-place operation)");
+}
+
+inline void check_temp(const char* function, std::size_t temp_bytes, std::size_t required) {
+  require(temp_bytes >= required, function, "temp_bytes",
+          "must be at least " + std::to_string(required) + " bytes (the query's answer), got " +
+              std::to_string(temp_bytes));
+}
+
+// --- bijective2 (forward, or the unshuffle) ---------------------------------------
+// The *_with<Policy> forms take the tile shape explicitly (tuning experiments);
+// the library picks it with with_policy.
+
+/// Temporary storage of bijective2 with tile shape Policy for a domain of 2^bits.
+template <class Policy>
+std::size_t bijective2_temp_bytes_with(unsigned bits) {
+  temp_layout layout;
+  layout.add(scan::tile_state<std::uint64_t>::temp_bytes(tiles_for<Policy>(std::uint64_t{1} << bits)));
+  return layout.total();
+}
+
+template <class T>
+std::size_t bijective2_temp_bytes(unsigned bits) {
+  std::size_t bytes = 0;
+  with_policy<T>(bits, [&](auto policy) { bytes = bijective2_temp_bytes_with<decltype(policy)>(bits); });
+  return bytes;
+}
+
+/// Enqueues bijective2 (Inverse: the unshuffle) with tile shape Policy; arguments
+/// already checked, d_temp at least bijective2_temp_bytes_with<Policy>(b) bytes.
+template <class Policy, bool Inverse, class T, class Bijection>
+void run_bijective2_with(void* d_temp, const T* d_in, T* d_out, std::uint64_t m, const Bijection& f,
+                         cudaStream_t stream) {
+  const std::uint64_t n = std::uint64_t{1} << f.domain_bits();
+  const std::uint64_t tiles = tiles_for<Policy>(n);
+  const scan::tile_state<std::uint64_t> state(temp_layout::aligned_start(d_temp), tiles);
+  state.initialize(stream);
+  with_evaluator(f, [&](const auto& eval) {
+    using E = std::decay_t<decltype(eval)>;
+    constexpr auto kernel = &bijective2_kernel<Policy, T, E, Inverse>;
+    const unsigned grid = resident_grid<kernel>(Policy::block, tiles);
+    kernel<<<grid, Policy::block, 0, stream>>>(d_in, d_out, m, n, tiles, eval, state);
+    ONEPASS_CUDA_CHECK_LAUNCH();
+  });
+}
+
+template <bool Inverse, class T, class Bijection>
+void run_bijective2(void* d_temp, const T* d_in, T* d_out, std::uint64_t m, const Bijection& f, cudaStream_t stream) {
+  with_policy<T>(f.domain_bits(), [&](auto policy) {
+    run_bijective2_with<decltype(policy), Inverse>(d_temp, d_in, d_out, m, f, stream);
+  });
+}
+
+// --- bijective1 ---------------------------------------------------------------------
+
+struct bijective1_slots {
+  std::size_t counts, offsets, cub, total, cub_bytes;
+};
+
+inline bijective1_slots bijective1_layout(std::uint64_t tiles) {
+  std::size_t cub_bytes = 0;
+  ONEPASS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, cub_bytes, static_cast<const std::uint64_t*>(nullptr),
+                                                   static_cast<std::uint64_t*>(nullptr),
+                                                   static_cast<std::int64_t>(tiles)));
+  temp_layout layout;
+  bijective1_slots slots{};
+  slots.counts = layout.add(tiles * sizeof(std::uint64_t));
+  slots.offsets = layout.add(tiles * sizeof(std::uint64_t));
+  slots.cub = layout.add(cub_bytes);
+  slots.cub_bytes = cub_bytes;
+  slots.total = layout.total();
+  return slots;
+}
+
+template <class T>
+std::size_t bijective1_temp_bytes(unsigned bits) {
+  std::size_t bytes = 0;
+  with_policy<T>(bits, [&](auto policy) {
+    using P = decltype(policy);
+    bytes = bijective1_layout(tiles_for<P>(std::uint64_t{1} << bits)).total;
+  });
+  return bytes;
+}
+
+template <class T, class Bijection>
+void run_bijective1(void* d_temp, const T* d_in, T* d_out, std::uint64_t m, const Bijection& f, cudaStream_t stream) {
+  const unsigned bits = f.domain_bits();
+  const std::uint64_t n = std::uint64_t{1} << bits;
+  with_policy<T>(bits, [&](auto policy) {
+    using P = decltype(policy);
+    const std::uint64_t tiles = tiles_for<P>(n);
+    const bijective1_slots slots = bijective1_layout(tiles);
+    unsigned char* base = temp_layout::aligned_start(d_temp);
+    auto* counts = reinterpret_cast<std::uint64_t*>(base + slots.counts);
+    auto* offsets = reinterpret_cast<std::uint64_t*>(base + slots.offsets);
+    with_evaluator(f, [&](const auto& eval) {
+      using E = std::decay_t<decltype(eval)>;
+      constexpr auto count_kernel = &bijective1_count_kernel<P, E>;
+      constexpr auto gather_kernel = &bijective1_gather_kernel<P, T, E>;
+      count_kernel<<<resident_grid<count_kernel>(P::block, tiles), P::block, 0, stream>>>(m, n, tiles, eval, counts);
+      ONEPASS_CUDA_CHECK_LAUNCH();
+      std::size_t cub_bytes = slots.cub_bytes;
+      // The same iterator types as the size query in bijective1_layout.
+      ONEPASS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(base + slots.cub, cub_bytes,
+                                                       static_cast<const std::uint64_t*>(counts), offsets,
+                                                       static_cast<std::int64_t>(tiles), stream));
+      gather_kernel<<<resident_grid<gather_kernel>(P::block, tiles), P::block, 0, stream>>>(d_in, d_out, m, n, tiles,
+                                                                                         eval, offsets);
+      ONEPASS_CUDA_CHECK_LAUNCH();
+    });
+  });
+}
+
+// --- bijective0 ---------------------------------------------------------------------
+
+struct bijective0_slots {
+  std::size_t images, selected, count, cub, total, cub_bytes;
+};
+
+inline bijective0_slots bijective0_layout(std::uint64_t n, std::uint64_t m) {
+  std::size_t cub_bytes = 0;
+  ONEPASS_CUDA_CHECK(cub::DeviceSelect::If(nullptr, cub_bytes, static_cast<const std::uint64_t*>(nullptr),
+                                           static_cast<std::uint64_t*>(nullptr), static_cast<std::uint64_t*>(nullptr),
+                                           static_cast<std::int64_t>(n), image_below{m}));
+  temp_layout layout;
+  bijective0_slots slots{};
+  slots.images = layout.add(n * sizeof(std::uint64_t));
+  slots.selected = layout.add(m * sizeof(std::uint64_t));
+  slots.count = layout.add(sizeof(std::uint64_t));
+  slots.cub = layout.add(cub_bytes);
+  slots.cub_bytes = cub_bytes;
+  slots.total = layout.total();
+  return slots;
+}
+
+template <class T, class Bijection>
+void run_bijective0(void* d_temp, const T* d_in, T* d_out, std::uint64_t m, const Bijection& f, cudaStream_t stream) {
+  const std::uint64_t n = std::uint64_t{1} << f.domain_bits();
+  const bijective0_slots slots = bijective0_layout(n, m);
+  unsigned char* base = temp_layout::aligned_start(d_temp);
+  auto* images = reinterpret_cast<std::uint64_t*>(base + slots.images);
+  auto* selected = reinterpret_cast<std::uint64_t*>(base + slots.selected);
+  auto* count = reinterpret_cast<std::uint64_t*>(base + slots.count);
+  with_evaluator(f, [&](const auto& eval) {
+    using E = std::decay_t<decltype(eval)>;
+    bijective0_evaluate_kernel<E><<<stride_grid(n, 256), 256, 0, stream>>>(n, eval, images);
+    ONEPASS_CUDA_CHECK_LAUNCH();
+  });
+  std::size_t cub_bytes = slots.cub_bytes;
+  ONEPASS_CUDA_CHECK(cub::DeviceSelect::If(base + slots.cub, cub_bytes, static_cast<const std::uint64_t*>(images),
+                                           selected, count, static_cast<std::int64_t>(n), image_below{m}, stream));
+  bijective0_gather_kernel<T><<<stride_grid(m, 256), 256, 0, stream>>>(d_in, d_out, m, selected);
+  ONEPASS_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace detail
+
+/// Bijective shuffle on the GPU (paper §4, Algorithm 1; fusion levels of §6):
+/// d_out[j] = d_in[f(i_j)], where i_0 < i_1 < ... are the indices of [0, 2^b) that f
+/// maps below m. The same permutation as the CPU bijective_shuffle_copy for f.
+///
+/// CUB's two-phase temporary storage: with d_temp == nullptr only temp_bytes is set
+/// (to the bytes `variant` needs for m and f; d_in, d_out are not looked at), and
+/// nothing is enqueued. Otherwise d_temp must hold at least that many bytes of
+/// device memory (any alignment) and the work is enqueued on `stream`, not waited
+/// for. The query of bijective0/1 asks CUB for its own storage, which looks at the
+/// current device. Temporary storage, n = 2^b: bijective2 8 bytes per tile (2048
+/// indices per tile from n = 2^22 up, 1024 for 16-byte T; 512 below) plus under
+/// 1 KiB; bijective1 twice that plus CUB's scan storage; bijective0 8 (n + m) bytes
+/// plus CUB's selection storage (so bijective0 takes b <= 56 only).
+///
+/// T: any trivially copyable type (moved as its bytes). d_in, d_out: device
+/// pointers to m elements each, not overlapping. m in [0, 2^63]. f: a bijection of
+/// [0, 2^b) with b in [1, 63] and 2^b >= m, with host+device operator() and
+/// domain_bits() (bijection::variable_philox, bijection::lcg), trivially copyable.
+///
+/// Throws onepass::error (nothing enqueued, d_out untouched) for m > 2^63, a domain
+/// that does not hold m (or b > 56 with bijective0), and in the run phase for null d_in or d_out with m > 0,
+/// overlapping buffers, or temp_bytes below the query's answer; throws
+/// onepass::runtime_failure when a CUDA call or launch fails.
+template <class T, class Bijection>
+void bijective_shuffle(void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_out, std::size_t m,
+                       const Bijection& f, fusion variant = fusion::bijective2, cudaStream_t stream = 0) {
+  static_assert(std::is_trivially_copyable_v<T>, "gpu::bijective_shuffle: T must be trivially copyable");
+  static_assert(std::is_trivially_copyable_v<Bijection>, "gpu::bijective_shuffle: the bijection must be trivially copyable");
+  constexpr const char* function = "onepass::shuffle::gpu::bijective_shuffle";
+  detail::check_sizes(function, m, f);
+  std::size_t required = 0;
+  switch (variant) {
+    case fusion::bijective0:
+      require(f.domain_bits() <= 56, function, "bijection",
+              "domain 2^" + std::to_string(f.domain_bits()) + " is too large for bijective0's index array (b <= 56)");
+      required = detail::bijective0_layout(std::uint64_t{1} << f.domain_bits(), m).total;
+      break;
+    case fusion::bijective1: required = detail::bijective1_temp_bytes<T>(f.domain_bits()); break;
+    case fusion::bijective2: required = detail::bijective2_temp_bytes<T>(f.domain_bits()); break;
+    default: require(false, function, "variant", "must be fusion::bijective0, bijective1 or bijective2");
+  }
+  if (d_temp == nullptr) {
+    temp_bytes = required;
+    return;
+  }
+  if (m == 0) return;
+  detail::check_pointers(function, d_in, d_out, m);
+  detail::check_temp(function, temp_bytes, required);
+  switch (variant) {
+    case fusion::bijective0: detail::run_bijective0(d_temp, d_in, d_out, m, f, stream); break;
+    case fusion::bijective1: detail::run_bijective1(d_temp, d_in, d_out, m, f, stream); break;
+    case fusion::bijective2: detail::run_bijective2<false>(d_temp, d_in, d_out, m, f, stream); break;
+  }
+}
+
+/// Inverse of bijective_shuffle for the same f: d_out[f(i_j)] = d_in[j], so
+/// bijective_unshuffle(bijective_shuffle(x)) == x. Single pass with the bijective2
+/// structure (the look-back scan; scattered writes, each read and write once).
+/// Temporary storage, arguments and errors as bijective_shuffle with bijective2.
+template <class T, class Bijection>
+void bijective_unshuffle(void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_out, std::size_t m,
+                         const Bijection& f, cudaStream_t stream = 0) {
+  static_assert(std::is_trivially_copyable_v<T>, "gpu::bijective_unshuffle: T must be trivially copyable");
+  static_assert(std::is_trivially_copyable_v<Bijection>, "gpu::bijective_unshuffle: the bijection must be trivially copyable");
+  constexpr const char* function = "onepass::shuffle::gpu::bijective_unshuffle";
+  detail::check_sizes(function, m, f);
+  const std::size_t required = detail::bijective2_temp_bytes<T>(f.domain_bits());
+  if (d_temp == nullptr) {
+    temp_bytes = required;
+    return;
+  }
+  if (m == 0) return;
+  detail::check_pointers(function, d_in, d_out, m);
+  detail::check_temp(function, temp_bytes, required);
+  detail::run_bijective2<true>(d_temp, d_in, d_out, m, f, stream);
+}
+
+}  // namespace onepass::shuffle::gpu

@@ -1,0 +1,55 @@
+// Registers the library's own GPU bijective shuffles (uint64 elements):
+// VariablePhilox at the three fusion levels of the paper's §6 and LCG (bijective2).
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "onepass/bijection/lcg.hpp"
+#include "onepass/bijection/variable_philox.hpp"
+#include "onepass/registry.hpp"
+#include "onepass/shuffle/gpu_shuffle.cuh"
+
+namespace {
+using onepass::bijection::lcg;
+using onepass::bijection::variable_philox;
+using onepass::registry::registrar;
+using onepass::registry::shuffle_entry;
+using onepass::registry::shuffle_params;
+namespace gpu = onepass::shuffle::gpu;
+
+// The VariablePhilox shuffle for p.seed and p.rounds at one fusion level.
+template <gpu::fusion Variant>
+void variable_philox_gpu(void* temp, std::size_t& temp_bytes, const std::uint64_t* in, std::uint64_t* out,
+                         std::size_t n, const shuffle_params& p, void* stream) {
+  gpu::bijective_shuffle(temp, temp_bytes, in, out, n, variable_philox::for_length(n, p.seed, p.rounds), Variant,
+                         static_cast<cudaStream_t>(stream));
+}
+
+constexpr onepass::registry::device gpu_device = onepass::registry::device::gpu;
+
+const registrar variable_philox_bijective2{shuffle_entry{
+    "variable_philox", gpu_device, "VarPhilox",
+    "bijective shuffle, VariablePhilox (paper §3.2), single pass over the decoupled look-back scan (Bijective2)",
+    {}, true, true, true, true, variable_philox_gpu<gpu::fusion::bijective2>}};
+
+const registrar variable_philox_bijective0{shuffle_entry{
+    "variable_philox_bijective0", gpu_device, "Bijective0",
+    "bijective shuffle, VariablePhilox, separate passes: evaluate, cub::DeviceSelect::If, gather (paper §6)",
+    {}, true, true, true, true, variable_philox_gpu<gpu::fusion::bijective0>}};
+
+const registrar variable_philox_bijective1{shuffle_entry{
+    "variable_philox_bijective1", gpu_device, "Bijective1",
+    "bijective shuffle, VariablePhilox, fused two-pass reduce-then-scan (paper §6)",
+    {}, true, true, true, true, variable_philox_gpu<gpu::fusion::bijective1>}};
+
+const registrar lcg_bijective2{shuffle_entry{
+    "lcg", gpu_device, "LCG",
+    "bijective shuffle, LCG bijection (paper §3.1), single pass over the decoupled look-back scan (Bijective2)",
+    {}, true, false, false, true,
+    [](void* temp, std::size_t& temp_bytes, const std::uint64_t* in, std::uint64_t* out, std::size_t n,
+       const shuffle_params& p, void* stream) {
+      gpu::bijective_shuffle(temp, temp_bytes, in, out, n, lcg::for_length(n, p.seed), gpu::fusion::bijective2,
+                             static_cast<cudaStream_t>(stream));
+    }}};
+}  // namespace
