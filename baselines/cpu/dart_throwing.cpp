@@ -114,7 +114,7 @@ const registry::registrar dart_throwing_registration{registry::shuffle_entry{
     [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const registry::shuffle_params& p) {
       dart_throwing_shuffle_copy(in, out, n, p.seed);
     },
-    /*permutes=*/true, /*uses_rounds=*/false, /*uniform=*/true, /*deterministic=*/false}};
+    /*permutes=*/true, /*uses_rounds=*/false, /*uniform=*/true, /*deterministic=*/false, /*gpu_run=*/{}}};
 
 }  // namespace
 }  // namespace onepass::baselines

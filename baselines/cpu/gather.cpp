@@ -40,7 +40,7 @@ const registry::registrar gather_registration{registry::shuffle_entry{
     [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const registry::shuffle_params& p) {
       random_gather(in, out, n, p.seed);
     },
-    /*permutes=*/false, /*uses_rounds=*/false, /*uniform=*/true, /*deterministic=*/true}};
+    /*permutes=*/false, /*uses_rounds=*/false, /*uniform=*/true, /*deterministic=*/true, /*gpu_run=*/{}}};
 }  // namespace
 
 }  // namespace onepass::baselines

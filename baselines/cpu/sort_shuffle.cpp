@@ -126,7 +126,7 @@ const registry::registrar sort_shuffle_registration{registry::shuffle_entry{
     [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const registry::shuffle_params& p) {
       sort_shuffle_copy(in, out, n, p.seed);
     },
-    /*permutes=*/true, /*uses_rounds=*/false, /*uniform=*/true, /*deterministic=*/true}};
+    /*permutes=*/true, /*uses_rounds=*/false, /*uniform=*/true, /*deterministic=*/true, /*gpu_run=*/{}}};
 
 }  // namespace
 }  // namespace onepass::baselines
