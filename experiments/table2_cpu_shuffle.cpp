@@ -87,6 +87,19 @@ struct measurement {
 
 /// Console output (to stderr, as progress) plus capture of every iteration run, so
 /// that the CSV is written through the harness after the benchmarks ran.
+// Google Benchmark 1.7 (Debian 12) reports a failed run through error_occurred /
+// error_message, 1.8 (Ubuntu 24.04) through skipped / skip_message.
+template <class Run>
+auto failure_of(const Run& run, int) -> decltype(run.error_occurred, std::string()) {
+  return run.error_occurred ? (run.error_message.empty() ? std::string("error") : std::string(run.error_message))
+                            : std::string();
+}
+template <class Run>
+auto failure_of(const Run& run, long) -> decltype(run.skip_message, std::string()) {
+  return run.skipped ? (run.skip_message.empty() ? std::string("skipped") : std::string(run.skip_message))
+                     : std::string();
+}
+
 class capturing_reporter : public benchmark::ConsoleReporter {
  public:
   capturing_reporter() : benchmark::ConsoleReporter(OO_Tabular) {
@@ -98,8 +111,8 @@ class capturing_reporter : public benchmark::ConsoleReporter {
     for (const Run& run : reports) {
       if (run.run_type != Run::RT_Iteration) continue;  // mean/median/stddev aggregates
       measurement& m = captured[run.run_name.function_name];
-      if (run.error_occurred) {
-        m.error = run.error_message;
+      if (const std::string error = failure_of(run, 0); !error.empty()) {
+        m.error = error;
         continue;
       }
       m.iterations += run.iterations;
