@@ -22,11 +22,6 @@ namespace {
 namespace st = onepass::stats;
 namespace ex = onepass::experiments;
 
-bool is_registered(const std::string& name) {
-  for (const auto& e : onepass::registry::shuffles())
-    if (e.name == name && e.where == onepass::registry::device::cpu) return true;
-  return false;
-}
 
 }  // namespace
 
@@ -77,7 +72,7 @@ int main(int argc, char** argv) {
   ex::progress(r.name(), "every round count from " + first_text + " to " + std::to_string(max_rounds) + " passes");
 
   for (const char* name : {"lcg", "std_shuffle"}) {
-    if (!is_registered(name)) {
+    if (!onepass::registry::contains_shuffle(name)) {
       ex::progress(r.name(), std::string("skipping ") + name + ": not registered in this build");
       r.note(std::string("skipped_") + name, "not registered in this build");
       continue;

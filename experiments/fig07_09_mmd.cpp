@@ -32,11 +32,6 @@ namespace {
 namespace st = onepass::stats;
 namespace ex = onepass::experiments;
 
-bool is_registered(const std::string& name) {
-  for (const auto& e : onepass::registry::shuffles())
-    if (e.name == name && e.where == onepass::registry::device::cpu) return true;
-  return false;
-}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -125,7 +120,7 @@ int main(int argc, char** argv) {
     r.note("n" + std::to_string(n) + "_first_round_count_from_which_all_pass_normal",
            last_failing == rounds_list.back() ? "none" : std::to_string(last_failing + 1));
     for (const char* name : {"lcg", "std_shuffle"}) {
-      if (!is_registered(name)) {
+      if (!onepass::registry::contains_shuffle(name)) {
         ex::progress(r.name(), std::string("skipping ") + name + ": not registered in this build");
         r.note(std::string("skipped_") + name, "not registered in this build");
         continue;

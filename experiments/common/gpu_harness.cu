@@ -79,17 +79,6 @@ __global__ void not_iota_kernel(const std::uint64_t* d, std::size_t n, unsigned 
   if (bad) atomicAdd(&counters[0], bad);
 }
 
-std::string command_output(const std::string& command) {
-  std::string out;
-  if (FILE* pipe = popen(command.c_str(), "r")) {
-    char buffer[256];
-    while (std::fgets(buffer, sizeof buffer, pipe)) out += buffer;
-    pclose(pipe);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == ' ')) out.pop_back();
-  return out;
-}
-
 std::string version_text(int v) {  // 13000 -> "13.0"
   return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
 }

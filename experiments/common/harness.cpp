@@ -32,17 +32,6 @@ std::string env_or(const char* key, const std::string& fallback) {
   return (v && *v) ? std::string(v) : fallback;
 }
 
-std::string command_output(const std::string& command) {
-  std::string out;
-  if (FILE* pipe = popen(command.c_str(), "r")) {
-    char buffer[256];
-    while (std::fgets(buffer, sizeof buffer, pipe)) out += buffer;
-    pclose(pipe);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
-}
-
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
   std::string line;
@@ -83,6 +72,17 @@ std::string json_escape(const std::string& s) {
         }
     }
   }
+  return out;
+}
+
+std::string command_output(const std::string& command) {
+  std::string out;
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    char buffer[256];
+    while (std::fgets(buffer, sizeof buffer, pipe)) out += buffer;
+    pclose(pipe);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == ' ')) out.pop_back();
   return out;
 }
 

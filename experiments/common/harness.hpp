@@ -90,6 +90,10 @@ void progress(const std::string& name, const std::string& message);
 /// date, host, cpu_model, cores, compiler, ...
 std::string machine_json();
 
+/// Standard output of a shell command, trailing newlines and spaces removed;
+/// empty when the command cannot be started.
+std::string command_output(const std::string& command);
+
 /// Escapes a string for a JSON string literal (without the quotes).
 std::string json_escape(const std::string& s);
 

@@ -33,6 +33,10 @@ std::vector<shuffle_entry> shuffles() {
   return out;
 }
 
+bool contains_shuffle(const std::string& name, device where) {
+  return shuffle_table().count(shuffle_key{where, name}) != 0;
+}
+
 const shuffle_entry& find_shuffle(const std::string& name, device where) {
   const auto& table = shuffle_table();
   auto it = table.find(shuffle_key{where, name});

@@ -59,6 +59,9 @@ void add_shuffle(shuffle_entry entry);
 /// All registered shuffles, sorted by (device, name).
 std::vector<shuffle_entry> shuffles();
 
+/// True when a shuffle is registered under `name` for device `where`.
+bool contains_shuffle(const std::string& name, device where = device::cpu);
+
 /// The shuffle registered under `name` for device `where`; throws onepass::error
 /// listing the known names when there is none.
 const shuffle_entry& find_shuffle(const std::string& name, device where = device::cpu);
