@@ -46,17 +46,6 @@ namespace gpu = onepass::experiments::gpu;
 
 const char* const experiment = "fig10_fusion";
 
-std::string join(const std::vector<std::string>& items, const char* sep = ",") {
-  std::string s;
-  for (const auto& item : items) s += (s.empty() ? "" : sep) + item;
-  return s;
-}
-
-[[noreturn]] void usage_exit(const std::string& message) {
-  std::fprintf(stderr, "%s: %s\n", experiment, message.c_str());
-  std::exit(2);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -84,18 +73,18 @@ int main(int argc, char** argv) {
   auto registered = [&](const std::string& name) { return std::find(known.begin(), known.end(), name) != known.end(); };
   for (const auto& name : only)
     if (!registered(name))
-      usage_exit("--algorithms: '" + name + "' is not a registered gpu shuffle; known: " + join(known));
+      ex::usage_exit(experiment, "--algorithms: '" + name + "' is not a registered gpu shuffle; known: " + ex::join(known));
   std::vector<std::string> failed;
   std::vector<gpu::gpu_algorithm> algorithms;
   for (const auto& name : only.empty() ? defaults : only) {
     if (registered(name)) {
       algorithms.push_back(gpu::from_registry(reg::find_shuffle(name, reg::device::gpu)));
     } else {
-      failed.push_back(name + ": not registered (known: " + join(known) + ")");
+      failed.push_back(name + ": not registered (known: " + ex::join(known) + ")");
       ex::progress(experiment, "MISSING " + failed.back());
     }
   }
-  if (algorithms.empty()) usage_exit("no gpu shuffle to time");
+  if (algorithms.empty()) ex::usage_exit(experiment, "no gpu shuffle to time");
   std::vector<std::string> names;
   for (const auto& a : algorithms) names.push_back(a.name);
 
@@ -112,7 +101,7 @@ int main(int argc, char** argv) {
   std::vector<unsigned> log2_sizes;
   for (unsigned w = 8; w <= max_log2; w += step) log2_sizes.push_back(w);
 
-  ex::progress(experiment, std::to_string(names.size()) + " algorithms (" + join(names, ", ") + "), w = 8.." +
+  ex::progress(experiment, std::to_string(names.size()) + " algorithms (" + ex::join(names, ", ") + "), w = 8.." +
                                std::to_string(log2_sizes.back()) + " step " + std::to_string(step) +
                                ", worst (2^w+1) and best (2^w) case, " + std::to_string(options.warmup) +
                                " warm-up + " + std::to_string(options.reps) + " timed runs each");
@@ -183,15 +172,15 @@ int main(int argc, char** argv) {
     }
   }
 
-  r.note("algorithms", join(names));
+  r.note("algorithms", ex::join(names));
   r.note("log2_sizes", "8.." + std::to_string(log2_sizes.back()) + " step " + std::to_string(step));
   r.note("cases", "worst: n = 2^w + 1 (domain 2^(w+1)); best: n = 2^w (domain 2^w)");
   r.note("rounds", "24");
   r.note("element_type", "uint64");
   r.note("check", "after timing, one untimed run into a poisoned output, checked exactly on the device");
   r.note("rows", std::to_string(rows));
-  if (!skipped.empty()) r.note("skipped", join(skipped, "; "));
-  if (!failed.empty()) r.note("failed", join(failed, "; "));
+  if (!skipped.empty()) r.note("skipped", ex::join(skipped, "; "));
+  if (!failed.empty()) r.note("failed", ex::join(failed, "; "));
   r.finish();
   return failed.empty() ? 0 : 1;
 }

@@ -59,17 +59,6 @@ namespace gpu = onepass::experiments::gpu;
 const char* const experiment = "table1_gpu_shuffle";
 const char* const index_array_name = "gather_index_array";
 
-std::string join(const std::vector<std::string>& items, const char* sep = ",") {
-  std::string s;
-  for (const auto& item : items) s += (s.empty() ? "" : sep) + item;
-  return s;
-}
-
-[[noreturn]] void usage_exit(const std::string& message) {
-  std::fprintf(stderr, "%s: %s\n", experiment, message.c_str());
-  std::exit(2);
-}
-
 std::string size_text(unsigned w) { return "2^" + std::to_string(w) + "+1"; }
 
 }  // namespace
@@ -95,8 +84,8 @@ int main(int argc, char** argv) {
   known.push_back(index_array_name);
   for (const auto& name : only)
     if (std::find(known.begin(), known.end(), name) == known.end())
-      usage_exit("--algorithms: '" + name + "' is not a registered gpu shuffle or " + index_array_name +
-                 "; known: " + join(known));
+      ex::usage_exit(experiment, "--algorithms: '" + name + "' is not a registered gpu shuffle or " + index_array_name +
+                 "; known: " + ex::join(known));
   auto wanted = [&](const std::string& name) {
     return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
   };
@@ -107,7 +96,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> names;
   for (const auto& a : algorithms) names.push_back(a.name);
   if (with_index_array) names.push_back(index_array_name);
-  if (names.empty()) usage_exit("no gpu shuffle to time");
+  if (names.empty()) ex::usage_exit(experiment, "no gpu shuffle to time");
 
   std::string why;
   if (!gpu::init_device(why)) {
@@ -121,7 +110,7 @@ int main(int argc, char** argv) {
   std::vector<unsigned> log2_sizes;
   for (unsigned w = 8; w <= max_log2; w += 3) log2_sizes.push_back(w);
 
-  ex::progress(experiment, std::to_string(names.size()) + " algorithms (" + join(names, ", ") + "), w = 8.." +
+  ex::progress(experiment, std::to_string(names.size()) + " algorithms (" + ex::join(names, ", ") + "), w = 8.." +
                                std::to_string(log2_sizes.back()) + " step 3, " + std::to_string(options.warmup) +
                                " warm-up + " + std::to_string(options.reps) + " timed runs each");
 
@@ -234,7 +223,7 @@ int main(int argc, char** argv) {
     }
   }
 
-  r.note("algorithms", join(names));
+  r.note("algorithms", ex::join(names));
   r.note("log2_sizes", "8.." + std::to_string(log2_sizes.back()) + " step 3 (n = 2^w + 1)");
   r.note("rounds", "24");
   r.note("element_type", "uint64");
@@ -246,10 +235,10 @@ int main(int argc, char** argv) {
          "out[i] = in[idx[i]] with idx = the computed gather's indices for the same seed (fill_random_indices, "
          "not timed); reads 24 bytes and writes 8 per element");
   r.note("copy_bytes_per_second_by_log2_size",
-         join(copy_rates, " ") + " (cudaMemcpyAsync device to device, bytes = 16 n, median of the timed runs)");
+         ex::join(copy_rates, " ") + " (cudaMemcpyAsync device to device, bytes = 16 n, median of the timed runs)");
   r.note("rows", std::to_string(rows));
-  if (!skipped.empty()) r.note("skipped", join(skipped, "; "));
-  if (!failed.empty()) r.note("failed", join(failed, "; "));
+  if (!skipped.empty()) r.note("skipped", ex::join(skipped, "; "));
+  if (!failed.empty()) r.note("failed", ex::join(failed, "; "));
   r.finish();
   return failed.empty() ? 0 : 1;
 }

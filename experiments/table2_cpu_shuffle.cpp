@@ -125,17 +125,6 @@ class capturing_reporter : public benchmark::ConsoleReporter {
   std::map<std::string, measurement> captured;
 };
 
-std::string join(const std::vector<std::string>& items) {
-  std::string s;
-  for (const auto& item : items) s += (s.empty() ? "" : ",") + item;
-  return s;
-}
-
-[[noreturn]] void usage_exit(const std::string& message) {
-  std::fprintf(stderr, "%s: %s\n", experiment, message.c_str());
-  std::exit(2);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -153,7 +142,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> bench_args{argv[0]};
   for (const auto& extra : app.remaining()) {
     if (extra.rfind("--benchmark_", 0) != 0)
-      usage_exit("unknown argument '" + extra + "'; allowed: --scale, --out-dir, --seed, --max-log2, --algorithms, "
+      ex::usage_exit(experiment, "unknown argument '" + extra + "'; allowed: --scale, --out-dir, --seed, --max-log2, --algorithms, "
                  "--benchmark_*");
     bench_args.push_back(extra);
   }
@@ -170,11 +159,11 @@ int main(int argc, char** argv) {
     if (e.where == reg::device::cpu) known.push_back(e.name);
   for (const auto& name : only)
     if (std::find(known.begin(), known.end(), name) == known.end())
-      usage_exit("--algorithms: '" + name + "' is not a registered cpu shuffle; known: " + join(known));
+      ex::usage_exit(experiment, "--algorithms: '" + name + "' is not a registered cpu shuffle; known: " + ex::join(known));
   for (const auto& e : reg::shuffles())
     if (e.where == reg::device::cpu && (only.empty() || std::find(only.begin(), only.end(), e.name) != only.end()))
       algorithms.push_back(e);
-  if (algorithms.empty()) usage_exit("no registered cpu shuffle to time");
+  if (algorithms.empty()) ex::usage_exit(experiment, "no registered cpu shuffle to time");
 
   const unsigned max_log2 = max_log2_option ? static_cast<unsigned>(max_log2_option) : r.pick(14u, 23u, 29u);
   const double min_time = r.pick(0.01, 0.5, 1.0);
@@ -225,7 +214,7 @@ int main(int argc, char** argv) {
 
   std::vector<std::string> names;
   for (const auto& e : algorithms) names.push_back(e.name);
-  ex::progress(experiment, std::to_string(algorithms.size()) + " algorithms (" + join(names) + "), w = 8.." +
+  ex::progress(experiment, std::to_string(algorithms.size()) + " algorithms (" + ex::join(names) + "), w = 8.." +
                                std::to_string(log2_sizes.back()) + " step 3, MinTime " + std::to_string(min_time) +
                                " s, " + std::to_string(repetitions) + " repetition(s), " + std::to_string(threads) +
                                " oneTBB threads");
@@ -259,7 +248,7 @@ int main(int argc, char** argv) {
     ex::progress(experiment, line.str());
   }
 
-  r.note("algorithms", join(names));
+  r.note("algorithms", ex::join(names));
   r.note("log2_sizes", "8.." + std::to_string(log2_sizes.back()) + " step 3");
   r.note("min_time_seconds", std::to_string(min_time));
   r.note("repetitions", std::to_string(repetitions));
@@ -274,7 +263,7 @@ int main(int argc, char** argv) {
   r.note("threads", std::to_string(threads) + " (oneTBB default concurrency; std_shuffle and other sequential "
                                               "baselines use one)");
   r.note("rows", std::to_string(rows));
-  if (!failed.empty()) r.note("failed", join(failed));
+  if (!failed.empty()) r.note("failed", ex::join(failed));
   r.finish();
   return failed.empty() ? 0 : 1;
 }

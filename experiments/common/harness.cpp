@@ -75,6 +75,17 @@ std::string json_escape(const std::string& s) {
   return out;
 }
 
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string s;
+  for (const auto& item : items) s += (s.empty() ? "" : sep) + item;
+  return s;
+}
+
+void usage_exit(const std::string& name, const std::string& message) {
+  std::cerr << name << ": " << message << "\n";
+  std::exit(2);
+}
+
 std::string command_output(const std::string& command) {
   std::string out;
   if (FILE* pipe = popen(command.c_str(), "r")) {

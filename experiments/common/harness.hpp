@@ -90,6 +90,12 @@ void progress(const std::string& name, const std::string& message);
 /// date, host, cpu_model, cores, compiler, ...
 std::string machine_json();
 
+/// items joined with sep between them ("" for none).
+std::string join(const std::vector<std::string>& items, const char* sep = ",");
+
+/// Prints "<name>: <message>" to stderr and exits with status 2 (bad arguments).
+[[noreturn]] void usage_exit(const std::string& name, const std::string& message);
+
 /// Standard output of a shell command, trailing newlines and spaces removed;
 /// empty when the command cannot be started.
 std::string command_output(const std::string& command);
