@@ -1,6 +1,7 @@
 #include "onepass/registry.hpp"
 
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "onepass/error.hpp"
@@ -12,6 +13,11 @@ namespace {
 using shuffle_key = std::pair<device, std::string>;
 std::map<shuffle_key, shuffle_entry>& shuffle_table() {
   static std::map<shuffle_key, shuffle_entry> table;
+  return table;
+}
+using sort_key = std::tuple<device, sort_shape, std::string>;
+std::map<sort_key, sort_entry>& sort_table() {
+  static std::map<sort_key, sort_entry> table;
   return table;
 }
 }  // namespace
@@ -45,6 +51,48 @@ const shuffle_entry& find_shuffle(const std::string& name, device where) {
     for (const auto& kv : table)
       if (kv.first.first == where) known += (known.empty() ? "" : ", ") + kv.first.second;
     throw error("--algorithm: unknown " + std::string(to_string(where)) + " shuffle '" + name + "'; known: " + known);
+  }
+  return it->second;
+}
+
+const char* to_string(sort_shape shape) {
+  switch (shape) {
+    case sort_shape::keys_u32: return "keys_u32";
+    case sort_shape::pairs_u32_u32: return "pairs_u32_u32";
+    case sort_shape::keys_u64: return "keys_u64";
+  }
+  return "unknown";
+}
+
+void add_sort(sort_entry entry) {
+  auto& table = sort_table();
+  require(!entry.name.empty(), "registry::add_sort", "entry.name", "must not be empty");
+  sort_key key{entry.where, entry.shape, entry.name};
+  require(table.count(key) == 0, "registry::add_sort", "entry.name",
+          "'" + entry.name + "' is already registered for " + to_string(entry.where) + " " + to_string(entry.shape));
+  table.emplace(std::move(key), std::move(entry));
+}
+
+std::vector<sort_entry> sorts() {
+  std::vector<sort_entry> out;
+  for (const auto& kv : sort_table()) out.push_back(kv.second);
+  return out;
+}
+
+bool contains_sort(const std::string& name, sort_shape shape, device where) {
+  return sort_table().count(sort_key{where, shape, name}) != 0;
+}
+
+const sort_entry& find_sort(const std::string& name, sort_shape shape, device where) {
+  const auto& table = sort_table();
+  auto it = table.find(sort_key{where, shape, name});
+  if (it == table.end()) {
+    std::string known;
+    for (const auto& kv : table)
+      if (std::get<0>(kv.first) == where && std::get<1>(kv.first) == shape)
+        known += (known.empty() ? "" : ", ") + std::get<2>(kv.first);
+    throw error("--algorithm: unknown " + std::string(to_string(where)) + " " + to_string(shape) + " sort '" + name +
+                "'; known: " + known);
   }
   return it->second;
 }

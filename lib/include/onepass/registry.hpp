@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace onepass::registry {
@@ -69,6 +70,69 @@ const shuffle_entry& find_shuffle(const std::string& name, device where = device
 /// Static registration helper: `static const registrar r{shuffle_entry{...}};`.
 struct registrar {
   explicit registrar(shuffle_entry entry) { add_shuffle(std::move(entry)); }
+};
+
+// ----------------------------------------------------------------------------
+// The sort family (Onesweep paper's experiments: Figs. 9-11, Table 2).
+
+/// Key/value layouts the sort experiments time (Onesweep paper Figs. 9, 10, 11).
+enum class sort_shape {
+  keys_u32,       ///< uint32 keys only (Fig. 9)
+  pairs_u32_u32,  ///< uint32 keys with uint32 values (Fig. 10)
+  keys_u64,       ///< uint64 keys only (Fig. 11)
+};
+
+/// "keys_u32", "pairs_u32_u32" or "keys_u64".
+const char* to_string(sort_shape shape);
+
+/// Parameters every sort takes; an algorithm that cannot honour one throws onepass::error.
+struct sort_params {
+  unsigned begin_bit = 0;   ///< least significant key bit sorted on, < end_bit
+  unsigned end_bit = 0;     ///< one past the most significant bit; 0 means the key's width
+  bool descending = false;  ///< reverse order (still stable)
+};
+
+/// Signature of the GPU sorts: sorts n keys (the shape's key type) from d_keys_in
+/// into d_keys_out, ascending by unsigned key order unless params.descending, stable;
+/// for pairs shapes d_values_in is permuted alongside into d_values_out (both nullptr
+/// for keys-only shapes). Inputs are not modified; outputs do not overlap inputs.
+/// CUB's two-phase temporary storage: temp == nullptr only sets temp_bytes.
+/// `stream` is a cudaStream_t. Work is enqueued on the stream, not waited for.
+using gpu_sort_fn = std::function<void(void* temp, std::size_t& temp_bytes, const void* d_keys_in, void* d_keys_out,
+                                       const void* d_values_in, void* d_values_out, std::size_t n,
+                                       const sort_params& params, void* stream)>;
+
+/// Signature of the CPU sorts: as gpu_sort_fn with host pointers, no temporary storage.
+using cpu_sort_fn = std::function<void(const void* keys_in, void* keys_out, const void* values_in, void* values_out,
+                                       std::size_t n, const sort_params& params)>;
+
+/// What the registry knows about one sort for one shape.
+struct sort_entry {
+  std::string name;         ///< stable identifier, e.g. "onesweep", "cub_onesweep"
+  device where = device::gpu;
+  sort_shape shape = sort_shape::keys_u32;
+  std::string label;        ///< legend label in the paper's figures, e.g. "CUB 1.10 (reduce-then-scan)"
+  std::string description;  ///< one line
+  cpu_sort_fn run;          ///< CPU entries
+  gpu_sort_fn gpu_run;      ///< GPU entries
+};
+
+/// Registers `entry`; throws onepass::error if (device, shape, name) is taken.
+void add_sort(sort_entry entry);
+
+/// All registered sorts, ordered by (device, shape, name).
+std::vector<sort_entry> sorts();
+
+/// True when a sort is registered under (name, shape, where).
+bool contains_sort(const std::string& name, sort_shape shape, device where = device::gpu);
+
+/// The sort registered under (name, shape, where); throws onepass::error listing
+/// the known names for that shape and device when there is none.
+const sort_entry& find_sort(const std::string& name, sort_shape shape, device where = device::gpu);
+
+/// Static registration helper for sorts: `static const sort_registrar r{sort_entry{...}};`.
+struct sort_registrar {
+  explicit sort_registrar(sort_entry entry) { add_sort(std::move(entry)); }
 };
 
 }  // namespace onepass::registry
