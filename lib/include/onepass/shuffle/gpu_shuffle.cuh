@@ -30,7 +30,7 @@
 // forward gather issues the loads in[w] before the scan and look-back, so their
 // latency overlaps the block's synchronisation. Two tile shapes (detail::policies):
 // 256 x 2 for domains below 2^22 (more tiles, so small inputs spread over the SMs)
-// and 256 x 8 (x 4 for 16-byte elements) from 2^22 up; both are powers of two, so
+// and 256 x 4 from 2^22 up; both are powers of two, so
 // only a domain smaller than one tile has a partial tile.
 //
 // VariablePhilox is evaluated by a device twin of its operator() (bit-identical,
@@ -126,10 +126,17 @@ struct tile_policy {
 /// Domains of at least 2^large_tile_min_bits indices use the large tile.
 inline constexpr unsigned large_tile_min_bits = 22;
 
-/// The tile shapes for elements of type T. Large: 256 x 4 with 6 resident blocks
-/// (1536 threads) per SM, at most 42 registers; 16-byte T: 256 x 4 with 4 blocks.
-/// Measured on an H200 at 2^29+1 uint64 with scripts/tune_bijective2.cu:
-/// 256x4/6 blocks 0.83-0.87 x random gather, 256x8/4 0.81-0.84, 256x16/2 0.69-0.71.
+/// The tile shapes for elements of type T. Large: 256 x 4 with 8 resident blocks
+/// (2048 threads, the most an SM holds) per SM, so at most 32 registers per thread
+/// (no spills with nvcc 13.0); 16-byte T: 256 x 4 with 4 blocks.
+/// Measured at 2^29+1 uint64 against a computed-index random gather, median of 9:
+///   NVIDIA H100 (scripts/tune_bijective2_variants.cu, results/recorded/nvidia-h100/
+///   tuning.txt): 256x4/8 0.949-0.954 x gather, 256x4/7 0.950-0.955, 128x4/16
+///   0.955-0.958, 256x4/6 0.902-0.905, 512x4/3 0.895-0.897, 256x2/8 0.81;
+///   per-item interleaving of evaluation and load 0.879, warp-sized tiles without
+///   block barriers 0.64-0.89, one wide multiply per round 0.895 (all at /6).
+///   NVIDIA H200 (scripts/tune_bijective2.cu): 256x4/6 0.83-0.87, 256x8/4 0.81-0.84,
+///   256x16/2 0.69-0.71.
 /// A software-pipelined variant (evaluating tile t+1 before storing tile t) was
 /// 0.34 x gather: holding the next tile id delays its aggregate, and every later
 /// tile's look-back waits on it. Small, below
@@ -137,7 +144,7 @@ inline constexpr unsigned large_tile_min_bits = 22;
 template <class T>
 struct policies {
   using small = tile_policy<256, 2, 1>;
-  using large = std::conditional_t<(sizeof(T) > 8), tile_policy<256, 4, 4>, tile_policy<256, 4, 6>>;
+  using large = std::conditional_t<(sizeof(T) > 8), tile_policy<256, 4, 4>, tile_policy<256, 4, 8>>;
 };
 
 /// Calls fn(policy{}) with the tile shape used for a domain of 2^bits indices.
