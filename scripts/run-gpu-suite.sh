@@ -4,6 +4,7 @@
 #   scripts/run-gpu-suite.sh OUTDIR [SCALE]
 # Environment: CUDA_ARCH (default 90), BUILD_DIR (default build-gpu), JOBS,
 # CMAKE_PREFIX_PATH for dependencies installed outside the system paths,
+# ONEPASS_COMMIT (the commit the meta.json files name, for a copy of the tree without git),
 # GPU_EXPERIMENTS (default: every experiments/*.cu program), SKIP_TESTS=1.
 set -uo pipefail
 out=${1:?usage: run-gpu-suite.sh OUTDIR [SCALE]}

@@ -99,9 +99,19 @@ std::string command_output(const std::string& command) {
 
 std::string machine_json() {
   const std::string src = ONEPASS_SOURCE_DIR;
-  std::string commit = command_output("git -C '" + src + "' rev-parse HEAD 2>/dev/null");
+  // The commit: $ONEPASS_COMMIT when set (a copy of the tree without its own git
+  // history, e.g. on a lent GPU machine), else git's HEAD, but only when the source
+  // directory is itself the top of a checkout (not a copy nested in another one).
+  const char* given = std::getenv("ONEPASS_COMMIT");
+  const std::string top = command_output("cd '" + src + "' && git rev-parse --show-toplevel 2>/dev/null");
+  const std::string here = command_output("cd '" + src + "' && pwd -P");
+  const bool own_checkout = !top.empty() && top == here;
+  std::string commit = given && *given ? std::string(given)
+                       : own_checkout  ? command_output("git -C '" + src + "' rev-parse HEAD 2>/dev/null")
+                                       : std::string();
   if (commit.empty()) commit = "unknown";
-  const bool dirty = !command_output("git -C '" + src + "' status --porcelain --untracked-files=no 2>/dev/null").empty();
+  const bool dirty =
+      own_checkout && !command_output("git -C '" + src + "' status --porcelain --untracked-files=no 2>/dev/null").empty();
   char host[256] = "unknown";
   gethostname(host, sizeof host - 1);
   std::time_t t = std::time(nullptr);
