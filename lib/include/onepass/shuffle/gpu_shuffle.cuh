@@ -130,12 +130,12 @@ inline constexpr unsigned large_tile_min_bits = 22;
 /// (2048 threads, the most an SM holds) per SM, so at most 32 registers per thread
 /// (no spills with nvcc 13.0); 16-byte T: 256 x 4 with 4 blocks.
 /// Measured at 2^29+1 uint64 against a computed-index random gather, median of 9:
-///   NVIDIA H100 (scripts/tune_bijective2_variants.cu, results/recorded/nvidia-h100/
+///   NVIDIA H100 (scripts/tune_bijective2.cu, results/recorded/nvidia-h100/
 ///   tuning.txt): 256x4/8 0.949-0.954 x gather, 256x4/7 0.950-0.955, 128x4/16
 ///   0.955-0.958, 256x4/6 0.902-0.905, 512x4/3 0.895-0.897, 256x2/8 0.81;
 ///   per-item interleaving of evaluation and load 0.879, warp-sized tiles without
 ///   block barriers 0.64-0.89, one wide multiply per round 0.895 (all at /6).
-///   NVIDIA H200 (scripts/tune_bijective2.cu): 256x4/6 0.83-0.87, 256x8/4 0.81-0.84,
+///   NVIDIA H200 (an earlier version of the same script): 256x4/6 0.83-0.87, 256x8/4 0.81-0.84,
 ///   256x16/2 0.69-0.71.
 /// A software-pipelined variant (evaluating tile t+1 before storing tile t) was
 /// 0.34 x gather: holding the next tile id delays its aggregate, and every later
