@@ -1,0 +1,77 @@
+// onepass/gaussian/cpu_generate.hpp — the CPU twin of generate_normal (generate.cuh):
+// the same doubles, bit for bit, computed by the CPU emulation of the warp.
+//
+// Output order (shared with the GPU): output i belongs to warp round r = i / 32 and
+// lane l = i % 32; lane l of round r uses entropy_source(seed, l)(r) — 32 streams per
+// seed, draw = round. The last round is computed in full (the butterfly needs all 32
+// lanes); only outputs i < n are written.
+#pragma once
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "onepass/error.hpp"
+#include "onepass/gaussian/entropy.hpp"
+#include "onepass/gaussian/table.hpp"
+#include "onepass/gaussian/warp_emulation.hpp"
+
+namespace onepass::gaussian {
+
+/// Largest n accepted by generate_normal and generate_normal_cpu (2^62).
+inline constexpr std::size_t max_generate_count = std::size_t{1} << 62;
+
+namespace detail {
+/// Argument checks shared by generate_normal and its CPU twin; `fn` names the caller.
+inline void check_generate_args(const char* fn, const double* out, std::size_t n, double mean, double stddev,
+                                const table& tab, form f) {
+  require(n <= max_generate_count, fn, "n", "must be <= 2^62");
+  require(n == 0 || out != nullptr, fn, "out", "must not be null when n > 0");
+  require(std::isfinite(mean), fn, "mean", "must be finite");
+  require(std::isfinite(stddev) && stddev >= 0, fn, "stddev", "must be finite and >= 0");
+  require(f == form::three || f == form::four, fn, "f", "must be form::three or form::four");
+  for (unsigned i = 0; i < table_entries; ++i) require(tab.entries[i] >= 0, fn, "tab", "entries must be >= 0");
+  require(worst_case_register(tab.entries) <= 2147483647LL, fn, "tab",
+          "entries must satisfy sum over sub-tables of 2 * max entry <= 2^31 - 1");
+  for (double p : tab.coeff.p) require(std::isfinite(p), fn, "tab", "coefficients must be finite");
+}
+}  // namespace detail
+
+/// Fills out[0..n) with N(mean, stddev^2) samples of the warp Gaussian generator on the
+/// CPU (article: whole generator; output order in the file comment). Bit-identical to
+/// generate_normal(out, n, mean, stddev, seed, tab, f, stream) on the GPU. Parallel over
+/// rounds with oneTBB; deterministic (independent of the thread count).
+/// out: n doubles (caller-owned); n in [0, 2^62]; mean finite; stddev finite >= 0;
+/// seed any. Throws onepass::error naming the argument (out, n, mean, stddev, f, tab)
+/// before writing anything.
+inline void generate_normal_cpu(double* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
+                                const table& tab, form f = form::four) {
+  detail::check_generate_args("generate_normal_cpu", out, n, mean, stddev, tab, f);
+  const std::uint64_t rounds = (static_cast<std::uint64_t>(n) + 31) / 32;
+  entropy_source sources[32] = {
+      {seed, 0},  {seed, 1},  {seed, 2},  {seed, 3},  {seed, 4},  {seed, 5},  {seed, 6},  {seed, 7},
+      {seed, 8},  {seed, 9},  {seed, 10}, {seed, 11}, {seed, 12}, {seed, 13}, {seed, 14}, {seed, 15},
+      {seed, 16}, {seed, 17}, {seed, 18}, {seed, 19}, {seed, 20}, {seed, 21}, {seed, 22}, {seed, 23},
+      {seed, 24}, {seed, 25}, {seed, 26}, {seed, 27}, {seed, 28}, {seed, 29}, {seed, 30}, {seed, 31}};
+  tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, rounds, 1024), [&](const tbb::blocked_range<std::uint64_t>& rr) {
+    for (std::uint64_t r = rr.begin(); r != rr.end(); ++r) {
+      std::uint32_t entropy[32];
+      for (unsigned l = 0; l < 32; ++l) entropy[l] = sources[l](r);
+      double x[32];
+      emulate_warp(entropy, tab.entries, tab.coeff, x, mean, stddev, f);
+      const std::uint64_t base = r * 32;
+      const unsigned count = static_cast<unsigned>(n - base < 32 ? n - base : 32);
+      for (unsigned l = 0; l < count; ++l) out[base + l] = x[l];
+    }
+  });
+}
+
+/// As above with the library's default_table() and the 4-coefficient form.
+inline void generate_normal_cpu(double* out, std::size_t n, double mean, double stddev, std::uint64_t seed) {
+  generate_normal_cpu(out, n, mean, stddev, seed, default_table(), form::four);
+}
+
+}  // namespace onepass::gaussian

@@ -1,0 +1,125 @@
+// onepass/gaussian/generate.cuh — device-wide generation of normal samples with the
+// warp Gaussian generator, and a per-thread API for use inside user kernels.
+//
+// Article: "Training a random Gaussian generator" (whole generator; its point, section
+// "Tail tests and measuring the speed": generating in registers beats loading
+// precomputed numbers). Output order and entropy are those of cpu_generate.hpp:
+// output i = lane i % 32 of warp round i / 32, with entropy_source(seed, lane)(round),
+// so generate_normal equals generate_normal_cpu bit for bit.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "onepass/cuda_check.hpp"
+#include "onepass/gaussian/cpu_generate.hpp"
+#include "onepass/gaussian/entropy.hpp"
+#include "onepass/gaussian/table.hpp"
+#include "onepass/gaussian/warp_gaussian.cuh"
+
+namespace onepass::gaussian {
+
+/// Per-thread generator for user kernels: all 32 lanes of a warp must call next()
+/// together (converged). Holds the shared-memory table pointer, coefficients, this
+/// thread's entropy_source and a draw counter; draw d of thread t under seed s uses
+/// entropy_source(s, t)(d) — replayable. Load the table first with
+/// load_table_to_shared (16 KiB of shared memory per block).
+template <form F = form::four>
+class warp_normal_generator {
+ public:
+  /// smem_table: 4096-entry table in shared memory; coeff: p0..p3; seed: any; thread:
+  /// any 64-bit id unique per thread (e.g. the global thread index); first_draw: start.
+  __device__ warp_normal_generator(const std::int32_t* smem_table, const coefficients& coeff, std::uint64_t seed,
+                                   std::uint64_t thread, std::uint64_t first_draw = 0)
+      : table_(smem_table), coeff_(coeff), source_(seed, thread), draw_(first_draw) {}
+
+  /// Next N(mu, sigma^2) sample (mu, sigma finite; sigma >= 0). Warp-collective.
+  __device__ double next(double mu = 0.0, double sigma = 1.0) {
+    return warp_gaussian<F>(source_(draw_++), table_, coeff_, mu, sigma);
+  }
+
+  /// Number of draws consumed so far (plus first_draw).
+  __device__ std::uint64_t draws() const { return draw_; }
+
+ private:
+  const std::int32_t* table_;
+  coefficients coeff_;
+  entropy_source source_;
+  std::uint64_t draw_;
+};
+
+namespace detail {
+
+/// Threads per block of generate_normal (a multiple of 32).
+inline constexpr unsigned generate_block = 256;
+
+/// Grid-stride over warp-round pairs: warp w handles pairs q = w, w + W, ...; pair q is
+/// rounds 2q (low halves of entropy_source::pair(q)) and 2q + 1 (high halves).
+/// The table comes by value as a kernel parameter (16 KiB; needs CUDA >= 12.1, sm_70+).
+template <form F>
+__global__ void __launch_bounds__(generate_block) generate_normal_kernel(double* out, std::uint64_t n, double mean,
+                                                                          double stddev, std::uint64_t seed,
+                                                                          const table tab) {
+  __shared__ alignas(16) std::int32_t smem[table_entries];
+  load_table_to_shared(smem, tab.entries);
+  const unsigned lane = threadIdx.x & 31u;
+  const std::uint64_t warp = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const std::uint64_t warps = (static_cast<std::uint64_t>(gridDim.x) * blockDim.x) >> 5;
+  const entropy_source source(seed, lane);
+  const std::uint64_t rounds = (n + 31) / 32;
+  const std::uint64_t pairs = (rounds + 1) / 2;
+  for (std::uint64_t q = warp; q < pairs; q += warps) {  // warp-uniform loop
+    const std::uint64_t word = source.pair(q);
+#pragma unroll
+    for (unsigned h = 0; h < 2; ++h) {
+      const std::uint64_t r = 2 * q + h;
+      if (r >= rounds) break;  // warp-uniform
+      const double x = warp_gaussian<F>(static_cast<std::uint32_t>(word >> (32 * h)), smem, tab.coeff, mean, stddev);
+      const std::uint64_t i = r * 32 + lane;
+      if (i < n) out[i] = x;
+    }
+  }
+}
+
+}  // namespace detail
+
+/// Fills out[0..n) (device memory) with N(mean, stddev^2) samples of the warp Gaussian
+/// generator, asynchronously on `stream`. Bit-identical to
+/// generate_normal_cpu(out_host, n, mean, stddev, seed, tab, f).
+/// out: device pointer to n doubles (caller-owned); n in [0, 2^62]; mean finite;
+/// stddev finite >= 0; seed any; tab: entries >= 0 without int32 overflow (see
+/// solve_coefficients), finite coefficients; f: form::three or form::four.
+/// Throws onepass::error naming the argument before launching anything;
+/// onepass::runtime_failure when a CUDA call or the launch fails.
+inline void generate_normal(double* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
+                            const table& tab, form f = form::four, cudaStream_t stream = nullptr) {
+  detail::check_generate_args("generate_normal", out, n, mean, stddev, tab, f);
+  if (n == 0) return;
+  const std::uint64_t rounds = (static_cast<std::uint64_t>(n) + 31) / 32;
+  const std::uint64_t pairs = (rounds + 1) / 2;
+  constexpr unsigned warps_per_block = detail::generate_block / 32;
+  int device = 0, sms = 1;
+  ONEPASS_CUDA_CHECK(cudaGetDevice(&device));
+  ONEPASS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const std::uint64_t wanted = (pairs + warps_per_block - 1) / warps_per_block;
+  const unsigned blocks = static_cast<unsigned>(std::min<std::uint64_t>(wanted, static_cast<std::uint64_t>(sms) * 8));
+  if (f == form::three) {
+    detail::generate_normal_kernel<form::three>
+        <<<blocks, detail::generate_block, 0, stream>>>(out, n, mean, stddev, seed, tab);
+  } else {
+    detail::generate_normal_kernel<form::four>
+        <<<blocks, detail::generate_block, 0, stream>>>(out, n, mean, stddev, seed, tab);
+  }
+  ONEPASS_CUDA_CHECK_LAUNCH();
+}
+
+/// As above with the library's default_table() and the 4-coefficient form.
+inline void generate_normal(double* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
+                            cudaStream_t stream = nullptr) {
+  generate_normal(out, n, mean, stddev, seed, default_table(), form::four, stream);
+}
+
+}  // namespace onepass::gaussian

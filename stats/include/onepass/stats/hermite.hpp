@@ -1,0 +1,94 @@
+// onepass/stats/hermite.hpp — exact Hermite moments ("hermites") of the warp Gaussian
+// generator and the expected number of outputs until a moment / Hermite test fails.
+//
+// Article: "Training a random Gaussian generator" (../shared/papers/warp-gaussian-
+// generator.md), section "Optimising the lookup table": hermites E[He_n(X)] of the
+// probabilists' Hermite polynomials (He_0 = 1, He_1 = x, He_{n+1} = x He_n - n He_{n-1}),
+// orthogonal under N(0,1) with E[He_m He_n] = n! [m = n]; and the Proposition:
+// for independent X_i and reals a_i with sum a_i^2 = 1,
+//   E[He_n(sum a_i X_i)] = n! [t^n] prod_i sum_m E[He_m(X_i)] (a_i t)^m / m!,
+// i.e. the exponential generating function sum_n He_n(x) t^n/n! = exp(x t - t^2/2)
+// factorises. Internally everything is computed with 50 significant decimal digits
+// (Boost.Multiprecision cpp_bin_float_50), because the output's hermites are tiny
+// differences of O(1) terms; results are returned as long double.
+//
+// Failure times ("expected time to reach a 4-sigma statistic"): a test that averages
+// a statistic g over N outputs has, under a true N(0,1), mean E_G[g] and standard error
+// sqrt(Var_G[g] / N); its expected z-score reaches z when
+//   N = z^2 Var_G[g] / (E[g] - E_G[g])^2.
+// For g = He_n: N = z^2 n! / h_n^2. For g = x^n (the article's moment test):
+// Var_G = (2n-1)!! - ((n-1)!!)^2 (n even) or (2n-1)!! (n odd). For the best polynomial
+// of degree <= d (article's log(x^T P x) loss, P = diag(1/n!)): by Cauchy–Schwarz
+// N = z^2 / sum_{n=1..d} h_n^2 / n!.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "onepass/gaussian/table.hpp"
+
+namespace onepass::stats::hermite {
+
+/// Hermites E[He_n(X)], n = 0..order, of the discrete distribution P(X = values[i]) =
+/// probabilities[i] (probabilities empty: uniform). values: any finite reals;
+/// probabilities: >= 0, same length as values, summing to 1 within 1e-12.
+/// Throws onepass::error ("discrete_hermites: ...") on empty values, length mismatch,
+/// negative probabilities or a sum off 1.
+std::vector<long double> discrete_hermites(const std::vector<long double>& values,
+                                           const std::vector<long double>& probabilities, unsigned order);
+
+/// The Proposition: hermites (n = 0..order) of sum_i a_i X_i for independent X_i with
+/// hermites `hermites[i]` (index n = 0..order at least) and weights a_i = weights[i],
+/// sum a_i^2 = 1 (within 1e-12). Throws onepass::error naming the argument when the
+/// sizes disagree, a hermite vector is shorter than order + 1, or sum a_i^2 != 1.
+std::vector<long double> linear_combination_hermites(const std::vector<std::vector<long double>>& hermites,
+                                                     const std::vector<long double>& weights, unsigned order);
+
+/// Hermites (n = 0..order) of sub-table s (0..15) as a base distribution: the symmetric
+/// law of ±T_s[k] (k uniform on 0..255, sign fair) divided by its standard deviation
+/// (unit variance, so h_1 = h_2 = 0 and h_4 = excess kurtosis). Throws onepass::error
+/// for s > 15 or an all-zero sub-table.
+std::vector<long double> subtable_hermites(const gaussian::table& tab, unsigned s, unsigned order);
+
+/// Hermites (n = 0..order) of the standardised simple convolution of the 16 base
+/// distributions, (sum_s V_s) / sd — the quantity the article's optimiser uses as a
+/// conservative proxy. Throws onepass::error for an all-zero table.
+std::vector<long double> convolution_hermites(const gaussian::table& tab, unsigned order);
+
+/// Hermites (n = 0..order) of the generator's output model (mu = 0, sigma = 1)
+///   X = p0 A + p1 B + w C,   w = p2 (form::three) or p2 + p3 exactly (form::four),
+/// A, B i.i.d. = sum of 32 independent symmetric lookups (2 from each sub-table),
+/// C uniform on the odd int32s = sum_{k=0}^{30} ±2^k, all independent (the article's
+/// model; the weak a–c dependence it argues away is ignored). X's variance need not be
+/// exactly 1: h_2 = Var(X) - 1. Throws onepass::error for an all-zero table.
+std::vector<long double> generator_hermites(const gaussian::table& tab, gaussian::form f, unsigned order);
+
+/// Expected number of outputs until the He_n test reaches a z-sigma statistic, for
+/// n = 0..h.size()-1: z^2 n! / h_n^2 (+inf where h_n = 0; entry 0 is +inf).
+std::vector<long double> hermite_failure_times(const std::vector<long double>& h, long double z = 4.0L);
+
+/// Raw-moment discrepancies E[X^n] - E_G[X^n] for n = 0..h.size()-1, from hermites via
+/// x^n = sum_k n! / (k! ((n-k)/2)! 2^((n-k)/2)) He_k(x) (n - k even).
+std::vector<long double> moment_discrepancies(const std::vector<long double>& h);
+
+/// Expected number of outputs until the moment test of order n (mean of x^n) reaches a
+/// z-sigma statistic, n = 0..h.size()-1 (+inf where the discrepancy is 0).
+std::vector<long double> moment_failure_times(const std::vector<long double>& h, long double z = 4.0L);
+
+/// Expected number of outputs until the best test polynomial of degree <= max_degree
+/// reaches z sigma: z^2 / sum_{n=1}^{max_degree} h_n^2 / n!. Throws onepass::error when
+/// max_degree is 0 or >= h.size().
+long double polynomial_failure_time(const std::vector<long double>& h, unsigned max_degree, long double z = 4.0L);
+
+/// Quantum of the output for sigma = 1 (article, "Issues with small floats"): the
+/// largest power of two q such that every coefficient used by form f (p0, p1, p2 and,
+/// for form::four, p3) is a multiple of q; the exact value of a p0 + b p1 + c w is then a
+/// multiple of q. Returns log2(q) (e.g. -95). Throws onepass::error if all are zero.
+int quantum_log2(const gaussian::coefficients& k, gaussian::form f);
+
+/// Expected number of N(0,1) outputs until `count` (default 20, the article's) fall in
+/// [-q 2^52, q 2^52], where a quantum q forces the lowest mantissa bit to zero:
+/// count / (2 q 2^52 phi(0)) with phi(0) = 1/sqrt(2 pi). quantum_log2 in [-1074, 0].
+long double quantisation_detection_outputs(int quantum_log2, long double count = 20.0L);
+
+}  // namespace onepass::stats::hermite
