@@ -160,6 +160,18 @@ class tile_state {
       return T{0};
     }
     publish(tile, tile_status::aggregate, aggregate, channel);
+    const T exclusive = thread_look_back(tile, channel);
+    publish(tile, tile_status::inclusive_prefix, static_cast<T>(exclusive + aggregate), channel);
+    return exclusive;
+  }
+
+  /// Device, one thread: the exclusive prefix of `tile` (> 0) for `channel`, read
+  /// from the predecessors' descriptors one at a time (nearest first, waiting with
+  /// a growing __nanosleep while one is not ready, summing aggregates until an
+  /// inclusive prefix); does not publish anything. Lets a caller publish the
+  /// aggregates of several channels first and look back afterwards (onesweep: one
+  /// thread per digit, sort/onesweep.cuh).
+  __device__ T thread_look_back(std::uint64_t tile, std::uint32_t channel = 0) const {
     std::uint64_t sum = 0;
     for (std::uint64_t predecessor = tile; predecessor-- > 0;) {
       std::uint64_t w = load(predecessor, channel);
@@ -170,9 +182,7 @@ class tile_state {
       sum += descriptor_value(w);
       if (descriptor_status(w) == tile_status::inclusive_prefix) break;
     }
-    const T exclusive = reduce_value(sum);
-    publish(tile, tile_status::inclusive_prefix, static_cast<T>(exclusive + aggregate), channel);
-    return exclusive;
+    return reduce_value(sum);
   }
 
   /// Device, warp-collective: the exclusive prefix of `tile` (> 0) for `channel`,
