@@ -20,6 +20,12 @@ note while neither exists:
     fig10_fusion        Bijective0/1/2 and gather throughput vs size, worst and best case (Fig. 10)
     fig11_gpu_shuffle   GPU throughput vs size beside the paper's Table 1 (Fig. 11)
 
+and, for the Onesweep paper (figures/sort_results.py), one figure per sort experiment:
+
+    onesweep_fig09_keys32   GKey/s vs size, uint32 keys, one panel per entropy band (Fig. 9)
+    onesweep_fig10_pairs32  the same for uint32 keys + uint32 values (Fig. 10)
+    onesweep_fig11_keys64   the same for uint64 keys (Fig. 11)
+
 A missing or malformed CPU CSV, or a malformed GPU CSV, is reported and the script exits
 with status 1 after drawing what it can. Every figure is labelled with the machine from
 its meta.json (and, for GPU figures, whether it is this run or a recorded copy).
@@ -39,6 +45,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import shuffle_results as sr  # noqa: E402
+import sort_results  # noqa: E402
 
 plt.rcParams.update({
     "font.size": 10, "axes.titlesize": 10, "axes.labelsize": 10, "legend.fontsize": 8.5,
@@ -425,6 +432,12 @@ def main(argv=None):
             written += draw(rows, meta, facts, args.out, source)
         except sr.MissingInput as e:
             problems.append("%s not drawn: %s" % (name, e))
+
+    sort_written, sort_problems, sort_notes = sort_results.draw_sort_figures(args.results, args.out, recorded_root)
+    for note in sort_notes:
+        print("plot_all: %s" % note)
+    written += sort_written
+    problems += sort_problems
 
     for path in written:
         print("plot_all: wrote %s" % path)

@@ -65,7 +65,7 @@ MMD_FIGURE_N = {"fig07_mmd_n5": 5, "fig08_mmd_n100": 100, "fig09_mmd_n1000": 100
 
 INT_COLUMNS = {"rounds", "n", "samples", "log2_size", "threads", "iterations", "passes",
                "passes_hoeffding", "passes_normal", "cores", "reps"}
-TEXT_COLUMNS = {"algorithm", "label", "form", "source", "machine", "as_printed", "unit", "quote", "key", "value",
+TEXT_COLUMNS = {"algorithm", "label", "form", "source", "machine", "as_printed", "unit", "quote", "key", "value", "shape",
                 "case"}
 
 # Display names as the paper's tables print them; keys are normalised names

@@ -17,6 +17,7 @@ missing or malformed, or when a GPU experiment's is malformed.
 """
 
 import argparse
+import csv
 import datetime
 import math
 import os
@@ -25,6 +26,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "figures"))
 import shuffle_results as sr  # noqa: E402
+import sort_results as so  # noqa: E402
 
 PROVENANCE_KEYS = ["cpu_model", "cores", "tbb_concurrency", "host", "date", "commit", "scale", "seed",
                    "command", "run_seconds", "compiler", "build"]
@@ -776,6 +778,157 @@ class Report:
         self.add("**Verdict: %s.** " % verdict + sentence(why))
         self.summary.append(("Fig. 10 (GPU kernel fusion, %s)" % gpu_name, verdict, "; ".join(why)))
 
+
+    # ----------------------------------------------------------------------- Onesweep: Figs. 9–11, Tables 1–2
+
+    # Issue 4's targets: ours vs cub::DeviceRadixSort at 2^28-ish, q = 1.
+    ONESWEEP_TARGET = {"onesweep_fig09_keys32": 1.0, "onesweep_fig10_pairs32": 0.9, "onesweep_fig11_keys64": 0.9}
+    # Bytes moved per key by an ideal onesweep with 8-bit digits: p = key bits / 8 passes,
+    # keys read once for the histogram + read and written per pass; values read and written per pass.
+    ONESWEEP_BYTES_PER_KEY = {"onesweep_fig09_keys32": 4 * 9, "onesweep_fig10_pairs32": 4 * 9 + 4 * 8,
+                              "onesweep_fig11_keys64": 8 * 17}
+
+    def onesweep_sections(self, sort_data, table2):
+        """sort_data: {experiment: (GpuSource, rows, meta)} for the sort experiments with results;
+        table2: (GpuSource, rows, meta) of onesweep_table2_digit_width, or None."""
+        facts = so.load_facts()
+        self.sort_used = sort_data
+        self.add("# Onesweep: A Faster Least Significant Digit Radix Sort for GPUs (Adinets & Merrill)",
+                 "The paper (§4) sorts 32-bit keys, 32-bit keys with 32-bit values and 64-bit keys on an %s, at "
+                 "%d problem sizes per entropy band drawn log-uniformly from 2^%d to 2^%d, for the Thearling–Smith "
+                 "bands q = {%s} (key = AND of q uniform words; Table 1 gives their entropy per bit), and compares "
+                 "Onesweep with CUB 1.10's reduce-then-scan LSD sort and with HRS (an MSD sort). Our programs "
+                 "`onesweep_fig09_keys32`, `onesweep_fig10_pairs32`, `onesweep_fig11_keys64` time every GPU sort "
+                 "in the registry (CUDA events, median of ≥ 5 runs, L2 flushed; each output checked on the GPU). "
+                 "Summary numbers below are medians over the sizes n ≥ 2^%d (the paper's \"saturating problem "
+                 "sizes\"), in GKey/s."
+                 % (facts["gpu_machine"]["value"], int(facts["sizes_per_band"]["number"]),
+                    int(facts["sizes_min_log2"]["number"]), int(facts["sizes_max_log2"]["number"]),
+                    facts["bands"]["value"], so.SATURATING_LOG2))
+        self.add("**HRS** (Stehle & Jacobsen, SIGMOD 2017), the paper's MSD comparison in Figs. 9–11, is not "
+                 "measured: it has no licensed, buildable public code. The paper's own finding about it (§4): "
+                 "Onesweep is more consistent across entropy bands and faster in almost all cases for 32-bit keys; "
+                 "HRS leads for large 64-bit inputs.")
+        for name, (fig_no, what) in so.SORT_EXPERIMENTS.items():
+            self.add("## Fig. %d — %s" % (fig_no, what))
+            if name in sort_data:
+                self.onesweep_figure_section(name, fig_no, what, facts, *sort_data[name])
+            else:
+                self.add("Not recorded: no `%s.csv` in `%s` (a run on a machine with a GPU) nor under `%s/<device>/` "
+                         "(a run recorded with `make record-gpu`)." % (name, self.results, display_path(self.recorded)))
+                if fig_no == 9:
+                    self.add("The paper's numbers for Onesweep on the A100 (text of §4): %s GKey/s at q = 1 (256M keys), "
+                             "%s at q = 8, up to %s at q = 16; %s–%s× faster than CUB 1.10 for uniform keys at "
+                             "saturating sizes." % (sr.fmt_num(facts["keys32_q1_gkeys"]["number"]),
+                                                    sr.fmt_num(facts["keys32_q8_gkeys"]["number"]),
+                                                    sr.fmt_num(facts["keys32_q16_gkeys"]["number"]),
+                                                    sr.fmt_num(facts["speedup_vs_cub110_low"]["number"]),
+                                                    sr.fmt_num(facts["speedup_vs_cub110_high"]["number"])))
+                self.summary.append(("Onesweep Fig. %d (%s)" % (fig_no, what), "not recorded",
+                                     "needs a GPU run (make figures on a GPU machine, or results/recorded/<device>/)"))
+        self.add("## Table 2 — histogram and partition time vs digit width (paper §4)")
+        paper = so.load_table2()
+        self.add("The paper's Table 2 (%s, 256M random uint32 keys; partition = one digit-binning pass, "
+                 "per bit = partition / d):" % paper[0]["machine"],
+                 table(["passes p", "bits d", "histogram (µs)", "partition (µs)", "partition / bit (µs)"],
+                       [[r["partition_passes"], r["digit_bits"], r["histogram_us"], r["partition_us"],
+                         r["partition_per_bit_us"]] for r in paper], "rrrrr"))
+        if table2 is None:
+            self.add("Ours: not recorded (`onesweep_table2_digit_width.csv` neither in `%s` nor under `%s/<device>/`)."
+                     % (self.results, display_path(self.recorded)))
+            self.summary.append(("Onesweep Table 2 (digit width)", "not recorded", "needs a GPU run"))
+        else:
+            source, rows, meta = table2
+            columns = list(rows[0].keys())
+            self.add(self._measured_on(source, meta) + " Ours, as the experiment wrote it:",
+                     table(columns, [[sr.fmt_num(r[c]) if isinstance(r[c], float) else r[c] for c in columns]
+                                     for r in rows]))
+            self.summary.append(("Onesweep Table 2 (digit width, %s)" % meta.get("gpu_name", "GPU"), "measured",
+                                 "see the table beside the paper's"))
+
+    def onesweep_figure_section(self, name, fig_no, what, facts, source, rows, meta):
+        gpu_name = meta.get("gpu_name", "the GPU")
+        algorithms = so.ordered_algorithms(rows)
+        bands = [q for q in so.BANDS if any(r["q"] == q for r in rows)]
+        sat = {(a, q): so.saturated(rows, a, q) for a in algorithms for q in bands}
+        any_saturated = any(c for _, c in sat.values())
+        sizes = sorted({r["n"] for r in rows})
+        self.add(self._measured_on(source, meta) + " %d sizes from %s to %s (2^%.1f to 2^%.1f), bands q = %s."
+                 % (len(sizes), "{:,}".format(sizes[0]), "{:,}".format(sizes[-1]), math.log2(sizes[0]),
+                    math.log2(sizes[-1]), ", ".join(str(q) for q in bands)),
+                 self.figure(name, "Onesweep paper Fig. %d: %s sorting throughput on %s, %s" %
+                             (fig_no, what, gpu_name, "this run" if source.fresh else "recorded run")))
+        note = ("median over the sizes n ≥ 2^%d (count in parentheses)" % so.SATURATING_LOG2 if any_saturated else
+                "no size reached 2^%d in this run (a smoke run?): value at the largest size, %s keys"
+                % (so.SATURATING_LOG2, "{:,}".format(sizes[-1])))
+        body = []
+        for a in algorithms:
+            label = so.display(a, next((r["label"] for r in rows if r["algorithm"] == a), ""))
+            cells = []
+            for q in bands:
+                v, c = sat[(a, q)]
+                cells.append("—" if v is None else ("%.2f (%d)" % (v / 1e9, c) if c else "%.2f" % (v / 1e9)))
+            body.append([label] + cells)
+        if fig_no == 9:
+            paper = {1: facts["keys32_q1_gkeys"]["number"], 8: facts["keys32_q8_gkeys"]["number"],
+                     16: facts["keys32_q16_gkeys"]["number"]}
+            body.append(["*paper: Onesweep, A100 (§4 text)*"] + [sr.fmt_num(paper[q]) if q in paper else "—"
+                                                                  for q in bands])
+        body.append(["*HRS (MSD, paper's comparison)*"] + ["not measured: no licensed, buildable public code"] +
+                    [""] * (len(bands) - 1))
+        self.add("GKey/s, " + note + ":", table(["algorithm"] + ["q = %d" % q for q in bands], body,
+                                                 "l" + "r" * len(bands)))
+        why = []
+        # Reduce-then-scan vs onesweep (paper: 1.4-1.6x for uniform keys at saturating sizes).
+        lo, hi = facts["speedup_vs_cub110_low"]["number"], facts["speedup_vs_cub110_high"]["number"]
+        rts = sat.get(("cub_reduce_then_scan", 1), (None, 0))[0]
+        lines = []
+        for a in ("cub_onesweep", "onesweep"):
+            v = sat.get((a, 1), (None, 0))[0]
+            if v and rts:
+                ratio = v / rts
+                lines.append("%s / CUB reduce-then-scan at q = 1: **%.2f×**" % (so.display(a), ratio))
+                why.append("%s %.2fx over reduce-then-scan (paper %.1f-%.1fx over CUB 1.10)" % (a, ratio, lo, hi))
+        if lines:
+            self.add("Speed-up of onesweep over reduce-then-scan (the paper: %.1f–%.1f× over CUB 1.10 for uniform "
+                     "keys at saturating sizes, §4 and §5; its ceiling for 32-bit keys is %.2f×): %s. Our "
+                     "reduce-then-scan is CUB 3.0's upsweep/scan/downsweep path with its SM80 tunings on %s, not the "
+                     "CUB 1.10 release itself." % (lo, hi, facts["speedup_ceiling_keys32"]["number"],
+                                                   "; ".join(lines), gpu_name))
+        ours, cub = sat.get(("onesweep", 1), (None, 0))[0], sat.get(("cub_onesweep", 1), (None, 0))[0]
+        target = self.ONESWEEP_TARGET[name]
+        verdict = "measured"
+        if ours and cub:
+            ratio = ours / cub
+            ok = ratio >= target
+            verdict = "meets target" if ok else "**below target**"
+            why.insert(0, "ours %.2f GKey/s = %.2fx CUB onesweep at q = 1 (target >= %.1fx)" % (ours / 1e9, ratio,
+                                                                                                target))
+            self.add("Our onesweep vs `cub::DeviceRadixSort` at q = 1: %.2f / %.2f GKey/s = **%.2f×** (issue 4 "
+                     "target ≥ %.1f×): %s." % (ours / 1e9, cub / 1e9, ratio, target, "met" if ok else "not met"))
+        elif cub:
+            why.insert(0, "our onesweep not in this run; CUB onesweep %.2f GKey/s at q = 1" % (cub / 1e9))
+        copy = {}
+        for item in str(meta.get("copy_bytes_per_second_by_n", "")).split():
+            if ":" in item:
+                n_text, rate = item.split(":", 1)
+                try:
+                    copy[int(n_text)] = float(rate)
+                except ValueError:
+                    pass
+        if copy:
+            n_big = max(copy)
+            bound = copy[n_big] / self.ONESWEEP_BYTES_PER_KEY[name]
+            parts = ["%s %.0f%%" % (so.display(a), 100 * sat[(a, 1)][0] / bound) for a in algorithms
+                     if sat.get((a, 1), (None, 0))[0]]
+            self.add("Bandwidth bound: the device-to-device copy in the same run reached %.2f TB/s at n = %s; an "
+                     "ideal 8-bit onesweep moves %d bytes per key here, so the bound is %.1f GKey/s. Fraction reached "
+                     "at q = 1: %s." % (copy[n_big] / 1e12, "{:,}".format(n_big), self.ONESWEEP_BYTES_PER_KEY[name],
+                                         bound / 1e9, ", ".join(parts) or "—"))
+        self.add(provenance(meta, name, GPU_PROVENANCE_KEYS))
+        self.summary.append(("Onesweep Fig. %d (%s, %s)" % (fig_no, what, gpu_name), verdict,
+                             "; ".join(why) or "see the table"))
+
     # ----------------------------------------------------------------------- whole report
 
     def write(self, loaded):
@@ -861,6 +1014,28 @@ def main(argv=None):
     report.mmd_section(*loaded["fig07_09_mmd"])
     report.table2_section(*loaded["table2_cpu_shuffle"])
     report.gpu_sections(gpu)
+    sort_data = {}  # Onesweep Figs. 9-11 (GPU): fresh, else the newest recorded copy; absent: "not recorded"
+    for name, source in so.sort_sources(args.results, recorded).items():
+        try:
+            sort_data[name] = (source,) + so.load_sort_experiment(source.directory, name)
+        except sr.MissingInput as e:
+            problems.append(str(e))
+    table2 = None
+    table2_source = sr.gpu_source(args.results, "onesweep_table2_digit_width", recorded)
+    if table2_source is not None:  # its columns are the digit-width program's own: read as text
+        try:
+            with open(os.path.join(table2_source.directory, "onesweep_table2_digit_width.csv"), newline="") as f:
+                table2_rows = list(csv.DictReader(f))
+            table2_meta = sr.read_meta(os.path.join(table2_source.directory, "onesweep_table2_digit_width.meta.json"))
+            if table2_rows:
+                table2 = (table2_source, table2_rows, table2_meta)
+        except (OSError, csv.Error, sr.MissingInput) as e:
+            print("make_report: note: onesweep_table2_digit_width not shown: %s" % e, file=sys.stderr)
+    if problems:
+        for p in problems:
+            print("make_report: ERROR: %s" % p, file=sys.stderr)
+        return 1
+    report.onesweep_sections(sort_data, table2)
     text = report.write(loaded)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     tmp = args.out + ".partial"

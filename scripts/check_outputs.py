@@ -3,7 +3,8 @@
 
     check_outputs.py --results DIR --figures DIR --report FILE [--recorded DIR]
 
-Checks, for the shuffle reproduction:
+Checks, for the shuffle reproduction (and the Onesweep sort figures, figures/sort_results.py,
+which are GPU figures like the shuffle's):
   - every CPU experiment's DIR/<name>.csv (agreed header, at least one data row) and
     DIR/<name>.meta.json (valid JSON);
   - each GPU experiment's CSV and meta.json where it has results: DIR/<name>.csv when a
@@ -25,6 +26,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "figures"))
 import shuffle_results as sr  # noqa: E402
+import sort_results  # noqa: E402
 
 
 def required_gpu_figures(results, recorded):
@@ -36,6 +38,15 @@ def required_gpu_figures(results, recorded):
             continue
         try:
             sr.load_experiment(source.directory, experiment)
+        except sr.MissingInput as e:
+            problems.append(str(e))
+        figures[figure] = source
+    for figure, experiment in sorted(sort_results.SORT_GPU_FIGURES.items()):  # Onesweep Figs. 9-11
+        source = sr.gpu_source(results, experiment, recorded)
+        if source is None:
+            continue
+        try:
+            sort_results.load_sort_experiment(source.directory, experiment)
         except sr.MissingInput as e:
             problems.append(str(e))
         figures[figure] = source

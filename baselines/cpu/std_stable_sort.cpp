@@ -1,0 +1,24 @@
+// baselines/cpu/std_stable_sort.cpp — "std_stable_sort": the oracle every sort is tested
+// against (onepass::sort::stable_sort_oracle: std::stable_sort of indices by the transformed
+// key field, then a gather). Sequential; all three shapes; begin_bit/end_bit, descending.
+#include "cpu_sort_common.hpp"
+#include "onepass/sort/cpu_radix_sort.hpp"
+
+namespace onepass::baselines {
+namespace {
+
+struct std_stable_sort_impl {
+  template <class Key, class Value>
+  static void run(const Key* ki, Key* ko, const Value* vi, Value* vo, std::size_t n, const registry::sort_params& p) {
+    sort::stable_sort_oracle<Key, Value>(ki, ko, vi, vo, n, p.begin_bit, p.end_bit, p.descending);
+  }
+};
+
+const bool std_stable_sort_registered =
+    (register_cpu_sort_all_shapes<std_stable_sort_impl>(
+         "std_stable_sort", "std::stable_sort (oracle)",
+         "std::stable_sort of indices by the order-preserving key field, then a gather (the tests' oracle)"),
+     true);
+
+}  // namespace
+}  // namespace onepass::baselines

@@ -1,0 +1,139 @@
+// baselines/gpu/gpu_sort_common.cuh — what the GPU sort baselines of the Onesweep
+// experiments (Figs. 9–11) share: the key/value types of each registry shape, the argument
+// checks of registry::gpu_sort_fn and a helper that registers one algorithm for every shape.
+// Internal to baselines/gpu; not part of the public library interface.
+//
+// Conventions every GPU sort here follows (registry::gpu_sort_fn):
+// - temp == nullptr is a size query: it checks n and the bit range, sets temp_bytes (>= 1)
+//   and does nothing else.
+// - The run call checks null pointers with n > 0, overlapping buffers (outputs must not
+//   overlap inputs or each other), temp_bytes below the query's answer; each throws
+//   onepass::error naming the argument. Nothing is enqueued when it throws.
+// - n = 0 enqueues nothing. All work goes to the given stream; nothing synchronises it.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "onepass/cuda_check.hpp"
+#include "onepass/error.hpp"
+#include "onepass/registry.hpp"
+#include "onepass/sort/sort_args.hpp"
+
+namespace onepass::baselines::gpu {
+
+/// No values (keys-only shapes).
+struct no_values {};
+
+/// Key and value types of a registry sort shape.
+template <registry::sort_shape Shape>
+struct shape_types;
+template <>
+struct shape_types<registry::sort_shape::keys_u32> {
+  using key = std::uint32_t;
+  using value = no_values;
+};
+template <>
+struct shape_types<registry::sort_shape::pairs_u32_u32> {
+  using key = std::uint32_t;
+  using value = std::uint32_t;
+};
+template <>
+struct shape_types<registry::sort_shape::keys_u64> {
+  using key = std::uint64_t;
+  using value = no_values;
+};
+
+/// True for the key-value shapes.
+template <class Value>
+inline constexpr bool has_values = !std::is_same_v<Value, no_values>;
+
+/// The arguments of one gpu_sort_fn call, typed.
+template <class Key, class Value>
+struct sort_call {
+  void* temp;
+  std::size_t& temp_bytes;
+  const Key* keys_in;
+  Key* keys_out;
+  const Value* values_in;  // nullptr for keys-only
+  Value* values_out;       // nullptr for keys-only
+  std::size_t n;
+  sort::bit_range bits;    // resolved: end in [1, key bits]
+  bool descending;
+  cudaStream_t stream;
+};
+
+/// Two-phase protocol of a baseline sort. Resolves the bit range (also in a query). When
+/// temp is null sets temp_bytes = max(required, 1) and returns true (the caller returns).
+/// Otherwise checks buffers and temp_bytes and returns false.
+template <class Key, class Value>
+bool sort_size_query(const char* fn, const sort_call<Key, Value>& c, std::size_t required) {
+  if (required == 0) required = 1;
+  if (c.temp == nullptr) {
+    c.temp_bytes = required;
+    return true;
+  }
+  sort::check_sort_buffers(fn, c.keys_in, c.keys_out, c.values_in, c.values_out, c.n, sizeof(Key),
+                           has_values<Value> ? sizeof(Value) : 0);
+  require(c.temp_bytes >= required, fn, "temp_bytes",
+          "must be at least " + std::to_string(required) + " bytes (the size query's answer for n = " +
+              std::to_string(c.n) + "), got " + std::to_string(c.temp_bytes));
+  return false;
+}
+
+/// A registry::gpu_sort_fn for shape Shape that calls Impl::template run<Key, Value>(fn, call).
+/// `fn` names the algorithm and shape in error messages.
+template <registry::sort_shape Shape, class Impl>
+registry::gpu_sort_fn make_gpu_sort(std::string name) {
+  using key = typename shape_types<Shape>::key;
+  using value = typename shape_types<Shape>::value;
+  return [name = std::move(name) + " (gpu, " + registry::to_string(Shape) + ")"](
+             void* temp, std::size_t& temp_bytes, const void* d_keys_in, void* d_keys_out, const void* d_values_in,
+             void* d_values_out, std::size_t n, const registry::sort_params& params, void* stream) {
+    const char* fn = name.c_str();
+    const sort::bit_range bits = sort::resolve_bit_range(fn, sizeof(key) * 8, params.begin_bit, params.end_bit);
+    sort_call<key, value> c{temp,
+                            temp_bytes,
+                            static_cast<const key*>(d_keys_in),
+                            static_cast<key*>(d_keys_out),
+                            has_values<value> ? static_cast<const value*>(d_values_in) : nullptr,
+                            has_values<value> ? static_cast<value*>(d_values_out) : nullptr,
+                            n,
+                            bits,
+                            params.descending,
+                            static_cast<cudaStream_t>(stream)};
+    Impl::template run<key, value>(fn, c);
+  };
+}
+
+/// Registers Impl under `name` for the three shapes (label and description shared).
+template <class Impl>
+void register_gpu_sort_all_shapes(const std::string& name, const std::string& label, const std::string& description) {
+  using registry::sort_shape;
+  registry::add_sort(registry::sort_entry{name, registry::device::gpu, sort_shape::keys_u32, label, description, {},
+                                          make_gpu_sort<sort_shape::keys_u32, Impl>(name)});
+  registry::add_sort(registry::sort_entry{name, registry::device::gpu, sort_shape::pairs_u32_u32, label, description,
+                                          {}, make_gpu_sort<sort_shape::pairs_u32_u32, Impl>(name)});
+  registry::add_sort(registry::sort_entry{name, registry::device::gpu, sort_shape::keys_u64, label, description, {},
+                                          make_gpu_sort<sort_shape::keys_u64, Impl>(name)});
+}
+
+/// CUB's radix traits are keyed on the fundamental type: uint64_t (unsigned long on Linux)
+/// is passed as unsigned long long, the same width and order.
+template <class T>
+struct cub_type {
+  using type = T;
+};
+template <>
+struct cub_type<unsigned long> {
+  using type = std::conditional_t<sizeof(unsigned long) == 8, unsigned long long, unsigned int>;
+};
+template <class T>
+using cub_type_t = typename cub_type<T>::type;
+
+}  // namespace onepass::baselines::gpu

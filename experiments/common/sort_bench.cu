@@ -1,0 +1,387 @@
+// experiments/common/sort_bench.cu — see sort_bench.cuh.
+#include "sort_bench.cuh"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "gpu_harness.cuh"
+#include "harness.hpp"
+#include "onepass/error.hpp"
+#include "onepass/random/counter_hash.hpp"
+
+namespace onepass::experiments::gpu {
+
+namespace {
+
+namespace reg = onepass::registry;
+
+constexpr unsigned threads = 256;
+
+unsigned blocks_for(std::size_t n) {
+  static const int sms = [] {
+    int device = 0, count = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || count <= 0)
+      count = 132;
+    return count;
+  }();
+  const std::size_t wanted = (n + threads - 1) / threads;
+  return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(wanted, std::size_t(sms) * 16)));
+}
+
+/// keys[i] = AND of hash(i * q + j), j < q (Thearling–Smith band q), truncated to Key.
+template <class Key>
+__global__ void band_keys_kernel(Key* keys, std::size_t n, unsigned q, random::counter_hash hash) {
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
+    std::uint64_t w = ~std::uint64_t{0};
+    for (unsigned j = 0; j < q; ++j) w &= hash(i * q + j);
+    keys[i] = static_cast<Key>(w);
+  }
+}
+
+__global__ void iota32_kernel(std::uint32_t* v, std::size_t n) {
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
+    v[i] = static_cast<std::uint32_t>(i);
+}
+
+/// acc[0] += sum of d[i], acc[1] += sum of mix64(d[i]) (mod 2^64): an order-independent
+/// fingerprint of the multiset d[0, n).
+template <class T>
+__global__ void fingerprint_kernel(const T* d, std::size_t n, unsigned long long* acc) {
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  unsigned long long sum = 0, hashed = 0;
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const std::uint64_t v = d[i];
+    sum += v;
+    hashed += random::mix64(v + 0x9e3779b97f4a7c15ull);
+  }
+  if (sum) atomicAdd(&acc[0], sum);
+  if (hashed) atomicAdd(&acc[1], hashed);
+}
+
+/// bad[0]: i with out[i] > out[i+1]; bad[1] (pairs): i with values[i] >= n or
+/// keys_in[values[i]] != out[i]; bad[2] (pairs): equal neighbours whose values do not increase.
+template <class Key, bool Pairs>
+__global__ void check_sorted_kernel(const Key* out, const Key* keys_in, const std::uint32_t* values, std::size_t n,
+                                    unsigned long long* bad) {
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  unsigned long long order = 0, wrong_value = 0, unstable = 0;
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const Key k = out[i];
+    const bool has_next = i + 1 < n;
+    const Key next = has_next ? out[i + 1] : k;
+    order += has_next && k > next;
+    if constexpr (Pairs) {
+      const std::uint32_t v = values[i];
+      wrong_value += v >= n || keys_in[v] != k;
+      unstable += has_next && k == next && v >= values[i + 1];
+    }
+  }
+  if (order) atomicAdd(&bad[0], order);
+  if (wrong_value) atomicAdd(&bad[1], wrong_value);
+  if (unstable) atomicAdd(&bad[2], unstable);
+}
+
+template <class T>
+std::pair<unsigned long long, unsigned long long> fingerprint(const T* d, std::size_t n, cudaStream_t s) {
+  device_buffer acc(2 * sizeof(unsigned long long));
+  ONEPASS_EXPERIMENT_CUDA(cudaMemsetAsync(acc.get(), 0, acc.bytes(), s));
+  if (n) {
+    fingerprint_kernel<T><<<blocks_for(n), threads, 0, s>>>(d, n, acc.as<unsigned long long>());
+    ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
+  }
+  unsigned long long h[2] = {0, 0};
+  ONEPASS_EXPERIMENT_CUDA(cudaMemcpyAsync(h, acc.get(), sizeof h, cudaMemcpyDeviceToHost, s));
+  ONEPASS_EXPERIMENT_CUDA(cudaStreamSynchronize(s));
+  return {h[0], h[1]};
+}
+
+/// One measured (algorithm, size, band) point.
+struct point {
+  measurement::status what = measurement::status::measured;
+  timing time;
+  std::string message;
+};
+
+std::string size_text(std::size_t n) {
+  std::ostringstream s;
+  s.precision(4);
+  s << n << " (2^" << std::log2(static_cast<double>(n)) << ")";
+  return s.str();
+}
+
+struct bench {
+  reg::sort_shape shape;
+  const char* experiment;
+  run& r;
+  timer& t;
+  cudaStream_t stream;
+  std::vector<std::string> skipped, failed, copy_rates;
+  std::size_t rows = 0;
+  bool fatal = false;
+
+  template <class Key, bool Pairs>
+  point measure(const reg::sort_entry& e, const Key* keys_in, Key* keys_out, const std::uint32_t* values_in,
+                std::uint32_t* values_out, std::size_t n,
+                std::pair<unsigned long long, unsigned long long> key_print,
+                std::pair<unsigned long long, unsigned long long> value_print) {
+    point p;
+    try {
+      const reg::sort_params params;  // ascending, all key bits (the paper's setting)
+      std::size_t temp_bytes = 0;
+      e.gpu_run(nullptr, temp_bytes, keys_in, keys_out, values_in, values_out, n, params, stream);
+      ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
+      device_buffer temp(std::max<std::size_t>(temp_bytes, 1));
+      p.time = t.measure([&](int) {
+        std::size_t bytes = temp_bytes;
+        e.gpu_run(temp.get(), bytes, keys_in, keys_out, values_in, values_out, n, params, stream);
+      });
+      // Untimed check of one more run into poisoned outputs.
+      ONEPASS_EXPERIMENT_CUDA(cudaMemsetAsync(keys_out, 0xA5, n * sizeof(Key), stream));
+      if (Pairs) ONEPASS_EXPERIMENT_CUDA(cudaMemsetAsync(values_out, 0xA5, n * sizeof(std::uint32_t), stream));
+      std::size_t bytes = temp_bytes;
+      e.gpu_run(temp.get(), bytes, keys_in, keys_out, values_in, values_out, n, params, stream);
+      ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
+      ONEPASS_EXPERIMENT_CUDA(cudaStreamSynchronize(stream));
+      temp.reset();
+      device_buffer bad(3 * sizeof(unsigned long long));
+      ONEPASS_EXPERIMENT_CUDA(cudaMemsetAsync(bad.get(), 0, bad.bytes(), stream));
+      check_sorted_kernel<Key, Pairs><<<blocks_for(n), threads, 0, stream>>>(keys_out, keys_in, values_out, n,
+                                                                           bad.as<unsigned long long>());
+      ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
+      unsigned long long h[3] = {0, 0, 0};
+      ONEPASS_EXPERIMENT_CUDA(cudaMemcpyAsync(h, bad.get(), sizeof h, cudaMemcpyDeviceToHost, stream));
+      ONEPASS_EXPERIMENT_CUDA(cudaStreamSynchronize(stream));
+      const auto out_print = fingerprint(keys_out, n, stream);
+      const auto in_print = fingerprint(keys_in, n, stream);
+      std::ostringstream problems;
+      if (h[0]) problems << h[0] << " adjacent pair(s) out of order; ";
+      if (out_print != key_print) problems << "the output keys are not a permutation of the input (fingerprint); ";
+      if (in_print != key_print) problems << "the input keys were modified; ";
+      if (Pairs) {
+        if (h[1]) problems << h[1] << " value(s) not pointing at their key; ";
+        if (h[2]) problems << h[2] << " equal-key neighbour(s) out of input order (not stable); ";
+        if (fingerprint(values_out, n, stream) != value_print) problems << "the values are not a permutation; ";
+        if (fingerprint(values_in, n, stream) != value_print) problems << "the input values were modified; ";
+      }
+      if (!problems.str().empty()) {
+        p.what = measurement::status::failed;
+        p.message = "wrong output: " + problems.str();
+      } else {
+        p.message = Pairs ? "checked: sorted, keys a permutation, values follow their keys, stable"
+                          : "checked: sorted, a permutation of the input";
+      }
+    } catch (const std::exception& ex) {
+      cudaGetLastError();
+      p.message = ex.what();
+      cudaError_t status = cudaStreamSynchronize(stream);
+      if (status == cudaSuccess) status = cudaDeviceSynchronize();
+      if (status != cudaSuccess) {
+        p.what = measurement::status::fatal;
+        p.message += std::string("; the CUDA context is unusable afterwards: ") + cudaGetErrorString(status);
+      } else {
+        p.what = is_out_of_memory(ex) ? measurement::status::skipped : measurement::status::failed;
+      }
+    }
+    return p;
+  }
+
+  template <class Key, bool Pairs>
+  void run_size(const std::vector<reg::sort_entry>& algorithms, std::size_t n, const std::vector<unsigned>& bands) {
+    const std::string where_size = "n = " + size_text(n);
+    device_buffer keys_in, keys_out, values_in, values_out;
+    try {
+      keys_in = device_buffer(n * sizeof(Key));
+      keys_out = device_buffer(n * sizeof(Key));
+      if (Pairs) {
+        values_in = device_buffer(n * sizeof(std::uint32_t));
+        values_out = device_buffer(n * sizeof(std::uint32_t));
+      }
+    } catch (const out_of_memory& ex) {
+      skipped.push_back("all algorithms at " + where_size + ": inputs/outputs: " + ex.what());
+      progress(experiment, "SKIPPED (memory) " + skipped.back());
+      return;
+    }
+    std::pair<unsigned long long, unsigned long long> value_print{0, 0};
+    if (Pairs) {
+      iota32_kernel<<<blocks_for(n), threads, 0, stream>>>(values_in.as<std::uint32_t>(), n);
+      ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
+      value_print = fingerprint(values_in.as<const std::uint32_t>(), n, stream);
+    }
+    // Device-to-device copy of the keys at this size: the bandwidth reference of the report.
+    try {
+      const timing copy = t.measure([&](int) {
+        ONEPASS_EXPERIMENT_CUDA(
+            cudaMemcpyAsync(keys_out.get(), keys_in.get(), n * sizeof(Key), cudaMemcpyDeviceToDevice, stream));
+      });
+      std::ostringstream rate;
+      rate.precision(6);
+      rate << n << ":" << 2.0 * sizeof(Key) * static_cast<double>(n) / copy.median;
+      copy_rates.push_back(rate.str());
+    } catch (const std::exception& ex) {
+      progress(experiment, std::string("copy bandwidth not measured at ") + where_size + ": " + ex.what());
+      cudaGetLastError();
+    }
+    for (unsigned q : bands) {
+      if (fatal) return;
+      band_keys_kernel<Key><<<blocks_for(n), threads, 0, stream>>>(keys_in.as<Key>(), n, q,
+                                                                   random::counter_hash(r.seed(), q));
+      ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
+      const auto key_print = fingerprint(keys_in.as<const Key>(), n, stream);
+      for (const auto& e : algorithms) {
+        const point p = measure<Key, Pairs>(e, keys_in.as<const Key>(), keys_out.as<Key>(),
+                                            Pairs ? values_in.as<const std::uint32_t>() : nullptr,
+                                            Pairs ? values_out.as<std::uint32_t>() : nullptr, n, key_print, value_print);
+        const std::string where = e.name + " at " + where_size + ", q = " + std::to_string(q);
+        switch (p.what) {
+          case measurement::status::measured: {
+            const double rate = static_cast<double>(n) / p.time.median;
+            r.row(e.name, e.label, reg::to_string(shape), q, n, std::log2(static_cast<double>(n)), p.time.reps(),
+                  p.time.median, p.time.min, p.time.max, rate);
+            ++rows;
+            std::ostringstream line;
+            line.precision(4);
+            line << where << ": " << rate / 1e9 << " GKey/s (median " << p.time.median * 1e3 << " ms; "
+                 << p.message << ")";
+            progress(experiment, line.str());
+            break;
+          }
+          case measurement::status::skipped:
+            skipped.push_back(where + ": " + p.message);
+            progress(experiment, "SKIPPED (memory) " + skipped.back());
+            break;
+          case measurement::status::failed:
+            failed.push_back(where + ": " + p.message);
+            progress(experiment, "FAILED " + failed.back());
+            break;
+          case measurement::status::fatal:
+            failed.push_back(where + ": " + p.message);
+            progress(experiment, "FAILED, stopping: " + failed.back());
+            fatal = true;
+            return;
+        }
+      }
+    }
+  }
+};
+
+}  // namespace
+
+int run_sort_throughput(reg::sort_shape shape, const char* experiment, const char* title, int argc, char** argv) {
+  CLI::App app{title};
+  run r(experiment, app);
+  int sizes_option = 0, min_log2 = 12, max_log2_option = 0;
+  std::vector<unsigned> bands = {1, 2, 3, 4, 8, 16};
+  std::vector<std::string> only;
+  timing_cli timing_cli;
+  app.add_option("--sizes", sizes_option, "number of problem sizes, drawn log-uniformly (default: smoke 4, "
+                                          "default 64, paper 1000)")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--min-log2", min_log2, "smallest size 2^W (default 12)")->check(CLI::Range(1, 40));
+  app.add_option("--max-log2", max_log2_option, "largest size 2^W (default: smoke 16, default and paper 30)")
+      ->check(CLI::Range(1, 40));
+  app.add_option("--bands", bands, "entropy bands q (key = AND of q uniform words), default 1,2,3,4,8,16")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 64));
+  app.add_option("--algorithms", only, "comma-separated registered GPU sorts of this shape (default: all)")
+      ->delimiter(',');
+  add_timing_options(app, timing_cli);
+  r.parse(argc, argv);
+
+  const int max_log2 = max_log2_option ? max_log2_option : r.pick(16, 30, 30);
+  if (min_log2 > max_log2)
+    usage_exit(experiment, "--min-log2 (" + std::to_string(min_log2) + ") must not exceed --max-log2 (" +
+                               std::to_string(max_log2) + ")");
+  if (bands.empty()) usage_exit(experiment, "--bands: at least one band");
+  std::vector<reg::sort_entry> algorithms;
+  std::vector<std::string> known;
+  for (const auto& e : reg::sorts())
+    if (e.where == reg::device::gpu && e.shape == shape) known.push_back(e.name);
+  for (const auto& name : only)
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      usage_exit(experiment, "--algorithms: '" + name + "' is not a registered GPU " + reg::to_string(shape) +
+                                 " sort; known: " + join(known));
+  for (const auto& e : reg::sorts())
+    if (e.where == reg::device::gpu && e.shape == shape &&
+        (only.empty() || std::find(only.begin(), only.end(), e.name) != only.end()))
+      algorithms.push_back(e);
+  if (algorithms.empty()) usage_exit(experiment, std::string("no GPU sort registered for ") + reg::to_string(shape));
+
+  std::string why;
+  if (!init_device(why)) {
+    progress(experiment, "no usable CUDA device (" + why + "): nothing measured, nothing written");
+    return 3;
+  }
+  const timing_options options = resolve_timing(r, timing_cli, {5, 5, 5});
+  note_gpu(r);
+
+  // Sizes: log-uniform on [2^min, 2^max], from a generator seeded by --seed, ascending.
+  const int count = sizes_option ? sizes_option : r.pick(4, 64, 1000);
+  std::mt19937_64 size_rng(r.seed() ^ 0x5eed5123u);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<std::size_t> sizes;
+  for (int k = 0; k < count; ++k) {
+    const double e = min_log2 + (max_log2 - min_log2) * unit(size_rng);
+    sizes.push_back(static_cast<std::size_t>(std::llround(std::exp2(e))));
+  }
+  std::sort(sizes.begin(), sizes.end());
+
+  std::vector<std::string> names;
+  for (const auto& e : algorithms) names.push_back(e.name);
+  std::vector<std::string> band_text;
+  for (unsigned q : bands) band_text.push_back(std::to_string(q));
+  progress(experiment, std::to_string(algorithms.size()) + " algorithms (" + join(names, ", ") + "), " +
+                           std::to_string(sizes.size()) + " sizes in [2^" + std::to_string(min_log2) + ", 2^" +
+                           std::to_string(max_log2) + "], bands q = " + join(band_text) + ", " +
+                           std::to_string(options.warmup) + " warm-up + " + std::to_string(options.reps) +
+                           " timed runs each");
+
+  stream s;
+  timer t(s.get(), options);
+  r.open_csv({"algorithm", "label", "shape", "q", "n", "log2_n", "reps", "seconds_median", "seconds_min",
+              "seconds_max", "keys_per_second"});
+  bench b{shape, experiment, r, t, s.get()};
+  for (std::size_t n : sizes) {
+    if (b.fatal) break;
+    switch (shape) {
+      case reg::sort_shape::keys_u32: b.run_size<std::uint32_t, false>(algorithms, n, bands); break;
+      case reg::sort_shape::pairs_u32_u32: b.run_size<std::uint32_t, true>(algorithms, n, bands); break;
+      case reg::sort_shape::keys_u64: b.run_size<std::uint64_t, false>(algorithms, n, bands); break;
+    }
+  }
+
+  std::vector<std::string> size_text_list;
+  for (std::size_t n : sizes) size_text_list.push_back(std::to_string(n));
+  r.note("shape", reg::to_string(shape));
+  r.note("algorithms", join(names));
+  r.note("bands", join(band_text));
+  r.note("sizes", join(size_text_list, " "));
+  r.note("size_distribution", "log-uniform on [2^" + std::to_string(min_log2) + ", 2^" + std::to_string(max_log2) +
+                                  "], " + std::to_string(count) + " draws (std::mt19937_64(seed ^ 0x5eed5123)), sorted");
+  r.note("keys", "Thearling-Smith band q: key i = AND of counter_hash(seed, q)(i * q + j), j < q, generated on the "
+                 "GPU (32-bit keys: low half); values (pairs) = 0..n-1; ascending sort on all key bits");
+  r.note("check", "after timing, one untimed run into poisoned outputs, checked on the GPU: keys non-decreasing, "
+                  "multiset fingerprints (sum, sum of hashes) equal to the input's, input unchanged; pairs: "
+                  "keys_out[i] == keys_in[values_out[i]], values increasing within equal keys (stable), values a "
+                  "permutation by fingerprint");
+  r.note("copy_bytes_per_second_by_n", join(b.copy_rates, " ") +
+                                           " (cudaMemcpyAsync device to device of the keys, bytes = 2 x key bytes, "
+                                           "median of the timed runs)");
+  r.note("rows", std::to_string(b.rows));
+  if (!b.skipped.empty()) r.note("skipped", join(b.skipped, "; "));
+  if (!b.failed.empty()) r.note("failed", join(b.failed, "; "));
+  r.finish();
+  return b.failed.empty() ? 0 : 1;
+}
+
+}  // namespace onepass::experiments::gpu

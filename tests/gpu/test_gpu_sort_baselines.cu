@@ -1,0 +1,272 @@
+// Every registered GPU sort (registry::sorts(), device gpu: the baselines cub_onesweep,
+// cub_reduce_then_scan, thrust_sort, vren, and the library's onesweep once it registers),
+// for every shape it registers (keys_u32, pairs_u32_u32, keys_u64), equals the CPU oracle
+// "std_stable_sort" (std::stable_sort of the transformed key field) bit for bit — keys and,
+// for pairs, values (so pairs are stable) — on: sizes 0, 1, 31, 32, 33, 4097 and
+// 300007 with every entropy band (key = AND of q uniform words, q = 1, 2, 3, 4, 8, 16),
+// all-equal, sorted and reversed inputs, both orders, and sub-ranges of key bits (a sort
+// that does not support a bit range must say so with onepass::error). Outputs are
+// poisoned before the call and the inputs are checked unchanged. Bad arguments throw
+// onepass::error. Label `gpu`: skipped, and reported as skipped, without a GPU.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <iostream>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "onepass/error.hpp"
+#include "onepass/registry.hpp"
+
+namespace {
+
+namespace reg = onepass::registry;
+
+bool have_gpu() {
+  int count = 0;
+  const bool ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+  cudaGetLastError();
+  return ok;
+}
+
+#define SKIP_WITHOUT_GPU() \
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped"
+
+void cuda_ok(cudaError_t status, const char* what) {
+  if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
+}
+
+/// Owning device allocation of `bytes` bytes (0: none).
+class device_bytes {
+ public:
+  explicit device_bytes(std::size_t bytes) : bytes_(bytes) {
+    if (bytes) cuda_ok(cudaMalloc(&p_, bytes), "cudaMalloc");
+  }
+  device_bytes(const device_bytes&) = delete;
+  device_bytes& operator=(const device_bytes&) = delete;
+  ~device_bytes() {
+    if (p_) cudaFree(p_);
+  }
+  void* get() const { return p_; }
+  void upload(const std::vector<unsigned char>& h) {
+    if (!h.empty()) cuda_ok(cudaMemcpy(p_, h.data(), h.size(), cudaMemcpyHostToDevice), "upload");
+  }
+  std::vector<unsigned char> download() const {
+    std::vector<unsigned char> h(bytes_);
+    if (bytes_) cuda_ok(cudaMemcpy(h.data(), p_, bytes_, cudaMemcpyDeviceToHost), "download");
+    return h;
+  }
+  void poison() {
+    if (bytes_) cuda_ok(cudaMemset(p_, 0xA5, bytes_), "poison");
+  }
+
+ private:
+  void* p_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+std::size_t key_size(reg::sort_shape s) { return s == reg::sort_shape::keys_u64 ? 8 : 4; }
+bool has_values(reg::sort_shape s) { return s == reg::sort_shape::pairs_u32_u32; }
+
+/// One input: keys as raw bytes (key_size each) and, for pairs, values 0..n-1.
+struct input {
+  std::string name;
+  std::vector<unsigned char> keys;
+  std::vector<unsigned char> values;
+  std::size_t n = 0;
+};
+
+input make_input(reg::sort_shape shape, std::size_t n, const std::string& kind, unsigned q, std::uint64_t seed) {
+  input in;
+  in.n = n;
+  in.name = kind + (kind == "band" ? " q=" + std::to_string(q) : "") + " n=" + std::to_string(n);
+  const std::size_t ks = key_size(shape);
+  std::mt19937_64 g(seed);
+  std::vector<std::uint64_t> words(n);
+  for (auto& w : words) {
+    w = ~std::uint64_t{0};
+    for (unsigned j = 0; j < q; ++j) w &= g();
+  }
+  if (kind == "equal") std::fill(words.begin(), words.end(), n ? words[0] : 0);
+  if (ks == 4)
+    for (auto& w : words) w &= 0xffffffffu;
+  if (kind == "sorted") std::sort(words.begin(), words.end());
+  if (kind == "reversed") std::sort(words.begin(), words.end(), std::greater<>());
+  in.keys.resize(n * ks);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (ks == 4) {
+      const auto k = static_cast<std::uint32_t>(words[i]);
+      std::memcpy(&in.keys[i * 4], &k, 4);
+    } else {
+      std::memcpy(&in.keys[i * 8], &words[i], 8);
+    }
+  }
+  if (has_values(shape)) {
+    std::vector<std::uint32_t> v(n);
+    std::iota(v.begin(), v.end(), 0u);
+    in.values.resize(n * 4);
+    if (n) std::memcpy(in.values.data(), v.data(), n * 4);
+  }
+  return in;
+}
+
+/// Runs GPU sort `e` on `in` with params `p` and compares with the CPU oracle. Returns false
+/// (and records nothing) when the sort rejects the params with onepass::error in its size
+/// query — allowed only for bit sub-ranges (the caller decides).
+bool check_against_oracle(const reg::sort_entry& e, const input& in, const reg::sort_params& p) {
+  const std::string what = e.name + " " + reg::to_string(e.shape) + " " + in.name + " bits [" +
+                           std::to_string(p.begin_bit) + "," + std::to_string(p.end_bit) + ") " +
+                           (p.descending ? "descending" : "ascending");
+  const bool pairs = has_values(e.shape);
+  const std::size_t kb = in.keys.size(), vb = in.values.size();
+  device_bytes keys_in(kb), keys_out(kb), values_in(vb), values_out(vb);
+  keys_in.upload(in.keys);
+  values_in.upload(in.values);
+  keys_out.poison();
+  values_out.poison();
+  std::size_t temp_bytes = 0;
+  try {
+    e.gpu_run(nullptr, temp_bytes, keys_in.get(), keys_out.get(), pairs ? values_in.get() : nullptr,
+              pairs ? values_out.get() : nullptr, in.n, p, nullptr);
+  } catch (const onepass::error&) {
+    return false;
+  }
+  EXPECT_GT(temp_bytes, 0u) << what << ": the size query must answer >= 1 byte";
+  device_bytes temp(std::max<std::size_t>(temp_bytes, 1));
+  cudaStream_t stream = nullptr;
+  cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  std::size_t bytes = temp_bytes;
+  e.gpu_run(temp.get(), bytes, keys_in.get(), keys_out.get(), pairs ? values_in.get() : nullptr,
+            pairs ? values_out.get() : nullptr, in.n, p, stream);
+  cuda_ok(cudaStreamSynchronize(stream), (what + ": sort").c_str());
+  cudaStreamDestroy(stream);
+
+  std::vector<unsigned char> expect_keys(kb), expect_values(vb);
+  const auto& oracle = reg::find_sort("std_stable_sort", e.shape, reg::device::cpu);
+  oracle.run(in.keys.data(), expect_keys.data(), pairs ? in.values.data() : nullptr,
+             pairs ? expect_values.data() : nullptr, in.n, p);
+  EXPECT_TRUE(keys_out.download() == expect_keys) << what << ": keys differ from std::stable_sort";
+  if (pairs) EXPECT_TRUE(values_out.download() == expect_values) << what << ": values differ (not stable?)";
+  EXPECT_TRUE(keys_in.download() == in.keys) << what << ": the input keys were modified";
+  if (pairs) EXPECT_TRUE(values_in.download() == in.values) << what << ": the input values were modified";
+  return true;
+}
+
+std::vector<reg::sort_entry> gpu_sorts() {
+  std::vector<reg::sort_entry> out;
+  for (const auto& e : reg::sorts())
+    if (e.where == reg::device::gpu) out.push_back(e);
+  return out;
+}
+
+TEST(GpuSorts, TheBaselinesAreRegisteredForEveryShape) {
+  for (const char* name : {"cub_onesweep", "cub_reduce_then_scan", "thrust_sort", "vren"})
+    for (auto shape : {reg::sort_shape::keys_u32, reg::sort_shape::pairs_u32_u32, reg::sort_shape::keys_u64})
+      EXPECT_TRUE(reg::contains_sort(name, shape, reg::device::gpu)) << name << " " << reg::to_string(shape);
+}
+
+TEST(GpuSorts, EveryRegisteredSortEqualsStableSortOnEntropyBands) {
+  SKIP_WITHOUT_GPU();
+  const auto sorts = gpu_sorts();
+  ASSERT_FALSE(sorts.empty());
+  for (const auto& e : sorts) {
+    SCOPED_TRACE(e.name + " " + reg::to_string(e.shape));
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{31}, std::size_t{32}, std::size_t{33},
+                          std::size_t{4097}, std::size_t{300007}})
+      for (unsigned q : {1u, 2u, 3u, 4u, 8u, 16u})
+        for (bool desc : {false, true}) {
+          if (n < 4097 && q != 1 && q != 16) continue;  // small sizes: two bands are enough
+          reg::sort_params p;
+          p.descending = desc;
+          EXPECT_TRUE(check_against_oracle(e, make_input(e.shape, n, "band", q, 17 * n + q), p))
+              << e.name << " rejected the full key range";
+        }
+  }
+}
+
+TEST(GpuSorts, EveryRegisteredSortHandlesSpecialInputs) {
+  SKIP_WITHOUT_GPU();
+  for (const auto& e : gpu_sorts()) {
+    SCOPED_TRACE(e.name + " " + reg::to_string(e.shape));
+    for (const char* kind : {"equal", "sorted", "reversed"})
+      for (bool desc : {false, true}) {
+        reg::sort_params p;
+        p.descending = desc;
+        EXPECT_TRUE(check_against_oracle(e, make_input(e.shape, 100003, kind, 1, 5), p));
+      }
+    // A large input crossing many tiles with few distinct keys (many ties: stability).
+    reg::sort_params p;
+    EXPECT_TRUE(check_against_oracle(e, make_input(e.shape, (1u << 21) + 5, "band", 16, 9), p));
+  }
+}
+
+TEST(GpuSorts, BitRangesAreHonouredOrRefused) {
+  SKIP_WITHOUT_GPU();
+  for (const auto& e : gpu_sorts()) {
+    SCOPED_TRACE(e.name + " " + reg::to_string(e.shape));
+    const unsigned width = static_cast<unsigned>(key_size(e.shape) * 8);
+    const unsigned ranges[][2] = {{0, width}, {0, 0}, {4, 12}, {3, width - 5}, {width - 1, width}, {0, 1}};
+    const input in = make_input(e.shape, 50001, "band", 1, 77);
+    for (const auto& r : ranges)
+      for (bool desc : {false, true}) {
+        reg::sort_params p;
+        p.begin_bit = r[0];
+        p.end_bit = r[1];
+        p.descending = desc;
+        const bool full = r[0] == 0 && (r[1] == 0 || r[1] == width);
+        const bool ran = check_against_oracle(e, in, p);
+        if (full) {
+          EXPECT_TRUE(ran) << "the full key range must be supported";
+        } else if (!ran) {
+          std::cout << "[ note ] " << e.name << " " << reg::to_string(e.shape) << " refuses bits [" << r[0] << ","
+                    << r[1] << ") with onepass::error (unsupported parameter)\n";
+        }
+      }
+  }
+}
+
+TEST(GpuSorts, BadArgumentsThrow) {
+  SKIP_WITHOUT_GPU();
+  for (const auto& e : gpu_sorts()) {
+    SCOPED_TRACE(e.name + " " + reg::to_string(e.shape));
+    const bool pairs = has_values(e.shape);
+    const std::size_t n = 1000, kb = n * key_size(e.shape);
+    device_bytes a(kb), b(kb), va(n * 4), vb(n * 4);
+    reg::sort_params p;
+    std::size_t temp_bytes = 0;
+    e.gpu_run(nullptr, temp_bytes, a.get(), b.get(), pairs ? va.get() : nullptr, pairs ? vb.get() : nullptr, n, p,
+              nullptr);
+    device_bytes temp(temp_bytes);
+    auto call = [&](const void* ki, void* ko, const void* vi, void* vo, std::size_t bytes, reg::sort_params q) {
+      std::size_t tb = bytes;
+      e.gpu_run(temp.get(), tb, ki, ko, vi, vo, n, q, nullptr);
+    };
+    const void* vi = pairs ? va.get() : nullptr;
+    void* vo = pairs ? vb.get() : nullptr;
+    EXPECT_THROW(call(nullptr, b.get(), vi, vo, temp_bytes, p), onepass::error) << "null keys_in";
+    EXPECT_THROW(call(a.get(), nullptr, vi, vo, temp_bytes, p), onepass::error) << "null keys_out";
+    EXPECT_THROW(call(a.get(), a.get(), vi, vo, temp_bytes, p), onepass::error) << "keys_out == keys_in";
+    EXPECT_THROW(call(a.get(), b.get(), vi, vo, temp_bytes - 1, p), onepass::error) << "temp_bytes too small";
+    if (pairs) {
+      EXPECT_THROW(call(a.get(), b.get(), nullptr, vo, temp_bytes, p), onepass::error) << "null values_in";
+      EXPECT_THROW(call(a.get(), b.get(), vi, nullptr, temp_bytes, p), onepass::error) << "null values_out";
+    }
+    reg::sort_params bad;
+    bad.begin_bit = 8;
+    bad.end_bit = 8;
+    EXPECT_THROW(call(a.get(), b.get(), vi, vo, temp_bytes, bad), onepass::error) << "begin_bit == end_bit";
+    bad.begin_bit = 0;
+    bad.end_bit = static_cast<unsigned>(key_size(e.shape) * 8 + 1);
+    EXPECT_THROW(call(a.get(), b.get(), vi, vo, temp_bytes, bad), onepass::error) << "end_bit beyond the key";
+    cuda_ok(cudaDeviceSynchronize(), "after the bad calls");
+  }
+}
+
+}  // namespace
