@@ -46,6 +46,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import shuffle_results as sr  # noqa: E402
 import sort_results  # noqa: E402
+import gaussian_results  # noqa: E402  (warp Gaussian figures, issue 5)
 
 plt.rcParams.update({
     "font.size": 10, "axes.titlesize": 10, "axes.labelsize": 10, "legend.fontsize": 8.5,
@@ -438,6 +439,7 @@ def main(argv=None):
         print("plot_all: %s" % note)
     written += sort_written
     problems += sort_problems
+    written, problems = gaussian_results.extend(args.results, args.out, recorded_root, written, problems)
 
     for path in written:
         print("plot_all: wrote %s" % path)

@@ -27,6 +27,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "figures"))
 import shuffle_results as sr  # noqa: E402
 import sort_results as so  # noqa: E402
+import gaussian_results  # noqa: E402  (warp Gaussian section, issue 5)
 
 PROVENANCE_KEYS = ["cpu_model", "cores", "tbb_concurrency", "host", "date", "commit", "scale", "seed",
                    "command", "run_seconds", "compiler", "build"]
@@ -1036,6 +1037,7 @@ def main(argv=None):
             print("make_report: ERROR: %s" % p, file=sys.stderr)
         return 1
     report.onesweep_sections(sort_data, table2)
+    gaussian_results.report_section(report, args.results, recorded)
     text = report.write(loaded)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     tmp = args.out + ".partial"

@@ -27,6 +27,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "figures"))
 import shuffle_results as sr  # noqa: E402
 import sort_results  # noqa: E402
+import gaussian_results  # noqa: E402  (warp Gaussian figures that have data, issue 5)
 
 
 def required_gpu_figures(results, recorded):
@@ -62,6 +63,8 @@ def check(results, figures, report, recorded=None):
         except sr.MissingInput as e:
             problems.append(str(e))
     gpu_figures, gpu_problems = required_gpu_figures(results, recorded or sr.default_recorded_root(results))
+    gpu_figures.update({f: None for f in gaussian_results.required_figures(
+        results, recorded or sr.default_recorded_root(results))})
     problems += gpu_problems
     for name in list(sr.CPU_FIGURES) + sorted(gpu_figures):
         for ext in ("png", "pdf"):

@@ -12,6 +12,7 @@ packages=(
   libbenchmark-dev    # Google Benchmark: CPU throughput (Table 2)
   libcli11-dev        # CLI11: command lines
   python3 python3-matplotlib python3-numpy
+  dieharder           # uniformity tests of the Gaussian stream (experiments/gaussian_dieharder)
 )
 
 missing=()

@@ -1,0 +1,383 @@
+// experiments/gaussian_throughput.cu — throughput of the warp Gaussian generator
+// (issue 5; article "Training a random Gaussian generator", section "Tail tests and
+// measuring the speed of the generator": 121 G outputs/s on a V100, faster than loading
+// precomputed numbers) beside cuRAND, all in this one process on one stream.
+//
+// In registers (mode in_register): every thread draws `draws` N(0,1) doubles and adds
+// them into two double accumulators, whose sum it writes once at the end (one store per
+// thread, so no draw can be optimised away and memory traffic is negligible). Grid =
+// the resident blocks (occupancy API x SMs), block 256, one kernel launch per run.
+//   ours_register_3 / ours_register_4   warp_gaussian<form::three / four>, table copied
+//       once per block into shared memory (16 KiB), entropy from entropy_source::pair:
+//       one SplitMix64 word = two draws (exactly the generate_normal kernel's loop).
+//   ours_generator_4   the per-thread API warp_normal_generator<form::four>::next()
+//       (one hash per draw: it keeps no half-used word).
+//   curand_normal2_double   cuRAND device API, Philox4_32_10: curand_init(seed, thread,
+//       0) once per thread inside the timed kernel, then draws/2 calls of
+//       curand_normal2_double (two outputs each). Philox's init is a few integer ops
+//       (no skip-ahead matrices); its cost, measured alone with 0 draws, is in meta.json
+//       (curand_init_seconds) and is < 0.1 % of a run at the default scale.
+// To memory (mode to_memory): n doubles written to device memory.
+//   ours_memory_3 / ours_memory_4   onepass::gaussian::generate_normal (both forms).
+//   curand_host_philox   cuRAND host API: curandGenerateNormalDouble, generator
+//       CURAND_RNG_PSEUDO_PHILOX4_32_10 (default ordering), created and seeded outside
+//       the timed region.
+//
+// Checks (untimed, after timing): in registers, the per-thread sums are added on the host
+// (long double); z = sum / sqrt(outputs) must be |z| < 6 for every generator (a dead or
+// constant generator fails this); to memory, ours equals generate_normal_cpu bit for
+// bit on the first 2^16 outputs, cuRAND's first 2^16 outputs have |mean| and |var - 1|
+// within 6 standard errors. A failed check gives exit status 1 (the row is kept, with
+// the check text).
+//
+// Output: <out>/gaussian_throughput.csv with
+//   algorithm,label,mode,form,outputs,threads,reps,seconds_median,seconds_min,seconds_max,
+//   outputs_per_second,check
+// (outputs per run; outputs_per_second = outputs / seconds_median; no field holds a
+// comma, the harness does not quote). meta.json adds the
+// GPU, the in-register ratios ours / curand_normal2_double (issue 5's bar: >= 1.3 for
+// both forms) and the table used.
+//
+// Options (besides --scale, --out-dir, --seed): --reps, --warmup, --warm-l2 (gpu_harness),
+//   --register-log2 L  outputs per in-register run = 2^L (default by scale 24/34/36)
+//   --memory-log2 M    outputs per to-memory run = 2^M (default by scale 20/28/28)
+//
+// Exit status: 0 ok, 1 a check failed or an algorithm failed, 2 bad arguments, 3 no GPU.
+#include <cuda_runtime.h>
+#include <curand.h>
+#include <curand_kernel.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gpu_harness.cuh"
+#include "harness.hpp"
+#include "onepass/gaussian/cpu_generate.hpp"
+#include "onepass/gaussian/entropy.hpp"
+#include "onepass/gaussian/generate.cuh"
+#include "onepass/gaussian/table.hpp"
+#include "onepass/gaussian/warp_gaussian.cuh"
+
+namespace {
+
+namespace ex = onepass::experiments;
+namespace gpu = onepass::experiments::gpu;
+namespace g = onepass::gaussian;
+
+const char* const experiment = "gaussian_throughput";
+constexpr unsigned block_threads = 256;
+
+// ----------------------------------------------------------------------------- kernels
+
+/// Ours in registers: pairs_per_thread SplitMix64 words per thread, two draws each.
+template <g::form F>
+__global__ void __launch_bounds__(block_threads)
+    ours_register_kernel(double* sink, std::uint64_t pairs_per_thread, std::uint64_t seed, const g::table tab) {
+  __shared__ alignas(16) std::int32_t smem[g::table_entries];
+  g::load_table_to_shared(smem, tab.entries);
+  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const g::entropy_source source(seed, t);
+  double acc0 = 0.0, acc1 = 0.0;
+#pragma unroll 2
+  for (std::uint64_t q = 0; q < pairs_per_thread; ++q) {  // same count in every lane: converged
+    const std::uint64_t word = source.pair(q);
+    acc0 += g::warp_gaussian<F>(static_cast<std::uint32_t>(word), smem, tab.coeff);
+    acc1 += g::warp_gaussian<F>(static_cast<std::uint32_t>(word >> 32), smem, tab.coeff);
+  }
+  sink[t] = acc0 + acc1;
+}
+
+/// Ours in registers through the per-thread API (warp_normal_generator::next).
+template <g::form F>
+__global__ void __launch_bounds__(block_threads)
+    ours_generator_kernel(double* sink, std::uint64_t pairs_per_thread, std::uint64_t seed, const g::table tab) {
+  __shared__ alignas(16) std::int32_t smem[g::table_entries];
+  g::load_table_to_shared(smem, tab.entries);
+  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  g::warp_normal_generator<F> gen(smem, tab.coeff, seed, t);
+  double acc0 = 0.0, acc1 = 0.0;
+#pragma unroll 2
+  for (std::uint64_t q = 0; q < pairs_per_thread; ++q) {
+    acc0 += gen.next();
+    acc1 += gen.next();
+  }
+  sink[t] = acc0 + acc1;
+}
+
+/// cuRAND device API, Philox4_32_10: one curand_init per thread, then pairs_per_thread
+/// calls of curand_normal2_double.
+__global__ void __launch_bounds__(block_threads)
+    curand_register_kernel(double* sink, std::uint64_t pairs_per_thread, std::uint64_t seed) {
+  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  curandStatePhilox4_32_10_t state;
+  curand_init(seed, t, 0, &state);
+  double acc0 = 0.0, acc1 = 0.0;
+#pragma unroll 2
+  for (std::uint64_t q = 0; q < pairs_per_thread; ++q) {
+    const double2 v = curand_normal2_double(&state);
+    acc0 += v.x;
+    acc1 += v.y;
+  }
+  sink[t] = acc0 + acc1;
+}
+
+// ----------------------------------------------------------------------------- helpers
+
+void curand_check(curandStatus_t s, const char* call) {
+  if (s != CURAND_STATUS_SUCCESS)
+    throw onepass::runtime_failure(std::string(call) + " failed with curandStatus_t " + std::to_string(static_cast<int>(s)));
+}
+#define CURAND_CALL(call) curand_check((call), #call)
+
+/// Owning cuRAND host generator.
+class curand_generator {
+ public:
+  curand_generator() { CURAND_CALL(curandCreateGenerator(&g_, CURAND_RNG_PSEUDO_PHILOX4_32_10)); }
+  ~curand_generator() {
+    if (g_) curandDestroyGenerator(g_);
+  }
+  curand_generator(const curand_generator&) = delete;
+  curand_generator& operator=(const curand_generator&) = delete;
+  curandGenerator_t get() const { return g_; }
+
+ private:
+  curandGenerator_t g_ = nullptr;
+};
+
+template <class Kernel>
+unsigned resident_blocks(Kernel kernel) {
+  int device = 0, sms = 0, per_sm = 0;
+  ONEPASS_EXPERIMENT_CUDA(cudaGetDevice(&device));
+  ONEPASS_EXPERIMENT_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  ONEPASS_EXPERIMENT_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0));
+  return static_cast<unsigned>(std::max(1, per_sm) * sms);
+}
+
+std::string z_text(long double sum, double outputs, bool& ok) {
+  const double z = static_cast<double>(sum / std::sqrt(static_cast<long double>(outputs)));
+  ok = std::isfinite(z) && std::fabs(z) < 6.0;
+  std::ostringstream s;
+  s.precision(3);
+  s << "sum z=" << z << (ok ? " ok" : " FAILED");
+  return s.str();
+}
+
+struct row_data {
+  std::string algorithm, label, mode, form;
+  double outputs = 0;
+  std::uint64_t threads = 0;
+  gpu::timing time;
+  std::string check;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Warp Gaussian generator vs cuRAND: N(0,1) doubles per second, in registers and to memory"};
+  ex::run r(experiment, app);
+  gpu::timing_cli timing_cli;
+  int register_log2 = 0, memory_log2 = 0;
+  app.add_option("--register-log2", register_log2, "outputs per in-register run = 2^L, L in [16, 40] (default 24/34/36)")
+      ->check(CLI::Range(16, 40));
+  app.add_option("--memory-log2", memory_log2, "outputs per to-memory run = 2^M, M in [10, 31] (default 20/28/28)")
+      ->check(CLI::Range(10, 31));
+  gpu::add_timing_options(app, timing_cli);
+  r.parse(argc, argv);
+
+  std::string why;
+  if (!gpu::init_device(why)) {
+    ex::progress(experiment, "no usable CUDA device (" + why + "): nothing measured, nothing written");
+    return 3;
+  }
+  const unsigned reg_log2 = register_log2 ? static_cast<unsigned>(register_log2) : r.pick(24u, 34u, 36u);
+  const unsigned mem_log2 = memory_log2 ? static_cast<unsigned>(memory_log2) : r.pick(20u, 28u, 28u);
+  const gpu::timing_options options = gpu::resolve_timing(r, timing_cli, {5, 7, 11});
+  gpu::note_gpu(r);
+
+  const g::table& tab = g::default_table();
+  gpu::stream stream;
+  gpu::timer timer(stream.get(), options);
+  std::vector<row_data> rows;
+  std::vector<std::string> failed;
+
+  r.open_csv({"algorithm", "label", "mode", "form", "outputs", "threads", "reps", "seconds_median", "seconds_min",
+              "seconds_max", "outputs_per_second", "check"});
+  auto emit = [&](row_data d) {
+    const double rate = d.outputs / d.time.median;
+    r.row(d.algorithm, d.label, d.mode, d.form, static_cast<std::uint64_t>(d.outputs), d.threads, d.time.reps(),
+          d.time.median, d.time.min, d.time.max, rate, d.check);
+    std::ostringstream line;
+    line.precision(4);
+    line << d.algorithm << " (" << d.mode << "): " << rate / 1e9 << " G outputs/s (median " << d.time.median * 1e3
+         << " ms over " << d.time.reps() << " runs; " << d.check << ")";
+    ex::progress(experiment, line.str());
+    rows.push_back(std::move(d));
+  };
+
+  // ------------------------------------------------------------------- in registers
+  const double reg_outputs_wanted = std::ldexp(1.0, static_cast<int>(reg_log2));
+  auto in_register = [&](const std::string& name, const std::string& label, const std::string& form_text,
+                         auto kernel, auto launch) {
+    try {
+      const unsigned blocks = resident_blocks(kernel);
+      const std::uint64_t threads = static_cast<std::uint64_t>(blocks) * block_threads;
+      const std::uint64_t pairs = std::max<std::uint64_t>(
+          1, static_cast<std::uint64_t>(reg_outputs_wanted / (2.0 * static_cast<double>(threads))));
+      const double outputs = 2.0 * static_cast<double>(pairs) * static_cast<double>(threads);
+      gpu::device_buffer sink(threads * sizeof(double));
+      row_data d{name, label, "in_register", form_text, outputs, threads, {}, {}};
+      d.time = timer.measure([&](int k) {
+        launch(blocks, sink.as<double>(), pairs, r.seed() + static_cast<std::uint64_t>(k));
+        ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
+      });
+      // Check (untimed): the run with seed + warmup + reps - 1 is in the sink.
+      std::vector<double> host(threads);
+      ONEPASS_EXPERIMENT_CUDA(cudaMemcpy(host.data(), sink.get(), threads * sizeof(double), cudaMemcpyDeviceToHost));
+      long double sum = 0;
+      for (double v : host) sum += v;
+      bool ok = false;
+      d.check = z_text(sum, outputs, ok) + " blocks=" + std::to_string(blocks);
+      if (!ok) failed.push_back(name + ": " + d.check);
+      emit(std::move(d));
+      return true;
+    } catch (const std::exception& e) {
+      failed.push_back(name + ": " + e.what());
+      ex::progress(experiment, "FAILED " + failed.back());
+      cudaGetLastError();
+      return false;
+    }
+  };
+  cudaStream_t s = stream.get();
+  in_register("ours_register_3", "ours 3 coefficients (in registers)", "3", ours_register_kernel<g::form::three>,
+              [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
+                ours_register_kernel<g::form::three><<<b, block_threads, 0, s>>>(sink, p, seed, tab);
+              });
+  in_register("ours_register_4", "ours 4 coefficients (in registers)", "4", ours_register_kernel<g::form::four>,
+              [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
+                ours_register_kernel<g::form::four><<<b, block_threads, 0, s>>>(sink, p, seed, tab);
+              });
+  in_register("ours_generator_4", "ours 4 coefficients warp_normal_generator API (in registers)", "4",
+              ours_generator_kernel<g::form::four>,
+              [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
+                ours_generator_kernel<g::form::four><<<b, block_threads, 0, s>>>(sink, p, seed, tab);
+              });
+  in_register("curand_normal2_double", "cuRAND device API Philox4_32_10 curand_normal2_double (in registers)", "",
+              curand_register_kernel, [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
+                curand_register_kernel<<<b, block_threads, 0, s>>>(sink, p, seed);
+              });
+  // The cost of curand_init alone (0 draws), for the record.
+  try {
+    const unsigned blocks = resident_blocks(curand_register_kernel);
+    gpu::device_buffer sink(static_cast<std::size_t>(blocks) * block_threads * sizeof(double));
+    const gpu::timing init = timer.measure([&](int k) {
+      curand_register_kernel<<<blocks, block_threads, 0, s>>>(sink.as<double>(), 0, r.seed() + k);
+      ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
+    });
+    std::ostringstream t;
+    t.precision(4);
+    t << init.median << " s per launch of " << blocks << " x " << block_threads
+      << " threads, curand_init only (median); included in curand_normal2_double's in-register time";
+    r.note("curand_init_seconds", t.str());
+  } catch (const std::exception& e) {
+    r.note("curand_init_seconds", std::string("not measured: ") + e.what());
+    cudaGetLastError();
+  }
+
+  // ------------------------------------------------------------------- to memory
+  const std::uint64_t n = std::uint64_t{1} << mem_log2;
+  constexpr std::uint64_t check_n = 1u << 16;
+  try {
+    gpu::device_buffer out(n * sizeof(double));
+    for (g::form f : {g::form::three, g::form::four}) {
+      const std::string ftext = f == g::form::three ? "3" : "4";
+      const std::string name = "ours_memory_" + ftext;
+      try {
+        row_data d{name, "ours " + ftext + " coefficients generate_normal (to memory)", "to_memory", ftext,
+                   static_cast<double>(n), 0, {}, {}};
+        d.time = timer.measure([&](int k) {
+          g::generate_normal(out.as<double>(), n, 0.0, 1.0, r.seed() + static_cast<std::uint64_t>(k), tab, f, s);
+        });
+        g::generate_normal(out.as<double>(), n, 0.0, 1.0, r.seed(), tab, f, s);
+        stream.synchronize();
+        const std::uint64_t m = std::min(n, check_n);
+        std::vector<double> got(m), want(m);
+        ONEPASS_EXPERIMENT_CUDA(cudaMemcpy(got.data(), out.get(), m * sizeof(double), cudaMemcpyDeviceToHost));
+        g::generate_normal_cpu(want.data(), m, 0.0, 1.0, r.seed(), tab, f);
+        const bool same = std::memcmp(got.data(), want.data(), m * sizeof(double)) == 0;
+        d.check = (same ? "bit-exact vs generate_normal_cpu on " : "DIFFERS from generate_normal_cpu on ") +
+                  std::to_string(m) + " outputs";
+        if (!same) failed.push_back(name + ": " + d.check);
+        emit(std::move(d));
+      } catch (const std::exception& e) {
+        failed.push_back(name + ": " + e.what());
+        ex::progress(experiment, "FAILED " + failed.back());
+        cudaGetLastError();
+      }
+    }
+    try {
+      curand_generator gen;
+      CURAND_CALL(curandSetStream(gen.get(), s));
+      CURAND_CALL(curandSetPseudoRandomGeneratorSeed(gen.get(), r.seed()));
+      CURAND_CALL(curandGenerateNormalDouble(gen.get(), out.as<double>(), n, 0.0, 1.0));  // setup, untimed
+      stream.synchronize();
+      row_data d{"curand_host_philox", "cuRAND host API Philox4_32_10 curandGenerateNormalDouble (to memory)",
+                 "to_memory", "", static_cast<double>(n), 0, {}, {}};
+      d.time = timer.measure([&](int) { CURAND_CALL(curandGenerateNormalDouble(gen.get(), out.as<double>(), n, 0.0, 1.0)); });
+      stream.synchronize();
+      const std::uint64_t m = std::min(n, check_n);
+      std::vector<double> got(m);
+      ONEPASS_EXPERIMENT_CUDA(cudaMemcpy(got.data(), out.get(), m * sizeof(double), cudaMemcpyDeviceToHost));
+      long double s1 = 0, s2 = 0;
+      for (double v : got) {
+        s1 += v;
+        s2 += static_cast<long double>(v) * v;
+      }
+      const double mean = static_cast<double>(s1 / m), var = static_cast<double>(s2 / m) - mean * mean;
+      const bool ok = std::fabs(mean) < 6.0 / std::sqrt(double(m)) && std::fabs(var - 1.0) < 6.0 * std::sqrt(2.0 / m);
+      std::ostringstream c;
+      c.precision(4);
+      c << "first " << m << ": mean=" << mean << " var=" << var << (ok ? " ok" : " FAILED");
+      d.check = c.str();
+      if (!ok) failed.push_back(d.algorithm + ": " + d.check);
+      emit(std::move(d));
+    } catch (const std::exception& e) {
+      failed.push_back(std::string("curand_host_philox: ") + e.what());
+      ex::progress(experiment, "FAILED " + failed.back());
+      cudaGetLastError();
+    }
+  } catch (const gpu::out_of_memory& e) {
+    ex::progress(experiment, std::string("SKIPPED to-memory runs: cannot allocate the output: ") + e.what());
+    r.note("skipped", std::string("to-memory runs: ") + e.what());
+  }
+
+  // ------------------------------------------------------------------- the bar
+  auto rate_of = [&](const std::string& name) {
+    for (const auto& d : rows)
+      if (d.algorithm == name) return d.outputs / d.time.median;
+    return 0.0;
+  };
+  const double peer = rate_of("curand_normal2_double");
+  std::ostringstream bar;
+  bar.precision(4);
+  for (const char* ours : {"ours_register_3", "ours_register_4", "ours_generator_4"}) {
+    const double mine = rate_of(ours);
+    if (peer > 0 && mine > 0)
+      bar << ours << " / curand_normal2_double = " << mine / peer << (mine / peer >= 1.3 ? " (meets" : " (misses")
+          << " the 1.3 bar); ";
+  }
+  r.note("ratio_vs_curand_normal2_double", bar.str());
+  ex::progress(experiment, bar.str());
+  r.note("table", "onepass::gaussian::default_table()");
+  r.note("register_outputs_log2", std::to_string(reg_log2));
+  r.note("memory_outputs_log2", std::to_string(mem_log2));
+  r.note("block_threads", std::to_string(block_threads));
+  r.note("consumption", "in registers: two double accumulators per thread, their sum stored once per thread");
+  if (!failed.empty()) r.note("failed", ex::join(failed, "; "));
+  r.finish();
+  return failed.empty() ? 0 : 1;
+}
