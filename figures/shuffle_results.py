@@ -65,7 +65,7 @@ MMD_FIGURE_N = {"fig07_mmd_n5": 5, "fig08_mmd_n100": 100, "fig09_mmd_n1000": 100
 
 INT_COLUMNS = {"rounds", "n", "samples", "log2_size", "threads", "iterations", "passes",
                "passes_hoeffding", "passes_normal", "cores", "reps"}
-TEXT_COLUMNS = {"algorithm", "label", "form", "source", "machine", "as_printed", "unit", "quote", "key", "value", "shape",
+TEXT_COLUMNS = {"algorithm", "label", "form", "source", "machine", "as_printed", "unit", "key", "value", "shape",
                 "case"}
 
 # Display names as the paper's tables print them; keys are normalised names
@@ -329,7 +329,7 @@ def load_reference_table(filename):
 def load_text_facts():
     """Facts stated in the paper's text: {key: row} with row['value'] as float when numeric."""
     rows = read_csv(os.path.join(REFERENCE_DIR, "shuffle_text_facts.csv"),
-                    ["key", "value", "unit", "source", "quote"])
+                    ["key", "value", "unit", "source"])
     facts = {}
     for r in rows:
         r = dict(r)

@@ -88,7 +88,7 @@ def _read_reference(filename, columns):
 
 def load_facts():
     """{key: row} of figures/reference/onesweep_facts.csv, row['number'] a float when numeric."""
-    rows = _read_reference("onesweep_facts.csv", ["key", "value", "unit", "source", "quote"])
+    rows = _read_reference("onesweep_facts.csv", ["key", "value", "unit", "source"])
     facts = {}
     for r in rows:
         r = dict(r)
