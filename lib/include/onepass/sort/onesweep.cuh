@@ -9,52 +9,57 @@
 //
 // Kernels, per sort (d = DigitBits, r = 2^d digits, p = ceil((end_bit - begin_bit) / d)
 // digit places, the last one possibly narrower):
-//   1. upfront histogram (§3, Fig. 5): a grid of about 4 blocks per SM reads the keys
-//      once and counts the digits of ALL p places in shared memory (32-bit counters,
-//      shared atomics; a warp whose 32 digits agree adds 32 with one atomic), flushing
+//   1. upfront histogram (§3, Fig. 5): a grid of one wave of blocks reads the keys
+//      once as 16-byte vectors and counts the digits of ALL p places in shared memory
+//      (32-bit counters, shared atomics, one copy of the counters per warp), flushing
 //      into 64-bit global counts (atomicAdd) after each chunk of at most 2^28 keys,
 //      so no 32-bit counter can overflow;
 //   2. exclusive sum: one block per place turns the p global histograms into the
 //      global start of every digit (64-bit);
 //   3. per place, one chained-scan digit-binning kernel (§3.2): each block takes the
-//      next tile id from an atomic counter (scan::tile_state::acquire_tile), loads its
-//      tile of keys into registers, ranks them with a warp-level multisplit (d ballots
-//      per key give the lanes with the same digit; the lowest such lane adds their
-//      count to the warp's shared digit counter), scans the per-warp counts into tile-
-//      local digit offsets, publishes the tile's per-digit counts through the
-//      decoupled look-back (scan/tile_state.cuh, one channel per digit, status and
-//      value in one 64-bit word) right away, reorganises the keys (and values) in
-//      shared memory into digit order, looks back (thread k of the block for digit k),
+//      next tile id from an atomic counter (digit_lookback::acquire_tile), loads its
+//      tile of keys into registers, ranks them with a warp-level multisplit (the lanes
+//      with the same digit come from d ballots per key or from an atomicOr of each
+//      lane's bit into a per-warp shared word of the digit, detail::peer_match; the
+//      lowest such lane adds their count to the warp's shared digit counter), scans
+//      the per-warp counts into tile-local digit offsets, publishes the tile's per-digit counts through the
+//      decoupled look-back (detail::digit_lookback, one channel per digit, status and
+//      value in one 32-bit word) right away, reorganises the keys (and values) in
+//      shared memory into digit order, looks back (thread k of the block for digit k,
+//      reading a few predecessors at a time and spinning on a not-ready one),
 //      publishes its inclusive prefixes, and writes the tile's runs of equal digits to
 //      their global places, so that writes coalesce.
 // The homogeneous-tile short-circuit of the paper is not implemented (every tile
 // takes the general path; correctness does not depend on it).
 //
 // Portions (§4, "strips"): a binning kernel works on at most portion_items = 2^28
-// consecutive keys of its input buffer, so the look-back counts (32-bit, modulo 2^32)
-// are exact. A pass over n > 2^28 keys is one kernel per portion, in order; the block
-// holding the last tile of portion q writes, per digit, "global start of the digit for
+// consecutive keys of its input buffer, so the look-back counts (30-bit descriptor
+// values) are exact. A pass over n > 2^28 keys is one kernel per portion, in order;
+// the block holding the last tile of portion q writes, per digit, "global start of the digit for
 // portion q + count of the digit in portion q" into the 64-bit bin array of portion
 // q + 1, which the next kernel (stream-ordered) reads as its digit starts. Portion 0's
 // starts come from the exclusive-sum kernel. The histogram needs no portions beyond
-// its 2^28-key flush chunks. Each binning kernel re-initialises one tile_state (the
-// descriptors of one portion: ceil(portion / tile) * r words of 8 bytes).
+// its flush chunks. Each binning kernel's look-back descriptors (one portion's:
+// ceil(portion / tile) * r words of 4 bytes) are zeroed by one memset before it.
 //
-// Tile shape (detail::binning_policy): 512 threads; 15 keys per thread for 4-byte keys
-// (7680 keys per tile, the paper's and CUB's onesweep shape), 12 per thread for 8-byte
-// keys. Keys stay in registers from load to the shared-memory reorganisation; per-warp
-// digit counters live in shared memory (16 warps x r words, reused as the key buffer).
+// Tile shape (detail::binning_policy, chosen by measurement on an H100 with
+// scripts/bench_onesweep.cu): threads x keys per thread per key and value size. Keys
+// stay in registers from load to the shared-memory reorganisation; per-warp digit
+// counters (and the atomic_or match words) live in shared memory, reused as the key
+// buffer.
 //
 // Temporary storage (two-phase, like cub::DeviceRadixSort): bins (ceil(n / 2^28) * p *
-// r * 8 bytes), one tile_state for a portion (for 2^28 uint32 keys and d = 8: 34953
-// tiles * 256 * 8 bytes = 72 MB), and, for the out-of-place API only, one ping-pong
-// buffer of n keys (and n values) when p >= 2. The double-buffer API needs no n-sized
+// r * 8 bytes), the look-back descriptors of one portion (for 2^28 uint32 keys, d = 8
+// and 8192-key tiles: 32768 tiles * 256 * 4 bytes = 32 MB), and, for the out-of-place
+// API only, one ping-pong buffer of n keys (and n values) when p >= 2. The double-buffer API needs no n-sized
 // storage: the result ends in one of the caller's two buffers and the selector says
 // which (like cub::DoubleBuffer).
 #pragma once
 
+#include <cuda/atomic>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -64,7 +69,6 @@
 #include "onepass/config.hpp"
 #include "onepass/cuda_check.hpp"
 #include "onepass/error.hpp"
-#include "onepass/scan/tile_state.cuh"
 #include "onepass/sort/key_traits.hpp"
 
 namespace onepass::sort::onesweep {
@@ -99,20 +103,54 @@ template <class V>
 using value_word = std::conditional_t<std::is_same_v<V, no_values>, no_values,
                                       std::conditional_t<sizeof(V) == 8, std::uint64_t, std::uint32_t>>;
 
-/// Tile shape of the binning kernel for keys of `KeyBytes` bytes: Block threads x
-/// Items keys per thread; MinBlocks resident blocks per SM for __launch_bounds__.
-template <int KeyBytes>
-struct binning_policy {
-  static constexpr int block = 512;
-  static constexpr int items = KeyBytes == 4 ? 15 : 12;
-  static constexpr int min_blocks = 2;
+/// Bytes of a value (0 for keys-only).
+template <class V>
+inline constexpr int value_bytes = std::is_same_v<V, no_values> ? 0 : static_cast<int>(sizeof(V));
+
+/// How the binning kernel finds the lanes of a warp whose keys have the same digit.
+enum class peer_match {
+  ballots,    ///< DigitBits __ballot_sync per key
+  match_any,  ///< __match_any_sync
+  atomic_or   ///< each lane ORs its bit into a per-warp shared word per digit
+};
+
+/// Shape of the binning kernel: Block threads x Items keys per thread, MinBlocks
+/// resident blocks per SM for __launch_bounds__; Match: see peer_match; Window:
+/// predecessors one look-back thread reads at once.
+template <int Block, int Items, int MinBlocks, peer_match Match = peer_match::ballots, int Window = 4>
+struct binning_shape {
+  static constexpr int block = Block;
+  static constexpr int items = Items;
+  static constexpr int min_blocks = MinBlocks;
+  static constexpr peer_match match = Match;
+  static constexpr int window = Window;
   static constexpr int warps = block / 32;
   static constexpr std::uint32_t tile_items = static_cast<std::uint32_t>(block) * items;
 };
 
-/// Threads per block of the histogram kernel and keys each thread loads per step.
+/// Tile shape of the binning kernel for keys of `KeyBytes` bytes and values of
+/// `ValueBytes` bytes (0: keys only). Measured on an H100 (scripts/bench_onesweep.cu,
+/// 2^28 random keys, d = 8): uint32 keys 256 x 32 with atomic_or matching (one pass
+/// 1270 us; 256 x 32 with ballots 1440, 512 x 15 with ballots 1690); uint64 keys
+/// 384 x 20 atomic_or; uint32 pairs 384 x 24 with ballots (atomic_or was slower there).
+/// (At least 2^DigitBits threads: thread d handles digit d.)
+template <int KeyBytes, int ValueBytes = 0, unsigned DigitBits = 8>
+struct binning_policy : binning_shape<512, KeyBytes == 4 ? 15 : 12, 2> {};
+template <unsigned DigitBits>  // keys only, 4 bytes
+struct binning_policy<4, 0, DigitBits>
+    : std::conditional_t<(DigitBits > 8), binning_shape<512, 15, 2>,
+                         binning_shape<256, 32, 3, peer_match::atomic_or>> {};
+template <unsigned DigitBits>  // 4-byte keys and values
+struct binning_policy<4, 4, DigitBits>
+    : std::conditional_t<(DigitBits > 8), binning_shape<512, 15, 2>, binning_shape<384, 24, 2>> {};
+template <unsigned DigitBits>  // keys only, 8 bytes
+struct binning_policy<8, 0, DigitBits>
+    : std::conditional_t<(DigitBits > 8), binning_shape<512, 12, 2>,
+                         binning_shape<384, 20, 2, peer_match::atomic_or>> {};
+
+/// Threads per block of the histogram kernel and 16-byte vectors each thread loads per step.
 inline constexpr int histogram_block = 256;
-inline constexpr int histogram_unroll = 8;
+inline constexpr int histogram_unroll = 4;
 /// Largest chunk a histogram block counts before flushing its 32-bit counters.
 inline constexpr std::uint64_t histogram_max_chunk = std::uint64_t{1} << 28;
 
@@ -185,13 +223,100 @@ struct slot_pack {
   __device__ __forceinline__ void add(int k, std::uint32_t delta) { word[k / 2] += delta << (16 * (k % 2)); }
 };
 
+/// Decoupled look-back of the binning kernel (one scan channel per digit), with
+/// 32-bit descriptors: bit 31 inclusive prefix, bit 30 aggregate, bits 29..0 the
+/// value; 0 = not ready (the memset of initialize()). Counts and prefixes inside one
+/// portion (<= 2^28 keys) fit in 30 bits. Storage: [tile counter (padded to 128 B) |
+/// num_tiles x Radix words]; the descriptor of (tile, digit) is word tile * Radix +
+/// digit. Same memory-ordering argument as scan/tile_state.cuh: the descriptor is the
+/// only datum handed from block to block; one relaxed device-scope 32-bit store
+/// publishes status and value together, one relaxed load reads them.
+template <unsigned Radix>
+class digit_lookback {
+ public:
+  static constexpr std::uint32_t prefix_flag = 1u << 31;
+  static constexpr std::uint32_t aggregate_flag = 1u << 30;
+  static constexpr std::uint32_t value_mask = aggregate_flag - 1u;
+  static constexpr std::size_t header_bytes = 128;
+
+  static constexpr std::size_t temp_bytes(std::uint64_t num_tiles) {
+    return header_bytes + static_cast<std::size_t>(num_tiles) * Radix * sizeof(std::uint32_t);
+  }
+
+  digit_lookback() = default;
+  digit_lookback(void* d_temp, std::uint32_t num_tiles)
+      : counter_(static_cast<std::uint32_t*>(d_temp)),
+        words_(reinterpret_cast<std::uint32_t*>(static_cast<unsigned char*>(d_temp) + header_bytes)),
+        num_tiles_(num_tiles) {}
+
+  /// Enqueues: every descriptor "not ready", the tile counter 0 (one memset).
+  void initialize(cudaStream_t stream) const {
+    ONEPASS_CUDA_CHECK(cudaMemsetAsync(counter_, 0, temp_bytes(num_tiles_), stream));
+  }
+
+  __device__ std::uint32_t num_tiles() const { return num_tiles_; }
+
+  /// Next tile id (one thread per block).
+  __device__ std::uint32_t acquire_tile() const { return atomicAdd(counter_, 1u); }
+
+  /// Publishes (flag, value) for (tile, digit).
+  __device__ void publish(std::uint32_t tile, std::uint32_t digit, std::uint32_t flag, std::uint32_t value) const {
+    word(tile, digit).store(flag | (value & value_mask), cuda::std::memory_order_relaxed);
+  }
+
+  /// One thread: the exclusive prefix of `tile` (> 0) for `digit`. Reads Window
+  /// predecessors at a time (nearest first), spinning while the nearest unsummed
+  /// one is not ready, sums aggregates until an inclusive prefix (tile 0 always
+  /// publishes one; predecessors before tile 0 read as inclusive 0).
+  template <int Window>
+  __device__ std::uint32_t exclusive_prefix(std::uint32_t tile, std::uint32_t digit) const {
+    std::uint32_t sum = 0;
+    int next = static_cast<int>(tile) - 1;  // nearest predecessor not summed yet
+    for (;;) {
+      std::uint32_t w[Window];
+#pragma unroll
+      for (int i = 0; i < Window; ++i) {
+        w[i] = next - i >= 0 ? word(static_cast<std::uint32_t>(next - i), digit).load(cuda::std::memory_order_relaxed)
+                             : prefix_flag;
+      }
+#pragma unroll
+      for (int i = 0; i < Window; ++i) {
+        if (w[i] == 0) break;  // not ready: read again from predecessor `next`
+        sum += w[i] & value_mask;
+        if (w[i] & prefix_flag) return sum;
+        --next;
+      }
+    }
+  }
+
+ private:
+  __device__ cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> word(std::uint32_t tile,
+                                                                            std::uint32_t digit) const {
+    return cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(
+        words_[static_cast<std::size_t>(tile) * Radix + digit]);
+  }
+
+  std::uint32_t* counter_ = nullptr;
+  std::uint32_t* words_ = nullptr;
+  std::uint32_t num_tiles_ = 0;
+};
+
 // ----------------------------------------------------------------------------
 // Kernel 1: upfront histogram of every digit place.
+
+/// Copies of the histogram kernel's shared counters (warp w counts into copy
+/// w % copies): as many as fit in 32 KB, at most one per warp.
+template <unsigned DigitBits, class Key>
+inline constexpr int histogram_copies =
+    static_cast<int>(std::max(1u, std::min(32768u / (((radix_traits<Key>::bits + DigitBits - 1) / DigitBits << DigitBits) * 4u),
+                                           static_cast<unsigned>(histogram_block / 32))));
 
 /// counts[place * 2^DigitBits + digit] += number of keys with that digit at that
 /// place (64-bit global counts, zeroed by the caller). Block b counts chunks b,
 /// b + gridDim.x, ... of `chunk` keys (chunk <= 2^28, so its 32-bit shared counters
-/// cannot overflow) and flushes after each chunk.
+/// cannot overflow) and flushes after each chunk. Keys are read as 16-byte vectors
+/// (the few keys before the first and after the last 16-byte boundary of a chunk one
+/// by one); each warp counts into its own copy of the counters (shared atomics).
 template <unsigned DigitBits, class Key, bool Descending>
 __global__ void __launch_bounds__(histogram_block)
     histogram_kernel(const Key* __restrict__ keys, std::uint64_t n, std::uint64_t chunk, unsigned begin_bit,
@@ -199,50 +324,71 @@ __global__ void __launch_bounds__(histogram_block)
   using bits_type = typename radix_traits<Key>::bits_type;
   constexpr unsigned radix = 1u << DigitBits;
   constexpr unsigned max_places = (radix_traits<Key>::bits + DigitBits - 1) / DigitBits;
-  __shared__ std::uint32_t s_counts[max_places * radix];
-  const unsigned lane = threadIdx.x & 31u;
+  constexpr unsigned max_slots = max_places * radix;
+  constexpr int copies = histogram_copies<DigitBits, Key>;
+  constexpr int per_vector = 16 / static_cast<int>(sizeof(Key));
+  __shared__ std::uint32_t s_counts[copies * max_slots];
   const unsigned slots = num_places * radix;
+  std::uint32_t* my_counts = s_counts + ((threadIdx.x >> 5) % copies) * max_slots;
 
-  for (unsigned j = threadIdx.x; j < slots; j += histogram_block) s_counts[j] = 0;
+  unsigned shift[max_places], mask[max_places];
+#pragma unroll
+  for (unsigned p = 0; p < max_places; ++p) {
+    shift[p] = begin_bit + p * DigitBits;
+    const unsigned width = p < num_places ? (end_bit - shift[p] < DigitBits ? end_bit - shift[p] : DigitBits) : 0u;
+    mask[p] = (1u << width) - 1u;
+  }
+  auto count = [&](Key key) {
+    const bits_type w = to_ordered<Key, Descending>(key);
+#pragma unroll
+    for (unsigned p = 0; p < max_places; ++p) {
+      if (p < num_places) atomicAdd(&my_counts[p * radix + (static_cast<unsigned>(w >> shift[p]) & mask[p])], 1u);
+    }
+  };
+
+  for (unsigned j = threadIdx.x; j < copies * max_slots; j += histogram_block) s_counts[j] = 0;
   __syncthreads();
 
   const std::uint64_t num_chunks = (n + chunk - 1) / chunk;
   for (std::uint64_t c = blockIdx.x; c < num_chunks; c += gridDim.x) {
     const std::uint64_t begin = c * chunk;
     const std::uint64_t end = begin + chunk < n ? begin + chunk : n;
-    // The loop bounds are uniform over the block, so every warp is converged in it.
-    for (std::uint64_t base = begin; base < end; base += std::uint64_t{histogram_block} * histogram_unroll) {
-      bits_type words[histogram_unroll];
-      bool valid[histogram_unroll];
+    const auto address = reinterpret_cast<std::uintptr_t>(keys + begin);
+    std::uint64_t head = ((16u - address % 16u) % 16u) / sizeof(Key);
+    if (head > end - begin) head = end - begin;
+    const std::uint64_t vbegin = begin + head;
+    const std::uint64_t vectors = (end - vbegin) / per_vector;
+    const std::uint64_t vend = vbegin + vectors * per_vector;
+    if (threadIdx.x < head) count(keys[begin + threadIdx.x]);
+    if (threadIdx.x < end - vend) count(keys[vend + threadIdx.x]);
+    const uint4* v = reinterpret_cast<const uint4*>(keys + vbegin);
+    for (std::uint64_t base = 0; base < vectors; base += std::uint64_t{histogram_block} * histogram_unroll) {
+      uint4 x[histogram_unroll];
 #pragma unroll
       for (int u = 0; u < histogram_unroll; ++u) {
         const std::uint64_t i = base + static_cast<std::uint64_t>(u) * histogram_block + threadIdx.x;
-        valid[u] = i < end;
-        words[u] = valid[u] ? to_ordered<Key, Descending>(keys[i]) : bits_type{0};
+        if (i < vectors) x[u] = __ldg(v + i);
       }
 #pragma unroll
       for (int u = 0; u < histogram_unroll; ++u) {
+        const std::uint64_t i = base + static_cast<std::uint64_t>(u) * histogram_block + threadIdx.x;
+        if (i < vectors) {
+          Key k[per_vector];
+          memcpy(k, &x[u], 16);
 #pragma unroll
-        for (unsigned p = 0; p < max_places; ++p) {
-          if (p < num_places) {
-            const unsigned shift = begin_bit + p * DigitBits;
-            const unsigned width = end_bit - shift < DigitBits ? end_bit - shift : DigitBits;
-            const unsigned d = static_cast<unsigned>(words[u] >> shift) & ((1u << width) - 1u);
-            const unsigned d0 = __shfl_sync(0xFFFFFFFFu, d, 0);
-            if (__all_sync(0xFFFFFFFFu, valid[u] && d == d0)) {
-              if (lane == 0) atomicAdd(&s_counts[p * radix + d0], 32u);
-            } else if (valid[u]) {
-              atomicAdd(&s_counts[p * radix + d], 1u);
-            }
-          }
+          for (int e = 0; e < per_vector; ++e) count(k[e]);
         }
       }
     }
     __syncthreads();
     for (unsigned j = threadIdx.x; j < slots; j += histogram_block) {
-      const std::uint32_t v = s_counts[j];
-      if (v != 0) atomicAdd(&counts[j], static_cast<unsigned long long>(v));
-      s_counts[j] = 0;
+      std::uint32_t v_sum = 0;
+#pragma unroll
+      for (int copy = 0; copy < copies; ++copy) {
+        v_sum += s_counts[copy * max_slots + j];
+        s_counts[copy * max_slots + j] = 0;
+      }
+      if (v_sum != 0) atomicAdd(&counts[j], static_cast<unsigned long long>(v_sum));
     }
     __syncthreads();
   }
@@ -267,12 +413,12 @@ __global__ void __launch_bounds__(1u << DigitBits) exclusive_sum_kernel(unsigned
 
 /// Bytes of dynamic shared memory of the binning kernel: the per-warp digit counters,
 /// reused for the tile's keys (as transformed words) followed by its values.
-template <unsigned DigitBits, class Key, class Value>
+template <unsigned DigitBits, class Key, class Value, class Policy>
 constexpr std::size_t binning_shared_bytes() {
-  using policy = binning_policy<sizeof(Key)>;
-  constexpr std::size_t counters = std::size_t{policy::warps} << DigitBits << 2;
-  constexpr std::size_t value_bytes = std::is_same_v<Value, no_values> ? 0 : sizeof(Value);
-  constexpr std::size_t tile = std::size_t{policy::tile_items} * (sizeof(Key) + value_bytes);
+  // Counters [warps][radix], then (peer_match::atomic_or) two match arrays [warps][radix].
+  constexpr std::size_t counters = (std::size_t{Policy::warps} << DigitBits << 2) *
+                                   (Policy::match == peer_match::atomic_or ? 3 : 1);
+  constexpr std::size_t tile = std::size_t{Policy::tile_items} * (sizeof(Key) + value_bytes<Value>);
   return counters > tile ? counters : tile;
 }
 
@@ -281,18 +427,18 @@ constexpr std::size_t binning_shared_bytes() {
 /// (pass_bits wide). bins_in[d]: global index of the portion's first key with digit
 /// d; the block of the last tile writes bins_in[d] + (count of d in the portion)
 /// into bins_next[d] when bins_next is not null. One block per tile; `state` holds
-/// ceil(portion_items / tile) tiles x 2^DigitBits channels and was initialised.
-template <unsigned DigitBits, class Key, class ValueWord, bool Descending>
-__global__ void __launch_bounds__(binning_policy<sizeof(Key)>::block, binning_policy<sizeof(Key)>::min_blocks)
+/// ceil(portion_items / tile) tiles and was initialised.
+template <unsigned DigitBits, class Key, class ValueWord, bool Descending, class Policy>
+__global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
     binning_kernel(const Key* __restrict__ keys_in, Key* __restrict__ keys_out, const ValueWord* __restrict__ values_in,
                    ValueWord* __restrict__ values_out, std::uint64_t portion_begin, std::uint32_t portion_items,
                    unsigned shift, unsigned pass_bits, const std::uint64_t* __restrict__ bins_in,
-                   std::uint64_t* __restrict__ bins_next, scan::tile_state<std::uint32_t> state) {
-  using policy = binning_policy<sizeof(Key)>;
+                   std::uint64_t* __restrict__ bins_next, digit_lookback<1u << DigitBits> state) {
   using bits_type = typename radix_traits<Key>::bits_type;
+  using lookback = digit_lookback<1u << DigitBits>;
   constexpr bool has_values = !std::is_same_v<ValueWord, no_values>;
-  constexpr int block = policy::block, items = policy::items, warps = policy::warps;
-  constexpr std::uint32_t tile_items = policy::tile_items;
+  constexpr int block = Policy::block, items = Policy::items, warps = Policy::warps;
+  constexpr std::uint32_t tile_items = Policy::tile_items;
   constexpr unsigned radix = 1u << DigitBits;
   static_assert(radix <= static_cast<unsigned>(block), "binning_kernel: one thread per digit");
   static_assert(tile_items < 65536, "binning_kernel: slots are 16-bit");
@@ -309,9 +455,10 @@ __global__ void __launch_bounds__(binning_policy<sizeof(Key)>::block, binning_po
   const unsigned pass_mask = (1u << pass_bits) - 1u;
   const unsigned lanes_below = (1u << lane) - 1u;
 
-  // 1. Zero this block's per-warp digit counters; take the next tile id.
-  for (unsigned j = t; j < warps * radix; j += block) s_counters[j] = 0;
-  if (t == 0) s_tile = static_cast<std::uint32_t>(state.acquire_tile());
+  // 1. Zero this block's per-warp digit counters (and match words); take the next tile id.
+  constexpr unsigned counter_words = warps * radix * (Policy::match == peer_match::atomic_or ? 3u : 1u);
+  for (unsigned j = t; j < counter_words; j += block) s_counters[j] = 0;
+  if (t == 0) s_tile = state.acquire_tile();
   std::uint64_t bin_start = 0;
   if (t < radix) bin_start = bins_in[t];  // issued early; used after the look-back
   __syncthreads();
@@ -324,7 +471,6 @@ __global__ void __launch_bounds__(binning_policy<sizeof(Key)>::block, binning_po
   // key k of lane l at k * 32 + l (so (k, l) order is input order). Slots past the
   // end of the portion hold all-ones words: their digit is the largest of the pass
   // and they rank after every real key.
-  // (One 64-bit base pointer per thread, so the loads use immediate offsets.)
   const std::uint32_t first = tile_begin + warp * (items * 32u) + lane;  // this thread's key 0
   const Key* src = keys_in + portion_begin + first;
   bits_type words[items];
@@ -336,19 +482,45 @@ __global__ void __launch_bounds__(binning_policy<sizeof(Key)>::block, binning_po
   }
 
   // 3. Warp-level multisplit: rank k = number of keys of this warp before key k
-  // (in input order) with the same digit. Ranks (and later slots) are below 2^16
-  // and kept two to a register (fewer registers: 2 blocks of 512 fit on an SM).
+  // (in input order) with the same digit. The lanes holding the same digit (peers)
+  // come from DigitBits ballots, __match_any_sync, or an atomicOr of each lane's bit
+  // into a per-warp shared word of the digit (two arrays used alternately, so that a
+  // word is cleared by the digit's lowest lane one __syncwarp before it is reused);
+  // the lowest peer adds their count to the warp's shared digit counter. Ranks (and
+  // later slots) are below 2^16 and kept two to a register.
   slot_pack<items> ranks;
   std::uint32_t* warp_counters = s_counters + warp * radix;
+  std::uint32_t* warp_match = s_counters + warps * radix + warp * 2 * radix;  // [2][radix] (atomic_or)
 #pragma unroll
   for (int k = 0; k < items; ++k) {
     const unsigned d = static_cast<unsigned>(words[k] >> shift) & pass_mask;
-    unsigned peers = 0xFFFFFFFFu;
+    unsigned peers;
+    if constexpr (Policy::match == peer_match::atomic_or) {
+      std::uint32_t* match_word = warp_match + (k % 2) * radix + d;
+      atomicOr(match_word, 1u << lane);
+      __syncwarp();
+      peers = *match_word;
+      const unsigned below = __popc(peers & lanes_below);
+      unsigned before = 0;
+      if (below == 0) {  // the warp's counters are its own; one lowest peer per digit
+        before = warp_counters[d];
+        warp_counters[d] = before + static_cast<unsigned>(__popc(peers));
+      }
+      __syncwarp();
+      if (below == 0) *match_word = 0;
+      before = __shfl_sync(0xFFFFFFFFu, before, __ffs(peers) - 1);
+      ranks.set(k, before + below);
+      continue;
+    } else if constexpr (Policy::match == peer_match::match_any) {
+      peers = __match_any_sync(0xFFFFFFFFu, d);
+    } else {
+      peers = 0xFFFFFFFFu;
 #pragma unroll
-    for (unsigned b = 0; b < DigitBits; ++b) {
-      const bool bit = (d >> b) & 1u;
-      const unsigned vote = __ballot_sync(0xFFFFFFFFu, bit);
-      peers &= bit ? vote : ~vote;
+      for (unsigned b = 0; b < DigitBits; ++b) {
+        const bool bit = (d >> b) & 1u;
+        const unsigned vote = __ballot_sync(0xFFFFFFFFu, bit);
+        peers &= bit ? vote : ~vote;
+      }
     }
     const unsigned below = __popc(peers & lanes_below);
     unsigned before = 0;
@@ -368,7 +540,7 @@ __global__ void __launch_bounds__(binning_policy<sizeof(Key)>::block, binning_po
       count += c;
     }
     if (t == pass_mask) count -= tile_items - valid_items;  // the padding slots
-    state.publish(tile, tile == 0 ? scan::tile_status::inclusive_prefix : scan::tile_status::aggregate, count, t);
+    state.publish(tile, t, tile == 0 ? lookback::prefix_flag : lookback::aggregate_flag, count);
   }
 
   // 5. Tile-local start of each digit's run.
@@ -400,8 +572,8 @@ __global__ void __launch_bounds__(binning_policy<sizeof(Key)>::block, binning_po
   if (t < radix) {
     std::uint32_t exclusive = 0;
     if (tile != 0) {
-      exclusive = state.thread_look_back(tile, t);
-      state.publish(tile, scan::tile_status::inclusive_prefix, exclusive + count, t);
+      exclusive = state.template exclusive_prefix<Policy::window>(tile, t);
+      state.publish(tile, t, lookback::prefix_flag, exclusive + count);
     }
     const std::uint64_t start = bin_start + exclusive;
     s_base[t] = start - local_start;
@@ -457,10 +629,10 @@ unsigned resident_blocks(int block, std::size_t dynamic_shared) {
   return slots;
 }
 
-/// Raises `kernel`'s dynamic shared memory limit to `bytes` (once per device).
+/// Sets `kernel`'s dynamic shared memory limit to `bytes` (once per device; always,
+/// since the kernel's static shared memory counts against the 48 KB default too).
 template <auto Kernel>
 void allow_dynamic_shared(std::size_t bytes) {
-  if (bytes <= 48 * 1024) return;
   constexpr int cached_devices = 64;
   static std::atomic<bool> done[cached_devices];
   int device = 0;
@@ -476,14 +648,16 @@ void allow_dynamic_shared(std::size_t bytes) {
 ///
 /// Storage (bind()): bins = num_portions x num_places x 2^DigitBits 64-bit words
 /// (portion 0's slice: the global histograms, then the digit starts), then one
-/// tile_state of tiles_per_portion x 2^DigitBits channels. No key buffers.
-template <unsigned DigitBits, class Key, class Value = no_values>
+/// digit_lookback of tiles_per_portion tiles. No key buffers. Policy: the binning
+/// kernel's shape (binning_shape; the default is the measured one).
+template <unsigned DigitBits, class Key, class Value = no_values,
+          class Policy = binning_policy<sizeof(Key), value_bytes<Value>, DigitBits>>
 class plan {
   static_assert(DigitBits >= min_digit_bits && DigitBits <= max_digit_bits, "onesweep: DigitBits in [5, 9]");
 
  public:
   using bits_type = typename radix_traits<Key>::bits_type;
-  using policy = binning_policy<sizeof(Key)>;
+  using policy = Policy;
   using word = value_word<Value>;
   static constexpr unsigned radix = 1u << DigitBits;
 
@@ -550,15 +724,17 @@ class plan {
   std::size_t bins_bytes() const {
     return align_up(static_cast<std::size_t>(portions_) * places_ * radix * sizeof(std::uint64_t));
   }
-  std::size_t state_bytes() const { return scan::tile_state<std::uint32_t>::temp_bytes(tiles_per_portion_, radix); }
+  std::size_t state_bytes() const { return digit_lookback<radix>::temp_bytes(tiles_per_portion_); }
 
   template <bool Descending>
   void launch_histogram(const Key* d_keys, cudaStream_t stream) const {
     constexpr auto kernel = histogram_kernel<DigitBits, Key, Descending>;
     const std::uint64_t slots = resident_blocks<kernel>(histogram_block, 0);
-    // Chunks: about one per resident block, a multiple of one block step, at most 2^28.
-    constexpr std::uint64_t step = std::uint64_t{histogram_block} * histogram_unroll;
-    std::uint64_t chunk = (n_ + slots - 1) / slots;
+    // Chunks: a multiple of one block step, at most histogram_max_chunk, and about
+    // k per resident block for the smallest k that allows (so the blocks stay balanced).
+    constexpr std::uint64_t step = std::uint64_t{histogram_block} * histogram_unroll * (16 / sizeof(Key));
+    const std::uint64_t rounds = (n_ + slots * histogram_max_chunk - 1) / (slots * histogram_max_chunk);
+    std::uint64_t chunk = (n_ + slots * rounds - 1) / (slots * rounds);
     chunk = (chunk + step - 1) / step * step;
     if (chunk > histogram_max_chunk) chunk = histogram_max_chunk;
     const std::uint64_t chunks = (n_ + chunk - 1) / chunk;
@@ -571,8 +747,8 @@ class plan {
   template <bool Descending>
   void launch_pass(unsigned place, const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
                    cudaStream_t stream) const {
-    constexpr auto kernel = binning_kernel<DigitBits, Key, word, Descending>;
-    constexpr std::size_t shared = binning_shared_bytes<DigitBits, Key, Value>();
+    constexpr auto kernel = binning_kernel<DigitBits, Key, word, Descending, Policy>;
+    constexpr std::size_t shared = binning_shared_bytes<DigitBits, Key, Value, Policy>();
     allow_dynamic_shared<kernel>(shared);
     const unsigned shift = begin_bit_ + place * DigitBits;
     const unsigned pass_bits = end_bit_ - shift < DigitBits ? end_bit_ - shift : DigitBits;
@@ -582,7 +758,7 @@ class plan {
       const std::uint64_t begin = q * portion_items_;
       const std::uint64_t items = n_ - begin < portion_items_ ? n_ - begin : portion_items_;
       const std::uint64_t tiles = (items + policy::tile_items - 1) / policy::tile_items;
-      const scan::tile_state<std::uint32_t> state(state_memory_, tiles, radix);
+      const digit_lookback<radix> state(state_memory_, static_cast<std::uint32_t>(tiles));
       state.initialize(stream);
       const std::uint64_t* bins_in = bins_ + (q * places_ + place) * radix;
       std::uint64_t* bins_next = q + 1 < portions_ ? bins_ + ((q + 1) * places_ + place) * radix : nullptr;
@@ -760,7 +936,7 @@ void sort_buffers(const char* function, void* d_temp, std::size_t& temp_bytes, d
 /// Otherwise d_temp must hold at least that many bytes of device memory (any
 /// alignment); the work is enqueued on `stream`, not waited for. Storage: n keys for
 /// the ping-pong buffer when there are two passes or more, plus the bins and one
-/// portion's look-back descriptors (about 9.4 bytes per key up to 2^28 keys at d = 8
+/// portion's look-back descriptors (about 4.1 bytes per key up to 2^28 keys at d = 8
 /// for 4-byte keys; use the double_buffer overload to avoid the n keys).
 ///
 /// Throws onepass::error (nothing enqueued) for end_bit > 8 * sizeof(Key), begin_bit >=

@@ -1,0 +1,262 @@
+// Side-by-side timing of onepass's Onesweep (sort/onesweep.cuh) and
+// cub::DeviceRadixSort at 2^28 keys (u32 keys, u32+u32 pairs, u64 keys), CUDA events,
+// median of 7, plus a sweep of binning-kernel shapes (detail::binning_shape) and the
+// phases (histogram, one pass). Every timed onepass result is compared with CUB's.
+//   nvcc -O3 -arch=sm_90 -std=c++17 -I lib/include -DGROUP=g scripts/bench_onesweep.cu
+// GROUP 0: public API vs CUB + phases; 1..3: shape sweeps (u32 keys, pairs, u64 keys)
+// (the shapes of the last sweep; edit them to try others).
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "onepass/sort/onesweep.cuh"
+
+#ifndef GROUP
+#define GROUP 0
+#endif
+
+namespace os = onepass::sort::onesweep;
+#define CK(x)                                                                               \
+  do {                                                                                      \
+    cudaError_t e_ = (x);                                                                   \
+    if (e_ != cudaSuccess) {                                                                \
+      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
+      std::exit(1);                                                                         \
+    }                                                                                       \
+  } while (0)
+
+template <class T>
+__global__ void fill_random(T* p, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
+    std::uint64_t z = (i + 1) * 0x9E3779B97F4A7C15ull + seed;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    p[i] = static_cast<T>(z);
+  }
+}
+template <class T>
+__global__ void fill_index(T* p, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+    p[i] = static_cast<T>(i);
+}
+template <class T>
+__global__ void count_diff(const T* a, const T* b, std::size_t n, unsigned long long* out) {
+  unsigned long long c = 0;
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+    c += a[i] != b[i];
+  if (c) atomicAdd(out, c);
+}
+
+template <class T>
+unsigned long long diff(const T* a, const T* b, std::size_t n) {
+  unsigned long long* d;
+  CK(cudaMalloc(&d, 8));
+  CK(cudaMemset(d, 0, 8));
+  count_diff<<<1024, 256>>>(a, b, n, d);
+  unsigned long long h = 0;
+  CK(cudaMemcpy(&h, d, 8, cudaMemcpyDeviceToHost));
+  CK(cudaFree(d));
+  return h;
+}
+
+double median_ms(const std::function<void()>& f, int reps = 7) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  f();  // warm-up
+  CK(cudaDeviceSynchronize());
+  std::vector<float> t;
+  for (int r = 0; r < reps; ++r) {
+    CK(cudaEventRecord(a));
+    f();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms);
+  }
+  CK(cudaGetLastError());
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+constexpr std::size_t n = std::size_t{1} << 28;
+
+template <class Key, class Value>
+struct data {
+  Key *kin, *kout, *ktmp, *kref;
+  Value *vin = nullptr, *vout = nullptr, *vtmp = nullptr, *vref = nullptr;
+  double cub_ms = 0;
+  data() {
+    CK(cudaMalloc(&kin, n * sizeof(Key)));
+    CK(cudaMalloc(&kout, n * sizeof(Key)));
+    CK(cudaMalloc(&ktmp, n * sizeof(Key)));
+    CK(cudaMalloc(&kref, n * sizeof(Key)));
+    fill_random<<<4096, 256>>>(kin, n, 12345);
+    if constexpr (!std::is_same_v<Value, os::detail::no_values>) {
+      CK(cudaMalloc(&vin, n * sizeof(Value)));
+      CK(cudaMalloc(&vout, n * sizeof(Value)));
+      CK(cudaMalloc(&vtmp, n * sizeof(Value)));
+      CK(cudaMalloc(&vref, n * sizeof(Value)));
+      fill_index<<<4096, 256>>>(vin, n);
+    }
+    // CUB reference and time.
+    std::size_t bytes = 0;
+    void* temp = nullptr;
+    auto run = [&](void* tp) {
+      if constexpr (std::is_same_v<Value, os::detail::no_values>) {
+        CK(cub::DeviceRadixSort::SortKeys(tp, bytes, kin, kref, n));
+      } else {
+        CK(cub::DeviceRadixSort::SortPairs(tp, bytes, kin, kref, vin, vref, n));
+      }
+    };
+    run(nullptr);
+    CK(cudaMalloc(&temp, bytes));
+    cub_ms = median_ms([&] { run(temp); });
+    CK(cudaFree(temp));
+  }
+  ~data() {
+    cudaFree(kin); cudaFree(kout); cudaFree(ktmp); cudaFree(kref);
+    if (vin) { cudaFree(vin); cudaFree(vout); cudaFree(vtmp); cudaFree(vref); }
+  }
+  bool check(const char* what) {
+    unsigned long long d = diff(kout, kref, n);
+    if constexpr (!std::is_same_v<Value, os::detail::no_values>) d += diff(vout, vref, n);
+    if (d) std::printf("  MISMATCH %s: %llu\n", what, d);
+    return d == 0;
+  }
+};
+
+const char* name_of(int key_bytes, bool pairs) { return pairs ? "pairs u32+u32" : (key_bytes == 4 ? "keys u32" : "keys u64"); }
+
+/// Whole sort through the plan with a given shape; prints ms and GKey/s vs CUB.
+template <class Policy, class Key, class Value>
+void sweep(data<Key, Value>& d, const char* label) {
+  os::detail::plan<8, Key, Value, Policy> p(n, 0, sizeof(Key) * 8, false);
+  void* temp;
+  CK(cudaMalloc(&temp, p.temp_bytes()));
+  p.bind(temp);
+  const unsigned places = p.num_places();
+  auto sort = [&] {
+    p.histogram(d.kin, 0);
+    p.exclusive_sum(0);
+    const Key* ks = d.kin;
+    const Value* vs = d.vin;
+    for (unsigned q = 0; q < places; ++q) {
+      const bool to_out = (places - 1 - q) % 2 == 0;
+      Key* kd = to_out ? d.kout : d.ktmp;
+      Value* vd = to_out ? d.vout : d.vtmp;
+      p.binning_pass(q, ks, kd, vs, vd, 0);
+      ks = kd;
+      vs = vd;
+    }
+  };
+  const double ms = median_ms(sort);
+  CK(cudaDeviceSynchronize());
+  const bool ok = d.check(label);
+  const double pass_ms = median_ms([&] { p.binning_pass(0, d.kin, d.kout, d.vin, d.vout, 0); });
+  std::printf("  %-34s %-14s sort %.3f ms = %.1f GKey/s (%.2f x CUB), one pass %.0f us %s\n", label,
+              name_of(sizeof(Key), !std::is_same_v<Value, os::detail::no_values>), ms, n / ms / 1e6, d.cub_ms / ms,
+              pass_ms * 1e3, ok ? "" : "WRONG");
+  CK(cudaFree(temp));
+}
+
+[[maybe_unused]] constexpr auto ballots = os::detail::peer_match::ballots;
+[[maybe_unused]] constexpr auto atomic_or = os::detail::peer_match::atomic_or;
+template <int B, int I, int M, os::detail::peer_match A, int W>
+using S = os::detail::binning_shape<B, I, M, A, W>;
+#define SWEEP(d, ...) sweep<S<__VA_ARGS__>>(d, #__VA_ARGS__)
+
+int main() {
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device %s, n = 2^28\n", prop.name);
+  using nv = os::detail::no_values;
+#if GROUP == 0
+  {
+    data<std::uint32_t, nv> d;
+    std::size_t bytes = 0;
+    os::sort_keys<8>(nullptr, bytes, d.kin, d.kout, n);
+    void* temp;
+    CK(cudaMalloc(&temp, bytes));
+    const double ms = median_ms([&] { os::sort_keys<8>(temp, bytes, d.kin, d.kout, n); });
+    d.check("api u32");
+    std::printf("keys u32: onepass %.3f ms = %.1f GKey/s, CUB %.3f ms = %.1f GKey/s, ratio %.3f\n", ms, n / ms / 1e6,
+                d.cub_ms, n / d.cub_ms / 1e6, d.cub_ms / ms);
+    os::detail::plan<8, std::uint32_t> p(n, 0, 32, false);
+    void* pt;
+    CK(cudaMalloc(&pt, p.temp_bytes()));
+    p.bind(pt);
+    const double h = median_ms([&] { p.histogram(d.kin, 0); });
+    p.histogram(d.kin, 0);
+    p.exclusive_sum(0);
+    const double b = median_ms([&] { p.binning_pass(0, d.kin, d.kout, nullptr, nullptr, 0); });
+    std::printf("  phases: histogram %.0f us, one binning pass %.0f us\n", h * 1e3, b * 1e3);
+    CK(cudaFree(pt));
+    CK(cudaFree(temp));
+  }
+  {
+    data<std::uint32_t, std::uint32_t> d;
+    std::size_t bytes = 0;
+    os::sort_pairs<8>(nullptr, bytes, d.kin, d.kout, d.vin, d.vout, n);
+    void* temp;
+    CK(cudaMalloc(&temp, bytes));
+    const double ms = median_ms([&] { os::sort_pairs<8>(temp, bytes, d.kin, d.kout, d.vin, d.vout, n); });
+    d.check("api pairs");
+    std::printf("pairs u32+u32: onepass %.3f ms = %.1f GKey/s, CUB %.3f ms = %.1f GKey/s, ratio %.3f\n", ms,
+                n / ms / 1e6, d.cub_ms, n / d.cub_ms / 1e6, d.cub_ms / ms);
+    CK(cudaFree(temp));
+  }
+  {
+    data<std::uint64_t, nv> d;
+    std::size_t bytes = 0;
+    os::sort_keys<8>(nullptr, bytes, d.kin, d.kout, n);
+    void* temp;
+    CK(cudaMalloc(&temp, bytes));
+    const double ms = median_ms([&] { os::sort_keys<8>(temp, bytes, d.kin, d.kout, n); });
+    d.check("api u64");
+    std::printf("keys u64: onepass %.3f ms = %.1f GKey/s, CUB %.3f ms = %.1f GKey/s, ratio %.3f\n", ms, n / ms / 1e6,
+                d.cub_ms, n / d.cub_ms / 1e6, d.cub_ms / ms);
+    os::detail::plan<8, std::uint64_t> p(n, 0, 64, false);
+    void* pt;
+    CK(cudaMalloc(&pt, p.temp_bytes()));
+    p.bind(pt);
+    const double h = median_ms([&] { p.histogram(d.kin, 0); });
+    std::printf("  phases u64: histogram %.0f us\n", h * 1e3);
+    CK(cudaFree(pt));
+    CK(cudaFree(temp));
+  }
+#elif GROUP == 1
+  {
+    data<std::uint32_t, nv> d;
+    std::printf("CUB keys u32 %.3f ms\n", d.cub_ms);
+    SWEEP(d, 256, 32, 3, ballots, 4);
+    SWEEP(d, 256, 32, 3, atomic_or, 4);
+    SWEEP(d, 384, 24, 2, atomic_or, 4);
+    SWEEP(d, 256, 24, 4, atomic_or, 4);
+    SWEEP(d, 512, 16, 2, atomic_or, 4);
+  }
+#elif GROUP == 2
+  {
+    data<std::uint32_t, std::uint32_t> d;
+    std::printf("CUB pairs u32 %.3f ms\n", d.cub_ms);
+    SWEEP(d, 384, 24, 2, ballots, 4);
+    SWEEP(d, 384, 24, 2, atomic_or, 4);
+    SWEEP(d, 256, 32, 3, atomic_or, 4);
+  }
+#elif GROUP == 3
+  {
+    data<std::uint64_t, nv> d;
+    std::printf("CUB keys u64 %.3f ms\n", d.cub_ms);
+    SWEEP(d, 384, 20, 2, ballots, 4);
+    SWEEP(d, 384, 20, 2, atomic_or, 4);
+    SWEEP(d, 256, 24, 3, atomic_or, 4);
+  }
+#endif
+  return 0;
+}
