@@ -50,14 +50,28 @@ class run {
   void open_csv(const std::vector<std::string>& columns);
 
   /// Appends one row; values are formatted with operator<< (doubles with 10
-  /// significant digits). The number of values must match the header.
+  /// significant digits) and quoted as RFC 4180 asks when they hold a comma, a
+  /// double quote or a line break. The number of values must match the header.
   template <class... Values>
   void row(const Values&... values) {
-    std::ostringstream line;
-    line.precision(10);
+    std::string line;
     std::size_t count = 0;
-    ((line << (count++ ? "," : "") << values), ...);
-    write_row(line.str(), count);
+    ((line += (count++ ? "," : "") + csv_field(values)), ...);
+    write_row(line, count);
+  }
+
+  /// One CSV field: `value` formatted with operator<< (10 significant digits),
+  /// in double quotes (inner quotes doubled) when it needs them.
+  template <class T>
+  static std::string csv_field(const T& value) {
+    std::ostringstream text;
+    text.precision(10);
+    text << value;
+    const std::string s = text.str();
+    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+    std::string quoted = "\"";
+    for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
   }
 
   /// Adds a key to the provenance file (value stored as a JSON string).
