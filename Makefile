@@ -115,3 +115,12 @@ paper:
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# The warp Gaussian generator's optimised table (issue 5): BFGS + local search
+# (stats/table_optimiser, needs libdlib-dev and libnanoflann-dev) rewrites
+# lib/data/gaussian_table_optimised.{inc,csv,log}; rebuild afterwards to embed it.
+# Deterministic (the .inc and .csv come out byte for byte). Not part of `make figures`.
+.PHONY: gaussian-table
+gaussian-table: deps configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target gaussian_table_optimiser
+	OPENBLAS_NUM_THREADS=1 $(BIN)/gaussian_table_optimiser $(GAUSSIAN_TABLE_ARGS)

@@ -11,6 +11,8 @@ packages=(
   libgtest-dev libgmock-dev
   libbenchmark-dev    # Google Benchmark: CPU throughput (Table 2)
   libcli11-dev        # CLI11: command lines
+  libdlib-dev         # dlib: BFGS of the Gaussian table optimiser (make gaussian-table; optional target)
+  libnanoflann-dev    # nanoflann: k-d tree of the optimiser's local search (optional target)
   python3 python3-matplotlib python3-numpy
   dieharder           # uniformity tests of the Gaussian stream (experiments/gaussian_dieharder)
 )

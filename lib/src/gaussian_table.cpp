@@ -14,6 +14,9 @@ namespace onepass::gaussian {
 
 namespace {
 using real = boost::multiprecision::cpp_bin_float_50;
+// optimised_table_entries[4096], optimised_table_coefficients[4] and their provenance,
+// written by `make gaussian-table` (stats/table_optimiser).
+#include "../data/gaussian_table_optimised.inc"
 }
 
 std::int64_t worst_case_register(const std::int32_t (&entries)[table_entries]) {
@@ -91,6 +94,20 @@ table inverse_cdf_table() {
   t.coeff = solve_coefficients(t.entries).coeff;
   return t;
 }
+
+const table& optimised_table() {
+  static const table t = [] {
+    if (!ONEPASS_OPTIMISED_TABLE_GENERATED)
+      throw runtime_failure("optimised_table: lib/data/gaussian_table_optimised.inc is a placeholder; run make gaussian-table");
+    table out{};
+    for (unsigned i = 0; i < table_entries; ++i) out.entries[i] = optimised_table_entries[i];
+    for (unsigned i = 0; i < 4; ++i) out.coeff.p[i] = optimised_table_coefficients[i];
+    return out;
+  }();
+  return t;
+}
+
+unsigned optimised_table_max_order() { return optimised_table_controlled_order; }
 
 const table& default_table() {
   static const table t = inverse_cdf_table();

@@ -96,6 +96,23 @@ struct coefficient_solution {
 /// Host only. Never throws (except std::bad_alloc).
 table inverse_cdf_table();
 
+/// Our optimised table (issue 5; article "Optimising the lookup table", "Local search",
+/// "Choosing the coefficients"): BFGS on log(x^T D x) from inverse_cdf_table(), scaled
+/// by 2^24, rounded, integer local search, coefficients from solve_coefficients
+/// (p0 : p1 = sqrt 5 : 2, Var 1, kurtosis 3). Embedded from
+/// lib/data/gaussian_table_optimised.inc, written by `make gaussian-table`
+/// (stats/table_optimiser), whose header holds the command, seed and the failure times
+/// per Hermite order. Computed once, thread-safe; host only. Throws
+/// onepass::runtime_failure if the embedded file is the placeholder (never generated).
+const table& optimised_table();
+
+/// Highest Hermite order the optimiser controlled for optimised_table() (its
+/// --max-order, recorded in the data file): the Hermite and moment tests of orders up to
+/// it reach >= 1e30 outputs before a 4-sigma failure (tests/cpu/
+/// test_gaussian_table_optimiser.cpp); higher orders are reported in the file's header.
+/// 0 when the embedded file is the placeholder.
+unsigned optimised_table_max_order();
+
 /// The default table of the library: inverse_cdf_table() until an optimised table
 /// is embedded (issue 5). Computed once, thread-safe; host only.
 const table& default_table();

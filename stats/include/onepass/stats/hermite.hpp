@@ -91,4 +91,56 @@ int quantum_log2(const gaussian::coefficients& k, gaussian::form f);
 /// count / (2 q 2^52 phi(0)) with phi(0) = 1/sqrt(2 pi). quantum_log2 in [-1074, 0].
 long double quantisation_detection_outputs(int quantum_log2, long double count = 20.0L);
 
+// ---------------------------------------------------------------------------------
+// The table optimiser's objective (article, "Optimising the lookup table").
+//
+// x = (h_4, h_6, ..., h_N): the even hermites of the standardised simple convolution
+// S of the 16 base distributions (the same quantity as convolution_hermites), and
+//   f = log(x^T D x) - mu * log(h_4),
+// D = diag(D_4, D_6, ..., D_N) from objective_weights, the log barrier keeping the
+// convolution leptokurtic (h_4 = excess kurtosis of S > 0) so solve_coefficients can
+// reach kurtosis 3. Evaluated in double through cumulants (S's cumulants are sums of
+// the sub-tables' cumulants divided by Var^(n/2), its hermites the complete Bell
+// polynomials of its excess cumulants), with an exact gradient; tests check it
+// against the 50-digit convolution_hermites and finite differences.
+
+/// Options of convolution_objective. max_order: even, 4..24 (N above); weights: D_n for
+/// n = 4, 6, ..., max_order (max_order/2 - 1 values, all > 0); barrier: mu >= 0.
+/// kurtosis_shift: the h_4 entry of x is h_4 - kurtosis_shift (0 normally; > 0 with
+/// barrier 0 lets a platykurtic start, e.g. the inverse-CDF table, be pushed over
+/// to leptokurtic before the barrier is switched on).
+struct objective_options {
+  unsigned max_order = 12;
+  std::vector<double> weights;
+  double barrier = 0.1;
+  double kurtosis_shift = 0.0;
+};
+
+/// D derived from the analytics (article's "D specifies the relative importance"):
+/// the output is X = sum of four copies of S with weights a_i^2 = 5/18, 5/18, 4/18,
+/// 4/18 (two lookups per sub-table in a and in b, p0 : p1 = sqrt 5 : 2) plus c, so by
+/// the Proposition kappa_n(X) = c_n kappa_n(S) + (c's part), c_n = sum_i a_i^n; with
+/// kappa_4(X) cancelled by c, h_n(X) = c_n h_n(S) to leading order and the output's
+/// best-polynomial failure rate z^2 / T = sum_n h_n(X)^2 / n! = x^T D x with
+///   D_n = c_n^2 / n!,   n = 4, 6, ..., max_order.
+/// D_4 is kept (h_4(X) itself is cancelled) so that h_4(S), hence c's weight and its
+/// sixth cumulant, stay small. Throws onepass::error unless max_order is even in [4, 24].
+std::vector<double> objective_weights(unsigned max_order);
+
+/// f(values) as above. values: 4096 reals in the table layout (index 16 k + s), any
+/// scale (f is scale invariant, so the gradient is orthogonal to values), magnitudes
+/// (the sign is the generator's), not all zero. gradient: null, or 4096 doubles receiving df/dvalues. hermites: null, or
+/// receives (h_0, ..., h_max_order) of S (odd entries 0). Returns +inf (gradient
+/// zeroed) when h_4 <= 0 and barrier > 0, or when x^T D x == 0.
+/// Throws onepass::error naming the argument for bad options or all-zero values.
+double convolution_objective(const double* values, const objective_options& options, double* gradient = nullptr,
+                             std::vector<double>* hermites = nullptr);
+
+/// Jacobian of x = (h_4, ..., h_N) of S with respect to the raw even moments
+/// mu_{s,2j} = mean_k values[16 k + s]^(2j), j = 1..N/2, of sub-table s (0..15): a
+/// (N/2 - 1) x (N/2) row-major matrix, also returning x. Used by the local search,
+/// where flipping entries changes the moments additively (x is linear in each base
+/// distribution's measure up to the standardisation). Throws onepass::error for s > 15.
+std::vector<double> moment_jacobian(const double* values, unsigned max_order, unsigned s, std::vector<double>& x);
+
 }  // namespace onepass::stats::hermite
