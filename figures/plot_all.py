@@ -45,6 +45,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import shuffle_results as sr  # noqa: E402
+from figure_files import save_figure  # noqa: E402
 import sort_results  # noqa: E402
 import gaussian_results  # noqa: E402  (warp Gaussian figures, issue 5)
 
@@ -69,14 +70,7 @@ def _footer(fig, text):
     fig.text(0.005, y - 0.015, text, fontsize=7.5, color="#555555", ha="left", va="top")
 
 
-def _save(fig, out_dir, name):
-    paths = []
-    for ext in ("png", "pdf"):
-        path = os.path.join(out_dir, "%s.%s" % (name, ext))
-        fig.savefig(path, bbox_inches="tight", metadata={"CreationDate": None} if ext == "pdf" else None)
-        paths.append(path)
-    plt.close(fig)
-    return paths
+_save = save_figure
 
 
 def _rounds_rows(rows, **match):

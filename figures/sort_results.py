@@ -16,6 +16,7 @@ import csv
 import os
 
 import shuffle_results as sr
+from figure_files import save_figure
 
 # The CSV contract of experiments/common/sort_bench.cu (one row per algorithm, size and band).
 SORT_COLUMNS = ["algorithm", "label", "shape", "q", "n", "log2_n", "reps", "seconds_median", "seconds_min",
@@ -189,13 +190,7 @@ def draw_sort_figure(rows, meta, out_dir, name, source, facts=None):
     fig.text(0.005, -0.03 - 0.035 * ((len(handles) + 2) // 3) - 0.03, sr.machine_label(meta, where) +
              "   |   paper: A100-80GB-SXM, 1000 sizes per band, its Figs. %d shown only as the numbers its text "
              "states" % fig_no, fontsize=7, color="#555555", ha="left", va="top")
-    paths = []
-    for ext in ("png", "pdf"):
-        path = os.path.join(out_dir, "%s.%s" % (name, ext))
-        fig.savefig(path, bbox_inches="tight", metadata={"CreationDate": None} if ext == "pdf" else None)
-        paths.append(path)
-    plt.close(fig)
-    return paths
+    return save_figure(fig, out_dir, name)
 
 
 def draw_sort_figures(results_dir, out_dir, recorded_root):

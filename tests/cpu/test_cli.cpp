@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_runner.hpp"
 #include "onepass/registry.hpp"
 #include "onepass/shuffle/cpu_shuffle.hpp"
 
@@ -28,19 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 namespace reg = onepass::registry;
 
-const std::string binary = ONEPASS_BINARY_DIR "/bin/onepass";
-
-/// Outcome of one run of the tool.
-struct outcome {
-  int status = -1;  ///< exit status (WEXITSTATUS), or -1 when it did not exit normally
-  std::string out;  ///< stdout
-  std::string err;  ///< stderr
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using onepass::testing::outcome;
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -67,40 +56,7 @@ std::vector<std::uint64_t> iota_vec(std::size_t n) {
   return v;
 }
 
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    ASSERT_TRUE(fs::exists(binary)) << binary << " is missing: build the onepass_cli target first";
-    std::string pattern = (fs::temp_directory_path() / "onepass_cli_XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
-  }
-
-  /// Runs `onepass ARGS` (ARGS is shell text) with stdin from `stdin_path` (or /dev/null).
-  outcome run(const std::string& args, const fs::path& stdin_path = "/dev/null") {
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const std::string command = "'" + binary + "' " + args + " <'" + stdin_path.string() + "' >'" + out.string() +
-                                "' 2>'" + err.string() + "'";
-    const int raw = std::system(command.c_str());
-    outcome r;
-    r.status = (raw != -1 && WIFEXITED(raw)) ? WEXITSTATUS(raw) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-  }
-
-  fs::path write_file(const std::string& name, const std::string& content) {
-    const fs::path p = dir_ / name;
-    std::ofstream(p, std::ios::binary) << content;
-    return p;
-  }
-
-  fs::path dir_;
-};
+class CliTest : public onepass::testing::cli_runner {};
 
 TEST_F(CliTest, ListPrintsEveryRegisteredAlgorithmAsNameFamilyDevice) {
   const outcome r = run("list");

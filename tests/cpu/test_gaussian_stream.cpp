@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_runner.hpp"
 #include "onepass/gaussian/cdf_stream.hpp"
 #include "onepass/gaussian/cpu_generate.hpp"
 #include "onepass/gaussian/table.hpp"
@@ -30,18 +31,7 @@ namespace {
 namespace fs = std::filesystem;
 namespace g = onepass::gaussian;
 
-const std::string binary = ONEPASS_BINARY_DIR "/bin/onepass";
-
-struct outcome {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using onepass::testing::outcome;
 
 std::vector<std::uint32_t> words_of(const std::string& bytes) {
   std::vector<std::uint32_t> w(bytes.size() / 4);
@@ -49,32 +39,7 @@ std::vector<std::uint32_t> words_of(const std::string& bytes) {
   return w;
 }
 
-class GaussianStreamTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    ASSERT_TRUE(fs::exists(binary)) << binary << " is missing: build the onepass_cli target first";
-    std::string pattern = (fs::temp_directory_path() / "onepass_gstream_XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
-  }
-  /// Runs `onepass ARGS [| PIPE]` (shell text); stdout and stderr captured.
-  outcome run(const std::string& args, const std::string& pipe = "") {
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const std::string command = "'" + binary + "' " + args + " </dev/null 2>'" + err.string() + "'" +
-                                (pipe.empty() ? "" : " | " + pipe) + " >'" + out.string() + "'";
-    const int raw = std::system(command.c_str());
-    outcome r;
-    r.status = (raw != -1 && WIFEXITED(raw)) ? WEXITSTATUS(raw) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-  }
-  fs::path dir_;
-};
+class GaussianStreamTest : public onepass::testing::cli_runner {};
 
 TEST(CdfMapping, MapsTheNormalCdfToUint32) {
   EXPECT_EQ(g::normal_to_uint32(0.0), 0x80000000u);
@@ -136,7 +101,7 @@ TEST_F(GaussianStreamTest, DeterministicExactByteCountAndEqualToTheLibrary) {
 }
 
 TEST_F(GaussianStreamTest, UnlimitedStreamStopsWhenTheReaderCloses) {
-  const outcome r = run("gaussian-stream --seed 3", "head -c 4096000");
+  const outcome r = run("gaussian-stream --seed 3", "/dev/null", "head -c 4096000");
   EXPECT_EQ(r.out.size(), 4096000u);
   std::vector<std::uint32_t> want(4096000 / 4);  // 32000 whole rounds
   g::fill_cdf_words(want.data(), 0, want.size() / 32, 3, g::default_table(), g::form::four);
