@@ -4,7 +4,9 @@
 // phases (histogram, one pass). Every timed onepass result is compared with CUB's.
 //   nvcc -O3 -arch=sm_90 -std=c++17 -I lib/include -DGROUP=g scripts/bench_onesweep.cu
 // GROUP 0: public API vs CUB + phases; 1..3: shape sweeps (u32 keys, pairs, u64 keys)
-// (the shapes of the last sweep; edit them to try others).
+// (the shapes of the last sweep; edit them to try others); 4: key entropy (AND of q
+// uniform words, q = 1, 2, 4, 8, 16; the homogeneous-tile short-circuit), u32 keys,
+// u32 pairs and u64 keys through the public API, plus one binning pass of u32 keys.
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -37,6 +39,21 @@ __global__ void fill_random(T* p, std::size_t n, std::uint64_t seed) {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     z ^= z >> 31;
     p[i] = static_cast<T>(z);
+  }
+}
+/// Low-entropy keys (paper §5, Fig. 9): the AND of q uniform words (q = 1: uniform).
+template <class T>
+__global__ void fill_and(T* p, std::size_t n, std::uint64_t seed, int q) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
+    std::uint64_t acc = ~std::uint64_t{0};
+    for (int r = 0; r < q; ++r) {
+      std::uint64_t z = (i + 1) * 0x9E3779B97F4A7C15ull + seed + 0x632BE59BD9B4E019ull * r;
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      z ^= z >> 31;
+      acc &= z;
+    }
+    p[i] = static_cast<T>(acc);
   }
 }
 template <class T>
@@ -92,12 +109,16 @@ struct data {
   Key *kin, *kout, *ktmp, *kref;
   Value *vin = nullptr, *vout = nullptr, *vtmp = nullptr, *vref = nullptr;
   double cub_ms = 0;
-  data() {
+  explicit data(int q = 1) {
     CK(cudaMalloc(&kin, n * sizeof(Key)));
     CK(cudaMalloc(&kout, n * sizeof(Key)));
     CK(cudaMalloc(&ktmp, n * sizeof(Key)));
     CK(cudaMalloc(&kref, n * sizeof(Key)));
-    fill_random<<<4096, 256>>>(kin, n, 12345);
+    if (q == 1) {
+      fill_random<<<4096, 256>>>(kin, n, 12345);
+    } else {
+      fill_and<<<4096, 256>>>(kin, n, 12345, q);
+    }
     if constexpr (!std::is_same_v<Value, os::detail::no_values>) {
       CK(cudaMalloc(&vin, n * sizeof(Value)));
       CK(cudaMalloc(&vout, n * sizeof(Value)));
@@ -256,6 +277,54 @@ int main() {
     SWEEP(d, 384, 20, 2, ballots, 4);
     SWEEP(d, 384, 20, 2, atomic_or, 4);
     SWEEP(d, 256, 24, 3, atomic_or, 4);
+  }
+#elif GROUP == 4
+  for (int q : {1, 2, 4, 8, 16}) {
+    {
+      data<std::uint32_t, nv> d(q);
+      std::size_t bytes = 0;
+      os::sort_keys<8>(nullptr, bytes, d.kin, d.kout, n);
+      void* temp;
+      CK(cudaMalloc(&temp, bytes));
+      const double ms = median_ms([&] { os::sort_keys<8>(temp, bytes, d.kin, d.kout, n); }, 11);
+      const bool ok = d.check("entropy u32");
+      os::detail::plan<8, std::uint32_t> p(n, 0, 32, false);
+      void* pt;
+      CK(cudaMalloc(&pt, p.temp_bytes()));
+      p.bind(pt);
+      p.histogram(d.kin, 0);
+      p.exclusive_sum(0);
+      const double b0 = median_ms([&] { p.binning_pass(0, d.kin, d.kout, nullptr, nullptr, 0); }, 11);
+      const double b3 = median_ms([&] { p.binning_pass(3, d.kin, d.kout, nullptr, nullptr, 0); }, 11);
+      std::printf("q=%2d keys u32 : onepass %.3f ms = %.2f GKey/s, CUB %.3f ms, pass0 %.0f us, pass3 %.0f us %s\n", q,
+                  ms, n / ms / 1e6, d.cub_ms, b0 * 1e3, b3 * 1e3, ok ? "" : "WRONG");
+      CK(cudaFree(pt));
+      CK(cudaFree(temp));
+    }
+    if (q == 1 || q == 16) {
+      data<std::uint32_t, std::uint32_t> d(q);
+      std::size_t bytes = 0;
+      os::sort_pairs<8>(nullptr, bytes, d.kin, d.kout, d.vin, d.vout, n);
+      void* temp;
+      CK(cudaMalloc(&temp, bytes));
+      const double ms = median_ms([&] { os::sort_pairs<8>(temp, bytes, d.kin, d.kout, d.vin, d.vout, n); }, 11);
+      const bool ok = d.check("entropy pairs");
+      std::printf("q=%2d pairs u32: onepass %.3f ms = %.2f GKey/s, CUB %.3f ms %s\n", q, ms, n / ms / 1e6, d.cub_ms,
+                  ok ? "" : "WRONG");
+      CK(cudaFree(temp));
+    }
+    if (q == 1 || q == 16) {
+      data<std::uint64_t, nv> d(q);
+      std::size_t bytes = 0;
+      os::sort_keys<8>(nullptr, bytes, d.kin, d.kout, n);
+      void* temp;
+      CK(cudaMalloc(&temp, bytes));
+      const double ms = median_ms([&] { os::sort_keys<8>(temp, bytes, d.kin, d.kout, n); }, 11);
+      const bool ok = d.check("entropy u64");
+      std::printf("q=%2d keys u64 : onepass %.3f ms = %.2f GKey/s, CUB %.3f ms %s\n", q, ms, n / ms / 1e6, d.cub_ms,
+                  ok ? "" : "WRONG");
+      CK(cudaFree(temp));
+    }
   }
 #endif
   return 0;
