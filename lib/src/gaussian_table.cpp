@@ -109,8 +109,15 @@ const table& optimised_table() {
 
 unsigned optimised_table_max_order() { return optimised_table_controlled_order; }
 
-const table& default_table() {
+namespace {
+const table& inverse_cdf_table_once() {
   static const table t = inverse_cdf_table();
+  return t;
+}
+}  // namespace
+
+const table& default_table() {
+  static const table& t = ONEPASS_OPTIMISED_TABLE_GENERATED ? optimised_table() : inverse_cdf_table_once();
   return t;
 }
 

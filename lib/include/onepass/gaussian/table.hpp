@@ -113,8 +113,9 @@ const table& optimised_table();
 /// 0 when the embedded file is the placeholder.
 unsigned optimised_table_max_order();
 
-/// The default table of the library: inverse_cdf_table() until an optimised table
-/// is embedded (issue 5). Computed once, thread-safe; host only.
+/// The default table of the library: optimised_table() (lib/data/
+/// gaussian_table_optimised.inc, made by `make gaussian-table`), or inverse_cdf_table()
+/// if the embedded file is the placeholder. Computed once, thread-safe; host only.
 const table& default_table();
 
 /// Solves p0..p3 for the given entries (article, "Choosing the coefficients"):
