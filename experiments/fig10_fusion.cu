@@ -88,11 +88,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> names;
   for (const auto& a : algorithms) names.push_back(a.name);
 
-  std::string why;
-  if (!gpu::init_device(why)) {
-    ex::progress(experiment, "no usable CUDA device (" + why + "): nothing measured, nothing written");
-    return 3;
-  }
+  if (!gpu::device_ready(experiment)) return 3;
 
   const unsigned max_log2 = max_log2_option ? static_cast<unsigned>(max_log2_option) : r.pick(14u, 29u, 29u);
   const unsigned step = step_option ? static_cast<unsigned>(step_option) : r.pick(3u, 1u, 1u);

@@ -189,11 +189,7 @@ int main(int argc, char** argv) {
   gpu::add_timing_options(app, timing_cli);
   r.parse(argc, argv);
 
-  std::string why;
-  if (!gpu::init_device(why)) {
-    ex::progress(experiment, "no usable CUDA device (" + why + "): nothing measured, nothing written");
-    return 3;
-  }
+  if (!gpu::device_ready(experiment)) return 3;
   const unsigned reg_log2 = register_log2 ? static_cast<unsigned>(register_log2) : r.pick(24u, 34u, 36u);
   const unsigned mem_log2 = memory_log2 ? static_cast<unsigned>(memory_log2) : r.pick(20u, 28u, 28u);
   const gpu::timing_options options = gpu::resolve_timing(r, timing_cli, {5, 7, 11});

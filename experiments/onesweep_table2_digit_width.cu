@@ -160,11 +160,7 @@ int main(int argc, char** argv) {
   gpu::add_timing_options(app, timing_cli);
   r.parse(argc, argv);
 
-  std::string why;
-  if (!gpu::init_device(why)) {
-    ex::progress(experiment, "no usable CUDA device (" + why + "): nothing measured, nothing written");
-    return 3;
-  }
+  if (!gpu::device_ready(experiment)) return 3;
   const unsigned log2_n = log2_option ? static_cast<unsigned>(log2_option) : r.pick(20u, 28u, 28u);
   const std::uint64_t n = std::uint64_t{1} << log2_n;
   const gpu::timing_options options = gpu::resolve_timing(r, timing_cli, {5, 7, 11});

@@ -98,11 +98,7 @@ int main(int argc, char** argv) {
   if (with_index_array) names.push_back(index_array_name);
   if (names.empty()) ex::usage_exit(experiment, "no gpu shuffle to time");
 
-  std::string why;
-  if (!gpu::init_device(why)) {
-    ex::progress(experiment, "no usable CUDA device (" + why + "): nothing measured, nothing written");
-    return 3;
-  }
+  if (!gpu::device_ready(experiment)) return 3;
 
   const unsigned max_log2 = max_log2_option ? static_cast<unsigned>(max_log2_option) : r.pick(14u, 29u, 29u);
   const gpu::timing_options options = gpu::resolve_timing(r, timing_cli, {5, 7, 11});

@@ -24,6 +24,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import shuffle_results as sr  # noqa: E402  (gpu_source, machine_label, read_meta)
+from figure_files import save_figure  # noqa: E402
 
 FIGURES = ["gaussian_base_distributions", "gaussian_density", "gaussian_throughput"]
 REFERENCE = os.path.join(HERE, "reference", "gaussian_article.csv")
@@ -73,14 +74,6 @@ def _plt():
     return plt
 
 
-def _save(plt, fig, out_dir, name):
-    paths = []
-    for ext in ("png", "pdf"):
-        path = os.path.join(out_dir, "%s.%s" % (name, ext))
-        fig.savefig(path, bbox_inches="tight", metadata={"CreationDate": None} if ext == "pdf" else None)
-        paths.append(path)
-    plt.close(fig)
-    return paths
 
 
 def draw_base_distributions(rows, meta, out_dir):
@@ -115,7 +108,7 @@ def draw_base_distributions(rows, meta, out_dir):
                  "half-normal quantiles of the article's inverse-CDF start)", fontsize=10)
     fig.tight_layout()
     fig.text(0.01, -0.01, sr.machine_label(meta) + "   |   " + meta.get("table", ""), fontsize=7, color="#555555")
-    return _save(plt, fig, out_dir, "gaussian_base_distributions")
+    return save_figure(fig, out_dir, "gaussian_base_distributions")
 
 
 def draw_density(rows, meta, out_dir):
@@ -146,7 +139,7 @@ def draw_density(rows, meta, out_dir):
     axz.set_xlabel("x")
     fig.tight_layout()
     fig.text(0.01, -0.01, sr.machine_label(meta), fontsize=7, color="#555555")
-    return _save(plt, fig, out_dir, "gaussian_density")
+    return save_figure(fig, out_dir, "gaussian_density")
 
 
 def draw_throughput(rows, meta, source, facts, out_dir):
@@ -170,7 +163,7 @@ def draw_throughput(rows, meta, source, facts, out_dir):
     where = "this run" if source.fresh else "recorded copy results/recorded/%s" % source.device
     fig.tight_layout()
     fig.text(0.01, -0.02, sr.machine_label(meta, where), fontsize=7, color="#555555")
-    return _save(plt, fig, out_dir, "gaussian_throughput")
+    return save_figure(fig, out_dir, "gaussian_throughput")
 
 
 def draw_gaussian_figures(results, out_dir, recorded_root):

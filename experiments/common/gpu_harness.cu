@@ -128,6 +128,13 @@ bool init_device(std::string& why) {
   return true;
 }
 
+bool device_ready(const std::string& experiment) {
+  std::string why;
+  if (init_device(why)) return true;
+  progress(experiment, "no usable CUDA device (" + why + "): nothing measured, nothing written");
+  return false;
+}
+
 void note_gpu(run& r) {
   int device = 0;
   ONEPASS_EXPERIMENT_CUDA(cudaGetDevice(&device));

@@ -52,6 +52,11 @@ bool is_out_of_memory(const std::exception& e);
 /// with the reason in `why`, when there is no usable CUDA device.
 bool init_device(std::string& why);
 
+/// init_device() for an experiment program: true when a device is ready; otherwise
+/// prints "[experiment] no usable CUDA device (...): nothing measured, nothing written"
+/// and returns false (the program then exits with status 3).
+bool device_ready(const std::string& experiment);
+
 /// Adds the GPU's provenance to the run's meta.json: gpu_name, gpu_compute_capability,
 /// gpu_sm_count, gpu_memory_bytes, gpu_l2_bytes, gpu_memory_bus_width_bits,
 /// gpu_clock_khz, gpu_memory_clock_khz, gpu_ecc, gpu_pci_bus_id, cuda_driver_api_version,

@@ -317,11 +317,7 @@ int run_sort_throughput(reg::sort_shape shape, const char* experiment, const cha
       algorithms.push_back(e);
   if (algorithms.empty()) usage_exit(experiment, std::string("no GPU sort registered for ") + reg::to_string(shape));
 
-  std::string why;
-  if (!init_device(why)) {
-    progress(experiment, "no usable CUDA device (" + why + "): nothing measured, nothing written");
-    return 3;
-  }
+  if (!device_ready(experiment)) return 3;
   const timing_options options = resolve_timing(r, timing_cli, {5, 5, 5});
   note_gpu(r);
 
