@@ -166,6 +166,34 @@ def draw_throughput(rows, meta, source, facts, out_dir):
     return save_figure(fig, out_dir, "gaussian_throughput")
 
 
+def draw_failure_times(rows, meta, facts, out_dir):
+    """Expected outputs until a 4-sigma failure per even Hermite order, Hermite test and
+    moment test, initial (inverse-CDF) vs optimised table; the article's two figures."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    styles = {"inverse_cdf": ("#1f77b4", "initial (inverse CDF)"), "optimised": ("#d62728", "optimised (ours)")}
+    for table, (colour, label) in styles.items():
+        part = [r for r in rows if r["table"] == table and int(r["order"]) % 2 == 0]
+        if not part:
+            continue
+        orders = [int(r["order"]) for r in part]
+        hermite = [_num(r["hermite_failure_outputs"]) for r in part]
+        moment = [_num(r["moment_failure_outputs"]) for r in part]
+        ax.semilogy(orders, hermite, "o-", color=colour, label="%s, Hermite test" % label)
+        ax.semilogy(orders, moment, "s--", color=colour, label="%s, moment test" % label)
+    for key, text in (("failure_outputs_initial", "article, initial"), ("failure_outputs_optimised", "article, optimised")):
+        if key in facts:
+            value = _num(facts[key][0])
+            if value:
+                ax.axhline(value, color="#555555", lw=0.8, ls=":")
+                ax.text(2.1, value * 1.6, "%s: %s" % (text, facts[key][0]), fontsize=7, color="#555555")
+    ax.set_xlabel("Hermite / moment order")
+    ax.set_ylabel("expected outputs to a 4-sigma failure")
+    ax.set_title("Warp Gaussian: failure time per order (exact analytics)")
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    return save_figure(fig, out_dir, "gaussian_failure_times")
+
+
 def draw_gaussian_figures(results, out_dir, recorded_root):
     """Draws what has data. Returns (written paths, problems, notes)."""
     written, problems, notes = [], [], []
@@ -180,6 +208,15 @@ def draw_gaussian_figures(results, out_dir, recorded_root):
                 written += draw(density, meta, out_dir)
             except (KeyError, ValueError) as e:
                 problems.append("%s not drawn: gaussian_density.csv malformed (%s)" % (name, e))
+    failure = _rows(os.path.join(results, "gaussian_hermite_failure.csv"))
+    if failure is None:
+        notes.append("gaussian_failure_times: not drawn, no %s/gaussian_hermite_failure.csv "
+                     "(run gaussian_hermite_failure)" % results)
+    else:
+        try:
+            written += draw_failure_times(failure, _meta(results, "gaussian_hermite_failure"), article_facts(), out_dir)
+        except (KeyError, ValueError) as e:
+            problems.append("gaussian_failure_times not drawn: gaussian_hermite_failure.csv malformed (%s)" % e)
     source = _throughput_source(results, recorded_root)
     if source is None:
         notes.append("gaussian_throughput: not drawn, no GPU results (neither %s/gaussian_throughput.csv nor a "
@@ -281,6 +318,31 @@ def report_section(report, results, recorded_root):
                 lines.append(report.figure(name, caption))
             else:
                 lines.append("*Figure %s not drawn (run figures/plot_all.py).*" % name)
+    # Failure times per order (the article's 9.1e10 and 1.6e30)
+    lines.append("### Failure time per Hermite order")
+    failure = _rows(os.path.join(results, "gaussian_hermite_failure.csv"))
+    if not failure:
+        lines.append("*Not run: no `%s/gaussian_hermite_failure.csv`.*" % results)
+    else:
+        def worst(table, order_max, column):
+            values = [_num(r[column]) for r in failure if r["table"] == table and int(r["order"]) <= order_max]
+            values = [v for v in values if v is not None]
+            return _fmt(min(values)) if values else "—"
+        facts = article_facts()
+        lines.append("Expected outputs until a test reaches 4σ, from the exact analytics (`gaussian_hermite_failure`). "
+                     "Initial table, moment tests of orders ≤ 8: %s (article %s, a moment test); Hermite tests of "
+                     "orders ≤ 8: %s. Optimised table, orders ≤ 10: moment %s, Hermite %s; orders ≤ 16: moment %s, "
+                     "Hermite %s (article %s)."
+                     % (worst("inverse_cdf", 8, "moment_failure_outputs"),
+                        facts.get("failure_outputs_initial", ("?",))[0],
+                        worst("inverse_cdf", 8, "hermite_failure_outputs"),
+                        worst("optimised", 10, "moment_failure_outputs"),
+                        worst("optimised", 10, "hermite_failure_outputs"),
+                        worst("optimised", 16, "moment_failure_outputs"),
+                        worst("optimised", 16, "hermite_failure_outputs"),
+                        facts.get("failure_outputs_optimised", ("?",))[0]))
+        if os.path.isfile(os.path.join(report.figures, "gaussian_failure_times.png")):
+            lines.append(report.figure("gaussian_failure_times", "Failure time per order, initial vs optimised table"))
     # dieharder
     lines.append("### dieharder on the CDF-mapped stream")
     dh = _rows(os.path.join(results, "gaussian_dieharder.csv"))
@@ -320,6 +382,8 @@ def required_figures(results, recorded_root):
     names = []
     if _rows(os.path.join(results, "gaussian_density.csv")):
         names += ["gaussian_base_distributions", "gaussian_density"]
+    if _rows(os.path.join(results, "gaussian_hermite_failure.csv")):
+        names.append("gaussian_failure_times")
     source = _throughput_source(results, recorded_root)
     if source is not None and _rows(os.path.join(source.directory, "gaussian_throughput.csv")):
         names.append("gaussian_throughput")
