@@ -57,6 +57,7 @@
 #include "onepass/bijection/variable_philox.hpp"
 #include "onepass/bits.hpp"
 #include "onepass/cuda_check.hpp"
+#include "onepass/device_launch.cuh"
 #include "onepass/error.hpp"
 #include "onepass/scan/tile_state.cuh"
 
@@ -524,10 +525,9 @@ struct image_below {
 // ----------------------------------------------------------------------------
 // Host helpers.
 
-/// Alignment of every array carved out of the caller's temporary storage.
-inline constexpr std::size_t temp_alignment = 256;
-
-constexpr std::size_t align_up(std::size_t bytes) { return (bytes + temp_alignment - 1) / temp_alignment * temp_alignment; }
+// Temporary-storage alignment and resident blocks: onepass/device_launch.cuh.
+using device::align_up;
+using device::temp_alignment;
 
 /// Consecutive 256-byte aligned sub-allocations of one temporary buffer. The buffer
 /// itself may be any address: the layout starts at its first 256-byte boundary and
@@ -541,10 +541,7 @@ class temp_layout {
     return offset;
   }
   std::size_t total() const { return size_ + temp_alignment; }
-  static unsigned char* aligned_start(void* d_temp) {
-    const auto address = reinterpret_cast<std::uintptr_t>(d_temp);
-    return reinterpret_cast<unsigned char*>((address + temp_alignment - 1) / temp_alignment * temp_alignment);
-  }
+  static unsigned char* aligned_start(void* d_temp) { return device::aligned_start(d_temp); }
 
  private:
   std::size_t size_ = 0;
@@ -555,18 +552,7 @@ class temp_layout {
 /// once per kernel and device (the small inputs are timed in microseconds).
 template <auto Kernel>
 unsigned resident_grid(int block, std::uint64_t tiles) {
-  constexpr int cached_devices = 64;
-  static std::atomic<int> cache[cached_devices];
-  int device = 0;
-  ONEPASS_CUDA_CHECK(cudaGetDevice(&device));
-  int slots = device < cached_devices ? cache[device].load(std::memory_order_relaxed) : 0;
-  if (slots == 0) {
-    int sms = 0, per_sm = 0;
-    ONEPASS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    ONEPASS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, block, 0));
-    slots = (sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
-    if (device < cached_devices) cache[device].store(slots, std::memory_order_relaxed);
-  }
+  const unsigned slots = device::resident_blocks<Kernel>(block);
   const std::uint64_t grid = tiles < static_cast<std::uint64_t>(slots) ? tiles : static_cast<std::uint64_t>(slots);
   return static_cast<unsigned>(grid == 0 ? 1 : grid);
 }
@@ -607,6 +593,23 @@ inline void check_temp(const char* function, std::size_t temp_bytes, std::size_t
   require(temp_bytes >= required, function, "temp_bytes",
           "must be at least " + std::to_string(required) + " bytes (the query's answer), got " +
               std::to_string(temp_bytes));
+}
+
+/// The two-phase protocol shared by the entry points: a query (d_temp == nullptr)
+/// sets temp_bytes = required; m == 0 has nothing to do; otherwise the pointers and
+/// the temporary storage are checked (throwing onepass::error). True when the caller
+/// should run.
+template <class T>
+bool query_or_check(const char* function, void* d_temp, std::size_t& temp_bytes, std::size_t required,
+                    const T* d_in, const T* d_out, std::size_t m) {
+  if (d_temp == nullptr) {
+    temp_bytes = required;
+    return false;
+  }
+  if (m == 0) return false;
+  check_pointers(function, d_in, d_out, m);
+  check_temp(function, temp_bytes, required);
+  return true;
 }
 
 // --- bijective2 (forward, or the unshuffle) ---------------------------------------
@@ -798,13 +801,7 @@ void bijective_shuffle(void* d_temp, std::size_t& temp_bytes, const T* d_in, T* 
     case fusion::bijective2: required = detail::bijective2_temp_bytes<T>(f.domain_bits()); break;
     default: require(false, function, "variant", "must be fusion::bijective0, bijective1 or bijective2");
   }
-  if (d_temp == nullptr) {
-    temp_bytes = required;
-    return;
-  }
-  if (m == 0) return;
-  detail::check_pointers(function, d_in, d_out, m);
-  detail::check_temp(function, temp_bytes, required);
+  if (!detail::query_or_check(function, d_temp, temp_bytes, required, d_in, d_out, m)) return;
   switch (variant) {
     case fusion::bijective0: detail::run_bijective0(d_temp, d_in, d_out, m, f, stream); break;
     case fusion::bijective1: detail::run_bijective1(d_temp, d_in, d_out, m, f, stream); break;
@@ -824,13 +821,7 @@ void bijective_unshuffle(void* d_temp, std::size_t& temp_bytes, const T* d_in, T
   constexpr const char* function = "onepass::shuffle::gpu::bijective_unshuffle";
   detail::check_sizes(function, m, f);
   const std::size_t required = detail::bijective2_temp_bytes<T>(f.domain_bits());
-  if (d_temp == nullptr) {
-    temp_bytes = required;
-    return;
-  }
-  if (m == 0) return;
-  detail::check_pointers(function, d_in, d_out, m);
-  detail::check_temp(function, temp_bytes, required);
+  if (!detail::query_or_check(function, d_temp, temp_bytes, required, d_in, d_out, m)) return;
   detail::run_bijective2<true>(d_temp, d_in, d_out, m, f, stream);
 }
 

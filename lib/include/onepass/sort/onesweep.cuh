@@ -68,6 +68,7 @@
 
 #include "onepass/config.hpp"
 #include "onepass/cuda_check.hpp"
+#include "onepass/device_launch.cuh"
 #include "onepass/error.hpp"
 #include "onepass/sort/key_traits.hpp"
 
@@ -600,34 +601,11 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
 // ----------------------------------------------------------------------------
 // Host side.
 
-/// Alignment of every array carved out of the caller's temporary storage.
-inline constexpr std::size_t temp_alignment = 256;
-inline constexpr std::size_t align_up(std::size_t bytes) {
-  return (bytes + temp_alignment - 1) / temp_alignment * temp_alignment;
-}
-inline unsigned char* aligned_start(void* d_temp) {
-  const auto address = reinterpret_cast<std::uintptr_t>(d_temp);
-  return reinterpret_cast<unsigned char*>((address + temp_alignment - 1) / temp_alignment * temp_alignment);
-}
-
-/// Resident blocks of `kernel` on the current device (SMs x blocks per SM), cached
-/// per kernel and device.
-template <auto Kernel>
-unsigned resident_blocks(int block, std::size_t dynamic_shared) {
-  constexpr int cached_devices = 64;
-  static std::atomic<unsigned> cache[cached_devices];
-  int device = 0;
-  ONEPASS_CUDA_CHECK(cudaGetDevice(&device));
-  unsigned slots = device < cached_devices ? cache[device].load(std::memory_order_relaxed) : 0;
-  if (slots == 0) {
-    int sms = 0, per_sm = 0;
-    ONEPASS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    ONEPASS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, block, dynamic_shared));
-    slots = static_cast<unsigned>((sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1));
-    if (device < cached_devices) cache[device].store(slots, std::memory_order_relaxed);
-  }
-  return slots;
-}
+// Temporary-storage alignment and resident blocks: onepass/device_launch.cuh.
+using device::align_up;
+using device::aligned_start;
+using device::resident_blocks;
+using device::temp_alignment;
 
 /// Sets `kernel`'s dynamic shared memory limit to `bytes` (once per device; always,
 /// since the kernel's static shared memory counts against the 48 KB default too).
