@@ -413,18 +413,22 @@ measurement measure_shuffle(const gpu_algorithm& a, const std::uint64_t* d_in, s
       m.message = c.describe();
     }
   } catch (const std::exception& e) {
-    cudaGetLastError();  // clear a non-sticky error
-    m.message = e.what();
-    cudaError_t status = cudaStreamSynchronize(s);
-    if (status == cudaSuccess) status = cudaDeviceSynchronize();
-    if (status != cudaSuccess) {
-      m.what = measurement::status::fatal;
-      m.message += std::string("; the CUDA context is unusable afterwards: ") + cudaGetErrorString(status);
-    } else {
-      m.what = is_out_of_memory(e) ? measurement::status::skipped : measurement::status::failed;
-    }
+    record_failure(m, e, s);
   }
   return m;
+}
+
+void record_failure(measurement& m, const std::exception& e, cudaStream_t s) {
+  cudaGetLastError();  // clear a non-sticky error
+  m.message = e.what();
+  cudaError_t status = cudaStreamSynchronize(s);
+  if (status == cudaSuccess) status = cudaDeviceSynchronize();
+  if (status != cudaSuccess) {
+    m.what = measurement::status::fatal;
+    m.message += std::string("; the CUDA context is unusable afterwards: ") + cudaGetErrorString(status);
+  } else {
+    m.what = is_out_of_memory(e) ? measurement::status::skipped : measurement::status::failed;
+  }
 }
 
 std::string rate_text(double items_per_second) {

@@ -223,6 +223,11 @@ struct measurement {
   std::string message;  ///< why it was skipped or failed; the check result when measured
 };
 
+/// A measurement that threw `e`: clears a non-sticky CUDA error, sets m.message to
+/// e.what() and m.what to fatal when the stream or device no longer synchronises
+/// (the message then says so), skipped for an allocation failure, failed otherwise.
+void record_failure(measurement& m, const std::exception& e, cudaStream_t s);
+
 /// Measures `a` on d_in -> d_out (n uint64 elements, d_in = iota(n)): queries and
 /// allocates its temporary storage (outside timing), times it with `t` (run k uses
 /// seed base.seed + k), then, untimed, poisons d_out, runs it once more with

@@ -106,13 +106,6 @@ std::pair<unsigned long long, unsigned long long> fingerprint(const T* d, std::s
   return {h[0], h[1]};
 }
 
-/// One measured (algorithm, size, band) point.
-struct point {
-  measurement::status what = measurement::status::measured;
-  timing time;
-  std::string message;
-};
-
 std::string size_text(std::size_t n) {
   std::ostringstream s;
   s.precision(4);
@@ -131,11 +124,11 @@ struct bench {
   bool fatal = false;
 
   template <class Key, bool Pairs>
-  point measure(const reg::sort_entry& e, const Key* keys_in, Key* keys_out, const std::uint32_t* values_in,
+  measurement measure(const reg::sort_entry& e, const Key* keys_in, Key* keys_out, const std::uint32_t* values_in,
                 std::uint32_t* values_out, std::size_t n,
                 std::pair<unsigned long long, unsigned long long> key_print,
                 std::pair<unsigned long long, unsigned long long> value_print) {
-    point p;
+    measurement p;
     try {
       const reg::sort_params params;  // ascending, all key bits (the paper's setting)
       std::size_t temp_bytes = 0;
@@ -182,16 +175,7 @@ struct bench {
                           : "checked: sorted, a permutation of the input";
       }
     } catch (const std::exception& ex) {
-      cudaGetLastError();
-      p.message = ex.what();
-      cudaError_t status = cudaStreamSynchronize(stream);
-      if (status == cudaSuccess) status = cudaDeviceSynchronize();
-      if (status != cudaSuccess) {
-        p.what = measurement::status::fatal;
-        p.message += std::string("; the CUDA context is unusable afterwards: ") + cudaGetErrorString(status);
-      } else {
-        p.what = is_out_of_memory(ex) ? measurement::status::skipped : measurement::status::failed;
-      }
+      record_failure(p, ex, stream);
     }
     return p;
   }
@@ -239,7 +223,7 @@ struct bench {
       ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
       const auto key_print = fingerprint(keys_in.as<const Key>(), n, stream);
       for (const auto& e : algorithms) {
-        const point p = measure<Key, Pairs>(e, keys_in.as<const Key>(), keys_out.as<Key>(),
+        const measurement p = measure<Key, Pairs>(e, keys_in.as<const Key>(), keys_out.as<Key>(),
                                             Pairs ? values_in.as<const std::uint32_t>() : nullptr,
                                             Pairs ? values_out.as<std::uint32_t>() : nullptr, n, key_print, value_print);
         const std::string where = e.name + " at " + where_size + ", q = " + std::to_string(q);
