@@ -33,24 +33,18 @@ import gaussian_results  # noqa: E402  (warp Gaussian figures that have data, is
 def required_gpu_figures(results, recorded):
     """({figure: GpuSource} for the GPU figures whose experiment has results, problems)."""
     figures, problems = {}, []
-    for figure, experiment in sorted(sr.GPU_FIGURES.items()):
-        source = sr.gpu_source(results, experiment, recorded)
-        if source is None:
-            continue
-        try:
-            sr.load_experiment(source.directory, experiment)
-        except sr.MissingInput as e:
-            problems.append(str(e))
-        figures[figure] = source
-    for figure, experiment in sorted(sort_results.SORT_GPU_FIGURES.items()):  # Onesweep Figs. 9-11
-        source = sr.gpu_source(results, experiment, recorded)
-        if source is None:
-            continue
-        try:
-            sort_results.load_sort_experiment(source.directory, experiment)
-        except sr.MissingInput as e:
-            problems.append(str(e))
-        figures[figure] = source
+    families = ((sr.GPU_FIGURES, sr.load_experiment),  # the shuffle paper's GPU figures
+                (sort_results.SORT_GPU_FIGURES, sort_results.load_sort_experiment))  # Onesweep Figs. 9-11
+    for figure_map, load in families:
+        for figure, experiment in sorted(figure_map.items()):
+            source = sr.gpu_source(results, experiment, recorded)
+            if source is None:
+                continue
+            try:
+                load(source.directory, experiment)
+            except sr.MissingInput as e:
+                problems.append(str(e))
+            figures[figure] = source
     return figures, problems
 
 
