@@ -10,16 +10,14 @@
 
 #include "onepass/bijection/lcg.hpp"
 #include "onepass/bijection/variable_philox.hpp"
+#include "gpu_test_support.hpp"
 
 namespace {
 
 using onepass::bijection::lcg;
 using onepass::bijection::variable_philox;
 
-bool have_gpu() {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
+using onepass::testing::have_gpu;
 
 #define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call << ": " << cudaGetErrorString(cudaGetLastError())
 

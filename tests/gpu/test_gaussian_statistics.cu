@@ -50,6 +50,7 @@
 #include "onepass/gaussian/warp_gaussian.cuh"
 #include "onepass/stats/chi_square.hpp"
 #include "onepass/stats/hermite.hpp"
+#include "gpu_test_support.hpp"
 
 namespace {
 
@@ -63,10 +64,7 @@ constexpr unsigned tail_bins = 256;
 constexpr double tail_threshold = 4.0;
 constexpr std::uint64_t seed = 0x5eed6a055ull;
 
-bool have_gpu() {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
+using onepass::testing::have_gpu;
 
 #define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call << ": " << cudaGetErrorString(cudaGetLastError())
 

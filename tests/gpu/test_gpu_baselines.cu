@@ -28,6 +28,7 @@
 #include "onepass/shuffle/cpu_shuffle.hpp"
 #include "onepass/stats/chi_square.hpp"
 #include "onepass/stats/permutation.hpp"
+#include "gpu_test_support.hpp"
 
 namespace {
 
@@ -36,17 +37,12 @@ using onepass::registry::shuffle_entry;
 using onepass::registry::shuffle_params;
 namespace gpu = onepass::baselines::gpu;
 
-bool have_gpu() {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
+using onepass::testing::have_gpu;
 
 #define SKIP_WITHOUT_GPU() \
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped"
 
-void cuda_ok(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
-}
+using onepass::testing::cuda_ok;
 
 /// Owning device buffer of n elements of T (n may be 0: no allocation).
 template <class T>

@@ -27,6 +27,7 @@
 #include "onepass/scan/tile_state.cuh"
 #include "onepass/shuffle/cpu_shuffle.hpp"
 #include "onepass/shuffle/gpu_shuffle.cuh"
+#include "gpu_test_support.hpp"
 
 namespace {
 
@@ -36,10 +37,7 @@ using gpu::fusion;
 using onepass::bijection::lcg;
 using onepass::bijection::variable_philox;
 
-bool have_gpu() {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
+using onepass::testing::have_gpu;
 
 #define REQUIRE_GPU() \
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped"

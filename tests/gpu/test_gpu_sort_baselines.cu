@@ -24,24 +24,18 @@
 
 #include "onepass/error.hpp"
 #include "onepass/registry.hpp"
+#include "gpu_test_support.hpp"
 
 namespace {
 
 namespace reg = onepass::registry;
 
-bool have_gpu() {
-  int count = 0;
-  const bool ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-  cudaGetLastError();
-  return ok;
-}
+using onepass::testing::have_gpu;
 
 #define SKIP_WITHOUT_GPU() \
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped"
 
-void cuda_ok(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
-}
+using onepass::testing::cuda_ok;
 
 /// Owning device allocation of `bytes` bytes (0: none).
 class device_bytes {

@@ -26,6 +26,7 @@
 #include "onepass/registry.hpp"
 #include "onepass/sort/key_traits.hpp"
 #include "onepass/sort/onesweep.cuh"
+#include "gpu_test_support.hpp"
 
 namespace {
 
@@ -34,10 +35,7 @@ using onepass::sort::key_field;
 using onepass::sort::ordered_bits;
 using onepass::sort::radix_traits;
 
-bool have_gpu() {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
+using onepass::testing::have_gpu;
 
 #define REQUIRE_GPU()                                                    \
   do {                                                                   \

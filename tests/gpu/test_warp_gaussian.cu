@@ -17,15 +17,13 @@
 #include "onepass/gaussian/generate.cuh"
 #include "onepass/gaussian/warp_emulation.hpp"
 #include "onepass/gaussian/warp_gaussian.cuh"
+#include "gpu_test_support.hpp"
 
 namespace {
 
 namespace g = onepass::gaussian;
 
-bool have_gpu() {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
+using onepass::testing::have_gpu;
 
 #define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call << ": " << cudaGetErrorString(cudaGetLastError())
 
