@@ -55,6 +55,7 @@
 #include <type_traits>
 
 #include "onepass/cuda_check.hpp"
+#include "onepass/device_launch.cuh"
 #include "onepass/error.hpp"
 #include "onepass/sort/key_traits.hpp"
 #include "onepass/sort/sort_args.hpp"
@@ -69,7 +70,7 @@ inline constexpr unsigned workgroup = 32;      ///< the article's workgroup size
 inline constexpr unsigned groups_per_block = 8;
 inline constexpr unsigned block_threads = workgroup * groups_per_block;
 inline constexpr unsigned full_mask = 0xffffffffu;
-inline constexpr std::size_t alignment = 256;
+using device::temp_alignment;  // onepass/device_launch.cuh
 /// Largest n: offsets and counts are 32-bit.
 inline constexpr std::size_t max_items = 0xffffffffull;
 
@@ -145,13 +146,13 @@ __global__ void __launch_bounds__(block_threads)
   if constexpr (!std::is_same_v<Value, no_value>) values_out[slot] = values_in[i];
 }
 
-inline std::size_t align_up(std::size_t bytes) { return (bytes + alignment - 1) / alignment * alignment; }
+using device::align_up;
 
 /// Where the regions live inside the caller's temporary storage (offsets from the aligned base).
 struct layout {
   std::size_t alt_keys = 0, alt_values = 0, counts = 0, offsets = 0, scan = 0, scan_bytes = 0, total = 0;
   std::size_t groups = 0;
-  std::size_t required() const { return total + alignment; }  // + slack for aligning the caller's pointer
+  std::size_t required() const { return total + temp_alignment; }  // + slack for aligning the caller's pointer
 };
 
 inline layout make_layout(std::size_t n, std::size_t key_size, std::size_t value_size, cudaStream_t stream) {
@@ -199,7 +200,7 @@ void sort(const char* fn, void* temp, std::size_t& temp_bytes, const Key* keys_i
   if (n == 0) return;
   static_assert(sizeof(bits_type) == sizeof(Key), "radix_traits bits_type must have the key's size");
 
-  char* base = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(temp) + alignment - 1) / alignment * alignment);
+  char* base = reinterpret_cast<char*>(device::aligned_start(temp));
   Key* alt_keys = reinterpret_cast<Key*>(base + l.alt_keys);
   Value* alt_values = pairs ? reinterpret_cast<Value*>(base + l.alt_values) : nullptr;
   auto* counts = reinterpret_cast<std::uint32_t*>(base + l.counts);
