@@ -6,7 +6,8 @@
 // detail::plan, and the real 2^28); pairs are stable (values = input index); every
 // digit width 5..9; both the out-of-place and the double-buffer API; the registry
 // entries; NaN / -0.0 placement; one input above 2^31 keys (checked on the GPU); and
-// bad arguments. Skipped (GTEST_SKIP) without a CUDA device.
+// bad arguments; homogeneous tiles (the binning short-circuit) mixed with general
+// ones. Skipped (GTEST_SKIP) without a CUDA device.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -376,6 +377,107 @@ TEST_F(Onesweep, SmallPortions) {
     }
   }
 }
+
+// Homogeneous tiles (every key of a tile with the same digit at the pass's place:
+// the binning kernel's short-circuit) mixed with general ones, at several places,
+// with partial last tiles, for keys only and pairs (the tile of each configuration).
+// The kinds also reach every place flag: kind 0 neither (short-circuit only), 2
+// crowded (ballot ranking in atomic_or kernels), 3, 5 and 6 dominant (warps with one
+// digit skip the multisplit; kind 5 has such warps in tiles that are not homogeneous,
+// kind 6 such warps holding padding slots).
+template <class Key>
+std::vector<Key> homogeneous_mix(int kind, std::size_t n, std::size_t tile, std::uint64_t seed) {
+  using bits_type = typename radix_traits<Key>::bits_type;
+  std::mt19937_64 rng(seed);
+  std::vector<Key> keys(n);
+  std::vector<std::uint64_t> few(6);
+  for (auto& f : few) f = rng();
+  const std::uint64_t same = rng();
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t block = i / tile;
+    std::uint64_t w = rng();
+    switch (kind) {
+      case 0:  // low byte constant within each aligned tile, different between tiles
+        w = (w & ~std::uint64_t{0xFF}) | (block * 37 + 11) % 251;
+        break;
+      case 1:  // low two bytes per tile, the next per pair of tiles; higher bytes random
+        w = (w & ~std::uint64_t{0xFFFFFF}) | ((block * 7919) & 0xFFFF) | ((((block / 2) * 13) & 0xFF) << 16);
+        break;
+      case 2:  // whole keys from a small set, constant within each aligned tile
+        w = few[(block * 5 + block / 3) % few.size()];
+        break;
+      case 3:  // all equal
+        w = same;
+        break;
+      case 4: {  // thirds: low-entropy band (AND of 16 words), uniform, all equal
+        if (i < n / 3) {
+          for (int r = 1; r < 16; ++r) w &= rng();
+        } else if (i >= 2 * n / 3) {
+          w = same;
+        }
+        break;
+      }
+      case 6:  // all ones: every digit is the padding slots' digit (descending: all zeros)
+        w = ~std::uint64_t{0};
+        break;
+      default: {  // kind 5: all equal but one key per tile (a different low byte, in the last lanes too)
+        w = same;
+        const std::size_t odd = (block * 2654435761u) % tile;
+        if (i % tile == odd || i % tile == tile - 1 - (block % 3)) w ^= 1 + (block % 254);
+        break;
+      }
+    }
+    keys[i] = from_word<Key>(static_cast<bits_type>(w));
+  }
+  return keys;
+}
+
+template <class Key, class Value>
+void check_homogeneous(const char* name) {
+  constexpr std::size_t tile_k = os::detail::binning_policy<sizeof(Key), 0, 8>::tile_items;
+  constexpr std::size_t tile_p = os::detail::binning_policy<sizeof(Key), sizeof(Value), 8>::tile_items;
+  std::uint64_t seed = 900 + sizeof(Key);
+  for (int kind = 0; kind <= 6; ++kind) {
+    for (bool pairs : {false, true}) {
+      const std::size_t tile = pairs ? tile_p : tile_k;
+      for (std::size_t n : {std::size_t{1}, tile / 2 + 3, tile, tile + 1, 6 * tile, 7 * tile + 123}) {
+        const auto keys = homogeneous_mix<Key>(kind, n, tile, ++seed);
+        for (bool descending : {false, true}) {
+          config c;
+          c.descending = descending;
+          const std::string what = std::string(name) + " homogeneous kind " + std::to_string(kind);
+          if (pairs) {
+            check<8, Key, Value>(keys, c, what + " pairs");
+          } else {
+            check<8, Key>(keys, c, what);
+          }
+          c.double_buffer = true;
+          c.begin_bit = 4;
+          c.end_bit = radix_traits<Key>::bits - 3;
+          if (pairs) {
+            check<8, Key, Value>(keys, c, what + " pairs, bit subset");
+          } else {
+            check<8, Key>(keys, c, what + " bit subset");
+          }
+          // Small portions: a homogeneous last tile hands the digit starts on.
+          c = config{};
+          c.descending = descending;
+          c.portion = 2 * tile + 5;
+          if (pairs) {
+            check<8, Key, Value>(keys, c, what + " pairs, portions");
+          } else {
+            check<8, Key>(keys, c, what + " portions");
+          }
+          if (::testing::Test::HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+TEST_F(Onesweep, HomogeneousTilesU32) { check_homogeneous<std::uint32_t, std::uint32_t>("u32"); }
+TEST_F(Onesweep, HomogeneousTilesU64) { check_homogeneous<std::uint64_t, std::uint64_t>("u64"); }
+TEST_F(Onesweep, HomogeneousTilesU64PairsU32) { check_homogeneous<std::uint64_t, std::uint32_t>("u64/u32"); }
 
 // NaN / -0.0 placement as documented in key_traits.hpp.
 template <class F>

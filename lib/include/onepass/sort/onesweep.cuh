@@ -29,8 +29,19 @@
 //      reading a few predecessors at a time and spinning on a not-ready one),
 //      publishes its inclusive prefixes, and writes the tile's runs of equal digits to
 //      their global places, so that writes coalesce.
-// The homogeneous-tile short-circuit of the paper is not implemented (every tile
-// takes the general path; correctness does not depend on it).
+// Low-entropy keys (§3, the short-circuit; §5, Fig. 9b): the exclusive-sum kernel
+// also derives two flags per place from its histogram (place_flags): `crowded` when
+// the chance that two keys share a digit, sum_d p_d^2, is at least twice a uniform
+// place's (then kernels built for atomic_or matching rank with ballots instead: the
+// atomicOr of many lanes into one shared word serialises), and `dominant` when one
+// digit holds at least half of the keys. On a dominant place each warp first tests
+// whether all its keys have one digit (one __all_sync, no block barrier); such a
+// warp skips the multisplit (rank = position in the warp). The homogeneous-tile
+// short-circuit proper costs no test of its own: the tile-wide count of some digit
+// equals the tile's key count exactly when the tile is homogeneous, and thread d
+// sees that in step 4; such a tile skips the shared-memory reorganisation and writes
+// its keys (and values) from registers to out[digit start + position in tile], which
+// keeps the sort stable and the writes coalesced.
 //
 // Portions (§4, "strips"): a binning kernel works on at most portion_items = 2^28
 // consecutive keys of its input buffer, so the look-back counts (30-bit descriptor
@@ -49,7 +60,7 @@
 // buffer.
 //
 // Temporary storage (two-phase, like cub::DeviceRadixSort): bins (ceil(n / 2^28) * p *
-// r * 8 bytes), the look-back descriptors of one portion (for 2^28 uint32 keys, d = 8
+// r * 8 bytes), p place flags (4 bytes each), the look-back descriptors of one portion (for 2^28 uint32 keys, d = 8
 // and 8192-key tiles: 32768 tiles * 256 * 4 bytes = 32 MB), and, for the out-of-place
 // API only, one ping-pong buffer of n keys (and n values) when p >= 2. The double-buffer API needs no n-sized
 // storage: the result ends in one of the caller's two buffers and the selector says
@@ -114,6 +125,10 @@ enum class peer_match {
   match_any,  ///< __match_any_sync
   atomic_or   ///< each lane ORs its bit into a per-warp shared word per digit
 };
+
+/// Flags of one digit place, from its histogram (exclusive_sum_kernel).
+inline constexpr std::uint32_t crowded_place = 1u;   ///< sum_d p_d^2 >= 2 / 2^DigitBits
+inline constexpr std::uint32_t dominant_place = 2u;  ///< some digit holds >= 1/2 of the keys
 
 /// Shape of the binning kernel: Block threads x Items keys per thread, MinBlocks
 /// resident blocks per SM for __launch_bounds__; Match: see peer_match; Window:
@@ -399,14 +414,37 @@ __global__ void __launch_bounds__(histogram_block)
 // Kernel 2: exclusive sum of each place's histogram.
 
 /// One block of 2^DigitBits threads per place: bins[place][d] = sum of the counts
-/// of digits below d at that place (in place).
+/// of digits below d at that place (in place), and flags[place] = the place's
+/// crowded_place / dominant_place bits (see the file comment). A place narrower than
+/// DigitBits has zero counts above its digits, which changes neither flag.
 template <unsigned DigitBits>
-__global__ void __launch_bounds__(1u << DigitBits) exclusive_sum_kernel(unsigned long long* bins) {
+__global__ void __launch_bounds__(1u << DigitBits) exclusive_sum_kernel(unsigned long long* bins,
+                                                                        std::uint32_t* flags) {
   constexpr int radix = 1 << DigitBits;
   __shared__ unsigned long long s_warp[radix / 32];
+  __shared__ unsigned long long s_total, s_max;
+  __shared__ double s_squares;
+  if (threadIdx.x == 0) {
+    s_total = 0;
+    s_max = 0;
+    s_squares = 0;
+  }
+  __syncthreads();
   unsigned long long* place = bins + static_cast<std::size_t>(blockIdx.x) * radix;
   const unsigned long long count = place[threadIdx.x];
-  place[threadIdx.x] = block_exclusive_sum<radix>(count, s_warp);
+  if (count != 0) {
+    atomicAdd(&s_total, count);
+    atomicMax(&s_max, count);
+    atomicAdd(&s_squares, static_cast<double>(count) * static_cast<double>(count));
+  }
+  place[threadIdx.x] = block_exclusive_sum<radix>(count, s_warp);  // its barriers order the atomics
+  if (threadIdx.x == 0) {
+    const double total = static_cast<double>(s_total);
+    std::uint32_t f = 0;
+    if (s_squares * radix >= 2.0 * total * total && s_total != 0) f |= crowded_place;
+    if (2 * s_max >= s_total && s_total != 0) f |= dominant_place;
+    flags[blockIdx.x] = f;
+  }
 }
 
 // ----------------------------------------------------------------------------
@@ -434,7 +472,8 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
     binning_kernel(const Key* __restrict__ keys_in, Key* __restrict__ keys_out, const ValueWord* __restrict__ values_in,
                    ValueWord* __restrict__ values_out, std::uint64_t portion_begin, std::uint32_t portion_items,
                    unsigned shift, unsigned pass_bits, const std::uint64_t* __restrict__ bins_in,
-                   std::uint64_t* __restrict__ bins_next, digit_lookback<1u << DigitBits> state) {
+                   std::uint64_t* __restrict__ bins_next, const std::uint32_t* __restrict__ place_flags,
+                   digit_lookback<1u << DigitBits> state) {
   using bits_type = typename radix_traits<Key>::bits_type;
   using lookback = digit_lookback<1u << DigitBits>;
   constexpr bool has_values = !std::is_same_v<ValueWord, no_values>;
@@ -451,6 +490,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   __shared__ std::uint64_t s_base[radix];       // global index of slot 0 of each digit's run (mod 2^64)
   __shared__ std::uint32_t s_warp_sums[warps];
   __shared__ std::uint32_t s_tile;
+  __shared__ std::uint32_t s_homogeneous;       // the tile's only digit, or radix (step 4)
 
   const unsigned t = threadIdx.x, lane = t & 31u, warp = t >> 5;
   const unsigned pass_mask = (1u << pass_bits) - 1u;
@@ -459,9 +499,13 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   // 1. Zero this block's per-warp digit counters (and match words); take the next tile id.
   constexpr unsigned counter_words = warps * radix * (Policy::match == peer_match::atomic_or ? 3u : 1u);
   for (unsigned j = t; j < counter_words; j += block) s_counters[j] = 0;
-  if (t == 0) s_tile = state.acquire_tile();
+  if (t == 0) {
+    s_tile = state.acquire_tile();
+    s_homogeneous = radix;
+  }
   std::uint64_t bin_start = 0;
   if (t < radix) bin_start = bins_in[t];  // issued early; used after the look-back
+  const std::uint32_t flags = *place_flags;  // block-uniform
   __syncthreads();
   const std::uint32_t tile = s_tile;
   const std::uint32_t tile_begin = tile * tile_items;
@@ -492,11 +536,30 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   slot_pack<items> ranks;
   std::uint32_t* warp_counters = s_counters + warp * radix;
   std::uint32_t* warp_match = s_counters + warps * radix + warp * 2 * radix;  // [2][radix] (atomic_or)
+  // 3a. On a dominant place: does this warp hold one digit only (padding slots
+  // included, so a partly padded warp takes the general path unless its keys have
+  // the padding's digit)? Then key k of lane l has rank k * 32 + l.
+  bool warp_uniform = false;
+  if (flags & dominant_place) {
+    const bits_type reference = __shfl_sync(0xFFFFFFFFu, words[0], 0);
+    bits_type differ = 0;
+#pragma unroll
+    for (int k = 0; k < items; ++k) differ |= words[k] ^ reference;
+    warp_uniform = __all_sync(0xFFFFFFFFu, (static_cast<unsigned>(differ >> shift) & pass_mask) == 0);
+    if (warp_uniform) {
+#pragma unroll
+      for (int k = 0; k < items; ++k) ranks.set(k, static_cast<std::uint32_t>(k) * 32u + lane);
+      if (lane == 0) warp_counters[static_cast<unsigned>(reference >> shift) & pass_mask] = items * 32u;
+    }
+  }
+  // 3b. Otherwise the multisplit; kernels built for atomic_or rank a crowded place with ballots.
+  const bool or_matching = Policy::match == peer_match::atomic_or && !(flags & crowded_place);
+  if (!warp_uniform) {
 #pragma unroll
   for (int k = 0; k < items; ++k) {
     const unsigned d = static_cast<unsigned>(words[k] >> shift) & pass_mask;
     unsigned peers;
-    if constexpr (Policy::match == peer_match::atomic_or) {
+    if (Policy::match == peer_match::atomic_or && or_matching) {
       std::uint32_t* match_word = warp_match + (k % 2) * radix + d;
       atomicOr(match_word, 1u << lane);
       __syncwarp();
@@ -512,7 +575,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
       before = __shfl_sync(0xFFFFFFFFu, before, __ffs(peers) - 1);
       ranks.set(k, before + below);
       continue;
-    } else if constexpr (Policy::match == peer_match::match_any) {
+    } else if (Policy::match == peer_match::match_any) {
       peers = __match_any_sync(0xFFFFFFFFu, d);
     } else {
       peers = 0xFFFFFFFFu;
@@ -529,6 +592,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
     before = __shfl_sync(0xFFFFFFFFu, before, __ffs(peers) - 1);
     ranks.set(k, before + below);
   }
+  }
   __syncthreads();
 
   // 4. Thread d (< radix): exclusive scan of digit d's counters over the warps, the
@@ -542,10 +606,13 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
     }
     if (t == pass_mask) count -= tile_items - valid_items;  // the padding slots
     state.publish(tile, t, tile == 0 ? lookback::prefix_flag : lookback::aggregate_flag, count);
+    if (count == valid_items) s_homogeneous = t;  // at most one digit (valid_items >= 1)
   }
 
-  // 5. Tile-local start of each digit's run.
+  // 5. Tile-local start of each digit's run (its barriers also publish s_homogeneous).
   const std::uint32_t local_start = block_exclusive_sum<block>(t < radix ? count : 0u, s_warp_sums);
+  const unsigned homogeneous_digit = s_homogeneous;  // block-uniform
+  if (homogeneous_digit == radix) {
   if (t < radix) s_local[t] = local_start;
   __syncthreads();
 
@@ -568,6 +635,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
       if (full_tile || first + static_cast<std::uint32_t>(k) * 32u < portion_items) s_values[ranks.get(k)] = vsrc[k * 32];
     }
   }
+  }
 
   // 8. Look-back (thread d for digit d), inclusive prefix, global bases.
   if (t < radix) {
@@ -582,9 +650,23 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   }
   __syncthreads();
 
-  // 9. Write the runs: slot j goes to s_base[digit] + j (consecutive slots of one
-  // digit to consecutive addresses). Partly unrolled: no register arrays here, and
-  // a full unroll hoists every shared load and costs registers.
+  // 9a. Homogeneous tile (the short-circuit): key k of lane l of warp w, tile position
+  // w * items * 32 + k * 32 + l, goes from its register to s_base[digit] + position
+  // (the digit's tile-local start is 0), values straight from values_in.
+  if (homogeneous_digit != radix) {
+    const std::uint64_t dst = s_base[homogeneous_digit] + (first - tile_begin);
+#pragma unroll
+    for (int k = 0; k < items; ++k) {
+      if (full_tile || first + static_cast<std::uint32_t>(k) * 32u < portion_items) {
+        keys_out[dst + k * 32] = from_ordered<Key, Descending>(words[k]);
+        if constexpr (has_values) values_out[dst + k * 32] = values_in[portion_begin + first + k * 32];
+      }
+    }
+    return;
+  }
+  // 9b. Otherwise write the runs: slot j goes to s_base[digit] + j (consecutive slots
+  // of one digit to consecutive addresses). Partly unrolled: no register arrays here,
+  // and a full unroll hoists every shared load and costs registers.
 #pragma unroll 5
   for (int k = 0; k < items; ++k) {
     const std::uint32_t j = t + static_cast<std::uint32_t>(k) * block;
@@ -625,7 +707,8 @@ void allow_dynamic_shared(std::size_t bytes) {
 /// Key, values of type Value (detail::no_values for keys-only), DigitBits per place.
 ///
 /// Storage (bind()): bins = num_portions x num_places x 2^DigitBits 64-bit words
-/// (portion 0's slice: the global histograms, then the digit starts), then one
+/// (portion 0's slice: the global histograms, then the digit starts), num_places
+/// 32-bit place flags (crowded_place, dominant_place), then one
 /// digit_lookback of tiles_per_portion tiles. No key buffers. Policy: the binning
 /// kernel's shape (binning_shape; the default is the measured one).
 template <unsigned DigitBits, class Key, class Value = no_values,
@@ -658,13 +741,16 @@ class plan {
   std::uint64_t tiles_per_portion() const { return tiles_per_portion_; }
 
   /// Bytes of temporary storage bind() needs (any alignment of the pointer).
-  std::size_t temp_bytes() const { return temp_alignment + bins_bytes() + align_up(state_bytes()); }
+  std::size_t temp_bytes() const {
+    return temp_alignment + bins_bytes() + flags_bytes() + align_up(state_bytes());
+  }
 
   /// Uses d_temp (at least temp_bytes() bytes of device memory) from now on.
   void bind(void* d_temp) {
     unsigned char* start = aligned_start(d_temp);
     bins_ = reinterpret_cast<std::uint64_t*>(start);
-    state_memory_ = start + bins_bytes();
+    flags_ = reinterpret_cast<std::uint32_t*>(start + bins_bytes());
+    state_memory_ = start + bins_bytes() + flags_bytes();
   }
 
   /// Enqueues: zero the global histograms, then the upfront histogram kernel over
@@ -681,7 +767,7 @@ class plan {
 
   /// Enqueues the exclusive-sum kernel (after histogram()).
   void exclusive_sum(cudaStream_t stream) const {
-    exclusive_sum_kernel<DigitBits><<<places_, radix, 0, stream>>>(reinterpret_cast<unsigned long long*>(bins_));
+    exclusive_sum_kernel<DigitBits><<<places_, radix, 0, stream>>>(reinterpret_cast<unsigned long long*>(bins_), flags_);
     ONEPASS_CUDA_CHECK_LAUNCH();
   }
 
@@ -702,6 +788,7 @@ class plan {
   std::size_t bins_bytes() const {
     return align_up(static_cast<std::size_t>(portions_) * places_ * radix * sizeof(std::uint64_t));
   }
+  std::size_t flags_bytes() const { return align_up(std::size_t{places_} * sizeof(std::uint32_t)); }
   std::size_t state_bytes() const { return digit_lookback<radix>::temp_bytes(tiles_per_portion_); }
 
   template <bool Descending>
@@ -742,7 +829,7 @@ class plan {
       std::uint64_t* bins_next = q + 1 < portions_ ? bins_ + ((q + 1) * places_ + place) * radix : nullptr;
       kernel<<<static_cast<unsigned>(tiles), policy::block, shared, stream>>>(
           keys_in, keys_out, vin, vout, begin, static_cast<std::uint32_t>(items), shift, pass_bits, bins_in,
-          bins_next, state);
+          bins_next, flags_ + place, state);
       ONEPASS_CUDA_CHECK_LAUNCH();
     }
   }
@@ -755,6 +842,7 @@ class plan {
   std::uint64_t portions_ = 1;
   std::uint64_t tiles_per_portion_ = 1;
   std::uint64_t* bins_ = nullptr;
+  std::uint32_t* flags_ = nullptr;
   void* state_memory_ = nullptr;
 };
 
