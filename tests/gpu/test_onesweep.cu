@@ -381,10 +381,9 @@ TEST_F(Onesweep, SmallPortions) {
 // Homogeneous tiles (every key of a tile with the same digit at the pass's place:
 // the binning kernel's short-circuit) mixed with general ones, at several places,
 // with partial last tiles, for keys only and pairs (the tile of each configuration).
-// The kinds also reach every place flag: kind 0 neither (short-circuit only), 2
-// crowded (ballot ranking in atomic_or kernels), 3, 5 and 6 dominant (warps with one
-// digit skip the multisplit; kind 5 has such warps in tiles that are not homogeneous,
-// kind 6 such warps holding padding slots).
+// Kinds 0-2 have no dominant digit (only the tile short-circuit applies); 3, 5 and 6
+// do (warps with one digit also skip the multisplit; kind 5 has such warps in tiles
+// that are not homogeneous, kind 6 such warps holding padding slots).
 template <class Key>
 std::vector<Key> homogeneous_mix(int kind, std::size_t n, std::size_t tile, std::uint64_t seed) {
   using bits_type = typename radix_traits<Key>::bits_type;

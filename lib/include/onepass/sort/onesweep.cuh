@@ -29,19 +29,23 @@
 //      reading a few predecessors at a time and spinning on a not-ready one),
 //      publishes its inclusive prefixes, and writes the tile's runs of equal digits to
 //      their global places, so that writes coalesce.
-// Low-entropy keys (§3, the short-circuit; §5, Fig. 9b): the exclusive-sum kernel
-// also derives two flags per place from its histogram (place_flags): `crowded` when
-// the chance that two keys share a digit, sum_d p_d^2, is at least twice a uniform
-// place's (then kernels built for atomic_or matching rank with ballots instead: the
-// atomicOr of many lanes into one shared word serialises), and `dominant` when one
-// digit holds at least half of the keys. On a dominant place each warp first tests
-// whether all its keys have one digit (one __all_sync, no block barrier); such a
-// warp skips the multisplit (rank = position in the warp). The homogeneous-tile
-// short-circuit proper costs no test of its own: the tile-wide count of some digit
-// equals the tile's key count exactly when the tile is homogeneous, and thread d
-// sees that in step 4; such a tile skips the shared-memory reorganisation and writes
-// its keys (and values) from registers to out[digit start + position in tile], which
-// keeps the sort stable and the writes coalesced.
+// Low-entropy keys (§3, the short-circuit; §5, Fig. 9b):
+//   - homogeneous tiles: the tile-wide count of some digit equals the tile's key count
+//     exactly when every key of the tile has that digit, and thread d sees its count in
+//     step 4, so the test costs no pass over the keys. Such a tile skips the shared-
+//     memory reorganisation and copies its keys (and values) from the input (read a
+//     moment earlier, so mostly from L2) to out[digit start + position in tile]:
+//     stable, and the writes coalesce;
+//   - uniform warps: the exclusive-sum kernel flags each place whose most frequent
+//     digit holds at least half of the keys (dominant_place, from the histogram it
+//     already has). On such a place each warp first tests whether all its keys have
+//     one digit (one __all_sync, no block barrier); such a warp skips the multisplit
+//     (rank = position in the warp), whose atomicOr of 32 lanes into one shared word
+//     would serialise. Elsewhere the test is skipped, so uniform keys pay nothing for it.
+//   Measured on an H100 (scripts/bench_onesweep.cu GROUP 4, 2^28 uint32 keys): AND of
+//   16 words 6.74 -> 4.19 ms per sort; uniform keys 5.59 -> 5.68 ms. Ranking crowded
+//   places with ballots instead of atomicOr was tried and dropped: the run-time choice
+//   cost 5 % on uniform keys.
 //
 // Portions (§4, "strips"): a binning kernel works on at most portion_items = 2^28
 // consecutive keys of its input buffer, so the look-back counts (30-bit descriptor
@@ -126,9 +130,9 @@ enum class peer_match {
   atomic_or   ///< each lane ORs its bit into a per-warp shared word per digit
 };
 
-/// Flags of one digit place, from its histogram (exclusive_sum_kernel).
-inline constexpr std::uint32_t crowded_place = 1u;   ///< sum_d p_d^2 >= 2 / 2^DigitBits
-inline constexpr std::uint32_t dominant_place = 2u;  ///< some digit holds >= 1/2 of the keys
+/// Flag of one digit place, from its histogram (exclusive_sum_kernel): some digit
+/// holds at least half of the keys.
+inline constexpr std::uint32_t dominant_place = 1u;
 
 /// Shape of the binning kernel: Block threads x Items keys per thread, MinBlocks
 /// resident blocks per SM for __launch_bounds__; Match: see peer_match; Window:
@@ -414,20 +418,17 @@ __global__ void __launch_bounds__(histogram_block)
 // Kernel 2: exclusive sum of each place's histogram.
 
 /// One block of 2^DigitBits threads per place: bins[place][d] = sum of the counts
-/// of digits below d at that place (in place), and flags[place] = the place's
-/// crowded_place / dominant_place bits (see the file comment). A place narrower than
-/// DigitBits has zero counts above its digits, which changes neither flag.
+/// of digits below d at that place (in place), and flags[place] = dominant_place when
+/// one digit holds at least half of the place's keys, else 0.
 template <unsigned DigitBits>
 __global__ void __launch_bounds__(1u << DigitBits) exclusive_sum_kernel(unsigned long long* bins,
                                                                         std::uint32_t* flags) {
   constexpr int radix = 1 << DigitBits;
   __shared__ unsigned long long s_warp[radix / 32];
   __shared__ unsigned long long s_total, s_max;
-  __shared__ double s_squares;
   if (threadIdx.x == 0) {
     s_total = 0;
     s_max = 0;
-    s_squares = 0;
   }
   __syncthreads();
   unsigned long long* place = bins + static_cast<std::size_t>(blockIdx.x) * radix;
@@ -435,16 +436,9 @@ __global__ void __launch_bounds__(1u << DigitBits) exclusive_sum_kernel(unsigned
   if (count != 0) {
     atomicAdd(&s_total, count);
     atomicMax(&s_max, count);
-    atomicAdd(&s_squares, static_cast<double>(count) * static_cast<double>(count));
   }
   place[threadIdx.x] = block_exclusive_sum<radix>(count, s_warp);  // its barriers order the atomics
-  if (threadIdx.x == 0) {
-    const double total = static_cast<double>(s_total);
-    std::uint32_t f = 0;
-    if (s_squares * radix >= 2.0 * total * total && s_total != 0) f |= crowded_place;
-    if (2 * s_max >= s_total && s_total != 0) f |= dominant_place;
-    flags[blockIdx.x] = f;
-  }
+  if (threadIdx.x == 0) flags[blockIdx.x] = s_total != 0 && 2 * s_max >= s_total ? dominant_place : 0u;
 }
 
 // ----------------------------------------------------------------------------
@@ -552,14 +546,13 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
       if (lane == 0) warp_counters[static_cast<unsigned>(reference >> shift) & pass_mask] = items * 32u;
     }
   }
-  // 3b. Otherwise the multisplit; kernels built for atomic_or rank a crowded place with ballots.
-  const bool or_matching = Policy::match == peer_match::atomic_or && !(flags & crowded_place);
+  // 3b. Otherwise the multisplit.
   if (!warp_uniform) {
 #pragma unroll
   for (int k = 0; k < items; ++k) {
     const unsigned d = static_cast<unsigned>(words[k] >> shift) & pass_mask;
     unsigned peers;
-    if (Policy::match == peer_match::atomic_or && or_matching) {
+    if constexpr (Policy::match == peer_match::atomic_or) {
       std::uint32_t* match_word = warp_match + (k % 2) * radix + d;
       atomicOr(match_word, 1u << lane);
       __syncwarp();
@@ -575,7 +568,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
       before = __shfl_sync(0xFFFFFFFFu, before, __ffs(peers) - 1);
       ranks.set(k, before + below);
       continue;
-    } else if (Policy::match == peer_match::match_any) {
+    } else if constexpr (Policy::match == peer_match::match_any) {
       peers = __match_any_sync(0xFFFFFFFFu, d);
     } else {
       peers = 0xFFFFFFFFu;
@@ -651,14 +644,16 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   __syncthreads();
 
   // 9a. Homogeneous tile (the short-circuit): key k of lane l of warp w, tile position
-  // w * items * 32 + k * 32 + l, goes from its register to s_base[digit] + position
-  // (the digit's tile-local start is 0), values straight from values_in.
+  // w * items * 32 + k * 32 + l, is copied from keys_in (values from values_in) to
+  // s_base[digit] + position (the digit's tile-local start is 0). Re-reading the key
+  // rather than keeping it in a register across the look-back leaves the general
+  // path's register allocation alone.
   if (homogeneous_digit != radix) {
     const std::uint64_t dst = s_base[homogeneous_digit] + (first - tile_begin);
 #pragma unroll
     for (int k = 0; k < items; ++k) {
       if (full_tile || first + static_cast<std::uint32_t>(k) * 32u < portion_items) {
-        keys_out[dst + k * 32] = from_ordered<Key, Descending>(words[k]);
+        keys_out[dst + k * 32] = keys_in[portion_begin + first + k * 32];
         if constexpr (has_values) values_out[dst + k * 32] = values_in[portion_begin + first + k * 32];
       }
     }
@@ -708,7 +703,7 @@ void allow_dynamic_shared(std::size_t bytes) {
 ///
 /// Storage (bind()): bins = num_portions x num_places x 2^DigitBits 64-bit words
 /// (portion 0's slice: the global histograms, then the digit starts), num_places
-/// 32-bit place flags (crowded_place, dominant_place), then one
+/// 32-bit place flags (dominant_place), then one
 /// digit_lookback of tiles_per_portion tiles. No key buffers. Policy: the binning
 /// kernel's shape (binning_shape; the default is the measured one).
 template <unsigned DigitBits, class Key, class Value = no_values,
