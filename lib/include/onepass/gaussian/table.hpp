@@ -106,8 +106,9 @@ table inverse_cdf_table();
 /// onepass::runtime_failure if the embedded file is the placeholder (never generated).
 const table& optimised_table();
 
-/// Highest Hermite order the optimiser controlled for optimised_table() (its
-/// --max-order, recorded in the data file): the Hermite and moment tests of orders up to
+/// Highest Hermite order the optimiser controlled for optimised_table() (the higher of
+/// its --max-order and, when the tail polish ran, --polish-order; recorded in the data
+/// file): the Hermite and moment tests of orders up to
 /// it reach >= 1e30 outputs before a 4-sigma failure (tests/cpu/
 /// test_gaussian_table_optimiser.cpp); higher orders are reported in the file's header.
 /// 0 when the embedded file is the placeholder.
