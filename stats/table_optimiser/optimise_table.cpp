@@ -69,7 +69,7 @@ constexpr unsigned K = g::subtable_entries;
 struct settings {
   std::uint64_t seed = 1;
   unsigned max_order = 10;
-  unsigned max_radius = 4;
+  unsigned max_radius = 5;
   double barrier = 0.01;
   double kurtosis_target = 1e-11;
   unsigned bfgs_iterations = 300;
