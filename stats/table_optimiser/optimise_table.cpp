@@ -322,6 +322,24 @@ local_search_result local_search(std::vector<std::int64_t>& e, const std::vector
   return res;
 }
 
+// Gauss-Jordan elimination with partial pivoting on the d x (d + 1) row-major augmented
+// matrix `a` (a d x d system and its right-hand side), in place: afterwards row q holds
+// the pivot of unknown q at column q and its right-hand side at column d (solution q =
+// a[q][d] / a[q][q]).
+void gauss_jordan(std::vector<long double>& a, unsigned d) {
+  for (unsigned c = 0; c < d; ++c) {
+    unsigned piv = c;
+    for (unsigned p = c + 1; p < d; ++p)
+      if (std::fabs(a[p * (d + 1) + c]) > std::fabs(a[piv * (d + 1) + c])) piv = p;
+    for (unsigned q = 0; q <= d; ++q) std::swap(a[c * (d + 1) + q], a[piv * (d + 1) + q]);
+    for (unsigned p = 0; p < d; ++p) {
+      if (p == c) continue;
+      const long double m = a[p * (d + 1) + c] / a[c * (d + 1) + c];
+      for (unsigned q = c; q <= d; ++q) a[p * (d + 1) + q] -= m * a[c * (d + 1) + q];
+    }
+  }
+}
+
 // Levenberg-Marquardt steps on the weighted hermite residual r = x(v) - x*,
 // x* = (h4_target, 0, ..., 0): dv = -J^T (J J^T + lambda D^-1)^-1 r, i.e. the minimiser
 // of |D^(1/2) (r + J dv)|^2 + lambda |dv|^2, J the (N/2 - 1) x 4096 Jacobian
@@ -382,17 +400,7 @@ void newton_polish(column& v, const h::objective_options& opt, unsigned steps, u
           a[p * (d + 1) + q] = sc[p] * sc[q] * (gram[p * d + q] + (p == q ? lambda / opt.weights[q] : 0.0L));
         a[p * (d + 1) + d] = sc[p] * r[p];
       }
-      for (unsigned c = 0; c < d; ++c) {
-        unsigned piv = c;
-        for (unsigned p = c + 1; p < d; ++p)
-          if (std::fabs(a[p * (d + 1) + c]) > std::fabs(a[piv * (d + 1) + c])) piv = p;
-        for (unsigned q = 0; q <= d; ++q) std::swap(a[c * (d + 1) + q], a[piv * (d + 1) + q]);
-        for (unsigned p = 0; p < d; ++p) {
-          if (p == c) continue;
-          const long double m = a[p * (d + 1) + c] / a[c * (d + 1) + c];
-          for (unsigned q = c; q <= d; ++q) a[p * (d + 1) + q] -= m * a[c * (d + 1) + q];
-        }
-      }
+      gauss_jordan(a, d);
       std::vector<long double> y(d);
       for (unsigned q = 0; q < d; ++q) y[q] = sc[q] * a[q * (d + 1) + d] / a[q * (d + 1) + q];
       column trial = v;
@@ -493,17 +501,7 @@ bool tail_polish(column& v, double kurtosis_target, unsigned order, unsigned ste
       for (unsigned n = 0; n < d; ++n) a[m * (d + 1) + n] = sc[m] * sc[n] * gram[m * d + n];
       a[m * (d + 1) + d] = -sc[m] * r[m];
     }
-    for (unsigned c = 0; c < d; ++c) {
-      unsigned piv = c;
-      for (unsigned m = c + 1; m < d; ++m)
-        if (std::fabs(a[m * (d + 1) + c]) > std::fabs(a[piv * (d + 1) + c])) piv = m;
-      for (unsigned n = 0; n <= d; ++n) std::swap(a[c * (d + 1) + n], a[piv * (d + 1) + n]);
-      for (unsigned m = 0; m < d; ++m) {
-        if (m == c) continue;
-        const long double f = a[m * (d + 1) + c] / a[c * (d + 1) + c];
-        for (unsigned n = c; n <= d; ++n) a[m * (d + 1) + n] -= f * a[c * (d + 1) + n];
-      }
-    }
+    gauss_jordan(a, d);
     std::vector<long double> y(d);
     for (unsigned n = 0; n < d; ++n) y[n] = sc[n] * a[n * (d + 1) + d] / a[n * (d + 1) + n];
     std::vector<long double> e(N_ENTRIES, 0);
