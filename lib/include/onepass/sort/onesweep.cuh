@@ -42,10 +42,16 @@
 //     one digit (one __all_sync, no block barrier); such a warp skips the multisplit
 //     (rank = position in the warp), whose atomicOr of 32 lanes into one shared word
 //     would serialise. Elsewhere the test is skipped, so uniform keys pay nothing for it.
-//   Measured on an H100 (scripts/bench_onesweep.cu GROUP 4, 2^28 uint32 keys): AND of
-//   16 words 6.74 -> 4.19 ms per sort; uniform keys 5.59 -> 5.68 ms. Ranking crowded
-//   places with ballots instead of atomicOr was tried and dropped: the run-time choice
-//   cost 5 % on uniform keys.
+//   - crowded places: the exclusive-sum kernel also flags each place where 32 keys are
+//     expected to hold fewer than 16 distinct digits (crowded_place). There the
+//     atomicOr of many lanes into one shared word serialises, while __match_any_sync
+//     gets faster the fewer distinct values it sees. The shapes that match with atomicOr
+//     are launched as a pair per pass, the same shape with __match_any_sync beside it;
+//     each launch reads the flag first and the one that does not own the place exits
+//     before taking a tile (a run-time choice inside one kernel cost 5 % on uniform keys).
+//   Measured on an H100 (scripts/bench_onesweep.cu GROUP 4, 2^28 uint32 keys, ms per
+//   sort): AND of 16 words 6.74 -> 4.19 (tile and warp paths); AND of 4 words 7.81 ->
+//   5.77 and of 8 words 7.05 -> 4.25 (the pair); uniform keys 5.59 -> 5.68 -> 5.78.
 //
 // Portions (§4, "strips"): a binning kernel works on at most portion_items = 2^28
 // consecutive keys of its input buffer, so the look-back counts (30-bit descriptor
@@ -133,6 +139,9 @@ enum class peer_match {
 /// Flag of one digit place, from its histogram (exclusive_sum_kernel): some digit
 /// holds at least half of the keys.
 inline constexpr std::uint32_t dominant_place = 1u;
+/// Flag of one digit place: 32 keys drawn from the place's histogram are expected to
+/// hold fewer than 16 distinct digits (then __match_any_sync ranks faster than atomicOr).
+inline constexpr std::uint32_t crowded_place = 2u;
 
 /// Shape of the binning kernel: Block threads x Items keys per thread, MinBlocks
 /// resident blocks per SM for __launch_bounds__; Match: see peer_match; Window:
@@ -426,9 +435,11 @@ __global__ void __launch_bounds__(1u << DigitBits) exclusive_sum_kernel(unsigned
   constexpr int radix = 1 << DigitBits;
   __shared__ unsigned long long s_warp[radix / 32];
   __shared__ unsigned long long s_total, s_max;
+  __shared__ double s_distinct;
   if (threadIdx.x == 0) {
     s_total = 0;
     s_max = 0;
+    s_distinct = 0;
   }
   __syncthreads();
   unsigned long long* place = bins + static_cast<std::size_t>(blockIdx.x) * radix;
@@ -437,8 +448,18 @@ __global__ void __launch_bounds__(1u << DigitBits) exclusive_sum_kernel(unsigned
     atomicAdd(&s_total, count);
     atomicMax(&s_max, count);
   }
+  __syncthreads();
+  if (count != 0) {  // E[distinct digits among 32 keys] = sum_d 1 - (1 - p_d)^32
+    const double p = static_cast<double>(count) / static_cast<double>(s_total);
+    atomicAdd(&s_distinct, 1.0 - pow(1.0 - p, 32.0));
+  }
   place[threadIdx.x] = block_exclusive_sum<radix>(count, s_warp);  // its barriers order the atomics
-  if (threadIdx.x == 0) flags[blockIdx.x] = s_total != 0 && 2 * s_max >= s_total ? dominant_place : 0u;
+  if (threadIdx.x == 0) {
+    std::uint32_t f = 0;
+    if (s_total != 0 && 2 * s_max >= s_total) f |= dominant_place;
+    if (s_total != 0 && s_distinct < 16.0) f |= crowded_place;
+    flags[blockIdx.x] = f;
+  }
 }
 
 // ----------------------------------------------------------------------------
@@ -461,7 +482,7 @@ constexpr std::size_t binning_shared_bytes() {
 /// d; the block of the last tile writes bins_in[d] + (count of d in the portion)
 /// into bins_next[d] when bins_next is not null. One block per tile; `state` holds
 /// ceil(portion_items / tile) tiles and was initialised.
-template <unsigned DigitBits, class Key, class ValueWord, bool Descending, class Policy>
+template <unsigned DigitBits, class Key, class ValueWord, bool Descending, class Policy, unsigned Gate = 0>
 __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
     binning_kernel(const Key* __restrict__ keys_in, Key* __restrict__ keys_out, const ValueWord* __restrict__ values_in,
                    ValueWord* __restrict__ values_out, std::uint64_t portion_begin, std::uint32_t portion_items,
@@ -486,6 +507,12 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   __shared__ std::uint32_t s_tile;
   __shared__ std::uint32_t s_homogeneous;       // the tile's only digit, or radix (step 4)
 
+  const std::uint32_t flags = *place_flags;  // block-uniform
+  // Gate 1 (2): this launch does the pass only when the place is not (is) crowded; the
+  // other launch of the pair exits here, before it takes a tile.
+  if constexpr (Gate != 0) {
+    if (((flags & crowded_place) != 0) != (Gate == 2)) return;
+  }
   const unsigned t = threadIdx.x, lane = t & 31u, warp = t >> 5;
   const unsigned pass_mask = (1u << pass_bits) - 1u;
   const unsigned lanes_below = (1u << lane) - 1u;
@@ -499,7 +526,6 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   }
   std::uint64_t bin_start = 0;
   if (t < radix) bin_start = bins_in[t];  // issued early; used after the look-back
-  const std::uint32_t flags = *place_flags;  // block-uniform
   __syncthreads();
   const std::uint32_t tile = s_tile;
   const std::uint32_t tile_begin = tile * tile_items;
@@ -807,9 +833,16 @@ class plan {
   template <bool Descending>
   void launch_pass(unsigned place, const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
                    cudaStream_t stream) const {
-    constexpr auto kernel = binning_kernel<DigitBits, Key, word, Descending, Policy>;
+    // atomic_or shapes: a pair of launches, the same shape with __match_any_sync for
+    // crowded places (each exits at once when the place flag is not its own).
+    constexpr bool pair = Policy::match == peer_match::atomic_or;
+    using alternate = binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::match_any, Policy::window>;
+    constexpr auto kernel = binning_kernel<DigitBits, Key, word, Descending, Policy, pair ? 1u : 0u>;
+    constexpr auto kernel_crowded = binning_kernel<DigitBits, Key, word, Descending, alternate, 2u>;
     constexpr std::size_t shared = binning_shared_bytes<DigitBits, Key, Value, Policy>();
+    constexpr std::size_t shared_crowded = binning_shared_bytes<DigitBits, Key, Value, alternate>();
     allow_dynamic_shared<kernel>(shared);
+    if constexpr (pair) allow_dynamic_shared<kernel_crowded>(shared_crowded);
     const unsigned shift = begin_bit_ + place * DigitBits;
     const unsigned pass_bits = end_bit_ - shift < DigitBits ? end_bit_ - shift : DigitBits;
     const word* vin = reinterpret_cast<const word*>(values_in);
@@ -826,6 +859,12 @@ class plan {
           keys_in, keys_out, vin, vout, begin, static_cast<std::uint32_t>(items), shift, pass_bits, bins_in,
           bins_next, flags_ + place, state);
       ONEPASS_CUDA_CHECK_LAUNCH();
+      if constexpr (pair) {
+        kernel_crowded<<<static_cast<unsigned>(tiles), policy::block, shared_crowded, stream>>>(
+            keys_in, keys_out, vin, vout, begin, static_cast<std::uint32_t>(items), shift, pass_bits, bins_in,
+            bins_next, flags_ + place, state);
+        ONEPASS_CUDA_CHECK_LAUNCH();
+      }
     }
   }
 
