@@ -7,7 +7,7 @@
 // digit width 5..9; both the out-of-place and the double-buffer API; the registry
 // entries; NaN / -0.0 placement; one input above 2^31 keys (checked on the GPU); and
 // bad arguments; homogeneous tiles (the binning short-circuit) mixed with general
-// ones. Skipped (GTEST_SKIP) without a CUDA device.
+// ones; crowded places above 2^25 keys (the match_any launch). Skipped (GTEST_SKIP) without a CUDA device.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -477,6 +477,34 @@ void check_homogeneous(const char* name) {
 TEST_F(Onesweep, HomogeneousTilesU32) { check_homogeneous<std::uint32_t, std::uint32_t>("u32"); }
 TEST_F(Onesweep, HomogeneousTilesU64) { check_homogeneous<std::uint64_t, std::uint64_t>("u64"); }
 TEST_F(Onesweep, HomogeneousTilesU64PairsU32) { check_homogeneous<std::uint64_t, std::uint32_t>("u64/u32"); }
+
+// Crowded places above pair_min_items keys: the pass runs as the gated atomicOr /
+// __match_any_sync pair and the match_any kernel does the work (AND of 4 and of 8
+// words: fewer than 16 distinct digits expected among 32 keys at every place), for
+// uint32 and uint64 keys, both orders; AND of 2 words stays with atomicOr.
+template <class Key>
+void check_crowded(const char* name) {
+  using bits_type = typename radix_traits<Key>::bits_type;
+  const std::size_t n = os::detail::pair_min_items + 4097;
+  std::mt19937_64 rng(4242 + sizeof(Key));
+  for (int q : {2, 4, 8}) {
+    std::vector<Key> keys(n);
+    for (auto& k : keys) {
+      std::uint64_t w = rng();
+      for (int r = 1; r < q; ++r) w &= rng();
+      k = from_word<Key>(static_cast<bits_type>(w));
+    }
+    for (bool descending : {false, true}) {
+      config c;
+      c.descending = descending;
+      check<8, Key>(keys, c, std::string(name) + " crowded, AND of " + std::to_string(q) + " words");
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST_F(Onesweep, CrowdedPlacesU32) { check_crowded<std::uint32_t>("u32"); }
+TEST_F(Onesweep, CrowdedPlacesU64) { check_crowded<std::uint64_t>("u64"); }
 
 // NaN / -0.0 placement as documented in key_traits.hpp.
 template <class F>

@@ -49,6 +49,8 @@
 //     are launched as a pair per pass, the same shape with __match_any_sync beside it;
 //     each launch reads the flag first and the one that does not own the place exits
 //     before taking a tile (a run-time choice inside one kernel cost 5 % on uniform keys).
+//     Portions below pair_min_items = 2^25 keys launch the atomicOr kernel alone: there
+//     the second launch (about 6 us) costs more than the crowded ranking saves.
 //   Measured on an H100 (scripts/bench_onesweep.cu GROUP 4, 2^28 uint32 keys, ms per
 //   sort): AND of 16 words 6.74 -> 4.19 (tile and warp paths); AND of 4 words 7.81 ->
 //   5.77 and of 8 words 7.05 -> 4.25 (the pair); uniform keys 5.59 -> 5.68 -> 5.78.
@@ -176,6 +178,10 @@ template <unsigned DigitBits>  // keys only, 8 bytes
 struct binning_policy<8, 0, DigitBits>
     : std::conditional_t<(DigitBits > 8), binning_shape<512, 12, 2>,
                          binning_shape<384, 20, 2, peer_match::atomic_or>> {};
+
+/// Smallest portion (keys) whose binning pass launches the gated atomicOr / match_any
+/// pair (see the file comment); smaller portions launch the atomicOr kernel alone.
+inline constexpr std::uint64_t pair_min_items = std::uint64_t{1} << 25;
 
 /// Threads per block of the histogram kernel and 16-byte vectors each thread loads per step.
 inline constexpr int histogram_block = 256;
@@ -837,12 +843,18 @@ class plan {
     // crowded places (each exits at once when the place flag is not its own).
     constexpr bool pair = Policy::match == peer_match::atomic_or;
     using alternate = binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::match_any, Policy::window>;
-    constexpr auto kernel = binning_kernel<DigitBits, Key, word, Descending, Policy, pair ? 1u : 0u>;
+    // Portions below pair_min_items keys take the single ungated launch (the second launch
+    // costs about 6 us, which small sorts feel).
+    constexpr auto kernel = binning_kernel<DigitBits, Key, word, Descending, Policy, 0u>;
+    constexpr auto kernel_gated = binning_kernel<DigitBits, Key, word, Descending, Policy, 1u>;
     constexpr auto kernel_crowded = binning_kernel<DigitBits, Key, word, Descending, alternate, 2u>;
     constexpr std::size_t shared = binning_shared_bytes<DigitBits, Key, Value, Policy>();
     constexpr std::size_t shared_crowded = binning_shared_bytes<DigitBits, Key, Value, alternate>();
     allow_dynamic_shared<kernel>(shared);
-    if constexpr (pair) allow_dynamic_shared<kernel_crowded>(shared_crowded);
+    if constexpr (pair) {
+      allow_dynamic_shared<kernel_gated>(shared);
+      allow_dynamic_shared<kernel_crowded>(shared_crowded);
+    }
     const unsigned shift = begin_bit_ + place * DigitBits;
     const unsigned pass_bits = end_bit_ - shift < DigitBits ? end_bit_ - shift : DigitBits;
     const word* vin = reinterpret_cast<const word*>(values_in);
@@ -855,11 +867,12 @@ class plan {
       state.initialize(stream);
       const std::uint64_t* bins_in = bins_ + (q * places_ + place) * radix;
       std::uint64_t* bins_next = q + 1 < portions_ ? bins_ + ((q + 1) * places_ + place) * radix : nullptr;
-      kernel<<<static_cast<unsigned>(tiles), policy::block, shared, stream>>>(
+      const bool use_pair = pair && items >= pair_min_items;
+      (use_pair ? kernel_gated : kernel)<<<static_cast<unsigned>(tiles), policy::block, shared, stream>>>(
           keys_in, keys_out, vin, vout, begin, static_cast<std::uint32_t>(items), shift, pass_bits, bins_in,
           bins_next, flags_ + place, state);
       ONEPASS_CUDA_CHECK_LAUNCH();
-      if constexpr (pair) {
+      if (use_pair) {
         kernel_crowded<<<static_cast<unsigned>(tiles), policy::block, shared_crowded, stream>>>(
             keys_in, keys_out, vin, vout, begin, static_cast<std::uint32_t>(items), shift, pass_bits, bins_in,
             bins_next, flags_ + place, state);
