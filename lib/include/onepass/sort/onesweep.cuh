@@ -440,30 +440,47 @@ __global__ void __launch_bounds__(1u << DigitBits) exclusive_sum_kernel(unsigned
                                                                         std::uint32_t* flags) {
   constexpr int radix = 1 << DigitBits;
   __shared__ unsigned long long s_warp[radix / 32];
-  __shared__ unsigned long long s_total, s_max;
-  __shared__ double s_distinct;
-  if (threadIdx.x == 0) {
-    s_total = 0;
-    s_max = 0;
-    s_distinct = 0;
-  }
-  __syncthreads();
+  constexpr int warps = radix / 32;
+  __shared__ unsigned long long s_total[warps], s_max[warps];
+  __shared__ double s_distinct[warps];
+  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   unsigned long long* place = bins + static_cast<std::size_t>(blockIdx.x) * radix;
   const unsigned long long count = place[threadIdx.x];
-  if (count != 0) {
-    atomicAdd(&s_total, count);
-    atomicMax(&s_max, count);
+  // Place total and largest count: warp shuffles, then one partial per warp.
+  unsigned long long total = count, largest = count;
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    total += __shfl_xor_sync(0xFFFFFFFFu, total, offset);
+    const unsigned long long other = __shfl_xor_sync(0xFFFFFFFFu, largest, offset);
+    largest = other > largest ? other : largest;
+  }
+  if (lane == 0) {
+    s_total[warp] = total;
+    s_max[warp] = largest;
   }
   __syncthreads();
-  if (count != 0) {  // E[distinct digits among 32 keys] = sum_d 1 - (1 - p_d)^32
-    const double p = static_cast<double>(count) / static_cast<double>(s_total);
-    atomicAdd(&s_distinct, 1.0 - pow(1.0 - p, 32.0));
+  total = 0;
+  largest = 0;
+#pragma unroll
+  for (int w = 0; w < warps; ++w) {
+    total += s_total[w];
+    largest = s_max[w] > largest ? s_max[w] : largest;
   }
-  place[threadIdx.x] = block_exclusive_sum<radix>(count, s_warp);  // its barriers order the atomics
+  // E[distinct digits among 32 keys] = sum_d 1 - (1 - p_d)^32.
+  double miss = total != 0 ? 1.0 - static_cast<double>(count) / static_cast<double>(total) : 1.0;
+#pragma unroll
+  for (int square = 0; square < 5; ++square) miss *= miss;
+  double distinct = 1.0 - miss;
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) distinct += __shfl_xor_sync(0xFFFFFFFFu, distinct, offset);
+  if (lane == 0) s_distinct[warp] = distinct;
+  place[threadIdx.x] = block_exclusive_sum<radix>(count, s_warp);  // its barriers publish s_distinct
   if (threadIdx.x == 0) {
+    distinct = 0;
+    for (int w = 0; w < warps; ++w) distinct += s_distinct[w];
     std::uint32_t f = 0;
-    if (s_total != 0 && 2 * s_max >= s_total) f |= dominant_place;
-    if (s_total != 0 && s_distinct < 16.0) f |= crowded_place;
+    if (total != 0 && 2 * largest >= total) f |= dominant_place;
+    if (total != 0 && distinct < 16.0) f |= crowded_place;
     flags[blockIdx.x] = f;
   }
 }
