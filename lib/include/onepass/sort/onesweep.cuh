@@ -51,9 +51,10 @@
 //     before taking a tile (a run-time choice inside one kernel cost 5 % on uniform keys).
 //     Portions below pair_min_items = 2^25 keys launch the atomicOr kernel alone: there
 //     the second launch (about 6 us) costs more than the crowded ranking saves.
-//   Measured on an H100 (scripts/bench_onesweep.cu GROUP 4, 2^28 uint32 keys, ms per
-//   sort): AND of 16 words 6.74 -> 4.19 (tile and warp paths); AND of 4 words 7.81 ->
-//   5.77 and of 8 words 7.05 -> 4.25 (the pair); uniform keys 5.59 -> 5.68 -> 5.78.
+//   Measured on an H100 (onesweep_fig09_keys32, 2^27.8 uint32 keys, microseconds per
+//   sort, before these paths -> with them; CUB in the same run): uniform 4904 -> 5058
+//   (CUB 5666); AND of 4 words 6863 -> 5106 (CUB 5556); AND of 16 words: 39.8 -> 64
+//   GKey/s (CUB 50). Below 2^25 keys the times are those of before within 3 %.
 //
 // Portions (§4, "strips"): a binning kernel works on at most portion_items = 2^28
 // consecutive keys of its input buffer, so the look-back counts (30-bit descriptor
