@@ -54,7 +54,7 @@
 //   Measured on an H100 (onesweep_fig09_keys32, 2^27.8 uint32 keys, microseconds per
 //   sort, before these paths -> with them; CUB in the same run): uniform 4904 -> 5058
 //   (CUB 5666); AND of 4 words 6863 -> 5106 (CUB 5556); AND of 16 words: 39.8 -> 64
-//   GKey/s (CUB 50). Below 2^25 keys the times are those of before within 3 %.
+//   GKey/s (CUB 50). Below 2^25 keys the times are those of before within 4 %.
 //
 // Portions (§4, "strips"): a binning kernel works on at most portion_items = 2^28
 // consecutive keys of its input buffer, so the look-back counts (30-bit descriptor
