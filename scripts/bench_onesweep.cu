@@ -187,6 +187,27 @@ void sweep(data<Key, Value>& d, const char* label) {
   CK(cudaFree(temp));
 }
 
+/// Median time (ms) of the public API on d: sort_keys, or sort_pairs when d has values;
+/// its temporary storage queried, allocated and freed around the timing. The sorted
+/// output stays in d.kout (d.vout) for d.check.
+template <class Key, class Value>
+double time_public_api(data<Key, Value>& d, int reps = 7) {
+  auto sort = [&](void* temp, std::size_t& bytes) {
+    if constexpr (std::is_same_v<Value, os::detail::no_values>) {
+      os::sort_keys<8>(temp, bytes, d.kin, d.kout, n);
+    } else {
+      os::sort_pairs<8>(temp, bytes, d.kin, d.kout, d.vin, d.vout, n);
+    }
+  };
+  std::size_t bytes = 0;
+  sort(nullptr, bytes);
+  void* temp;
+  CK(cudaMalloc(&temp, bytes));
+  const double ms = median_ms([&] { sort(temp, bytes); }, reps);
+  CK(cudaFree(temp));
+  return ms;
+}
+
 [[maybe_unused]] constexpr auto ballots = os::detail::peer_match::ballots;
 [[maybe_unused]] constexpr auto atomic_or = os::detail::peer_match::atomic_or;
 template <int B, int I, int M, os::detail::peer_match A, int W>
@@ -201,11 +222,7 @@ int main() {
 #if GROUP == 0
   {
     data<std::uint32_t, nv> d;
-    std::size_t bytes = 0;
-    os::sort_keys<8>(nullptr, bytes, d.kin, d.kout, n);
-    void* temp;
-    CK(cudaMalloc(&temp, bytes));
-    const double ms = median_ms([&] { os::sort_keys<8>(temp, bytes, d.kin, d.kout, n); });
+    const double ms = time_public_api(d);
     d.check("api u32");
     std::printf("keys u32: onepass %.3f ms = %.1f GKey/s, CUB %.3f ms = %.1f GKey/s, ratio %.3f\n", ms, n / ms / 1e6,
                 d.cub_ms, n / d.cub_ms / 1e6, d.cub_ms / ms);
@@ -219,27 +236,17 @@ int main() {
     const double b = median_ms([&] { p.binning_pass(0, d.kin, d.kout, nullptr, nullptr, 0); });
     std::printf("  phases: histogram %.0f us, one binning pass %.0f us\n", h * 1e3, b * 1e3);
     CK(cudaFree(pt));
-    CK(cudaFree(temp));
   }
   {
     data<std::uint32_t, std::uint32_t> d;
-    std::size_t bytes = 0;
-    os::sort_pairs<8>(nullptr, bytes, d.kin, d.kout, d.vin, d.vout, n);
-    void* temp;
-    CK(cudaMalloc(&temp, bytes));
-    const double ms = median_ms([&] { os::sort_pairs<8>(temp, bytes, d.kin, d.kout, d.vin, d.vout, n); });
+    const double ms = time_public_api(d);
     d.check("api pairs");
     std::printf("pairs u32+u32: onepass %.3f ms = %.1f GKey/s, CUB %.3f ms = %.1f GKey/s, ratio %.3f\n", ms,
                 n / ms / 1e6, d.cub_ms, n / d.cub_ms / 1e6, d.cub_ms / ms);
-    CK(cudaFree(temp));
   }
   {
     data<std::uint64_t, nv> d;
-    std::size_t bytes = 0;
-    os::sort_keys<8>(nullptr, bytes, d.kin, d.kout, n);
-    void* temp;
-    CK(cudaMalloc(&temp, bytes));
-    const double ms = median_ms([&] { os::sort_keys<8>(temp, bytes, d.kin, d.kout, n); });
+    const double ms = time_public_api(d);
     d.check("api u64");
     std::printf("keys u64: onepass %.3f ms = %.1f GKey/s, CUB %.3f ms = %.1f GKey/s, ratio %.3f\n", ms, n / ms / 1e6,
                 d.cub_ms, n / d.cub_ms / 1e6, d.cub_ms / ms);
@@ -250,7 +257,6 @@ int main() {
     const double h = median_ms([&] { p.histogram(d.kin, 0); });
     std::printf("  phases u64: histogram %.0f us\n", h * 1e3);
     CK(cudaFree(pt));
-    CK(cudaFree(temp));
   }
 #elif GROUP == 1
   {
@@ -282,11 +288,7 @@ int main() {
   for (int q : {1, 2, 4, 8, 16}) {
     {
       data<std::uint32_t, nv> d(q);
-      std::size_t bytes = 0;
-      os::sort_keys<8>(nullptr, bytes, d.kin, d.kout, n);
-      void* temp;
-      CK(cudaMalloc(&temp, bytes));
-      const double ms = median_ms([&] { os::sort_keys<8>(temp, bytes, d.kin, d.kout, n); }, 11);
+      const double ms = time_public_api(d, 11);
       const bool ok = d.check("entropy u32");
       os::detail::plan<8, std::uint32_t> p(n, 0, 32, false);
       void* pt;
@@ -299,31 +301,20 @@ int main() {
       std::printf("q=%2d keys u32 : onepass %.3f ms = %.2f GKey/s, CUB %.3f ms, pass0 %.0f us, pass3 %.0f us %s\n", q,
                   ms, n / ms / 1e6, d.cub_ms, b0 * 1e3, b3 * 1e3, ok ? "" : "WRONG");
       CK(cudaFree(pt));
-      CK(cudaFree(temp));
     }
     if (q == 1 || q == 16) {
       data<std::uint32_t, std::uint32_t> d(q);
-      std::size_t bytes = 0;
-      os::sort_pairs<8>(nullptr, bytes, d.kin, d.kout, d.vin, d.vout, n);
-      void* temp;
-      CK(cudaMalloc(&temp, bytes));
-      const double ms = median_ms([&] { os::sort_pairs<8>(temp, bytes, d.kin, d.kout, d.vin, d.vout, n); }, 11);
+      const double ms = time_public_api(d, 11);
       const bool ok = d.check("entropy pairs");
       std::printf("q=%2d pairs u32: onepass %.3f ms = %.2f GKey/s, CUB %.3f ms %s\n", q, ms, n / ms / 1e6, d.cub_ms,
                   ok ? "" : "WRONG");
-      CK(cudaFree(temp));
     }
     if (q == 1 || q == 16) {
       data<std::uint64_t, nv> d(q);
-      std::size_t bytes = 0;
-      os::sort_keys<8>(nullptr, bytes, d.kin, d.kout, n);
-      void* temp;
-      CK(cudaMalloc(&temp, bytes));
-      const double ms = median_ms([&] { os::sort_keys<8>(temp, bytes, d.kin, d.kout, n); }, 11);
+      const double ms = time_public_api(d, 11);
       const bool ok = d.check("entropy u64");
       std::printf("q=%2d keys u64 : onepass %.3f ms = %.2f GKey/s, CUB %.3f ms %s\n", q, ms, n / ms / 1e6, d.cub_ms,
                   ok ? "" : "WRONG");
-      CK(cudaFree(temp));
     }
   }
 #endif

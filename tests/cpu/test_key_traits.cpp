@@ -20,13 +20,11 @@ using onepass::sort::key_field;
 using onepass::sort::ordered_bits;
 using onepass::sort::radix_traits;
 
+/// The key whose raw bits are the low bits of w (no order transform).
 template <class Key>
 Key from_word(std::uint64_t w) {
   using bits_type = typename radix_traits<Key>::bits_type;
-  const auto b = static_cast<bits_type>(w);
-  Key k;
-  std::memcpy(&k, &b, sizeof(Key));
-  return k;
+  return onepass::sort::detail::bit_cast_from<Key, bits_type>(static_cast<bits_type>(w));
 }
 
 template <class Key>
