@@ -599,42 +599,42 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   // 3b. Otherwise the multisplit.
   if (!warp_uniform) {
 #pragma unroll
-  for (int k = 0; k < items; ++k) {
-    const unsigned d = static_cast<unsigned>(words[k] >> shift) & pass_mask;
-    unsigned peers;
-    if constexpr (Policy::match == peer_match::atomic_or) {
-      std::uint32_t* match_word = warp_match + (k % 2) * radix + d;
-      atomicOr(match_word, 1u << lane);
-      __syncwarp();
-      peers = *match_word;
+    for (int k = 0; k < items; ++k) {
+      const unsigned d = static_cast<unsigned>(words[k] >> shift) & pass_mask;
+      unsigned peers;
+      if constexpr (Policy::match == peer_match::atomic_or) {
+        std::uint32_t* match_word = warp_match + (k % 2) * radix + d;
+        atomicOr(match_word, 1u << lane);
+        __syncwarp();
+        peers = *match_word;
+        const unsigned below = __popc(peers & lanes_below);
+        unsigned before = 0;
+        if (below == 0) {  // the warp's counters are its own; one lowest peer per digit
+          before = warp_counters[d];
+          warp_counters[d] = before + static_cast<unsigned>(__popc(peers));
+        }
+        __syncwarp();
+        if (below == 0) *match_word = 0;
+        before = __shfl_sync(0xFFFFFFFFu, before, __ffs(peers) - 1);
+        ranks.set(k, before + below);
+        continue;
+      } else if constexpr (Policy::match == peer_match::match_any) {
+        peers = __match_any_sync(0xFFFFFFFFu, d);
+      } else {
+        peers = 0xFFFFFFFFu;
+#pragma unroll
+        for (unsigned b = 0; b < DigitBits; ++b) {
+          const bool bit = (d >> b) & 1u;
+          const unsigned vote = __ballot_sync(0xFFFFFFFFu, bit);
+          peers &= bit ? vote : ~vote;
+        }
+      }
       const unsigned below = __popc(peers & lanes_below);
       unsigned before = 0;
-      if (below == 0) {  // the warp's counters are its own; one lowest peer per digit
-        before = warp_counters[d];
-        warp_counters[d] = before + static_cast<unsigned>(__popc(peers));
-      }
-      __syncwarp();
-      if (below == 0) *match_word = 0;
+      if (below == 0) before = atomicAdd(&warp_counters[d], static_cast<unsigned>(__popc(peers)));
       before = __shfl_sync(0xFFFFFFFFu, before, __ffs(peers) - 1);
       ranks.set(k, before + below);
-      continue;
-    } else if constexpr (Policy::match == peer_match::match_any) {
-      peers = __match_any_sync(0xFFFFFFFFu, d);
-    } else {
-      peers = 0xFFFFFFFFu;
-#pragma unroll
-      for (unsigned b = 0; b < DigitBits; ++b) {
-        const bool bit = (d >> b) & 1u;
-        const unsigned vote = __ballot_sync(0xFFFFFFFFu, bit);
-        peers &= bit ? vote : ~vote;
-      }
     }
-    const unsigned below = __popc(peers & lanes_below);
-    unsigned before = 0;
-    if (below == 0) before = atomicAdd(&warp_counters[d], static_cast<unsigned>(__popc(peers)));
-    before = __shfl_sync(0xFFFFFFFFu, before, __ffs(peers) - 1);
-    ranks.set(k, before + below);
-  }
   }
   __syncthreads();
 
@@ -656,28 +656,28 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   const std::uint32_t local_start = block_exclusive_sum<block>(t < radix ? count : 0u, s_warp_sums);
   const unsigned homogeneous_digit = s_homogeneous;  // block-uniform
   if (homogeneous_digit == radix) {
-  if (t < radix) s_local[t] = local_start;
-  __syncthreads();
+    if (t < radix) s_local[t] = local_start;
+    __syncthreads();
 
-  // 6. Slot of each key in the digit-ordered tile.
-#pragma unroll
-  for (int k = 0; k < items; ++k) {
-    const unsigned d = static_cast<unsigned>(words[k] >> shift) & pass_mask;
-    ranks.add(k, s_local[d] + s_counters[warp * radix + d]);
-  }
-  __syncthreads();  // the counters are overwritten by the keys below
-
-  // 7. Reorganise keys (and values) in shared memory.
-#pragma unroll
-  for (int k = 0; k < items; ++k) s_keys[ranks.get(k)] = words[k];
-  if constexpr (has_values) {
-    ValueWord* s_values = reinterpret_cast<ValueWord*>(s_keys + tile_items);
-    const ValueWord* vsrc = values_in + portion_begin + first;
+    // 6. Slot of each key in the digit-ordered tile.
 #pragma unroll
     for (int k = 0; k < items; ++k) {
-      if (full_tile || first + static_cast<std::uint32_t>(k) * 32u < portion_items) s_values[ranks.get(k)] = vsrc[k * 32];
+      const unsigned d = static_cast<unsigned>(words[k] >> shift) & pass_mask;
+      ranks.add(k, s_local[d] + s_counters[warp * radix + d]);
     }
-  }
+    __syncthreads();  // the counters are overwritten by the keys below
+
+    // 7. Reorganise keys (and values) in shared memory.
+#pragma unroll
+    for (int k = 0; k < items; ++k) s_keys[ranks.get(k)] = words[k];
+    if constexpr (has_values) {
+      ValueWord* s_values = reinterpret_cast<ValueWord*>(s_keys + tile_items);
+      const ValueWord* vsrc = values_in + portion_begin + first;
+#pragma unroll
+      for (int k = 0; k < items; ++k) {
+        if (full_tile || first + static_cast<std::uint32_t>(k) * 32u < portion_items) s_values[ranks.get(k)] = vsrc[k * 32];
+      }
+    }
   }
 
   // 8. Look-back (thread d for digit d), inclusive prefix, global bases.
