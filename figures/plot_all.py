@@ -22,9 +22,12 @@ note while neither exists:
 
 and, for the Onesweep paper (figures/sort_results.py), one figure per sort experiment:
 
-    onesweep_fig09_keys32   GKey/s vs size, uint32 keys, one panel per entropy band (Fig. 9)
+    onesweep_fig09_keys32   GKey/s vs size, uint32 keys, one panel per entropy band (Fig. 9);
+                            ours and CUB (best) bold, each CUB configuration thin
     onesweep_fig10_pairs32  the same for uint32 keys + uint32 values (Fig. 10)
     onesweep_fig11_keys64   the same for uint64 keys (Fig. 11)
+    sort_headline           ours / CUB (best) per shape, band and size, with issue 11's targets
+                            (experiment sort_headline; skipped with a note while it has no results)
 
 A missing or malformed CPU CSV, or a malformed GPU CSV, is reported and the script exits
 with status 1 after drawing what it can. Every figure is labelled with the machine from

@@ -1,18 +1,28 @@
 """Reading and drawing the Onesweep sort experiments (Adinets & Merrill, "Onesweep: A Faster
-Least Significant Digit Radix Sort for GPUs", §4: Figs. 9–11, Tables 1–2).
+Least Significant Digit Radix Sort for GPUs", §4: Figs. 9–11, Tables 1–2) and the issue-11
+headline table (experiment sort_headline: ours vs CUB (best) at fixed sizes).
 
 Shared by figures/plot_all.py (draw_sort_figures), paper/make_report.py (the Onesweep
 section) and scripts/check_outputs.py (SORT_GPU_FIGURES), like shuffle_results.py is for
 the shuffle paper. The reading part is standard library only; matplotlib is imported only
 by the drawing functions.
 
-The sort experiments are GPU programs (experiments/onesweep_*.cu). `make figures` runs them
-only on a machine with a GPU; elsewhere the figures and the report use the newest copy
-recorded on a GPU under results/recorded/<device>/ (shuffle_results.gpu_source), and a
-figure whose experiment has neither is skipped with a note (not an error).
+The sort experiments are GPU programs (experiments/onesweep_*.cu, sort_headline). `make
+figures` runs them only on a machine with a GPU; elsewhere the figures and the report use
+the newest copy recorded on a GPU under results/recorded/<device>/
+(shuffle_results.gpu_source), and a figure whose experiment has neither is skipped with a
+note (not an error).
+
+CUB (best). cub::DeviceRadixSort is registered in several configurations a user can choose
+(the offset type NumItemsT, the in/out or DoubleBuffer overload; see README.md), and their
+speeds differ. Every comparison with CUB is made against CUB (best): at each point (shape,
+q, n), the fastest of the CUB configurations measured at that point (every algorithm whose
+registry name starts with "cub_"), with the configuration that won. cub_best() computes it;
+with_cub_best() adds it to the rows as the synthetic series CUB_BEST.
 """
 
 import csv
+import math
 import os
 
 import shuffle_results as sr
@@ -27,36 +37,102 @@ SORT_EXPERIMENTS = {
     "onesweep_fig10_pairs32": (10, "32-bit keys + 32-bit values"),
     "onesweep_fig11_keys64": (11, "64-bit keys only"),
 }
+# Issue 11's headline experiment: fixed sizes, every shape, every registered GPU sort; same columns.
+HEADLINE = "sort_headline"
 # Figures drawn from GPU runs (fresh or recorded), each named like its experiment.
 SORT_GPU_FIGURES = {name: name for name in SORT_EXPERIMENTS}
-SORT_GPU_SCHEMAS = {name: SORT_COLUMNS for name in SORT_EXPERIMENTS}
+SORT_GPU_FIGURES[HEADLINE] = HEADLINE  # ours / CUB (best) per shape and size (bar chart)
+SORT_GPU_SCHEMAS = {name: SORT_COLUMNS for name in list(SORT_EXPERIMENTS) + [HEADLINE]}
 
 BANDS = [1, 2, 3, 4, 8, 16]
+
+OURS = "onesweep"        # ours, out-of-place API: the one every ratio and target uses
+OURS_DB = "onesweep_db"  # ours, double-buffer API (input copied into the first buffer outside the timing)
+CUB_BEST = "cub(best)"   # synthetic series (not a registry name): the fastest CUB configuration per point
+# The CUB configurations registered since issue 11 (a run without some of them predates them).
+EXPECTED_CUB = ["cub_onesweep_n64", "cub_onesweep_n32", "cub_onesweep_db_n64", "cub_onesweep_db_n32",
+                "cub_reduce_then_scan"]
+# Registry names of older recorded runs, read as today's names (the old cub_onesweep was
+# cub::DeviceRadixSort's in/out overload with a 32-bit NumItemsT).
+LEGACY_ALIASES = {"cub_onesweep": "cub_onesweep_n32"}
+# Shape names as issue 11 spells them, read as the experiments write them.
+SHAPE_ALIASES = {"pairs_u32": "pairs_u32_u32", "pairs_u64": "pairs_u64_u64"}
+SHAPE_ORDER = ["keys_u32", "pairs_u32_u32", "keys_u64", "pairs_u64_u64", "keys_f32"]
+SHAPE_DISPLAY = {
+    "keys_u32": "u32 keys", "pairs_u32_u32": "u32 + u32 pairs", "keys_u64": "u64 keys",
+    "pairs_u64_u64": "u64 + u64 pairs", "keys_f32": "f32 keys",
+}
 
 # Display names and colours by registry name; unknown algorithms keep their label.
 DISPLAY = {
     "onesweep": "onesweep (ours)",
+    "onesweep_db": "onesweep (ours, double buffer)",
+    CUB_BEST: "CUB (best)",
+    "cub_onesweep_n64": "CUB onesweep, in/out, 64-bit count",
+    "cub_onesweep_n32": "CUB onesweep, in/out, 32-bit count",
+    "cub_onesweep_db_n64": "CUB onesweep, DoubleBuffer, 64-bit count",
+    "cub_onesweep_db_n32": "CUB onesweep, DoubleBuffer, 32-bit count",
     "cub_onesweep": "CUB onesweep (cub::DeviceRadixSort)",
     "cub_reduce_then_scan": "CUB reduce-then-scan (CUB 1.10 style)",
     "thrust_sort": "thrust::sort",
     "vren": "VREN (4-bit, ported)",
 }
+# Short names for table headers and "which configuration won".
+SHORT = {
+    "cub_onesweep_n64": "n64", "cub_onesweep_n32": "n32", "cub_onesweep_db_n64": "db n64",
+    "cub_onesweep_db_n32": "db n32", "cub_onesweep": "cub_onesweep", "cub_reduce_then_scan": "rts",
+}
 COLOURS = {
-    "onesweep": "#1f77b4", "cub_onesweep": "#2ca02c", "cub_reduce_then_scan": "#ff7f0e",
+    "onesweep": "#1f77b4", "onesweep_db": "#6baed6", CUB_BEST: "#00441b",
+    "cub_onesweep_n64": "#2ca02c", "cub_onesweep_n32": "#98df8a", "cub_onesweep_db_n64": "#17becf",
+    "cub_onesweep_db_n32": "#bcbd22", "cub_onesweep": "#98df8a", "cub_reduce_then_scan": "#ff7f0e",
     "thrust_sort": "#9467bd", "vren": "#8c564b",
 }
-ORDER = ["onesweep", "cub_onesweep", "cub_reduce_then_scan", "thrust_sort", "vren"]
+ORDER = ["onesweep", "onesweep_db", CUB_BEST, "cub_onesweep_n64", "cub_onesweep_n32", "cub_onesweep_db_n64",
+         "cub_onesweep_db_n32", "cub_onesweep", "cub_reduce_then_scan", "thrust_sort", "vren"]
 # "Saturating problem sizes" (paper §4) for the summary numbers: n >= 2^SATURATING_LOG2.
 SATURATING_LOG2 = 26
+
+# Issue 11's targets (the project's, not claims of the paper): ours / CUB (best) >= threshold,
+# measured by sort_headline on the H100 with CUB in the same run.
+#   (what, shape, q, smallest log2 n, largest log2 n, threshold); every size measured in the
+#   range must meet it.
+HEADLINE_TARGETS = [
+    ("u32 keys, q = 1, n = 2^28", "keys_u32", 1, 28, 28, 1.05),
+    ("u32 keys, q = 2, n = 2^28", "keys_u32", 2, 28, 28, 1.0),
+    ("u32 keys, q = 3, n = 2^28", "keys_u32", 3, 28, 28, 1.0),
+    ("u32 keys, q = 4, n = 2^28", "keys_u32", 4, 28, 28, 1.0),
+    ("u32 keys, q = 8, n = 2^28", "keys_u32", 8, 28, 28, 1.0),
+    ("u32 keys, q = 16, n = 2^28", "keys_u32", 16, 28, 28, 1.0),
+    ("u32 keys, q = 1, every size 2^20 to 2^30", "keys_u32", 1, 20, 30, 0.95),
+    ("u32 + u32 pairs, q = 1, n = 2^24", "pairs_u32_u32", 1, 24, 24, 1.0),
+    ("u32 + u32 pairs, q = 1, n = 2^28", "pairs_u32_u32", 1, 28, 28, 1.0),
+    ("u64 keys, q = 1, n = 2^28", "keys_u64", 1, 28, 28, 1.05),
+]
+# The issue-11 targets stated over Figure 9's sizes (checked on onesweep_fig09_keys32).
+FIG09_TARGETS = [
+    ("u32 keys, q = 1, every Fig. 9 size 2^20 to 2^30", "keys_u32", 1, 20, 30, 0.95),
+    ("u32 keys, q = 4, every Fig. 9 size 2^22 to 2^25 (no step)", "keys_u32", 4, 22, 25, 0.95),
+    ("u32 keys, q = 8, every Fig. 9 size 2^22 to 2^25 (no step)", "keys_u32", 8, 22, 25, 0.95),
+]
 
 
 def display(algorithm, label=""):
     return DISPLAY.get(algorithm) or label or algorithm
 
 
+def short(algorithm):
+    return SHORT.get(algorithm, algorithm)
+
+
 def colour(algorithm, index=0):
-    extra = ["#17becf", "#bcbd22", "#7f7f7f", "#e377c2", "#d62728"]
+    extra = ["#7f7f7f", "#e377c2", "#d62728", "#aec7e8", "#c5b0d5"]
     return COLOURS.get(algorithm, extra[index % len(extra)])
+
+
+def is_cub(algorithm):
+    """A CUB configuration (registry name starting with "cub_"; the synthetic CUB_BEST is not one)."""
+    return algorithm.startswith("cub_")
 
 
 def ordered_algorithms(rows):
@@ -64,23 +140,123 @@ def ordered_algorithms(rows):
     return [a for a in ORDER if a in found] + sorted(found - set(ORDER))
 
 
+def cub_configurations(rows):
+    """The CUB configurations measured in rows, in display order."""
+    return [a for a in ordered_algorithms(rows) if is_cub(a)]
+
+
+def shape_order(shapes):
+    shapes = set(shapes)
+    return [s for s in SHAPE_ORDER if s in shapes] + sorted(shapes - set(SHAPE_ORDER))
+
+
+def size_text(n):
+    """'2^28' for a power of two, else '2^27.9'."""
+    e = math.log2(n)
+    return "2^%d" % round(e) if abs(e - round(e)) < 1e-9 else "2^%.1f" % e
+
+
+def apply_aliases(rows):
+    """Renames legacy registry names (LEGACY_ALIASES) and issue-11 shape names (SHAPE_ALIASES)
+    in place; a renamed row keeps its old name in row['recorded_as']. A legacy name is left
+    alone when its new name is in the same run too."""
+    present = {r["algorithm"] for r in rows}
+    for r in rows:
+        new = LEGACY_ALIASES.get(r["algorithm"])
+        if new and new not in present:
+            r["recorded_as"] = r["algorithm"]
+            r["algorithm"] = new
+        r["shape"] = SHAPE_ALIASES.get(r["shape"], r["shape"])
+    return rows
+
+
+def legacy_names(rows):
+    """{new name: name in the CSV} for the rows apply_aliases renamed."""
+    return {r["algorithm"]: r["recorded_as"] for r in rows if r.get("recorded_as")}
+
+
 def load_sort_experiment(directory, name):
-    """(rows, meta) of a sort experiment; raises sr.MissingInput when absent or malformed."""
+    """(rows, meta) of a sort experiment, legacy names read as today's (apply_aliases);
+    raises sr.MissingInput when absent or malformed."""
     rows, meta = sr.load_experiment(directory, name, SORT_COLUMNS)
     for r in rows:  # q and n are integers, read as numbers by shuffle_results
         r["q"] = int(r["q"])
         r["n"] = int(r["n"])
-    return rows, meta
+    return apply_aliases(rows), meta
 
 
-def sort_sources(results_dir, recorded_root):
-    """{experiment: GpuSource} for the sort experiments that have results, fresh or recorded."""
+def sort_sources(results_dir, recorded_root, names=None):
+    """{experiment: GpuSource} for the sort experiments (default: Figs. 9-11) that have results,
+    fresh or recorded."""
     out = {}
-    for name in SORT_EXPERIMENTS:
+    for name in (names if names is not None else SORT_EXPERIMENTS):
         source = sr.gpu_source(results_dir, name, recorded_root)
         if source is not None:
             out[name] = source
     return out
+
+
+# --------------------------------------------------------------------------- CUB (best)
+
+def cub_best(rows):
+    """{(shape, q, n): row of the fastest CUB configuration measured at that point}."""
+    best = {}
+    for r in rows:
+        if not is_cub(r["algorithm"]) or not r["keys_per_second"]:
+            continue
+        key = (r["shape"], r["q"], r["n"])
+        if key not in best or r["keys_per_second"] > best[key]["keys_per_second"]:
+            best[key] = r
+    return best
+
+
+def with_cub_best(rows):
+    """rows plus one synthetic row per point for CUB (best) (algorithm CUB_BEST, the winning
+    configuration in row['winner'], its timings copied); rows unchanged when no CUB was measured."""
+    extra = []
+    for key, r in sorted(cub_best(rows).items()):
+        extra.append(dict(r, algorithm=CUB_BEST, label="CUB (best)", winner=r["algorithm"]))
+    return list(rows) + extra
+
+
+def ratio_points(rows, ours=OURS):
+    """[{shape, q, n, ratio, ours, best, winner}] at every point where `ours` and a CUB
+    configuration were both measured; ratio = ours keys/s / CUB (best) keys/s. Sorted."""
+    best = cub_best(rows)
+    out = []
+    for r in rows:
+        if r["algorithm"] != ours or not r["keys_per_second"]:
+            continue
+        b = best.get((r["shape"], r["q"], r["n"]))
+        if b is None:
+            continue
+        out.append({"shape": r["shape"], "q": r["q"], "n": r["n"], "ours": r["keys_per_second"],
+                    "best": b["keys_per_second"], "winner": b["algorithm"],
+                    "ratio": r["keys_per_second"] / b["keys_per_second"]})
+    order = {s: i for i, s in enumerate(shape_order({p["shape"] for p in out}))}
+    return sorted(out, key=lambda p: (order[p["shape"]], p["q"], p["n"]))
+
+
+def winner_counts(rows, q=None, min_log2=None):
+    """{configuration: number of points it won} over CUB (best)'s points (optionally one band,
+    sizes n >= 2^min_log2)."""
+    counts = {}
+    for (shape, qq, n), r in cub_best(rows).items():
+        if (q is not None and qq != q) or (min_log2 is not None and n < 2 ** min_log2):
+            continue
+        counts[r["algorithm"]] = counts.get(r["algorithm"], 0) + 1
+    return counts
+
+
+def check_target(points, shape, q, lo_log2, hi_log2, threshold):
+    """Evaluates one target over ratio_points: (verdict, lowest point or None, points used).
+    verdict: 'met', 'not met' or 'not measured' (no point of that shape and band in range)."""
+    sel = [p for p in points if p["shape"] == shape and p["q"] == q
+           and 2 ** lo_log2 * (1 - 1e-9) <= p["n"] <= 2 ** hi_log2 * (1 + 1e-9)]
+    if not sel:
+        return "not measured", None, []
+    low = min(sel, key=lambda p: p["ratio"])
+    return ("met" if low["ratio"] >= threshold else "not met"), low, sel
 
 
 def _read_reference(filename, columns):
@@ -128,24 +304,73 @@ def saturated(rows, algorithm, q, min_log2=SATURATING_LOG2):
     return pts[-1][1], 0
 
 
+def copy_rates(meta, shapes=None):
+    """{n: bytes/s} of the device-to-device copy measured beside the sorts, from meta.json's
+    copy_bytes_per_second_by_n: items "n:rate" (older runs) or "shape:n:rate" (kept when the
+    shape is in `shapes`, or always when shapes is None); the trailing explanation is skipped."""
+    out = {}
+    for item in str(meta.get("copy_bytes_per_second_by_n", "")).split():
+        parts = item.split(":")
+        if len(parts) == 3:
+            shape, n_text, rate = parts
+            if shapes is not None and SHAPE_ALIASES.get(shape, shape) not in shapes:
+                continue
+        elif len(parts) == 2:
+            n_text, rate = parts
+        else:
+            continue
+        try:
+            out[int(n_text)] = float(rate)
+        except ValueError:
+            pass
+    return out
+
+
+def fmt_ratio(ratio, threshold=None):
+    """'0.965'; four decimals where three would round a miss up to the threshold."""
+    text = "%.3f" % ratio
+    if threshold is not None and ratio < threshold and float(text) >= threshold:
+        text = "%.4f" % ratio
+    return text
+
+
 # --------------------------------------------------------------------------- drawing
+
+def _series_style(alg):
+    """(line width, alpha, marker size, line style, z-order) by role: ours and CUB (best)
+    prominent, each CUB configuration thin and light, the other sorts in between."""
+    if alg == OURS:
+        return 2.0, 1.0, 3.0, "-", 5
+    if alg == CUB_BEST:
+        return 2.4, 0.9, 0.0, "-", 4
+    if alg == OURS_DB:
+        return 1.3, 0.9, 0.0, "--", 4
+    if is_cub(alg):
+        return 0.8, 0.55, 0.0, "-", 2
+    return 1.0, 0.85, 2.0, "-", 3
+
 
 def draw_sort_figure(rows, meta, out_dir, name, source, facts=None):
     """Fig. 9/10/11-style chart: GKey/s vs problem size (log x), one panel per entropy band,
-    one series per registered GPU sort; the paper's stated A100 numbers as dashed lines
+    one series per registered GPU sort. Ours and CUB (best) (the fastest CUB configuration at
+    each size; its markers take the colour of the configuration that won) are drawn bold,
+    each CUB configuration thin and light; the paper's stated A100 numbers as dashed lines
     (Fig. 9: 29.4 GKey/s at q = 1, 28 at q = 8, 36 at q = 16)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     fig_no, what = SORT_EXPERIMENTS[name]
     facts = facts if facts is not None else load_facts()
+    rows = with_cub_best(rows)
     bands = [q for q in BANDS if any(r["q"] == q for r in rows)]
     bands += sorted({r["q"] for r in rows} - set(bands))
     if not bands:
         raise sr.MissingInput("%s.csv has no rows" % name)
     algorithms = ordered_algorithms(rows)
+    renamed = legacy_names(rows)
     cols = 3 if len(bands) > 2 else len(bands)
     nrows = (len(bands) + cols - 1) // cols
     fig, axes = plt.subplots(nrows, cols, figsize=(4.6 * cols, 3.5 * nrows), squeeze=False, sharex=True, sharey=True)
@@ -155,15 +380,26 @@ def draw_sort_figure(rows, meta, out_dir, name, source, facts=None):
             if facts.get(key, {}).get("number"):
                 paper_lines[q] = facts[key]["number"]
     handles = {}
+    winners_seen = set()
     for k, q in enumerate(bands):
         ax = axes[k // cols][k % cols]
         for i, alg in enumerate(algorithms):
-            pts = sorted((r["n"], r["keys_per_second"] / 1e9) for r in rows if r["algorithm"] == alg and r["q"] == q)
-            if not pts:
+            sel = sorted((r for r in rows if r["algorithm"] == alg and r["q"] == q), key=lambda r: r["n"])
+            if not sel:
                 continue
             label = display(alg, next((r["label"] for r in rows if r["algorithm"] == alg), ""))
-            (h,) = ax.plot([n for n, _ in pts], [v for _, v in pts], "-", marker="o", ms=2.5, lw=1.1,
-                           color=colour(alg, i), label=label)
+            if alg in renamed:
+                label += " (recorded as %s)" % renamed[alg]
+            if alg == CUB_BEST:
+                label = "CUB (best): fastest CUB configuration at each size (dots: the winner's colour)"
+            lw, alpha, ms, ls, z = _series_style(alg)
+            xs, ys = [r["n"] for r in sel], [r["keys_per_second"] / 1e9 for r in sel]
+            (h,) = ax.plot(xs, ys, ls, marker="o" if ms else None, ms=ms, lw=lw, alpha=alpha,
+                           color=colour(alg, i), label=label, zorder=z)
+            if alg == CUB_BEST:
+                winners = [r["winner"] for r in sel]
+                winners_seen.update(winners)
+                ax.scatter(xs, ys, s=9, c=[colour(w) for w in winners], zorder=z + 0.5, edgecolors="none")
             handles.setdefault(label, h)
         if q in paper_lines:
             h = ax.axhline(paper_lines[q], color="#555555", ls="--", lw=1.0,
@@ -180,25 +416,98 @@ def draw_sort_figure(rows, meta, out_dir, name, source, facts=None):
     for k in range(len(bands), nrows * cols):
         axes[k // cols][k % cols].set_visible(False)
     gpu = meta.get("gpu_name") or (("device '%s'" % source.device) if source and source.device else "the GPU")
-    fig.suptitle("Onesweep paper Fig. %d — %s sorting throughput on %s (%s)"
+    fig.suptitle("Onesweep paper Fig. %d — %s sorting throughput on %s (%s): ours vs CUB (best)"
                  % (fig_no, what, gpu, "this run" if (source is None or source.fresh) else "recorded run"),
                  fontsize=11)
-    fig.legend(list(handles.values()), list(handles.keys()), loc="lower center", ncol=min(3, len(handles)),
-               bbox_to_anchor=(0.5, -0.02 - 0.035 * ((len(handles) + 2) // 3)), framealpha=0.92, fontsize=8.5)
+    labels, hs = list(handles.keys()), list(handles.values())
+    if len(winners_seen) == 1:  # say which configuration every dot is
+        only = next(iter(winners_seen))
+        labels.append("CUB (best) is %s at every size of this run" % only)
+        hs.append(Line2D([], [], ls="", marker="o", ms=4, color=colour(only)))
+    rows_legend = (len(hs) + 2) // 3
+    fig.legend(hs, labels, loc="lower center", ncol=min(3, len(hs)),
+               bbox_to_anchor=(0.5, -0.02 - 0.035 * rows_legend), framealpha=0.92, fontsize=8.5)
     fig.tight_layout(rect=(0, 0.02, 1, 0.96))
     where = None if source is None or source.fresh else "recorded copy results/recorded/%s" % source.device
-    fig.text(0.005, -0.03 - 0.035 * ((len(handles) + 2) // 3) - 0.03, sr.machine_label(meta, where) +
+    configs = [a for a in algorithms if is_cub(a)]
+    fig.text(0.005, -0.03 - 0.035 * rows_legend - 0.03, sr.machine_label(meta, where) +
+             "\nCUB (best) is the fastest at each size of the CUB configurations in this run: %s"
+             % (", ".join(configs) or "none") +
              "   |   paper: A100-80GB-SXM, 1000 sizes per band, its Figs. %d shown only as the numbers its text "
              "states" % fig_no, fontsize=7, color="#555555", ha="left", va="top")
     return save_figure(fig, out_dir, name)
 
 
+def draw_headline_figure(rows, meta, out_dir, source):
+    """sort_headline: ours / CUB (best) per shape (and band) and size, one bar per size, with
+    the issue-11 targets as short red marks and 1.0 as a line. Raises sr.MissingInput when no
+    point has both ours and a CUB configuration."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    points = ratio_points(rows)
+    if not points:
+        raise sr.MissingInput("%s.csv has no point where both %s and a CUB configuration were measured"
+                              % (HEADLINE, OURS))
+    groups = []
+    for p in points:
+        if (p["shape"], p["q"]) not in groups:
+            groups.append((p["shape"], p["q"]))
+    sizes = sorted({p["n"] for p in points})
+    by = {(p["shape"], p["q"], p["n"]): p for p in points}
+    width = 0.8 / len(sizes)
+    cmap = plt.get_cmap("Blues")
+    size_colours = {n: cmap(0.35 + 0.6 * i / max(1, len(sizes) - 1)) for i, n in enumerate(sizes)}
+    fig, ax = plt.subplots(figsize=(max(7.5, 0.75 * len(groups) * max(1, len(sizes)) / 2 + 3), 4.6))
+    top = 1.0
+    for g, (shape, q) in enumerate(groups):
+        for i, n in enumerate(sizes):
+            p = by.get((shape, q, n))
+            if p is None:
+                continue
+            x = g - 0.4 + width * (i + 0.5)
+            ax.bar(x, p["ratio"], width * 0.92, color=size_colours[n], edgecolor="#08306b" if p["ratio"] >= 1 else
+                   "#d62728", linewidth=0.6 if p["ratio"] >= 1 else 1.2)
+            ax.text(x, p["ratio"] + 0.01, "%.2f" % p["ratio"], ha="center", va="bottom", fontsize=6, rotation=90)
+            top = max(top, p["ratio"])
+            for what, tshape, tq, lo, hi, threshold in HEADLINE_TARGETS:
+                if tshape == shape and tq == q and 2 ** lo <= n <= 2 ** hi:
+                    ax.plot([x - width * 0.46, x + width * 0.46], [threshold, threshold], color="#d62728", lw=1.6,
+                            zorder=5)
+    ax.axhline(1.0, color="black", lw=0.9)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(["%s\nq = %d" % (SHAPE_DISPLAY.get(s, s), q) if s == "keys_u32" else SHAPE_DISPLAY.get(s, s)
+                        for s, q in groups], fontsize=8)
+    ax.set_ylabel("ours / CUB (best)  (keys/s ratio)")
+    lows = [p["ratio"] for p in points]
+    ax.set_ylim(max(0.0, min(lows) - 0.15), top + 0.12)
+    ax.set_xlim(-0.6, len(groups) - 0.4)
+    gpu = meta.get("gpu_name") or (("device '%s'" % source.device) if source and source.device else "the GPU")
+    ax.set_title("Sort headline — onesweep (ours) / CUB (best) at fixed sizes on %s (%s)"
+                 % (gpu, "this run" if (source is None or source.fresh) else "recorded run"), fontsize=10)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=size_colours[n]) for n in sizes]
+    labels = ["n = %s" % size_text(n) for n in sizes]
+    handles.append(Line2D([], [], color="#d62728", lw=1.6))
+    labels.append("issue-11 target (project's, not the paper's)")
+    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.92, fontsize=8)
+    where = None if source is None or source.fresh else "recorded copy results/recorded/%s" % source.device
+    fig.tight_layout()
+    fig.text(0.005, -0.02, sr.machine_label(meta, where) + "\nCUB (best): the fastest at each point of %s; "
+             "red edge: below 1" % ", ".join(cub_configurations(rows)), fontsize=7, color="#555555", ha="left",
+             va="top")
+    return save_figure(fig, out_dir, HEADLINE)
+
+
 def draw_sort_figures(results_dir, out_dir, recorded_root):
-    """Draws every sort figure whose experiment has results (fresh, else recorded).
-    Returns (written paths, problems, notes); a figure without results is a note, not a problem."""
+    """Draws every sort figure whose experiment has results (fresh, else recorded): Figs. 9-11
+    and the sort_headline bar chart. Returns (written paths, problems, notes); a figure
+    without results is a note, not a problem."""
     written, problems, notes = [], [], []
     facts = load_facts()
-    for name in SORT_EXPERIMENTS:
+    for name in list(SORT_EXPERIMENTS) + [HEADLINE]:
         source = sr.gpu_source(results_dir, name, recorded_root)
         if source is None:
             notes.append("%s: not drawn, no GPU results (neither %s/%s.csv nor a recorded %s/<device>/%s.csv)"
@@ -208,7 +517,10 @@ def draw_sort_figures(results_dir, out_dir, recorded_root):
                                       "the recorded copy in %s" % source.directory))
         try:
             rows, meta = load_sort_experiment(source.directory, name)
-            written += draw_sort_figure(rows, meta, out_dir, name, source, facts)
+            if name == HEADLINE:
+                written += draw_headline_figure(rows, meta, out_dir, source)
+            else:
+                written += draw_sort_figure(rows, meta, out_dir, name, source, facts)
         except sr.MissingInput as e:
             problems.append("%s not drawn: %s" % (name, e))
     return written, problems, notes

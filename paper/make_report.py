@@ -782,16 +782,48 @@ class Report:
 
     # ----------------------------------------------------------------------- Onesweep: Figs. 9–11, Tables 1–2
 
-    # Issue 4's targets: ours vs cub::DeviceRadixSort at 2^28-ish, q = 1.
+    # Issue 4's targets: ours vs CUB at 2^28-ish, q = 1 (since issue 11: against CUB (best)).
     ONESWEEP_TARGET = {"onesweep_fig09_keys32": 1.0, "onesweep_fig10_pairs32": 0.9, "onesweep_fig11_keys64": 0.9}
     # Bytes moved per key by an ideal onesweep with 8-bit digits: p = key bits / 8 passes,
     # keys read once for the histogram + read and written per pass; values read and written per pass.
     ONESWEEP_BYTES_PER_KEY = {"onesweep_fig09_keys32": 4 * 9, "onesweep_fig10_pairs32": 4 * 9 + 4 * 8,
                               "onesweep_fig11_keys64": 8 * 17}
 
-    def onesweep_sections(self, sort_data, table2):
+    @staticmethod
+    def _alg_name(algorithm, rows, renamed):
+        """Display name of a sort, with the name it was recorded under when that was a legacy one."""
+        text = so.display(algorithm, next((r["label"] for r in rows if r["algorithm"] == algorithm), ""))
+        if algorithm in renamed:
+            text += " (recorded as `%s`)" % renamed[algorithm]
+        return text
+
+    @staticmethod
+    def _winners_text(counts):
+        """'n64 at 9, db n64 at 4' (most wins first), '—' when empty."""
+        ranked = sorted(counts.items(), key=lambda ac: (-ac[1], ac[0]))
+        return ", ".join("%s at %d" % (so.short(a), c) for a, c in ranked) or "—"
+
+    def _cub_configurations_note(self, rows, renamed, experiment):
+        """One paragraph: which CUB configurations CUB (best) is taken over in this run, and which
+        of today's registered ones the run lacks (an older recording)."""
+        configs = so.cub_configurations(rows)
+        listed = ", ".join("`%s`%s" % (a, " (recorded as `%s`)" % renamed[a] if a in renamed else "") for a in configs)
+        text = ("**CUB (best)** in this section is, at each point (shape, band q, size n), the fastest of the CUB "
+                "configurations measured in this run: %s." % (listed or "none"))
+        missing = [a for a in so.EXPECTED_CUB if a not in configs]
+        if configs and missing:
+            text += (" This run has no %s (%s), so CUB (best) here is over fewer configurations than the registry "
+                     "has today; issue 11 measured the 64-bit-count configuration about 15%% faster than the 32-bit "
+                     "one for 2^28 uint32 keys on the H100. Rerun `%s` to compare with every configuration."
+                     % (", ".join("`%s`" % a for a in missing),
+                        "`%s.csv` was recorded before issue 11 registered them" % experiment if renamed else
+                        "the build that ran it did not register them", experiment))
+        return text
+
+    def onesweep_sections(self, sort_data, table2, headline=None):
         """sort_data: {experiment: (GpuSource, rows, meta)} for the sort experiments with results;
-        table2: (GpuSource, rows, meta) of onesweep_table2_digit_width, or None."""
+        table2: (GpuSource, rows, meta) of onesweep_table2_digit_width, or None; headline:
+        (GpuSource, rows, meta) of sort_headline, or None (not measured yet)."""
         facts = so.load_facts()
         self.sort_used = sort_data
         self.add("# Onesweep: A Faster Least Significant Digit Radix Sort for GPUs (Adinets & Merrill)",
@@ -799,17 +831,28 @@ class Report:
                  "%d problem sizes per entropy band drawn log-uniformly from 2^%d to 2^%d, for the Thearling–Smith "
                  "bands q = {%s} (key = AND of q uniform words; Table 1 gives their entropy per bit), and compares "
                  "Onesweep with CUB 1.10's reduce-then-scan LSD sort and with HRS (an MSD sort). Our programs "
-                 "`onesweep_fig09_keys32`, `onesweep_fig10_pairs32`, `onesweep_fig11_keys64` time every GPU sort "
-                 "in the registry (CUDA events, median of ≥ 5 runs, L2 flushed; each output checked on the GPU). "
-                 "Summary numbers below are medians over the sizes n ≥ 2^%d (the paper's \"saturating problem "
+                 "`onesweep_fig09_keys32`, `onesweep_fig10_pairs32`, `onesweep_fig11_keys64` and `%s` time every "
+                 "GPU sort in the registry (CUDA events, median of ≥ 5 runs, L2 flushed; each output checked on the "
+                 "GPU). Summary numbers below are medians over the sizes n ≥ 2^%d (the paper's \"saturating problem "
                  "sizes\"), in GKey/s."
                  % (facts["gpu_machine"]["value"], int(facts["sizes_per_band"]["number"]),
                     int(facts["sizes_min_log2"]["number"]), int(facts["sizes_max_log2"]["number"]),
-                    facts["bands"]["value"], so.SATURATING_LOG2))
+                    facts["bands"]["value"], so.HEADLINE, so.SATURATING_LOG2))
+        self.add("**Ours vs CUB (best).** `cub::DeviceRadixSort` is registered in every configuration a user can "
+                 "choose that changes its speed: the in/out overload with a 32-bit or a 64-bit item count "
+                 "(`cub_onesweep_n32`, `cub_onesweep_n64`; CCCL's sm_90 tuning gives them different items per "
+                 "thread), the `cub::DoubleBuffer` overload with either count (`cub_onesweep_db_n32`, "
+                 "`cub_onesweep_db_n64`; no n-sized temporary, the input is overwritten), and CUB's "
+                 "reduce-then-scan path (`cub_reduce_then_scan`). Every comparison with CUB below is with **CUB "
+                 "(best)**: at each point (shape, q, n) the fastest CUB configuration measured there, named where "
+                 "it matters. Ours is `onesweep` (the out-of-place API) unless a column says otherwise. Runs "
+                 "recorded before these configurations existed name the one CUB sort `cub_onesweep`; it was the "
+                 "in/out overload with a 32-bit count and is read as `cub_onesweep_n32`.")
         self.add("**HRS** (Stehle & Jacobsen, SIGMOD 2017), the paper's MSD comparison in Figs. 9–11, is not "
                  "measured: it has no licensed, buildable public code. The paper's own finding about it (§4): "
                  "Onesweep is more consistent across entropy bands and faster in almost all cases for 32-bit keys; "
                  "HRS leads for large 64-bit inputs.")
+        self.sort_headline_section(headline)
         for name, (fig_no, what) in so.SORT_EXPERIMENTS.items():
             self.add("## Fig. %d — %s" % (fig_no, what))
             if name in sort_data:
@@ -847,8 +890,131 @@ class Report:
             self.summary.append(("Onesweep Table 2 (digit width, %s)" % meta.get("gpu_name", "GPU"), "measured",
                                  "see the table beside the paper's"))
 
+    def _targets_table(self, targets, points, heading):
+        """Rows of an issue-11 targets table and the (what, verdict, lowest point) of each."""
+        out, trows = [], []
+        for what, shape, q, lo, hi, threshold in targets:
+            verdict, low, sel = so.check_target(points, shape, q, lo, hi, threshold)
+            if low is None:
+                measured = "—"
+            elif lo == hi:
+                measured = "%s (%.2f vs %.2f GKey/s; CUB (best) = `%s`)" % (
+                    so.fmt_ratio(low["ratio"], threshold), low["ours"] / 1e9, low["best"] / 1e9, low["winner"])
+            else:
+                measured = "lowest %s at n = %s (CUB (best) = `%s`), over %d sizes: %s" % (
+                    so.fmt_ratio(low["ratio"], threshold), so.size_text(low["n"]), low["winner"], len(sel),
+                    ", ".join("%s %s" % (so.size_text(p["n"]), so.fmt_ratio(p["ratio"], threshold)) for p in sel)
+                    if len(sel) <= 6 else "%d of them below %g" % (sum(p["ratio"] < threshold for p in sel),
+                                                                    threshold))
+            trows.append((what, "≥ %.2f×" % threshold, measured,
+                          {"met": "met", "not met": "**not met**"}.get(verdict, verdict)))
+            out.append((what, verdict, low, threshold))
+        return table((heading, "ours / CUB (best)", "measured", "verdict"), trows, "lrll"), out
+
+    @staticmethod
+    def _targets_verdict(results):
+        """(verdict, why) over the evaluated targets."""
+        met = [r for r in results if r[1] == "met"]
+        missed = [r for r in results if r[1] == "not met"]
+        unmeasured = [r for r in results if r[1] == "not measured"]
+        why = []
+        if missed:
+            why.append("not met: %s" % "; ".join("%s (%s, needs ≥ %.2f)" % (w, so.fmt_ratio(low["ratio"], t), t)
+                                                for w, _, low, t in missed))
+        if unmeasured:
+            why.append("not measured: %s" % "; ".join(w for w, *_ in unmeasured))
+        if not met and not missed:
+            return "not measured", why
+        if missed:
+            verdict = "%d of %d not met" % (len(missed), len(results))
+        elif unmeasured:
+            verdict = "met where measured (%d of %d)" % (len(met), len(results))
+        else:
+            verdict = "all met (%d of %d)" % (len(met), len(results))
+        return verdict, why
+
+    def sort_headline_section(self, headline):
+        """Issue 11's one-screen sort table (experiment sort_headline): ours, CUB (best) and the
+        configuration that won, each CUB configuration, thrust, and ours / CUB (best), at fixed
+        sizes; then the issue's targets, met or not."""
+        self.add("## Sort headline — ours vs CUB (best) at fixed sizes (`%s`, issue 11)" % so.HEADLINE)
+        target_heading = "issue-11 target (the project's, not a claim of the paper)"
+        if headline is None:
+            self.add("**Not measured yet:** no `%s.csv` in `%s` (a run on a machine with a GPU) nor under "
+                     "`%s/<device>/` (a run recorded with `make record-gpu`). The experiment times every registered "
+                     "GPU sort at n = 2^20, 2^24, 2^28 and 2^30 for u32 keys at q = 1, 2, 3, 4, 8, 16 and for u32 + "
+                     "u32 pairs, u64 keys, u64 + u64 pairs and f32 keys at q = 1; this section then shows ours, CUB "
+                     "(best), each CUB configuration, thrust and the ratio ours / CUB (best), and checks the targets "
+                     "below." % (so.HEADLINE, self.results, display_path(self.recorded)))
+            text, results = self._targets_table(so.HEADLINE_TARGETS, [], target_heading)
+            self.add(text)
+            self.summary.append(("Sort headline vs CUB (best) (issue 11 targets)", "not measured yet",
+                                 "no %s.csv, fresh or recorded" % so.HEADLINE))
+            return
+        source, rows, meta = headline
+        renamed = so.legacy_names(rows)
+        points = so.ratio_points(rows)
+        db_points = {(p["shape"], p["q"], p["n"]): p for p in so.ratio_points(rows, so.OURS_DB)}
+        best = so.cub_best(rows)
+        configs = so.cub_configurations(rows)
+        present = {r["algorithm"] for r in rows}
+        has_db = so.OURS_DB in present
+        has_thrust = "thrust_sort" in present
+        value = {(r["algorithm"], r["shape"], r["q"], r["n"]): r["keys_per_second"] for r in rows}
+        keys = sorted({(r["shape"], r["q"], r["n"]) for r in rows},
+                      key=lambda k: (so.shape_order({r["shape"] for r in rows}).index(k[0]), k[1], k[2]))
+        gk = lambda a, k: ("%.2f" % (value[(a,) + k] / 1e9)) if value.get((a,) + k) else "—"  # noqa: E731
+        header = ["shape", "q", "n", "ours"] + (["ours (db)"] if has_db else []) + ["CUB (best)", "won by"]
+        header += [so.short(a) for a in configs] + (["thrust"] if has_thrust else [])
+        header += ["ours / CUB (best)"] + (["ours (db) / CUB (best)"] if has_db else [])
+        by_point = {(p["shape"], p["q"], p["n"]): p for p in points}
+        body = []
+        for k in keys:
+            b = best.get(k)
+            row = [so.SHAPE_DISPLAY.get(k[0], k[0]), k[1], so.size_text(k[2]), gk(so.OURS, k)]
+            row += [gk(so.OURS_DB, k)] if has_db else []
+            row += ["%.2f" % (b["keys_per_second"] / 1e9) if b else "—", so.short(b["algorithm"]) if b else "—"]
+            row += [gk(a, k) for a in configs] + ([gk("thrust_sort", k)] if has_thrust else [])
+            for pts in ([by_point] + ([db_points] if has_db else [])):
+                p = pts.get(k)
+                row.append("—" if p is None else ("**%s**" if p["ratio"] < 1 else "%s") % so.fmt_ratio(p["ratio"]))
+            body.append(row)
+        self.add(self._measured_on(source, meta) + " GKey/s (n / median time); **CUB (best)** is the fastest of "
+                 "the CUB columns at that point, *won by* names it (n32 / n64: `cub_onesweep_n32` / `_n64`, in/out "
+                 "overload with a 32- / 64-bit item count; db: the `cub::DoubleBuffer` overload; rts: "
+                 "`cub_reduce_then_scan`); *ours* is `onesweep` (out-of-place)%s; ratios below 1 in bold."
+                 % ("; *ours (db)* is `onesweep_db` (double-buffer API, input copied into the first buffer outside "
+                    "the timed region)" if has_db else ""),
+                 table(header, body, "".join("l" if h in ("shape", "q", "won by") else "r" for h in header)))
+        self.add(self._cub_configurations_note(rows, renamed, so.HEADLINE))
+        slower = [p for p in points if p["ratio"] < 1]
+        if not points:
+            self.add("No point has both `%s` and a CUB configuration, so no ratio can be given." % so.OURS)
+        elif slower:
+            self.add("Ours / CUB (best) is **below 1 at %d of %d points**: %s." % (
+                len(slower), len(points), "; ".join(
+                    "%s%s at %s: %s (CUB (best) = `%s`)" % (so.SHAPE_DISPLAY.get(p["shape"], p["shape"]),
+                                                           " q = %d" % p["q"] if p["shape"] == "keys_u32" else "",
+                                                           so.size_text(p["n"]), so.fmt_ratio(p["ratio"]), p["winner"])
+                    for p in slower)))
+        else:
+            self.add("Ours / CUB (best) is at least 1 at every one of the %d points." % len(points))
+        self.add(self.figure(so.HEADLINE, "Sort headline: onesweep (ours) / CUB (best) per shape, band and size on "
+                             "%s, with issue 11's targets" % meta.get("gpu_name", "the GPU")))
+        text, results = self._targets_table(so.HEADLINE_TARGETS, points, target_heading)
+        verdict, why = self._targets_verdict(results)
+        self.add("Issue 11's targets (the project's own goals for this GPU, checked on this table; the paper makes "
+                 "no such claim), ours = `%s` against CUB (best) in the same run:" % so.OURS, text,
+                 "**Verdict (issue 11 targets): %s.**%s" % (verdict, (" " + sentence(why)) if why else ""))
+        self.add(provenance(meta, so.HEADLINE, GPU_PROVENANCE_KEYS))
+        self.summary.append(("Sort headline vs CUB (best) (issue 11 targets, %s)" % meta.get("gpu_name", "GPU"),
+                             verdict, "; ".join(why) or "every target met"))
+
     def onesweep_figure_section(self, name, fig_no, what, facts, source, rows, meta):
         gpu_name = meta.get("gpu_name", "the GPU")
+        renamed = so.legacy_names(rows)
+        points = so.ratio_points(rows)
+        rows = so.with_cub_best(rows)
         algorithms = so.ordered_algorithms(rows)
         bands = [q for q in so.BANDS if any(r["q"] == q for r in rows)]
         sat = {(a, q): so.saturated(rows, a, q) for a in algorithms for q in bands}
@@ -857,19 +1023,33 @@ class Report:
         self.add(self._measured_on(source, meta) + " %d sizes from %s to %s (2^%.1f to 2^%.1f), bands q = %s."
                  % (len(sizes), "{:,}".format(sizes[0]), "{:,}".format(sizes[-1]), math.log2(sizes[0]),
                     math.log2(sizes[-1]), ", ".join(str(q) for q in bands)),
-                 self.figure(name, "Onesweep paper Fig. %d: %s sorting throughput on %s, %s" %
+                 self._cub_configurations_note(rows, renamed, name),
+                 self.figure(name, "Onesweep paper Fig. %d: %s sorting throughput on %s, %s; ours and CUB (best) "
+                             "bold, each CUB configuration thin" %
                              (fig_no, what, gpu_name, "this run" if source.fresh else "recorded run")))
+        sat_min = so.SATURATING_LOG2 if any_saturated else None
         note = ("median over the sizes n ≥ 2^%d (count in parentheses)" % so.SATURATING_LOG2 if any_saturated else
                 "no size reached 2^%d in this run (a smoke run?): value at the largest size, %s keys"
                 % (so.SATURATING_LOG2, "{:,}".format(sizes[-1])))
         body = []
         for a in algorithms:
-            label = so.display(a, next((r["label"] for r in rows if r["algorithm"] == a), ""))
             cells = []
             for q in bands:
                 v, c = sat[(a, q)]
                 cells.append("—" if v is None else ("%.2f (%d)" % (v / 1e9, c) if c else "%.2f" % (v / 1e9)))
-            body.append([label] + cells)
+            label = self._alg_name(a, rows, renamed)
+            body.append(["**%s**" % label if a in (so.OURS, so.CUB_BEST) else label] + cells)
+        if any(a == so.CUB_BEST for a in algorithms):
+            body.append(["*CUB (best): configuration that won, at how many sizes*"] +
+                        [self._winners_text(so.winner_counts(rows, q, sat_min)) for q in bands])
+        if points:
+            cells = []
+            for q in bands:
+                sel = [p["ratio"] for p in points if p["q"] == q and (sat_min is None or p["n"] >= 2 ** sat_min)]
+                if sat_min is None:
+                    sel = [p["ratio"] for p in points if p["q"] == q][-1:]
+                cells.append("%.2f (%.2f)" % (median(sel), min(sel)) if sel else "—")
+            body.append(["*ours / CUB (best), point by point: median (lowest)*"] + cells)
         if fig_no == 9:
             paper = {1: facts["keys32_q1_gkeys"]["number"], 8: facts["keys32_q8_gkeys"]["number"],
                      16: facts["keys32_q16_gkeys"]["number"]}
@@ -883,40 +1063,73 @@ class Report:
         # Reduce-then-scan vs onesweep (paper: 1.4-1.6x for uniform keys at saturating sizes).
         lo, hi = facts["speedup_vs_cub110_low"]["number"], facts["speedup_vs_cub110_high"]["number"]
         rts = sat.get(("cub_reduce_then_scan", 1), (None, 0))[0]
-        lines = []
-        for a in ("cub_onesweep", "onesweep"):
+        lines, rts_why = [], []
+        for a in [so.OURS] + [a for a in so.cub_configurations(rows) if a != "cub_reduce_then_scan"]:
             v = sat.get((a, 1), (None, 0))[0]
             if v and rts:
                 ratio = v / rts
                 lines.append("%s / CUB reduce-then-scan at q = 1: **%.2f×**" % (so.display(a), ratio))
-                why.append("%s %.2fx over reduce-then-scan (paper %.1f-%.1fx over CUB 1.10)" % (a, ratio, lo, hi))
+                rts_why.append("%s %.2fx" % (a, ratio))
         if lines:
+            why.append("%s over reduce-then-scan (paper %.1f-%.1fx over CUB 1.10)" % (", ".join(rts_why), lo, hi))
             self.add("Speed-up of onesweep over reduce-then-scan (the paper: %.1f–%.1f× over CUB 1.10 for uniform "
                      "keys at saturating sizes, §4 and §5; its ceiling for 32-bit keys is %.2f×): %s. Our "
                      "reduce-then-scan is CUB 3.0's upsweep/scan/downsweep path with its SM80 tunings on %s, not the "
                      "CUB 1.10 release itself." % (lo, hi, facts["speedup_ceiling_keys32"]["number"],
                                                    "; ".join(lines), gpu_name))
-        ours, cub = sat.get(("onesweep", 1), (None, 0))[0], sat.get(("cub_onesweep", 1), (None, 0))[0]
+        ours, cub = sat.get((so.OURS, 1), (None, 0))[0], sat.get((so.CUB_BEST, 1), (None, 0))[0]
         target = self.ONESWEEP_TARGET[name]
         verdict = "measured"
         if ours and cub:
             ratio = ours / cub
             ok = ratio >= target
             verdict = "meets target" if ok else "**below target**"
-            why.insert(0, "ours %.2f GKey/s = %.2fx CUB onesweep at q = 1 (target >= %.1fx)" % (ours / 1e9, ratio,
-                                                                                                target))
-            self.add("Our onesweep vs `cub::DeviceRadixSort` at q = 1: %.2f / %.2f GKey/s = **%.2f×** (issue 4 "
-                     "target ≥ %.1f×): %s." % (ours / 1e9, cub / 1e9, ratio, target, "met" if ok else "not met"))
+            why.insert(0, "ours %.2f GKey/s = %.2fx CUB (best) at q = 1 (target >= %.1fx)" % (ours / 1e9, ratio,
+                                                                                             target))
+            self.add("Our onesweep vs CUB (best) at q = 1 (%s): %.2f / %.2f GKey/s = **%.2f×** (issue 4's target "
+                     "≥ %.1f×, measured against CUB (best) since issue 11): %s. CUB (best) at q = 1 was %s."
+                     % ("medians over n ≥ 2^%d" % so.SATURATING_LOG2 if any_saturated else "at the largest size",
+                        ours / 1e9, cub / 1e9, ratio, target, "met" if ok else "not met",
+                        self._winners_text(so.winner_counts(rows, 1, sat_min)) +
+                        (" of those sizes" if any_saturated else "")))
         elif cub:
-            why.insert(0, "our onesweep not in this run; CUB onesweep %.2f GKey/s at q = 1" % (cub / 1e9))
-        copy = {}
-        for item in str(meta.get("copy_bytes_per_second_by_n", "")).split():
-            if ":" in item:
-                n_text, rate = item.split(":", 1)
-                try:
-                    copy[int(n_text)] = float(rate)
-                except ValueError:
-                    pass
+            why.insert(0, "our onesweep not in this run; CUB (best) %.2f GKey/s at q = 1" % (cub / 1e9))
+        if points:
+            slower = [p for p in points if p["ratio"] < 1]
+            big = [p for p in points if p["n"] >= 2 ** so.SATURATING_LOG2]
+            slower_big = [p for p in big if p["ratio"] < 1]
+            worst = min(points, key=lambda p: p["ratio"])
+            at = lambda p: "%.2f× at q = %d, n = %s (CUB (best) = `%s`)" % (  # noqa: E731
+                p["ratio"], p["q"], so.size_text(p["n"]), p["winner"])
+            text = ("Point by point (every band and size of this figure): ours is slower than CUB (best) at **%d of "
+                    "%d points**" % (len(slower), len(points)))
+            if big:
+                text += " (%d of %d at n ≥ 2^%d)" % (len(slower_big), len(big), so.SATURATING_LOG2)
+            text += "; the worst point is %s" % at(worst)
+            if big:
+                text += ", the worst at n ≥ 2^%d %s" % (so.SATURATING_LOG2, at(min(big, key=lambda p: p["ratio"])))
+            self.add(text + ".")
+            why.append("slower than CUB (best) at %d of %d points%s, worst %.2fx at q = %d, n = %s"
+                       % (len(slower), len(points), " (%d of %d at n >= 2^%d)" % (len(slower_big), len(big),
+                                                                                so.SATURATING_LOG2) if big else "",
+                          worst["ratio"], worst["q"], so.size_text(worst["n"])))
+        missing = [a for a in so.EXPECTED_CUB if a not in so.cub_configurations(rows)]
+        caveat = ("CUB (best) here is over %s only (recorded before issue 11 registered %s)"
+                  % (", ".join(so.cub_configurations(rows)), ", ".join(missing))) if missing and points else ""
+        if caveat:
+            why.append(caveat)
+        if fig_no == 9 and points:
+            text, results = self._targets_table(so.FIG09_TARGETS, points,
+                                                "issue-11 target on Fig. 9's sizes (the project's, not the paper's)")
+            tverdict, twhy = self._targets_verdict(results)
+            if caveat:
+                twhy.append(caveat)
+            self.add("Issue 11's targets stated over Figure 9's sizes, ours (`%s`) against CUB (best) of this run:"
+                     % so.OURS, text, "**Verdict (issue 11 targets on Fig. 9 sizes): %s.**%s"
+                     % (tverdict, (" " + sentence(twhy)) if twhy else ""))
+            self.summary.append(("Issue 11 targets on Fig. 9 sizes (%s)" % gpu_name, tverdict,
+                                 "; ".join(twhy) or "every target met"))
+        copy = so.copy_rates(meta, {r["shape"] for r in rows})
         if copy:
             n_big = max(copy)
             bound = copy[n_big] / self.ONESWEEP_BYTES_PER_KEY[name]
@@ -929,6 +1142,7 @@ class Report:
         self.add(provenance(meta, name, GPU_PROVENANCE_KEYS))
         self.summary.append(("Onesweep Fig. %d (%s, %s)" % (fig_no, what, gpu_name), verdict,
                              "; ".join(why) or "see the table"))
+
 
     # ----------------------------------------------------------------------- whole report
 
@@ -1021,6 +1235,13 @@ def main(argv=None):
             sort_data[name] = (source,) + so.load_sort_experiment(source.directory, name)
         except sr.MissingInput as e:
             problems.append(str(e))
+    headline = None  # issue 11's sort table: fresh, else recorded; absent: "not measured yet"
+    headline_source = sr.gpu_source(args.results, so.HEADLINE, recorded)
+    if headline_source is not None:
+        try:
+            headline = (headline_source,) + so.load_sort_experiment(headline_source.directory, so.HEADLINE)
+        except sr.MissingInput as e:
+            problems.append(str(e))
     table2 = None
     table2_source = sr.gpu_source(args.results, "onesweep_table2_digit_width", recorded)
     if table2_source is not None:  # its columns are the digit-width program's own: read as text
@@ -1036,7 +1257,7 @@ def main(argv=None):
         for p in problems:
             print("make_report: ERROR: %s" % p, file=sys.stderr)
         return 1
-    report.onesweep_sections(sort_data, table2)
+    report.onesweep_sections(sort_data, table2, headline)
     gaussian_results.report_section(report, args.results, recorded)
     text = report.write(loaded)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)

@@ -6,7 +6,8 @@
 // GROUP 0: public API vs CUB + phases; 1..3: shape sweeps (u32 keys, pairs, u64 keys)
 // (the shapes of the last sweep; edit them to try others); 4: key entropy (AND of q
 // uniform words, q = 1, 2, 4, 8, 16; the homogeneous-tile short-circuit), u32 keys,
-// u32 pairs and u64 keys through the public API, plus one binning pass of u32 keys.
+// u32 pairs and u64 keys through the public API, plus one binning pass of u32 keys;
+// 5: one pass per ranking method (ballots, match_any, atomic_or, dynamic) per band q.
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -187,6 +188,42 @@ void sweep(data<Key, Value>& d, const char* label) {
   CK(cudaFree(temp));
 }
 
+/// One binning pass at place 0 and at place 3 (keys only), the whole sort, and the check,
+/// with Policy; `ungated`: portions of any size take the single launch (no match_any
+/// partner for crowded places).
+template <class Policy, class Key, class Value>
+void pass_times(data<Key, Value>& d, const char* label, bool ungated) {
+  os::detail::plan<8, Key, Value, Policy> p(n, 0, sizeof(Key) * 8, false);
+  if (ungated) p.set_pair_min_items(~std::uint64_t{0});
+  void* temp;
+  CK(cudaMalloc(&temp, p.temp_bytes()));
+  p.bind(temp);
+  p.histogram(d.kin, 0);
+  p.exclusive_sum(0);
+  const double b0 = median_ms([&] { p.binning_pass(0, d.kin, d.kout, d.vin, d.vout, 0); });
+  const double b3 = median_ms([&] { p.binning_pass(3, d.kin, d.kout, d.vin, d.vout, 0); });
+  const unsigned places = p.num_places();
+  auto sort = [&] {
+    p.histogram(d.kin, 0);
+    p.exclusive_sum(0);
+    const Key* ks = d.kin;
+    const Value* vs = d.vin;
+    for (unsigned q = 0; q < places; ++q) {
+      const bool to_out = (places - 1 - q) % 2 == 0;
+      Key* kd = to_out ? d.kout : d.ktmp;
+      Value* vd = to_out ? d.vout : d.vtmp;
+      p.binning_pass(q, ks, kd, vs, vd, 0);
+      ks = kd;
+      vs = vd;
+    }
+  };
+  const double ms = median_ms(sort);
+  const bool ok = d.check(label);
+  std::printf("  %-38s pass0 %5.0f us pass3 %5.0f us sort %.3f ms = %.2f GKey/s (%.3f x CUB) %s\n", label, b0 * 1e3,
+              b3 * 1e3, ms, n / ms / 1e6, d.cub_ms / ms, ok ? "" : "WRONG");
+  CK(cudaFree(temp));
+}
+
 /// Median time (ms) of the public API on d: sort_keys, or sort_pairs when d has values;
 /// its temporary storage queried, allocated and freed around the timing. The sorted
 /// output stays in d.kout (d.vout) for d.check.
@@ -210,6 +247,8 @@ double time_public_api(data<Key, Value>& d, int reps = 7) {
 
 [[maybe_unused]] constexpr auto ballots = os::detail::peer_match::ballots;
 [[maybe_unused]] constexpr auto atomic_or = os::detail::peer_match::atomic_or;
+[[maybe_unused]] constexpr auto match_any = os::detail::peer_match::match_any;
+[[maybe_unused]] constexpr auto dynamic = os::detail::peer_match::dynamic;
 template <int B, int I, int M, os::detail::peer_match A, int W>
 using S = os::detail::binning_shape<B, I, M, A, W>;
 #define SWEEP(d, ...) sweep<S<__VA_ARGS__>>(d, #__VA_ARGS__)
@@ -316,6 +355,23 @@ int main() {
       std::printf("q=%2d keys u64 : onepass %.3f ms = %.2f GKey/s, CUB %.3f ms %s\n", q, ms, n / ms / 1e6, d.cub_ms,
                   ok ? "" : "WRONG");
     }
+  }
+#elif GROUP == 5
+  // Ranking per entropy band: one binning pass (place 0 and place 3) of 2^28 u32 keys
+  // with each peer-matching method forced (atomic_or without its gated match_any
+  // partner; dynamic = the single kernel that picks atomic_or or match_any from the place
+  // flag), for the thresholds of the place flags.
+  for (int q : {1, 2, 3, 4, 8, 16}) {
+    data<std::uint32_t, nv> d(q);
+    std::printf("q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
+    pass_times<S<256, 32, 3, atomic_or, 4>>(d, "256x32 atomic_or (ungated)", true);
+    pass_times<S<256, 32, 3, atomic_or, 4>>(d, "256x32 atomic_or + gated match_any", false);
+    pass_times<S<256, 32, 3, match_any, 4>>(d, "256x32 match_any", false);
+    pass_times<S<256, 32, 3, ballots, 4>>(d, "256x32 ballots", false);
+    pass_times<S<256, 32, 3, dynamic, 4>>(d, "256x32 dynamic", false);
+    pass_times<S<384, 20, 2, ballots, 4>>(d, "384x20 ballots", false);
+    pass_times<S<384, 20, 2, atomic_or, 4>>(d, "384x20 atomic_or (ungated)", true);
+    pass_times<S<384, 20, 2, match_any, 4>>(d, "384x20 match_any", false);
   }
 #endif
   return 0;

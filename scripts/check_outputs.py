@@ -3,8 +3,9 @@
 
     check_outputs.py --results DIR --figures DIR --report FILE [--recorded DIR]
 
-Checks, for the shuffle reproduction (and the Onesweep sort figures, figures/sort_results.py,
-which are GPU figures like the shuffle's):
+Checks, for the shuffle reproduction (and the Onesweep sort figures, figures/sort_results.py
+SORT_GPU_FIGURES: Figs. 9-11 and issue 11's sort_headline, which are GPU figures like the
+shuffle's):
   - every CPU experiment's DIR/<name>.csv (agreed header, at least one data row) and
     DIR/<name>.meta.json (valid JSON);
   - each GPU experiment's CSV and meta.json where it has results: DIR/<name>.csv when a
@@ -34,7 +35,7 @@ def required_gpu_figures(results, recorded):
     """({figure: GpuSource} for the GPU figures whose experiment has results, problems)."""
     figures, problems = {}, []
     families = ((sr.GPU_FIGURES, sr.load_experiment),  # the shuffle paper's GPU figures
-                (sort_results.SORT_GPU_FIGURES, sort_results.load_sort_experiment))  # Onesweep Figs. 9-11
+                (sort_results.SORT_GPU_FIGURES, sort_results.load_sort_experiment))  # Figs. 9-11, sort_headline
     for figure_map, load in families:
         for figure, experiment in sorted(figure_map.items()):
             source = sr.gpu_source(results, experiment, recorded)

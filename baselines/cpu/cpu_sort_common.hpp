@@ -1,4 +1,4 @@
-// baselines/cpu/cpu_sort_common.hpp — registers a CPU sort for the three shapes of the
+// baselines/cpu/cpu_sort_common.hpp — registers a CPU sort for every shape of the
 // Onesweep experiments (registry::sort_shape) from one generic implementation.
 // Internal to baselines/cpu; not part of the public library interface.
 #pragma once
@@ -6,45 +6,51 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "onepass/error.hpp"
 #include "onepass/registry.hpp"
 
 namespace onepass::baselines {
 
+/// The registry::cpu_sort_fn of Impl for one shape (Value = uint32_t, with null value
+/// pointers, for keys-only shapes).
+template <class Impl, registry::sort_shape Shape>
+registry::cpu_sort_fn make_cpu_sort(const std::string& name) {
+  using key = typename registry::shape_types<Shape>::key;
+  using shape_value = typename registry::shape_types<Shape>::value;
+  constexpr bool pairs = !std::is_void_v<shape_value>;
+  using value = std::conditional_t<pairs, shape_value, std::uint32_t>;
+  return [fn = name + " (cpu, " + registry::to_string(Shape) + ")"](
+             const void* ki, void* ko, const void* vi, void* vo, std::size_t n, const registry::sort_params& p) {
+    if constexpr (pairs) {
+      // A pairs call with null values would otherwise sort the keys only: refuse it.
+      require(n == 0 || vi != nullptr, fn.c_str(), "values_in", "must not be null when n > 0 (key-value sort)");
+      require(n == 0 || vo != nullptr, fn.c_str(), "values_out", "must not be null when n > 0 (key-value sort)");
+      Impl::template run<key, value>(static_cast<const key*>(ki), static_cast<key*>(ko), static_cast<const value*>(vi),
+                                     static_cast<value*>(vo), n, p);
+    } else {
+      Impl::template run<key, value>(static_cast<const key*>(ki), static_cast<key*>(ko), nullptr, nullptr, n, p);
+    }
+  };
+}
+
 /// Registers Impl (a struct with `template <class Key, class Value> static void run(const Key*
 /// keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::size_t n, const
-/// registry::sort_params&)`, values nullptr for keys-only) under `name` for keys_u32,
-/// pairs_u32_u32 and keys_u64.
+/// registry::sort_params&)`, values nullptr for keys-only) under `name` for every
+/// registry::sort_shape.
 template <class Impl>
 void register_cpu_sort_all_shapes(const std::string& name, const std::string& label, const std::string& description) {
   using registry::sort_shape;
-  registry::add_sort(registry::sort_entry{
-      name, registry::device::cpu, sort_shape::keys_u32, label, description,
-      [](const void* ki, void* ko, const void*, void*, std::size_t n, const registry::sort_params& p) {
-        Impl::template run<std::uint32_t, std::uint32_t>(static_cast<const std::uint32_t*>(ki),
-                                                         static_cast<std::uint32_t*>(ko), nullptr, nullptr, n, p);
-      },
-      {}});
-  registry::add_sort(registry::sort_entry{
-      name, registry::device::cpu, sort_shape::pairs_u32_u32, label, description,
-      [name](const void* ki, void* ko, const void* vi, void* vo, std::size_t n, const registry::sort_params& p) {
-        // A pairs call with null values would otherwise sort the keys only: refuse it.
-        const std::string fn = name + " (cpu, pairs_u32_u32)";
-        require(n == 0 || vi != nullptr, fn.c_str(), "values_in", "must not be null when n > 0 (key-value sort)");
-        require(n == 0 || vo != nullptr, fn.c_str(), "values_out", "must not be null when n > 0 (key-value sort)");
-        Impl::template run<std::uint32_t, std::uint32_t>(
-            static_cast<const std::uint32_t*>(ki), static_cast<std::uint32_t*>(ko),
-            static_cast<const std::uint32_t*>(vi), static_cast<std::uint32_t*>(vo), n, p);
-      },
-      {}});
-  registry::add_sort(registry::sort_entry{
-      name, registry::device::cpu, sort_shape::keys_u64, label, description,
-      [](const void* ki, void* ko, const void*, void*, std::size_t n, const registry::sort_params& p) {
-        Impl::template run<std::uint64_t, std::uint32_t>(static_cast<const std::uint64_t*>(ki),
-                                                         static_cast<std::uint64_t*>(ko), nullptr, nullptr, n, p);
-      },
-      {}});
+  auto add = [&](sort_shape shape, registry::cpu_sort_fn fn) {
+    registry::add_sort(registry::sort_entry{name, registry::device::cpu, shape, label, description, std::move(fn), {}});
+  };
+  add(sort_shape::keys_u32, make_cpu_sort<Impl, sort_shape::keys_u32>(name));
+  add(sort_shape::pairs_u32_u32, make_cpu_sort<Impl, sort_shape::pairs_u32_u32>(name));
+  add(sort_shape::keys_u64, make_cpu_sort<Impl, sort_shape::keys_u64>(name));
+  add(sort_shape::pairs_u64_u64, make_cpu_sort<Impl, sort_shape::pairs_u64_u64>(name));
+  add(sort_shape::keys_f32, make_cpu_sort<Impl, sort_shape::keys_f32>(name));
 }
 
 }  // namespace onepass::baselines

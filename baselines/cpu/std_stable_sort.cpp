@@ -1,6 +1,6 @@
 // baselines/cpu/std_stable_sort.cpp — "std_stable_sort": the oracle every sort is tested
 // against (onepass::sort::stable_sort_oracle: std::stable_sort of indices by the transformed
-// key field, then a gather). Sequential; all three shapes; begin_bit/end_bit, descending.
+// key field, then a gather). Sequential; every registry shape; begin_bit/end_bit, descending.
 #include "cpu_sort_common.hpp"
 #include "onepass/sort/cpu_radix_sort.hpp"
 

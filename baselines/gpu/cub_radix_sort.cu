@@ -1,64 +1,168 @@
-// baselines/gpu/cub_radix_sort.cu — "cub_onesweep": cub::DeviceRadixSort::SortKeys /
-// SortPairs (and their *Descending forms) as shipped in the CUDA toolkit's CCCL. On sm_90
-// CCCL 3.0's DispatchRadixSort takes the Onesweep path (policy_hub<...>::Policy900 sets
-// ONESWEEP = true) for every input above one tile: this is the Onesweep paper's own code
-// (Adinets & Merrill), as NVIDIA ships it today. Small inputs (one tile) take CUB's
-// single-tile kernel, as they do for every CUB caller.
+// baselines/gpu/cub_radix_sort.cu — cub::DeviceRadixSort as shipped in the CUDA toolkit's
+// CCCL, in every configuration a user can choose that changes its speed, each its own
+// registry entry (the experiments compare ours with the fastest of them, "CUB (best)"):
 //
-// Honours begin_bit/end_bit and descending (CUB supports both); stable. 32-bit offsets
-// (NumItemsT = uint32) when n < 2^32, else 64-bit, as CUB's choose_offset_t picks for the
-// caller's type. Temporary storage is CUB's own two-phase query (CUB keeps its alternate
-// key/value buffers in it: the input is not written).
+//   cub_onesweep_n32     SortKeys/SortPairs(d_keys_in, d_keys_out, ...), NumItemsT = uint32_t
+//   cub_onesweep_n64     the same with NumItemsT = int64_t
+//   cub_onesweep_db_n32  SortKeys/SortPairs(cub::DoubleBuffer, ...), NumItemsT = uint32_t
+//   cub_onesweep_db_n64  the same with NumItemsT = int64_t
+//
+// Why they differ. CUB's dispatch picks its tuning by the offset type it is given: CCCL
+// 3.0's sm_90 policy (OnesweepPolicyKey32 in cub/device/dispatch/tuning/
+// tuning_radix_sort.cuh) runs u32 keys-only onesweep as 384 threads x 20 keys per thread
+// with 32-bit offsets but x 19 with 64-bit ones (u32 pairs 23 vs 17; float keys one key
+// fewer), so the offset type alone moves the speed by up to ~15 %. The DoubleBuffer
+// overload (is_overwrite_okay = true) ping-pongs between the caller's two buffers and
+// needs no n-sized temporary, while the in/out overload keeps the alternate buffers in
+// its temporary storage and never writes the input. Descending and begin_bit/end_bit
+// are the *Descending functions and CUB's own arguments; all forms are stable. On sm_90
+// every input above one tile takes CUB's Onesweep path (the paper's own code, as NVIDIA
+// ships it); one-tile inputs take its single-tile kernel.
+//
+// The DoubleBuffer entries are in-place registry entries (registry::sort_entry::in_place):
+// keys_out holds the input on entry; the alternate buffers (n keys, n values) come out
+// of the temporary storage, as a DoubleBuffer user allocates them once outside the loop.
+// When CUB leaves the result in the alternate buffer (an odd number of passes, or the
+// single-tile path) the entry copies it back to keys_out, inside the timed work. The _n32
+// entries need n < 2^32 (NumItemsT = uint32_t) and throw onepass::error above.
 #include <cub/device/device_radix_sort.cuh>
 
 #include <limits>
 
 #include "gpu_sort_common.cuh"
+#include "onepass/device_launch.cuh"
 
 namespace onepass::baselines::gpu {
 namespace {
 
-template <class Key, class Value, class NumItems>
-cudaError_t cub_sort(const sort_call<Key, Value>& c, void* temp, std::size_t& bytes, NumItems n) {
-  using K = cub_type_t<Key>;
-  const auto* ki = reinterpret_cast<const K*>(c.keys_in);
-  auto* ko = reinterpret_cast<K*>(c.keys_out);
-  const int begin = static_cast<int>(c.bits.begin), end = static_cast<int>(c.bits.end);
-  if constexpr (has_values<Value>) {
-    using V = cub_type_t<Value>;
-    const auto* vi = reinterpret_cast<const V*>(c.values_in);
-    auto* vo = reinterpret_cast<V*>(c.values_out);
-    return c.descending ? cub::DeviceRadixSort::SortPairsDescending(temp, bytes, ki, ko, vi, vo, n, begin, end, c.stream)
-                        : cub::DeviceRadixSort::SortPairs(temp, bytes, ki, ko, vi, vo, n, begin, end, c.stream);
-  } else {
-    return c.descending ? cub::DeviceRadixSort::SortKeysDescending(temp, bytes, ki, ko, n, begin, end, c.stream)
-                        : cub::DeviceRadixSort::SortKeys(temp, bytes, ki, ko, n, begin, end, c.stream);
-  }
-}
-
+/// Temporary storage of the DoubleBuffer entries, from the first 256-byte boundary of the
+/// caller's storage: CUB's, then the alternate keys and values (plus the alignment slack).
 template <class Key, class Value>
-cudaError_t cub_sort_any_n(const sort_call<Key, Value>& c, void* temp, std::size_t& bytes) {
-  if (c.n <= std::numeric_limits<std::uint32_t>::max()) return cub_sort(c, temp, bytes, static_cast<std::uint32_t>(c.n));
-  return cub_sort(c, temp, bytes, static_cast<std::uint64_t>(c.n));
+struct db_layout {
+  std::size_t alt_keys, alt_values, total;
+  db_layout(std::size_t cub_bytes, std::size_t n) {
+    alt_keys = device::align_up(cub_bytes);
+    alt_values = alt_keys + device::align_up(n * sizeof(Key));
+    total = alt_values + (has_values<Value> ? device::align_up(n * sizeof(Value)) : 0) + device::temp_alignment;
+  }
+};
+
+template <class NumItems, class Key, class Value>
+NumItems checked_count(const char* fn, const sort_call<Key, Value>& c) {
+  require(c.n <= static_cast<std::size_t>(std::numeric_limits<NumItems>::max()), fn, "n",
+          "must be at most " + std::to_string(std::numeric_limits<NumItems>::max()) +
+              " for this configuration (NumItemsT of " + std::to_string(sizeof(NumItems) * 8) + " bits), got " +
+              std::to_string(c.n));
+  return static_cast<NumItems>(c.n);
 }
 
-struct cub_onesweep_impl {
+/// The in/out overload (the input is not written).
+template <class NumItems>
+struct cub_in_out_impl {
+  template <class Key, class Value>
+  static cudaError_t sort(const sort_call<Key, Value>& c, void* temp, std::size_t& bytes, NumItems n) {
+    using K = cub_type_t<Key>;
+    const auto* ki = reinterpret_cast<const K*>(c.keys_in);
+    auto* ko = reinterpret_cast<K*>(c.keys_out);
+    const int begin = static_cast<int>(c.bits.begin), end = static_cast<int>(c.bits.end);
+    if constexpr (has_values<Value>) {
+      using V = cub_type_t<Value>;
+      const auto* vi = reinterpret_cast<const V*>(c.values_in);
+      auto* vo = reinterpret_cast<V*>(c.values_out);
+      return c.descending
+                 ? cub::DeviceRadixSort::SortPairsDescending(temp, bytes, ki, ko, vi, vo, n, begin, end, c.stream)
+                 : cub::DeviceRadixSort::SortPairs(temp, bytes, ki, ko, vi, vo, n, begin, end, c.stream);
+    } else {
+      return c.descending ? cub::DeviceRadixSort::SortKeysDescending(temp, bytes, ki, ko, n, begin, end, c.stream)
+                          : cub::DeviceRadixSort::SortKeys(temp, bytes, ki, ko, n, begin, end, c.stream);
+    }
+  }
+
   template <class Key, class Value>
   static void run(const char* fn, sort_call<Key, Value>& c) {
+    const NumItems n = checked_count<NumItems>(fn, c);
     std::size_t required = 0;
-    ONEPASS_CUDA_CHECK(cub_sort_any_n(c, nullptr, required));
+    ONEPASS_CUDA_CHECK(sort(c, nullptr, required, n));
     if (sort_size_query(fn, c, required)) return;
     if (c.n == 0) return;
     std::size_t bytes = required;
-    ONEPASS_CUDA_CHECK(cub_sort_any_n(c, c.temp, bytes));
+    ONEPASS_CUDA_CHECK(sort(c, c.temp, bytes, n));
+  }
+};
+
+/// The DoubleBuffer overload, in place on keys_out (values_out).
+template <class NumItems>
+struct cub_double_buffer_impl {
+  template <class Key, class Value>
+  static cudaError_t sort(const sort_call<Key, Value>& c, void* temp, std::size_t& bytes,
+                          cub::DoubleBuffer<cub_type_t<Key>>& keys,
+                          cub::DoubleBuffer<std::conditional_t<has_values<Value>, cub_type_t<Value>, int>>& values,
+                          NumItems n) {
+    const int begin = static_cast<int>(c.bits.begin), end = static_cast<int>(c.bits.end);
+    if constexpr (has_values<Value>) {
+      return c.descending ? cub::DeviceRadixSort::SortPairsDescending(temp, bytes, keys, values, n, begin, end, c.stream)
+                          : cub::DeviceRadixSort::SortPairs(temp, bytes, keys, values, n, begin, end, c.stream);
+    } else {
+      (void)values;
+      return c.descending ? cub::DeviceRadixSort::SortKeysDescending(temp, bytes, keys, n, begin, end, c.stream)
+                          : cub::DeviceRadixSort::SortKeys(temp, bytes, keys, n, begin, end, c.stream);
+    }
+  }
+
+  template <class Key, class Value>
+  static void run(const char* fn, sort_call<Key, Value>& c) {
+    using K = cub_type_t<Key>;
+    using V = std::conditional_t<has_values<Value>, cub_type_t<Value>, int>;
+    const NumItems n = checked_count<NumItems>(fn, c);
+    std::size_t cub_bytes = 0;
+    {
+      cub::DoubleBuffer<K> keys(nullptr, nullptr);
+      cub::DoubleBuffer<V> values(nullptr, nullptr);
+      ONEPASS_CUDA_CHECK(sort(c, nullptr, cub_bytes, keys, values, n));
+    }
+    const db_layout<Key, Value> layout(cub_bytes, c.n);
+    if (sort_size_query<true>(fn, c, layout.total)) return;
+    if (c.n == 0) return;
+    unsigned char* base = device::aligned_start(c.temp);
+    K* out = reinterpret_cast<K*>(c.keys_out);
+    cub::DoubleBuffer<K> keys(out, reinterpret_cast<K*>(base + layout.alt_keys));
+    cub::DoubleBuffer<V> values(nullptr, nullptr);
+    if constexpr (has_values<Value>)
+      values = cub::DoubleBuffer<V>(reinterpret_cast<V*>(c.values_out), reinterpret_cast<V*>(base + layout.alt_values));
+    std::size_t bytes = cub_bytes;
+    ONEPASS_CUDA_CHECK(sort(c, base, bytes, keys, values, n));
+    if (keys.Current() != out)
+      ONEPASS_CUDA_CHECK(
+          cudaMemcpyAsync(out, keys.Current(), c.n * sizeof(Key), cudaMemcpyDeviceToDevice, c.stream));
+    if constexpr (has_values<Value>) {
+      if (values.Current() != reinterpret_cast<V*>(c.values_out))
+        ONEPASS_CUDA_CHECK(cudaMemcpyAsync(c.values_out, values.Current(), c.n * sizeof(Value),
+                                           cudaMemcpyDeviceToDevice, c.stream));
+    }
   }
 };
 
 const bool cub_onesweep_registered =
-    (register_gpu_sort_all_shapes<cub_onesweep_impl>(
-         "cub_onesweep", "CUB onesweep (cub::DeviceRadixSort)",
-         "cub::DeviceRadixSort::SortKeys/SortPairs from the toolkit's CCCL: Onesweep on sm_90 (the paper's code as "
-         "shipped)"),
+    (register_gpu_sort_all_shapes<cub_in_out_impl<std::uint32_t>>(
+         "cub_onesweep_n32", "CUB DeviceRadixSort (in/out, 32-bit n)",
+         "cub::DeviceRadixSort::SortKeys/SortPairs(in, out) with NumItemsT = uint32_t (Onesweep on sm_90; CCCL's "
+         "32-bit-offset tuning); n < 2^32",
+         /*in_place=*/false, /*float_zeros_equal=*/true),
+     register_gpu_sort_all_shapes<cub_in_out_impl<std::int64_t>>(
+         "cub_onesweep_n64", "CUB DeviceRadixSort (in/out, 64-bit n)",
+         "cub::DeviceRadixSort::SortKeys/SortPairs(in, out) with NumItemsT = int64_t (Onesweep on sm_90; CCCL's "
+         "64-bit-offset tuning)",
+         /*in_place=*/false, /*float_zeros_equal=*/true),
+     register_gpu_sort_all_shapes<cub_double_buffer_impl<std::uint32_t>>(
+         "cub_onesweep_db_n32", "CUB DeviceRadixSort (DoubleBuffer, 32-bit n)",
+         "cub::DeviceRadixSort::SortKeys/SortPairs(cub::DoubleBuffer) with NumItemsT = uint32_t, in place with the "
+         "alternate buffers in the temporary storage; n < 2^32",
+         /*in_place=*/true, /*float_zeros_equal=*/true),
+     register_gpu_sort_all_shapes<cub_double_buffer_impl<std::int64_t>>(
+         "cub_onesweep_db_n64", "CUB DeviceRadixSort (DoubleBuffer, 64-bit n)",
+         "cub::DeviceRadixSort::SortKeys/SortPairs(cub::DoubleBuffer) with NumItemsT = int64_t, in place with the "
+         "alternate buffers in the temporary storage",
+         /*in_place=*/true, /*float_zeros_equal=*/true),
      true);
 
 }  // namespace

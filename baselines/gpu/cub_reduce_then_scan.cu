@@ -19,7 +19,7 @@
 // means the reduce-then-scan algorithm with today's tuning for it, compiled for sm_90: it
 // is not the CUB 1.10 release itself (whose digit widths and tile sizes differed).
 //
-// Same call contract as cub_onesweep (cub_radix_sort.cu): begin_bit/end_bit, descending,
+// Same call contract as cub_onesweep_n32 / _n64 (cub_radix_sort.cu): begin_bit/end_bit, descending,
 // stable, the input is not written (is_overwrite_okay = false: CUB keeps the alternate
 // buffers in the temporary storage and the last pass writes the output).
 #include <cub/device/dispatch/dispatch_radix_sort.cuh>
@@ -103,7 +103,8 @@ const bool cub_reduce_then_scan_registered =
     (register_gpu_sort_all_shapes<reduce_then_scan_impl>(
          "cub_reduce_then_scan", "CUB reduce-then-scan (CUB 1.10 style)",
          "CUB's upsweep/scan/downsweep LSD radix sort (DispatchRadixSort with a policy hub setting ONESWEEP = false, "
-         "SM80 tunings): the paper's 'CUB 1.10' baseline design"),
+         "SM80 tunings): the paper's 'CUB 1.10' baseline design",
+         /*in_place=*/false, /*float_zeros_equal=*/true),
      true);
 
 }  // namespace

@@ -1,5 +1,5 @@
 // baselines/gpu/gpu_sort_common.cuh — what the GPU sort baselines of the Onesweep
-// experiments (Figs. 9–11) share: the key/value types of each registry shape, the argument
+// experiments (Figs. 9–11, sort_headline) share: the key/value types of each registry shape, the argument
 // checks of registry::gpu_sort_fn and a helper that registers one algorithm for every shape.
 // Internal to baselines/gpu; not part of the public library interface.
 //
@@ -30,23 +30,13 @@ namespace onepass::baselines::gpu {
 /// No values (keys-only shapes).
 struct no_values {};
 
-/// Key and value types of a registry sort shape.
+/// Key and value types of a registry sort shape (registry::shape_types, keys-only
+/// shapes with value no_values).
 template <registry::sort_shape Shape>
-struct shape_types;
-template <>
-struct shape_types<registry::sort_shape::keys_u32> {
-  using key = std::uint32_t;
-  using value = no_values;
-};
-template <>
-struct shape_types<registry::sort_shape::pairs_u32_u32> {
-  using key = std::uint32_t;
-  using value = std::uint32_t;
-};
-template <>
-struct shape_types<registry::sort_shape::keys_u64> {
-  using key = std::uint64_t;
-  using value = no_values;
+struct shape_types {
+  using key = typename registry::shape_types<Shape>::key;
+  using value = std::conditional_t<std::is_void_v<typename registry::shape_types<Shape>::value>, no_values,
+                                   typename registry::shape_types<Shape>::value>;
 };
 
 /// True for the key-value shapes.
@@ -68,18 +58,40 @@ struct sort_call {
   cudaStream_t stream;
 };
 
+/// Checks the buffers of an in-place sort (registry::sort_entry::in_place): keys_in ==
+/// keys_out (values alike), not null when n > 0, keys and values not overlapping.
+template <class Key, class Value>
+void check_in_place_buffers(const char* fn, const sort_call<Key, Value>& c) {
+  if (c.n == 0) return;
+  require(static_cast<const void*>(c.keys_in) == static_cast<const void*>(c.keys_out), fn, "keys_in",
+          "must equal keys_out (an in-place sort: keys_out holds the input on entry)");
+  if constexpr (has_values<Value>)
+    require(static_cast<const void*>(c.values_in) == static_cast<const void*>(c.values_out), fn, "values_in",
+            "must equal values_out (an in-place sort: values_out holds the input on entry)");
+  require(c.keys_out != nullptr, fn, "keys_out", "must not be null when n > 0");
+  if constexpr (has_values<Value>) {
+    require(c.values_out != nullptr, fn, "values_out", "must not be null when n > 0 (key-value sort)");
+    const auto* k = reinterpret_cast<const unsigned char*>(c.keys_out);
+    const auto* v = reinterpret_cast<const unsigned char*>(c.values_out);
+    require(k + c.n * sizeof(Key) <= v || v + c.n * sizeof(Value) <= k, fn, "values_out", "must not overlap keys_out");
+  }
+}
+
 /// Two-phase protocol of a baseline sort. Resolves the bit range (also in a query). When
 /// temp is null sets temp_bytes = max(required, 1) and returns true (the caller returns).
-/// Otherwise checks buffers and temp_bytes and returns false.
-template <class Key, class Value>
+/// Otherwise checks buffers (in-place rules when InPlace) and temp_bytes and returns false.
+template <bool InPlace = false, class Key, class Value>
 bool sort_size_query(const char* fn, const sort_call<Key, Value>& c, std::size_t required) {
   if (required == 0) required = 1;
   if (c.temp == nullptr) {
     c.temp_bytes = required;
     return true;
   }
-  sort::check_sort_buffers(fn, c.keys_in, c.keys_out, c.values_in, c.values_out, c.n, sizeof(Key),
-                           has_values<Value> ? sizeof(Value) : 0);
+  if constexpr (InPlace)
+    check_in_place_buffers(fn, c);
+  else
+    sort::check_sort_buffers(fn, c.keys_in, c.keys_out, c.values_in, c.values_out, c.n, sizeof(Key),
+                             has_values<Value> ? sizeof(Value) : 0);
   require(c.temp_bytes >= required, fn, "temp_bytes",
           "must be at least " + std::to_string(required) + " bytes (the size query's answer for n = " +
               std::to_string(c.n) + "), got " + std::to_string(c.temp_bytes));
@@ -111,16 +123,23 @@ registry::gpu_sort_fn make_gpu_sort(std::string name) {
   };
 }
 
-/// Registers Impl under `name` for the three shapes (label and description shared).
+/// Registers Impl under `name` for every registry::sort_shape (label and description
+/// shared); `in_place` and `float_zeros_equal` as in registry::sort_entry (an in-place
+/// Impl checks its buffers with sort_size_query<true>; CUB-based sorts order float keys
+/// with -0.0 == +0.0).
 template <class Impl>
-void register_gpu_sort_all_shapes(const std::string& name, const std::string& label, const std::string& description) {
+void register_gpu_sort_all_shapes(const std::string& name, const std::string& label, const std::string& description,
+                                  bool in_place = false, bool float_zeros_equal = false) {
   using registry::sort_shape;
-  registry::add_sort(registry::sort_entry{name, registry::device::gpu, sort_shape::keys_u32, label, description, {},
-                                          make_gpu_sort<sort_shape::keys_u32, Impl>(name)});
-  registry::add_sort(registry::sort_entry{name, registry::device::gpu, sort_shape::pairs_u32_u32, label, description,
-                                          {}, make_gpu_sort<sort_shape::pairs_u32_u32, Impl>(name)});
-  registry::add_sort(registry::sort_entry{name, registry::device::gpu, sort_shape::keys_u64, label, description, {},
-                                          make_gpu_sort<sort_shape::keys_u64, Impl>(name)});
+  auto add = [&](sort_shape shape, registry::gpu_sort_fn fn) {
+    registry::add_sort(registry::sort_entry{name, registry::device::gpu, shape, label, description, {}, std::move(fn),
+                                            in_place, float_zeros_equal});
+  };
+  add(sort_shape::keys_u32, make_gpu_sort<sort_shape::keys_u32, Impl>(name));
+  add(sort_shape::pairs_u32_u32, make_gpu_sort<sort_shape::pairs_u32_u32, Impl>(name));
+  add(sort_shape::keys_u64, make_gpu_sort<sort_shape::keys_u64, Impl>(name));
+  add(sort_shape::pairs_u64_u64, make_gpu_sort<sort_shape::pairs_u64_u64, Impl>(name));
+  add(sort_shape::keys_f32, make_gpu_sort<sort_shape::keys_f32, Impl>(name));
 }
 
 /// CUB's radix traits are keyed on the fundamental type: uint64_t (unsigned long on Linux)

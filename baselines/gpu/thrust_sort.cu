@@ -1,15 +1,17 @@
 // baselines/gpu/thrust_sort.cu — "thrust_sort": thrust::sort (keys) and
 // thrust::stable_sort_by_key (pairs) with the CUDA backend, as a user of thrust would sort.
 //
-// thrust sorts in place, our registry sorts out of place: the run copies keys_in (and
-// values_in) to keys_out (values_out) with cudaMemcpyAsync on the stream, then sorts the
-// output in place. The copy is part of the timed work (a thrust user who wants to keep the
-// input pays it too); it costs 2 x 4 bytes per u32 key, about 1/4 of CUB onesweep's traffic.
-// For arithmetic keys with thrust::less / thrust::greater, thrust's CUDA sort dispatches to
-// cub::DeviceRadixSort on a DoubleBuffer (thrust/system/cuda/detail/sort.h,
-// __smart_sort / __radix_sort::radix_sort), both for sort and stable_sort(_by_key); the
-// pairs use stable_sort_by_key so that the registry's "stable" holds by thrust's API
-// contract, not only by its implementation.
+// thrust sorts in place, so this is an in-place registry entry (registry::sort_entry::
+// in_place): keys_out (values_out) holds the input on entry and the sorted data on return;
+// the experiments copy the input there outside the timed region, so thrust is timed as
+// its users run it. For arithmetic keys with thrust::less / thrust::greater, thrust's CUDA
+// sort dispatches to cub::DeviceRadixSort on a DoubleBuffer (thrust/system/cuda/detail/
+// sort.h, smart_sort / __radix_sort::radix_sort), both for sort and stable_sort(_by_key);
+// the pairs use stable_sort_by_key so that the registry's "stable" holds by thrust's API
+// contract, not only by its implementation. thrust has one configuration that matters for
+// speed: its count is the iterators' difference type (ptrdiff_t for pointers), so CUB
+// always runs with 64-bit NumItemsT (CCCL's 64-bit-offset tuning), and the DoubleBuffer
+// form.
 //
 // Policy: thrust::cuda::par_nosync(allocator).on(stream) — no stream synchronisation after
 // the sort; its one temporary allocation (alternate keys and values, each rounded up to 128
@@ -92,13 +94,8 @@ struct thrust_sort_impl {
                 " key bits): use begin_bit = 0 and end_bit = 0 or " + std::to_string(sizeof(Key) * 8) + ", got [" +
                 std::to_string(c.bits.begin) + ", " + std::to_string(c.bits.end) + ")");
     const std::size_t arena_bytes = c.n == 0 ? 0 : thrust_temp_bytes<Key, Value>(c.n, c.stream) + 4 * arena_alignment;
-    if (sort_size_query(fn, c, arena_bytes)) return;
+    if (sort_size_query<true>(fn, c, arena_bytes)) return;
     if (c.n == 0) return;
-    ONEPASS_CUDA_CHECK(
-        cudaMemcpyAsync(c.keys_out, c.keys_in, c.n * sizeof(Key), cudaMemcpyDeviceToDevice, c.stream));
-    if constexpr (has_values<Value>)
-      ONEPASS_CUDA_CHECK(
-          cudaMemcpyAsync(c.values_out, c.values_in, c.n * sizeof(Value), cudaMemcpyDeviceToDevice, c.stream));
     arena_allocator allocator(c.temp, c.temp_bytes, fn);
     const auto policy = thrust::cuda::par_nosync(allocator).on(c.stream);
     try {
@@ -125,8 +122,9 @@ struct thrust_sort_impl {
 const bool thrust_sort_registered =
     (register_gpu_sort_all_shapes<thrust_sort_impl>(
          "thrust_sort", "thrust::sort",
-         "copy to the output, then thrust::sort / thrust::stable_sort_by_key in place with par_nosync.on(stream) and "
-         "the caller's temporary storage (CUB radix sort inside); full key width only"),
+         "thrust::sort / thrust::stable_sort_by_key in place with par_nosync.on(stream) and the caller's temporary "
+         "storage (CUB radix sort inside, 64-bit count, DoubleBuffer); full key width only",
+         /*in_place=*/true, /*float_zeros_equal=*/true),
      true);
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness.hpp"
@@ -156,10 +157,18 @@ class timer {
   /// launch or the work itself) and passes on whatever `work` throws.
   template <class Work>
   timing measure(Work&& work) {
+    return measure([](int) {}, std::forward<Work>(work));
+  }
+
+  /// As measure(work), with prepare(k) enqueued before run k's L2 flush, outside the
+  /// timed region (e.g. restoring the input of an in-place sort).
+  template <class Prepare, class Work>
+  timing measure(Prepare&& prepare, Work&& work) {
     std::vector<double> seconds;
     seconds.reserve(static_cast<std::size_t>(options_.reps));
     const int runs = options_.warmup + options_.reps;
     for (int k = 0; k < runs; ++k) {
+      prepare(k);
       if (options_.flush_l2) flush_l2();
       start();
       work(k);

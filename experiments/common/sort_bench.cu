@@ -37,21 +37,38 @@ unsigned blocks_for(std::size_t n) {
   return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(wanted, std::size_t(sms) * 16)));
 }
 
-/// keys[i] = AND of hash(i * q + j), j < q (Thearling–Smith band q), truncated to Key.
+/// The unsigned word of a key type (the bits the fingerprints and checks read).
+template <class Key>
+using word_t = std::conditional_t<sizeof(Key) == 8, std::uint64_t, std::uint32_t>;
+
+/// keys[i] = AND of hash(i * q + j), j < q (Thearling–Smith band q), truncated to the
+/// key's width; float keys take the 32-bit pattern, with bit 30 cleared where the
+/// exponent is all ones (so no NaN or infinity: every key finite).
 template <class Key>
 __global__ void band_keys_kernel(Key* keys, std::size_t n, unsigned q, random::counter_hash hash) {
   const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
   for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
     std::uint64_t w = ~std::uint64_t{0};
     for (unsigned j = 0; j < q; ++j) w &= hash(i * q + j);
-    keys[i] = static_cast<Key>(w);
+    if constexpr (std::is_floating_point_v<Key>) {
+      auto bits = static_cast<word_t<Key>>(w);
+      constexpr word_t<Key> exponent = sizeof(Key) == 8 ? word_t<Key>{0x7FF0000000000000ull} : word_t<Key>{0x7F800000u};
+      constexpr word_t<Key> high_exponent_bit = exponent & ~(exponent >> 1);
+      if ((bits & exponent) == exponent) bits &= ~high_exponent_bit;
+      Key k;
+      memcpy(&k, &bits, sizeof k);
+      keys[i] = k;
+    } else {
+      keys[i] = static_cast<Key>(w);
+    }
   }
 }
 
-__global__ void iota32_kernel(std::uint32_t* v, std::size_t n) {
+template <class Value>
+__global__ void iota_kernel(Value* v, std::size_t n) {
   const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
   for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
-    v[i] = static_cast<std::uint32_t>(i);
+    v[i] = static_cast<Value>(i);
 }
 
 /// acc[0] += sum of d[i], acc[1] += sum of mix64(d[i]) (mod 2^64): an order-independent
@@ -61,7 +78,9 @@ __global__ void fingerprint_kernel(const T* d, std::size_t n, unsigned long long
   const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
   unsigned long long sum = 0, hashed = 0;
   for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const std::uint64_t v = d[i];
+    word_t<T> bits;
+    memcpy(&bits, &d[i], sizeof bits);
+    const std::uint64_t v = bits;
     sum += v;
     hashed += random::mix64(v + 0x9e3779b97f4a7c15ull);
   }
@@ -69,11 +88,14 @@ __global__ void fingerprint_kernel(const T* d, std::size_t n, unsigned long long
   if (hashed) atomicAdd(&acc[1], hashed);
 }
 
-/// bad[0]: i with out[i] > out[i+1]; bad[1] (pairs): i with values[i] >= n or
-/// keys_in[values[i]] != out[i]; bad[2] (pairs): equal neighbours whose values do not increase.
-template <class Key, bool Pairs>
-__global__ void check_sorted_kernel(const Key* out, const Key* keys_in, const std::uint32_t* values, std::size_t n,
+/// bad[0]: i with out[i] > out[i+1] (for floats: by value, so -0.0 and +0.0 may come in
+/// either order, ours keeping them apart and CUB treating them as equal; the keys are
+/// finite); bad[1] (pairs): i with values[i] >= n or keys_in[values[i]] != out[i] (bits);
+/// bad[2] (pairs): neighbours with equal key bits whose values do not increase.
+template <class Key, class Value>
+__global__ void check_sorted_kernel(const Key* out, const Key* keys_in, const Value* values, std::size_t n,
                                     unsigned long long* bad) {
+  constexpr bool pairs = !std::is_void_v<Value>;
   const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
   unsigned long long order = 0, wrong_value = 0, unstable = 0;
   for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
@@ -81,10 +103,16 @@ __global__ void check_sorted_kernel(const Key* out, const Key* keys_in, const st
     const bool has_next = i + 1 < n;
     const Key next = has_next ? out[i + 1] : k;
     order += has_next && k > next;
-    if constexpr (Pairs) {
-      const std::uint32_t v = values[i];
-      wrong_value += v >= n || keys_in[v] != k;
-      unstable += has_next && k == next && v >= values[i + 1];
+    if constexpr (pairs) {
+      const Value v = values[i];
+      auto same_bits = [](Key a, Key b) {
+        word_t<Key> x, y;
+        memcpy(&x, &a, sizeof x);
+        memcpy(&y, &b, sizeof y);
+        return x == y;
+      };
+      wrong_value += v >= n || !same_bits(keys_in[v], k);
+      unstable += has_next && same_bits(k, next) && v >= values[i + 1];
     }
   }
   if (order) atomicAdd(&bad[0], order);
@@ -114,7 +142,6 @@ std::string size_text(std::size_t n) {
 }
 
 struct bench {
-  reg::sort_shape shape;
   const char* experiment;
   run& r;
   timer& t;
@@ -123,33 +150,47 @@ struct bench {
   std::size_t rows = 0;
   bool fatal = false;
 
-  template <class Key, bool Pairs>
-  measurement measure(const reg::sort_entry& e, const Key* keys_in, Key* keys_out, const std::uint32_t* values_in,
-                std::uint32_t* values_out, std::size_t n,
-                std::pair<unsigned long long, unsigned long long> key_print,
-                std::pair<unsigned long long, unsigned long long> value_print) {
+  /// Times entry e on (keys_in, values_in) -> (keys_out, values_out), then checks one
+  /// more untimed run. In-place entries (registry::sort_entry::in_place) get the input
+  /// copied into the outputs before every run, outside the timed region, and sort there.
+  template <class Key, class Value>
+  measurement measure(const reg::sort_entry& e, const Key* keys_in, Key* keys_out, const Value* values_in,
+                      Value* values_out, std::size_t n, std::pair<unsigned long long, unsigned long long> key_print,
+                      std::pair<unsigned long long, unsigned long long> value_print) {
+    constexpr bool pairs = !std::is_void_v<Value>;
+    constexpr std::size_t value_size = pairs ? sizeof(std::conditional_t<pairs, Value, char>) : 0;
     measurement p;
     try {
       const reg::sort_params params;  // ascending, all key bits (the paper's setting)
+      const void* ki = e.in_place ? static_cast<const void*>(keys_out) : keys_in;
+      const void* vi = e.in_place ? static_cast<const void*>(values_out) : values_in;
+      auto restore = [&](int) {
+        if (!e.in_place) return;
+        ONEPASS_EXPERIMENT_CUDA(cudaMemcpyAsync(keys_out, keys_in, n * sizeof(Key), cudaMemcpyDeviceToDevice, stream));
+        if (pairs)
+          ONEPASS_EXPERIMENT_CUDA(
+              cudaMemcpyAsync(values_out, values_in, n * value_size, cudaMemcpyDeviceToDevice, stream));
+      };
       std::size_t temp_bytes = 0;
-      e.gpu_run(nullptr, temp_bytes, keys_in, keys_out, values_in, values_out, n, params, stream);
+      e.gpu_run(nullptr, temp_bytes, ki, keys_out, vi, values_out, n, params, stream);
       ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
       device_buffer temp(std::max<std::size_t>(temp_bytes, 1));
-      p.time = t.measure([&](int) {
+      p.time = t.measure(restore, [&](int) {
         std::size_t bytes = temp_bytes;
-        e.gpu_run(temp.get(), bytes, keys_in, keys_out, values_in, values_out, n, params, stream);
+        e.gpu_run(temp.get(), bytes, ki, keys_out, vi, values_out, n, params, stream);
       });
-      // Untimed check of one more run into poisoned outputs.
+      // Untimed check of one more run into poisoned outputs (in place: the restored input).
       ONEPASS_EXPERIMENT_CUDA(cudaMemsetAsync(keys_out, 0xA5, n * sizeof(Key), stream));
-      if (Pairs) ONEPASS_EXPERIMENT_CUDA(cudaMemsetAsync(values_out, 0xA5, n * sizeof(std::uint32_t), stream));
+      if (pairs) ONEPASS_EXPERIMENT_CUDA(cudaMemsetAsync(values_out, 0xA5, n * value_size, stream));
+      restore(0);
       std::size_t bytes = temp_bytes;
-      e.gpu_run(temp.get(), bytes, keys_in, keys_out, values_in, values_out, n, params, stream);
+      e.gpu_run(temp.get(), bytes, ki, keys_out, vi, values_out, n, params, stream);
       ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
       ONEPASS_EXPERIMENT_CUDA(cudaStreamSynchronize(stream));
       temp.reset();
       device_buffer bad(3 * sizeof(unsigned long long));
       ONEPASS_EXPERIMENT_CUDA(cudaMemsetAsync(bad.get(), 0, bad.bytes(), stream));
-      check_sorted_kernel<Key, Pairs><<<blocks_for(n), threads, 0, stream>>>(keys_out, keys_in, values_out, n,
+      check_sorted_kernel<Key, Value><<<blocks_for(n), threads, 0, stream>>>(keys_out, keys_in, values_out, n,
                                                                            bad.as<unsigned long long>());
       ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
       unsigned long long h[3] = {0, 0, 0};
@@ -161,7 +202,7 @@ struct bench {
       if (h[0]) problems << h[0] << " adjacent pair(s) out of order; ";
       if (out_print != key_print) problems << "the output keys are not a permutation of the input (fingerprint); ";
       if (in_print != key_print) problems << "the input keys were modified; ";
-      if (Pairs) {
+      if constexpr (pairs) {
         if (h[1]) problems << h[1] << " value(s) not pointing at their key; ";
         if (h[2]) problems << h[2] << " equal-key neighbour(s) out of input order (not stable); ";
         if (fingerprint(values_out, n, stream) != value_print) problems << "the values are not a permutation; ";
@@ -171,7 +212,7 @@ struct bench {
         p.what = measurement::status::failed;
         p.message = "wrong output: " + problems.str();
       } else {
-        p.message = Pairs ? "checked: sorted, keys a permutation, values follow their keys, stable"
+        p.message = pairs ? "checked: sorted, keys a permutation, values follow their keys, stable"
                           : "checked: sorted, a permutation of the input";
       }
     } catch (const std::exception& ex) {
@@ -180,16 +221,21 @@ struct bench {
     return p;
   }
 
-  template <class Key, bool Pairs>
-  void run_size(const std::vector<reg::sort_entry>& algorithms, std::size_t n, const std::vector<unsigned>& bands) {
-    const std::string where_size = "n = " + size_text(n);
+  /// Measures every algorithm of `algorithms` (all of one shape, keys Key, values Value or
+  /// void) at size n for every band q.
+  template <class Key, class Value>
+  void run_size(reg::sort_shape shape, const std::vector<reg::sort_entry>& algorithms, std::size_t n,
+                const std::vector<unsigned>& bands) {
+    constexpr bool pairs = !std::is_void_v<Value>;
+    using value_type = std::conditional_t<pairs, Value, std::uint32_t>;
+    const std::string where_size = std::string(reg::to_string(shape)) + ", n = " + size_text(n);
     device_buffer keys_in, keys_out, values_in, values_out;
     try {
       keys_in = device_buffer(n * sizeof(Key));
       keys_out = device_buffer(n * sizeof(Key));
-      if (Pairs) {
-        values_in = device_buffer(n * sizeof(std::uint32_t));
-        values_out = device_buffer(n * sizeof(std::uint32_t));
+      if (pairs) {
+        values_in = device_buffer(n * sizeof(value_type));
+        values_out = device_buffer(n * sizeof(value_type));
       }
     } catch (const out_of_memory& ex) {
       skipped.push_back("all algorithms at " + where_size + ": inputs/outputs: " + ex.what());
@@ -197,10 +243,10 @@ struct bench {
       return;
     }
     std::pair<unsigned long long, unsigned long long> value_print{0, 0};
-    if (Pairs) {
-      iota32_kernel<<<blocks_for(n), threads, 0, stream>>>(values_in.as<std::uint32_t>(), n);
+    if constexpr (pairs) {
+      iota_kernel<value_type><<<blocks_for(n), threads, 0, stream>>>(values_in.as<value_type>(), n);
       ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
-      value_print = fingerprint(values_in.as<const std::uint32_t>(), n, stream);
+      value_print = fingerprint(values_in.as<const value_type>(), n, stream);
     }
     // Device-to-device copy of the keys at this size: the bandwidth reference of the report.
     try {
@@ -210,7 +256,7 @@ struct bench {
       });
       std::ostringstream rate;
       rate.precision(6);
-      rate << n << ":" << 2.0 * sizeof(Key) * static_cast<double>(n) / copy.median;
+      rate << reg::to_string(shape) << ":" << n << ":" << 2.0 * sizeof(Key) * static_cast<double>(n) / copy.median;
       copy_rates.push_back(rate.str());
     } catch (const std::exception& ex) {
       progress(experiment, std::string("copy bandwidth not measured at ") + where_size + ": " + ex.what());
@@ -223,9 +269,9 @@ struct bench {
       ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
       const auto key_print = fingerprint(keys_in.as<const Key>(), n, stream);
       for (const auto& e : algorithms) {
-        const measurement p = measure<Key, Pairs>(e, keys_in.as<const Key>(), keys_out.as<Key>(),
-                                            Pairs ? values_in.as<const std::uint32_t>() : nullptr,
-                                            Pairs ? values_out.as<std::uint32_t>() : nullptr, n, key_print, value_print);
+        const measurement p = measure<Key, Value>(
+            e, keys_in.as<const Key>(), keys_out.as<Key>(), pairs ? values_in.as<const value_type>() : nullptr,
+            pairs ? values_out.as<value_type>() : nullptr, n, key_print, value_print);
         const std::string where = e.name + " at " + where_size + ", q = " + std::to_string(q);
         switch (p.what) {
           case measurement::status::measured: {
@@ -257,7 +303,68 @@ struct bench {
       }
     }
   }
+
+  /// run_size with the shape's key and value types.
+  void run_shape(reg::sort_shape shape, const std::vector<reg::sort_entry>& algorithms, std::size_t n,
+                 const std::vector<unsigned>& bands) {
+    using s = reg::sort_shape;
+    switch (shape) {
+      case s::keys_u32: run_size<std::uint32_t, void>(shape, algorithms, n, bands); break;
+      case s::pairs_u32_u32: run_size<std::uint32_t, std::uint32_t>(shape, algorithms, n, bands); break;
+      case s::keys_u64: run_size<std::uint64_t, void>(shape, algorithms, n, bands); break;
+      case s::pairs_u64_u64: run_size<std::uint64_t, std::uint64_t>(shape, algorithms, n, bands); break;
+      case s::keys_f32: run_size<float, void>(shape, algorithms, n, bands); break;
+    }
+  }
 };
+
+/// The registered GPU sorts of `shape`, restricted to `only` when it is not empty (a
+/// name of `only` registered for none of `shapes` is a usage error).
+std::vector<reg::sort_entry> gpu_sorts_of(const char* experiment, reg::sort_shape shape,
+                                          const std::vector<std::string>& only,
+                                          const std::vector<reg::sort_shape>& shapes) {
+  std::vector<std::string> known;
+  for (const auto& e : reg::sorts())
+    if (e.where == reg::device::gpu && std::find(shapes.begin(), shapes.end(), e.shape) != shapes.end() &&
+        std::find(known.begin(), known.end(), e.name) == known.end())
+      known.push_back(e.name);
+  for (const auto& name : only)
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      usage_exit(experiment, "--algorithms: '" + name + "' is not a registered GPU sort of these shapes; known: " +
+                                 join(known));
+  std::vector<reg::sort_entry> algorithms;
+  for (const auto& e : reg::sorts())
+    if (e.where == reg::device::gpu && e.shape == shape &&
+        (only.empty() || std::find(only.begin(), only.end(), e.name) != only.end()))
+      algorithms.push_back(e);
+  return algorithms;
+}
+
+const std::vector<std::string> csv_columns = {"algorithm", "label",          "shape",       "q",
+                                              "n",         "log2_n",         "reps",        "seconds_median",
+                                              "seconds_min", "seconds_max",  "keys_per_second"};
+
+/// The meta.json notes both programs share.
+void note_common(run& r, const bench& b) {
+  r.note("check", "after timing, one untimed run into poisoned outputs, checked on the GPU: keys non-decreasing "
+                  "(float keys by value), multiset fingerprints (sum, sum of hashes of the key bits) equal to the "
+                  "input's, input unchanged; pairs: keys_out[i] == keys_in[values_out[i]] (bits), values increasing "
+                  "within equal keys (stable), values a permutation by fingerprint");
+  r.note("in_place_entries", "entries registered in_place (cub::DoubleBuffer forms, onesweep_db, thrust::sort) get the "
+                             "input copied into the output buffer before every run, outside the timed region, and "
+                             "sort there (any copy back from their alternate buffer is timed)");
+  r.note("copy_bytes_per_second_by_n", join(b.copy_rates, " ") +
+                                           " (shape:n:rate; cudaMemcpyAsync device to device of the keys, bytes = 2 "
+                                           "x key bytes, median of the timed runs)");
+  r.note("rows", std::to_string(b.rows));
+  if (!b.skipped.empty()) r.note("skipped", join(b.skipped, "; "));
+  if (!b.failed.empty()) r.note("failed", join(b.failed, "; "));
+}
+
+const char* keys_note =
+    "Thearling-Smith band q: key i = AND of counter_hash(seed, q)(i * q + j), j < q, generated on the GPU (32-bit "
+    "keys: low half; float keys: that 32-bit pattern with bit 30 cleared where the exponent is all ones, so every "
+    "key is finite); values (pairs) = 0..n-1 in the value type; ascending sort on all key bits";
 
 }  // namespace
 
@@ -287,18 +394,7 @@ int run_sort_throughput(reg::sort_shape shape, const char* experiment, const cha
     usage_exit(experiment, "--min-log2 (" + std::to_string(min_log2) + ") must not exceed --max-log2 (" +
                                std::to_string(max_log2) + ")");
   if (bands.empty()) usage_exit(experiment, "--bands: at least one band");
-  std::vector<reg::sort_entry> algorithms;
-  std::vector<std::string> known;
-  for (const auto& e : reg::sorts())
-    if (e.where == reg::device::gpu && e.shape == shape) known.push_back(e.name);
-  for (const auto& name : only)
-    if (std::find(known.begin(), known.end(), name) == known.end())
-      usage_exit(experiment, "--algorithms: '" + name + "' is not a registered GPU " + reg::to_string(shape) +
-                                 " sort; known: " + join(known));
-  for (const auto& e : reg::sorts())
-    if (e.where == reg::device::gpu && e.shape == shape &&
-        (only.empty() || std::find(only.begin(), only.end(), e.name) != only.end()))
-      algorithms.push_back(e);
+  const std::vector<reg::sort_entry> algorithms = gpu_sorts_of(experiment, shape, only, {shape});
   if (algorithms.empty()) usage_exit(experiment, std::string("no GPU sort registered for ") + reg::to_string(shape));
 
   if (!device_ready(experiment)) return 3;
@@ -328,16 +424,11 @@ int run_sort_throughput(reg::sort_shape shape, const char* experiment, const cha
 
   stream s;
   timer t(s.get(), options);
-  r.open_csv({"algorithm", "label", "shape", "q", "n", "log2_n", "reps", "seconds_median", "seconds_min",
-              "seconds_max", "keys_per_second"});
-  bench b{shape, experiment, r, t, s.get()};
+  r.open_csv(csv_columns);
+  bench b{experiment, r, t, s.get()};
   for (std::size_t n : sizes) {
     if (b.fatal) break;
-    switch (shape) {
-      case reg::sort_shape::keys_u32: b.run_size<std::uint32_t, false>(algorithms, n, bands); break;
-      case reg::sort_shape::pairs_u32_u32: b.run_size<std::uint32_t, true>(algorithms, n, bands); break;
-      case reg::sort_shape::keys_u64: b.run_size<std::uint64_t, false>(algorithms, n, bands); break;
-    }
+    b.run_shape(shape, algorithms, n, bands);
   }
 
   std::vector<std::string> size_text_list;
@@ -348,18 +439,81 @@ int run_sort_throughput(reg::sort_shape shape, const char* experiment, const cha
   r.note("sizes", join(size_text_list, " "));
   r.note("size_distribution", "log-uniform on [2^" + std::to_string(min_log2) + ", 2^" + std::to_string(max_log2) +
                                   "], " + std::to_string(count) + " draws (std::mt19937_64(seed ^ 0x5eed5123)), sorted");
-  r.note("keys", "Thearling-Smith band q: key i = AND of counter_hash(seed, q)(i * q + j), j < q, generated on the "
-                 "GPU (32-bit keys: low half); values (pairs) = 0..n-1; ascending sort on all key bits");
-  r.note("check", "after timing, one untimed run into poisoned outputs, checked on the GPU: keys non-decreasing, "
-                  "multiset fingerprints (sum, sum of hashes) equal to the input's, input unchanged; pairs: "
-                  "keys_out[i] == keys_in[values_out[i]], values increasing within equal keys (stable), values a "
-                  "permutation by fingerprint");
-  r.note("copy_bytes_per_second_by_n", join(b.copy_rates, " ") +
-                                           " (cudaMemcpyAsync device to device of the keys, bytes = 2 x key bytes, "
-                                           "median of the timed runs)");
-  r.note("rows", std::to_string(b.rows));
-  if (!b.skipped.empty()) r.note("skipped", join(b.skipped, "; "));
-  if (!b.failed.empty()) r.note("failed", join(b.failed, "; "));
+  r.note("keys", keys_note);
+  note_common(r, b);
+  r.finish();
+  return b.failed.empty() ? 0 : 1;
+}
+
+int run_sort_headline(const char* experiment, const char* title, int argc, char** argv) {
+  CLI::App app{title};
+  run r(experiment, app);
+  std::vector<int> sizes_log2;
+  std::vector<unsigned> bands = {1, 2, 3, 4, 8, 16};
+  std::vector<std::string> shape_names, only;
+  timing_cli timing_cli;
+  app.add_option("--sizes-log2", sizes_log2, "sizes 2^W, comma-separated (default: smoke 12,16; else 20,24,28,30)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 40));
+  app.add_option("--shapes", shape_names,
+                 "comma-separated shapes (default: keys_u32,pairs_u32_u32,keys_u64,pairs_u64_u64,keys_f32)")
+      ->delimiter(',');
+  app.add_option("--bands", bands, "entropy bands q of keys_u32 (default 1,2,3,4,8,16); other shapes q = 1")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 64));
+  app.add_option("--algorithms", only, "comma-separated registered GPU sorts (default: all)")->delimiter(',');
+  add_timing_options(app, timing_cli);
+  r.parse(argc, argv);
+
+  if (sizes_log2.empty()) sizes_log2 = r.pick(std::vector<int>{12, 16}, std::vector<int>{20, 24, 28, 30},
+                                              std::vector<int>{20, 24, 28, 30});
+  if (bands.empty()) usage_exit(experiment, "--bands: at least one band");
+  std::vector<reg::sort_shape> shapes;
+  for (const auto& name : shape_names) {
+    bool found = false;
+    for (auto shape : reg::all_sort_shapes)
+      if (name == reg::to_string(shape)) {
+        shapes.push_back(shape);
+        found = true;
+      }
+    if (!found)
+      usage_exit(experiment, "--shapes: '" + name +
+                                 "' is not a sort shape; known: keys_u32, pairs_u32_u32, keys_u64, pairs_u64_u64, "
+                                 "keys_f32");
+  }
+  if (shapes.empty()) shapes.assign(std::begin(reg::all_sort_shapes), std::end(reg::all_sort_shapes));
+  std::vector<std::vector<reg::sort_entry>> algorithms;
+  for (auto shape : shapes) algorithms.push_back(gpu_sorts_of(experiment, shape, only, shapes));
+
+  if (!device_ready(experiment)) return 3;
+  const timing_options options = resolve_timing(r, timing_cli, {5, 7, 9});
+  note_gpu(r);
+
+  std::vector<std::string> band_text, size_text_list, shape_text;
+  for (unsigned q : bands) band_text.push_back(std::to_string(q));
+  for (int w : sizes_log2) size_text_list.push_back("2^" + std::to_string(w));
+  for (auto shape : shapes) shape_text.push_back(reg::to_string(shape));
+  progress(experiment, "shapes " + join(shape_text) + ", sizes " + join(size_text_list) + ", keys_u32 bands q = " +
+                           join(band_text) + " (other shapes q = 1), " + std::to_string(options.warmup) +
+                           " warm-up + " + std::to_string(options.reps) + " timed runs each");
+
+  stream s;
+  timer t(s.get(), options);
+  r.open_csv(csv_columns);
+  bench b{experiment, r, t, s.get()};
+  for (std::size_t k = 0; k < shapes.size() && !b.fatal; ++k) {
+    const std::vector<unsigned> shape_bands =
+        shapes[k] == reg::sort_shape::keys_u32 ? bands : std::vector<unsigned>{1};
+    for (int w : sizes_log2) {
+      if (b.fatal) break;
+      b.run_shape(shapes[k], algorithms[k], std::size_t{1} << w, shape_bands);
+    }
+  }
+  r.note("shapes", join(shape_text));
+  r.note("sizes", join(size_text_list));
+  r.note("bands", "keys_u32: " + join(band_text) + "; other shapes: 1");
+  r.note("keys", keys_note);
+  note_common(r, b);
   r.finish();
   return b.failed.empty() ? 0 : 1;
 }

@@ -2,7 +2,8 @@
 // throughput figures (Adinets & Merrill, §4): Fig. 9 (uint32 keys), Fig. 10 (uint32 keys +
 // uint32 values), Fig. 11 (uint64 keys). Each figure's program (experiments/
 // onesweep_fig09_keys32.cu, onesweep_fig10_pairs32.cu, onesweep_fig11_keys64.cu) is
-// run_sort_throughput(shape, ...).
+// run_sort_throughput(shape, ...); experiments/sort_headline.cu (the one-screen sort
+// table: fixed sizes, every shape) is run_sort_headline(...).
 //
 // What it measures. Every GPU sort registered for the shape (registry::sorts(): ours and
 // the baselines — whatever is registered), in one process, on one stream, at problem sizes
@@ -14,6 +15,10 @@
 // are 0..n-1. Ascending sort on all key bits (the paper's setting). Timing: CUDA events
 // around one call, warm-up, then >= 5 timed runs, L2 flushed before each (gpu_harness.cuh);
 // throughput = n / median seconds (keys/s; the paper's GKey/s is this / 1e9).
+//
+// In-place entries (registry::sort_entry::in_place: the cub::DoubleBuffer configurations,
+// onesweep_db, thrust::sort) get the input copied into the output buffer before every
+// run, outside the timed region (timer::measure's prepare step), and sort there.
 //
 // Check (untimed, once per algorithm, size and band): after timing, the output of one more
 // run into a poisoned buffer is checked on the GPU — keys non-decreasing, and the same
@@ -51,5 +56,12 @@ namespace onepass::experiments::gpu {
 /// CSV and meta.json; returns the exit status. `experiment` names the outputs, `title` is
 /// the --help line.
 int run_sort_throughput(registry::sort_shape shape, const char* experiment, const char* title, int argc, char** argv);
+
+/// The sort_headline program: every registered GPU sort of every shape (--shapes) at
+/// fixed sizes (--sizes-log2, default 2^20, 2^24, 2^28, 2^30; smoke 2^12, 2^16), keys_u32
+/// at the bands of --bands (default 1,2,3,4,8,16) and the other shapes at q = 1; timing
+/// as above with 7 timed runs by default (smoke 5, paper 9). Same CSV columns and checks
+/// as run_sort_throughput; one CSV for all shapes (column `shape`).
+int run_sort_headline(const char* experiment, const char* title, int argc, char** argv);
 
 }  // namespace onepass::experiments::gpu

@@ -60,8 +60,22 @@ const char* to_string(sort_shape shape) {
     case sort_shape::keys_u32: return "keys_u32";
     case sort_shape::pairs_u32_u32: return "pairs_u32_u32";
     case sort_shape::keys_u64: return "keys_u64";
+    case sort_shape::pairs_u64_u64: return "pairs_u64_u64";
+    case sort_shape::keys_f32: return "keys_f32";
   }
   return "unknown";
+}
+
+std::size_t key_bytes(sort_shape shape) {
+  return shape == sort_shape::keys_u64 || shape == sort_shape::pairs_u64_u64 ? 8 : 4;
+}
+
+std::size_t value_bytes(sort_shape shape) {
+  switch (shape) {
+    case sort_shape::pairs_u32_u32: return 4;
+    case sort_shape::pairs_u64_u64: return 8;
+    default: return 0;
+  }
 }
 
 void add_sort(sort_entry entry) {

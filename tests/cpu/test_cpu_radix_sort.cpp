@@ -192,19 +192,22 @@ TEST(CpuRadixSortErrors, BadInputThrows) {
 }
 
 TEST(CpuSortRegistry, TbbRadixAndOracleAreRegisteredForEveryShapeAndAgree) {
-  for (auto shape : {reg::sort_shape::keys_u32, reg::sort_shape::pairs_u32_u32, reg::sort_shape::keys_u64}) {
+  for (auto shape : reg::all_sort_shapes) {
     ASSERT_TRUE(reg::contains_sort("tbb_radix", shape, reg::device::cpu)) << reg::to_string(shape);
     ASSERT_TRUE(reg::contains_sort("std_stable_sort", shape, reg::device::cpu)) << reg::to_string(shape);
     const auto& ours = reg::find_sort("tbb_radix", shape, reg::device::cpu);
     const auto& oracle = reg::find_sort("std_stable_sort", shape, reg::device::cpu);
-    const bool wide = shape == reg::sort_shape::keys_u64;
-    const bool pairs = shape == reg::sort_shape::pairs_u32_u32;
-    const std::size_t n = 30000, key_size = wide ? 8 : 4;
+    const std::size_t value_size = reg::value_bytes(shape);
+    const bool pairs = value_size != 0;
+    const std::size_t n = 30000, key_size = reg::key_bytes(shape);
     std::vector<unsigned char> keys(n * key_size), a(n * key_size), b(n * key_size);
     std::mt19937_64 g(11);
-    for (auto& c : keys) c = static_cast<unsigned char>(g() & 0x0f);  // many ties
-    std::vector<std::uint32_t> values(n), va(n), vb(n);
-    std::iota(values.begin(), values.end(), 0u);
+    for (auto& c : keys) c = static_cast<unsigned char>(g() & 0x0f);  // many ties (for f32: finite values)
+    // Values: the index i in the shape's value width (little endian).
+    std::vector<unsigned char> values(n * value_size), va(n * value_size), vb(n * value_size);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t byte = 0; byte < value_size; ++byte)
+        values[i * value_size + byte] = static_cast<unsigned char>(std::uint64_t{i} >> (8 * byte));
     for (bool desc : {false, true}) {
       reg::sort_params p;
       p.descending = desc;

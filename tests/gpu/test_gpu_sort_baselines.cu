@@ -1,13 +1,17 @@
-// Every registered GPU sort (registry::sorts(), device gpu: the baselines cub_onesweep,
-// cub_reduce_then_scan, thrust_sort, vren, and the library's onesweep once it registers),
-// for every shape it registers (keys_u32, pairs_u32_u32, keys_u64), equals the CPU oracle
-// "std_stable_sort" (std::stable_sort of the transformed key field) bit for bit — keys and,
-// for pairs, values (so pairs are stable) — on: sizes 0, 1, 31, 32, 33, 4097 and
+// Every registered GPU sort (registry::sorts(), device gpu: the library's onesweep and
+// onesweep_db, the baselines cub_onesweep_n32/_n64/_db_n32/_db_n64, cub_reduce_then_scan,
+// thrust_sort, vren), for every shape it registers (keys_u32, pairs_u32_u32, keys_u64,
+// pairs_u64_u64, keys_f32), equals the CPU oracle "std_stable_sort" (std::stable_sort of
+// the transformed key field) bit for bit — keys and, for pairs, values (so pairs are
+// stable) — on: sizes 0, 1, 31, 32, 33, 4097 and
 // 300007 with every entropy band (key = AND of q uniform words, q = 1, 2, 3, 4, 8, 16),
 // all-equal, sorted and reversed inputs, both orders, and sub-ranges of key bits (a sort
 // that does not support a bit range must say so with onepass::error). Outputs are
-// poisoned before the call and the inputs are checked unchanged. Bad arguments throw
-// onepass::error. Label `gpu`: skipped, and reported as skipped, without a GPU.
+// poisoned before the call and the inputs are checked unchanged; in-place entries
+// (registry::sort_entry::in_place) get the input in the output buffer and are called with
+// in == out. Float keys: the entries whose sort_entry::float_zeros_equal is set (CUB,
+// thrust) are compared with the oracle in CUB's order (-0.0 == +0.0), the others in
+// the total order (-0.0 < +0.0). Bad arguments throw onepass::error. Label `gpu`: skipped, and reported as skipped, without a GPU.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -24,6 +28,7 @@
 
 #include "onepass/error.hpp"
 #include "onepass/registry.hpp"
+#include "onepass/sort/cpu_radix_sort.hpp"
 #include "gpu_test_support.hpp"
 
 namespace {
@@ -66,10 +71,11 @@ class device_bytes {
   std::size_t bytes_ = 0;
 };
 
-std::size_t key_size(reg::sort_shape s) { return s == reg::sort_shape::keys_u64 ? 8 : 4; }
-bool has_values(reg::sort_shape s) { return s == reg::sort_shape::pairs_u32_u32; }
+std::size_t key_size(reg::sort_shape s) { return reg::key_bytes(s); }
+bool has_values(reg::sort_shape s) { return reg::value_bytes(s) != 0; }
 
-/// One input: keys as raw bytes (key_size each) and, for pairs, values 0..n-1.
+/// One input: keys as raw bytes (key_size each) and, for pairs, values 0..n-1 (in the
+/// shape's value width, little endian).
 struct input {
   std::string name;
   std::vector<unsigned char> keys;
@@ -103,12 +109,26 @@ input make_input(reg::sort_shape shape, std::size_t n, const std::string& kind, 
     }
   }
   if (has_values(shape)) {
-    std::vector<std::uint32_t> v(n);
-    std::iota(v.begin(), v.end(), 0u);
-    in.values.resize(n * 4);
-    if (n) std::memcpy(in.values.data(), v.data(), n * 4);
+    const std::size_t vs = reg::value_bytes(shape);
+    in.values.resize(n * vs);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t v = i;
+      std::memcpy(&in.values[i * vs], &v, vs);  // little endian: the low vs bytes
+    }
   }
   return in;
+}
+
+/// The CPU oracle's answer for entry e: std_stable_sort, in CUB's float order (-0.0 ==
+/// +0.0) for float keys of entries with float_zeros_equal.
+void oracle_run(const reg::sort_entry& e, const void* ki, void* ko, const void* vi, void* vo, std::size_t n,
+                const reg::sort_params& p) {
+  if (e.shape == reg::sort_shape::keys_f32 && e.float_zeros_equal) {
+    onepass::sort::stable_sort_oracle<onepass::sort::float_order::signed_zero_equal>(
+        static_cast<const float*>(ki), static_cast<float*>(ko), n, p.begin_bit, p.end_bit, p.descending);
+    return;
+  }
+  reg::find_sort("std_stable_sort", e.shape, reg::device::cpu).run(ki, ko, vi, vo, n, p);
 }
 
 /// Runs GPU sort `e` on `in` with params `p` and compares with the CPU oracle. Returns false
@@ -125,10 +145,16 @@ bool check_against_oracle(const reg::sort_entry& e, const input& in, const reg::
   values_in.upload(in.values);
   keys_out.poison();
   values_out.poison();
+  if (e.in_place) {  // the input goes in the output buffer; the call passes in == out
+    keys_out.upload(in.keys);
+    values_out.upload(in.values);
+  }
+  const void* ki = e.in_place ? keys_out.get() : keys_in.get();
+  const void* vi = pairs ? (e.in_place ? values_out.get() : values_in.get()) : nullptr;
+  void* vo = pairs ? values_out.get() : nullptr;
   std::size_t temp_bytes = 0;
   try {
-    e.gpu_run(nullptr, temp_bytes, keys_in.get(), keys_out.get(), pairs ? values_in.get() : nullptr,
-              pairs ? values_out.get() : nullptr, in.n, p, nullptr);
+    e.gpu_run(nullptr, temp_bytes, ki, keys_out.get(), vi, vo, in.n, p, nullptr);
   } catch (const onepass::error&) {
     return false;
   }
@@ -137,14 +163,12 @@ bool check_against_oracle(const reg::sort_entry& e, const input& in, const reg::
   cudaStream_t stream = nullptr;
   cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
   std::size_t bytes = temp_bytes;
-  e.gpu_run(temp.get(), bytes, keys_in.get(), keys_out.get(), pairs ? values_in.get() : nullptr,
-            pairs ? values_out.get() : nullptr, in.n, p, stream);
+  e.gpu_run(temp.get(), bytes, ki, keys_out.get(), vi, vo, in.n, p, stream);
   cuda_ok(cudaStreamSynchronize(stream), (what + ": sort").c_str());
   cudaStreamDestroy(stream);
 
   std::vector<unsigned char> expect_keys(kb), expect_values(vb);
-  const auto& oracle = reg::find_sort("std_stable_sort", e.shape, reg::device::cpu);
-  oracle.run(in.keys.data(), expect_keys.data(), pairs ? in.values.data() : nullptr,
+  oracle_run(e, in.keys.data(), expect_keys.data(), pairs ? in.values.data() : nullptr,
              pairs ? expect_values.data() : nullptr, in.n, p);
   EXPECT_TRUE(keys_out.download() == expect_keys) << what << ": keys differ from std::stable_sort";
   if (pairs) EXPECT_TRUE(values_out.download() == expect_values) << what << ": values differ (not stable?)";
@@ -161,9 +185,17 @@ std::vector<reg::sort_entry> gpu_sorts() {
 }
 
 TEST(GpuSorts, TheBaselinesAreRegisteredForEveryShape) {
-  for (const char* name : {"cub_onesweep", "cub_reduce_then_scan", "thrust_sort", "vren"})
-    for (auto shape : {reg::sort_shape::keys_u32, reg::sort_shape::pairs_u32_u32, reg::sort_shape::keys_u64})
+  for (const char* name : {"onesweep", "onesweep_db", "cub_onesweep_n32", "cub_onesweep_n64", "cub_onesweep_db_n32",
+                           "cub_onesweep_db_n64", "cub_reduce_then_scan", "thrust_sort", "vren"})
+    for (auto shape : reg::all_sort_shapes)
       EXPECT_TRUE(reg::contains_sort(name, shape, reg::device::gpu)) << name << " " << reg::to_string(shape);
+  for (auto shape : reg::all_sort_shapes) {
+    EXPECT_TRUE(reg::find_sort("onesweep_db", shape).in_place);
+    EXPECT_TRUE(reg::find_sort("cub_onesweep_db_n64", shape).in_place);
+    EXPECT_TRUE(reg::find_sort("thrust_sort", shape).in_place);
+    EXPECT_FALSE(reg::find_sort("onesweep", shape).in_place);
+    EXPECT_FALSE(reg::find_sort("cub_onesweep_n32", shape).in_place);
+  }
 }
 
 TEST(GpuSorts, EveryRegisteredSortEqualsStableSortOnEntropyBands) {
@@ -231,8 +263,8 @@ TEST(GpuSorts, BadArgumentsThrow) {
   for (const auto& e : gpu_sorts()) {
     SCOPED_TRACE(e.name + " " + reg::to_string(e.shape));
     const bool pairs = has_values(e.shape);
-    const std::size_t n = 1000, kb = n * key_size(e.shape);
-    device_bytes a(kb), b(kb), va(n * 4), vb(n * 4);
+    const std::size_t n = 1000, kb = n * key_size(e.shape), vbytes = n * reg::value_bytes(e.shape);
+    device_bytes a(kb), b(kb), va(vbytes), vb(vbytes);
     reg::sort_params p;
     std::size_t temp_bytes = 0;
     e.gpu_run(nullptr, temp_bytes, a.get(), b.get(), pairs ? va.get() : nullptr, pairs ? vb.get() : nullptr, n, p,
@@ -242,6 +274,27 @@ TEST(GpuSorts, BadArgumentsThrow) {
       std::size_t tb = bytes;
       e.gpu_run(temp.get(), tb, ki, ko, vi, vo, n, q, nullptr);
     };
+    if (e.in_place) {
+      // In place: in == out; distinct pointers, null pointers and a short temp throw.
+      const void* vi = pairs ? vb.get() : nullptr;
+      void* vo = pairs ? vb.get() : nullptr;
+      EXPECT_THROW(call(a.get(), b.get(), vi, vo, temp_bytes, p), onepass::error) << "keys_in != keys_out";
+      EXPECT_THROW(call(nullptr, nullptr, vi, vo, temp_bytes, p), onepass::error) << "null keys";
+      EXPECT_THROW(call(b.get(), b.get(), vi, vo, temp_bytes - 1, p), onepass::error) << "temp_bytes too small";
+      if (pairs) {
+        EXPECT_THROW(call(b.get(), b.get(), va.get(), vo, temp_bytes, p), onepass::error) << "values_in != values_out";
+        EXPECT_THROW(call(b.get(), b.get(), nullptr, nullptr, temp_bytes, p), onepass::error) << "null values";
+      }
+      reg::sort_params bad;
+      bad.begin_bit = 8;
+      bad.end_bit = 8;
+      EXPECT_THROW(call(b.get(), b.get(), vi, vo, temp_bytes, bad), onepass::error) << "begin_bit == end_bit";
+      bad.begin_bit = 0;
+      bad.end_bit = static_cast<unsigned>(key_size(e.shape) * 8 + 1);
+      EXPECT_THROW(call(b.get(), b.get(), vi, vo, temp_bytes, bad), onepass::error) << "end_bit beyond the key";
+      cuda_ok(cudaDeviceSynchronize(), "after the bad calls");
+      continue;
+    }
     const void* vi = pairs ? va.get() : nullptr;
     void* vo = pairs ? vb.get() : nullptr;
     EXPECT_THROW(call(nullptr, b.get(), vi, vo, temp_bytes, p), onepass::error) << "null keys_in";

@@ -75,15 +75,55 @@ struct registrar {
 // ----------------------------------------------------------------------------
 // The sort family (Onesweep paper's experiments: Figs. 9-11, Table 2).
 
-/// Key/value layouts the sort experiments time (Onesweep paper Figs. 9, 10, 11).
+/// Key/value layouts the sort experiments time (Onesweep paper Figs. 9, 10, 11, and
+/// the sort_headline table).
 enum class sort_shape {
   keys_u32,       ///< uint32 keys only (Fig. 9)
   pairs_u32_u32,  ///< uint32 keys with uint32 values (Fig. 10)
   keys_u64,       ///< uint64 keys only (Fig. 11)
+  pairs_u64_u64,  ///< uint64 keys with uint64 values (sort_headline)
+  keys_f32,       ///< float keys only (sort_headline; order: sort/key_traits.hpp)
 };
 
-/// "keys_u32", "pairs_u32_u32" or "keys_u64".
+/// Every sort_shape, in declaration order.
+inline constexpr sort_shape all_sort_shapes[] = {sort_shape::keys_u32, sort_shape::pairs_u32_u32, sort_shape::keys_u64,
+                                                 sort_shape::pairs_u64_u64, sort_shape::keys_f32};
+
+/// "keys_u32", "pairs_u32_u32", "keys_u64", "pairs_u64_u64" or "keys_f32".
 const char* to_string(sort_shape shape);
+
+/// Bytes of one key / one value of a shape (value: 0 for keys-only shapes).
+std::size_t key_bytes(sort_shape shape);
+std::size_t value_bytes(sort_shape shape);
+
+/// Key and value types of a shape (value = void for keys-only shapes).
+template <sort_shape Shape>
+struct shape_types;
+template <>
+struct shape_types<sort_shape::keys_u32> {
+  using key = std::uint32_t;
+  using value = void;
+};
+template <>
+struct shape_types<sort_shape::pairs_u32_u32> {
+  using key = std::uint32_t;
+  using value = std::uint32_t;
+};
+template <>
+struct shape_types<sort_shape::keys_u64> {
+  using key = std::uint64_t;
+  using value = void;
+};
+template <>
+struct shape_types<sort_shape::pairs_u64_u64> {
+  using key = std::uint64_t;
+  using value = std::uint64_t;
+};
+template <>
+struct shape_types<sort_shape::keys_f32> {
+  using key = float;
+  using value = void;
+};
 
 /// Parameters every sort takes; an algorithm that cannot honour one throws onepass::error.
 struct sort_params {
@@ -93,7 +133,9 @@ struct sort_params {
 };
 
 /// Signature of the GPU sorts: sorts n keys (the shape's key type) from d_keys_in
-/// into d_keys_out, ascending by unsigned key order unless params.descending, stable;
+/// into d_keys_out, ascending in the key's radix order (sort/key_traits.hpp: unsigned
+/// order for integers; for float, -0.0 and +0.0 may be kept apart, as ours, or treated
+/// as equal, as CUB) unless params.descending, stable;
 /// for pairs shapes d_values_in is permuted alongside into d_values_out (both nullptr
 /// for keys-only shapes). Inputs are not modified; outputs do not overlap inputs.
 /// CUB's two-phase temporary storage: temp == nullptr only sets temp_bytes.
@@ -107,14 +149,26 @@ using cpu_sort_fn = std::function<void(const void* keys_in, void* keys_out, cons
                                        std::size_t n, const sort_params& params)>;
 
 /// What the registry knows about one sort for one shape.
+///
+/// In-place entries (in_place = true) are the configurations of a sort that a user
+/// calls on one buffer of data plus scratch (cub::DoubleBuffer, thrust::sort): their
+/// gpu_run takes d_keys_in == d_keys_out (and d_values_in == d_values_out), holding the
+/// input on entry and the sorted output on return, and throws onepass::error for
+/// distinct in/out pointers; any scratch buffer comes out of the temporary storage.
+/// Callers copy the input into the output buffer first (the experiments do so outside
+/// the timed region, so such an entry is timed as its users run it).
 struct sort_entry {
-  std::string name;         ///< stable identifier, e.g. "onesweep", "cub_onesweep"
+  std::string name;         ///< stable identifier, e.g. "onesweep", "cub_onesweep_n64"
   device where = device::gpu;
   sort_shape shape = sort_shape::keys_u32;
   std::string label;        ///< legend label in the paper's figures, e.g. "CUB 1.10 (reduce-then-scan)"
   std::string description;  ///< one line
   cpu_sort_fn run;          ///< CPU entries
   gpu_sort_fn gpu_run;      ///< GPU entries
+  bool in_place = false;    ///< see above (GPU entries only)
+  /// Float keys: -0.0 and +0.0 compare equal (CUB's order, stable among them) instead of
+  /// -0.0 < +0.0 (the total order of sort/key_traits.hpp, ours by default).
+  bool float_zeros_equal = false;
 };
 
 /// Registers `entry`; throws onepass::error if (device, shape, name) is taken.
