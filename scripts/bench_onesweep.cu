@@ -7,7 +7,8 @@
 // (the shapes of the last sweep; edit them to try others); 4: key entropy (AND of q
 // uniform words, q = 1, 2, 4, 8, 16; the homogeneous-tile short-circuit), u32 keys,
 // u32 pairs and u64 keys through the public API, plus one binning pass of u32 keys;
-// 5: one pass per ranking method (ballots, match_any, atomic_or, dynamic) per band q.
+// 5: one pass per ranking method (ballots, match_any, atomic_or, dynamic) per band q;
+// 6: small sizes (2^20..2^25, one launch per pass): dynamic vs atomic_or alone vs CUB.
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -372,6 +373,44 @@ int main() {
     pass_times<S<384, 20, 2, ballots, 4>>(d, "384x20 ballots", false);
     pass_times<S<384, 20, 2, atomic_or, 4>>(d, "384x20 atomic_or (ungated)", true);
     pass_times<S<384, 20, 2, match_any, 4>>(d, "384x20 match_any", false);
+  }
+#elif GROUP == 6
+  // Small portions (< pair_min_items): one launch per pass, dynamic (atomicOr or
+  // match_any by the place flag) vs atomicOr alone, against CUB (64-bit NumItemsT) on
+  // the first m keys.
+  for (int q : {1, 2, 3, 4, 8}) {
+    data<std::uint32_t, nv> d(q);
+    for (int w : {20, 22, 23, 24, 25}) {
+      const std::size_t m = std::size_t{1} << w;
+      std::size_t cub_bytes = 0;
+      CK(cub::DeviceRadixSort::SortKeys(nullptr, cub_bytes, d.kin, d.kref, m));
+      void* cub_temp;
+      CK(cudaMalloc(&cub_temp, cub_bytes));
+      const double cub_ms = median_ms([&] { CK(cub::DeviceRadixSort::SortKeys(cub_temp, cub_bytes, d.kin, d.kref, m)); }, 11);
+      CK(cudaFree(cub_temp));
+      std::printf("q=%2d n=2^%d CUB %.1f us", q, w, cub_ms * 1e3);
+      for (bool dyn : {false, true}) {
+        os::detail::plan<8, std::uint32_t> p(m, 0, 32, false);
+        p.set_small_dynamic(dyn);
+        void* temp;
+        CK(cudaMalloc(&temp, p.temp_bytes()));
+        p.bind(temp);
+        auto sort = [&] {
+          p.histogram(d.kin, 0);
+          p.exclusive_sum(0);
+          p.binning_pass(0, d.kin, d.ktmp, nullptr, nullptr, 0);
+          p.binning_pass(1, d.ktmp, d.kout, nullptr, nullptr, 0);
+          p.binning_pass(2, d.kout, d.ktmp, nullptr, nullptr, 0);
+          p.binning_pass(3, d.ktmp, d.kout, nullptr, nullptr, 0);
+        };
+        const double ms = median_ms(sort, 11);
+        const unsigned long long wrong = diff(d.kout, d.kref, m);
+        std::printf(" | %s %.1f us (%.3f x CUB)%s", dyn ? "dynamic" : "atomic_or", ms * 1e3, cub_ms / ms,
+                    wrong ? " WRONG" : "");
+        CK(cudaFree(temp));
+      }
+      std::printf("\n");
+    }
   }
 #endif
   return 0;

@@ -6,6 +6,10 @@
 // those bits keep their input order). Any key type with radix_traits (uint32, int32, float,
 // uint64, int64, double); keys-only or key-value (any trivially copyable value type).
 // Out of place: the inputs are not written; outputs must not overlap inputs.
+// Floating-point keys: IEEE totalOrder by default (-0.0 before +0.0); the overloads whose
+// first template argument is a float_order take digit_word<Order, Key>(ordered_bits(...))
+// instead, so float_order::signed_zero_equal orders like cub::DeviceRadixSort (-0.0 ==
+// +0.0, stable; key_traits.hpp) -- the same option as onesweep::sort_keys/sort_pairs.
 //
 // Parallel LSD radix sort (radix_sort_keys / radix_sort_pairs). 8-bit digits; the input is
 // cut into C consecutive chunks (C about 8 x the worker count, at least 16 Ki keys each,
@@ -49,9 +53,9 @@ inline constexpr std::size_t min_chunk = std::size_t{1} << 14;
 /// No values: keys-only sorts.
 struct no_value {};
 
-template <class Key>
+template <float_order Order, class Key>
 inline std::uint32_t key_digit(Key k, bool descending, unsigned shift, unsigned width) {
-  return digit(ordered_bits(k, descending), shift, width);
+  return digit(digit_word<Order, Key>(ordered_bits(k, descending)), shift, width);
 }
 
 inline std::size_t chunk_count(std::size_t n) {
@@ -60,7 +64,7 @@ inline std::size_t chunk_count(std::size_t n) {
   return std::max<std::size_t>(1, std::min(by_size, 8 * workers));
 }
 
-template <class Key, class Value>
+template <class Key, class Value, float_order Order = float_order::total_order>
 void radix_sort(const char* fn, const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
                 std::size_t n, unsigned begin_bit, unsigned end_bit, bool descending) {
   static_assert(std::is_trivially_copyable_v<Key> && std::is_trivially_copyable_v<Value>,
@@ -85,7 +89,7 @@ void radix_sort(const char* fn, const Key* keys_in, Key* keys_out, const Value* 
     for (std::size_t c = r.begin(); c != r.end(); ++c) {
       auto& h = place_counts[c];
       for (std::size_t i = chunk_begin(c), e = chunk_begin(c + 1); i < e; ++i) {
-        const auto word = ordered_bits(keys_in[i], descending);
+        const auto word = digit_word<Order, Key>(ordered_bits(keys_in[i], descending));
         for (unsigned p = 0; p < places; ++p) ++h[p][digit(word, shift_of(p), width_of(p))];
       }
     }
@@ -122,7 +126,7 @@ void radix_sort(const char* fn, const Key* keys_in, Key* keys_out, const Value* 
         for (std::size_t c = r.begin(); c != r.end(); ++c) {
           histogram h{};
           for (std::size_t i = chunk_begin(c), e = chunk_begin(c + 1); i < e; ++i)
-            ++h[key_digit(src_keys[i], descending, shift, width)];
+            ++h[key_digit<Order>(src_keys[i], descending, shift, width)];
           offsets[c] = h;
         }
       });
@@ -140,7 +144,7 @@ void radix_sort(const char* fn, const Key* keys_in, Key* keys_out, const Value* 
       for (std::size_t c = r.begin(); c != r.end(); ++c) {
         histogram& slot = offsets[c];
         for (std::size_t i = chunk_begin(c), e = chunk_begin(c + 1); i < e; ++i) {
-          const std::size_t at = slot[key_digit(src_keys[i], descending, shift, width)]++;
+          const std::size_t at = slot[key_digit<Order>(src_keys[i], descending, shift, width)]++;
           dst_keys[at] = src_keys[i];
           if constexpr (pairs) dst_values[at] = src_values[i];
         }
@@ -172,11 +176,34 @@ void radix_sort_pairs(const Key* keys_in, Key* keys_out, const Value* values_in,
                                      begin_bit, end_bit, descending);
 }
 
-/// The oracle: std::stable_sort of the indices 0..n-1 by key_field(ordered_bits(key,
-/// descending), begin_bit, end_bit), then a gather of keys (and values; values_in ==
-/// values_out == nullptr for keys-only, or use the overload without values). Same
-/// argument checks as radix_sort_*. Sequential.
-template <class Key, class Value>
+/// radix_sort_keys with floating-point keys ordered by `Order` (key_traits.hpp):
+/// radix_sort_keys<float_order::signed_zero_equal>(...) treats -0.0 and +0.0 as equal
+/// (stable among themselves), as cub::DeviceRadixSort; float_order::total_order is the
+/// overload above. Integer keys: same result under both. Arguments and errors as above.
+template <float_order Order, class Key>
+void radix_sort_keys(const Key* keys_in, Key* keys_out, std::size_t n, unsigned begin_bit = 0, unsigned end_bit = 0,
+                     bool descending = false) {
+  cpu_detail::radix_sort<Key, cpu_detail::no_value, Order>("onepass::sort::radix_sort_keys", keys_in, keys_out,
+                                                           nullptr, nullptr, n, begin_bit, end_bit, descending);
+}
+
+/// radix_sort_pairs with floating-point keys ordered by `Order` (as radix_sort_keys<Order>).
+template <float_order Order, class Key, class Value>
+void radix_sort_pairs(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::size_t n,
+                      unsigned begin_bit = 0, unsigned end_bit = 0, bool descending = false) {
+  cpu_detail::radix_sort<Key, Value, Order>("onepass::sort::radix_sort_pairs", keys_in, keys_out, values_in,
+                                            values_out, n, begin_bit, end_bit, descending);
+}
+
+/// The oracle: std::stable_sort of the indices 0..n-1 by key_field(digit_word<Order,
+/// Key>(ordered_bits(key, descending)), begin_bit, end_bit), then a gather of keys (and
+/// values; values_in == values_out == nullptr for keys-only, or use the overload without
+/// values). Same argument checks as radix_sort_*. Sequential. Order (key_traits.hpp):
+/// float_order::total_order is IEEE totalOrder (what the overloads without an Order
+/// argument use), float_order::signed_zero_equal cub::DeviceRadixSort's order (-0.0 ==
+/// +0.0, stable; onesweep::sort_keys<float_order::signed_zero_equal> must match it bit
+/// for bit). Keys are gathered, so every output key keeps its own bits.
+template <float_order Order, class Key, class Value>
 void stable_sort_oracle(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::size_t n,
                         unsigned begin_bit = 0, unsigned end_bit = 0, bool descending = false) {
   const char* fn = "onepass::sort::stable_sort_oracle";
@@ -185,7 +212,8 @@ void stable_sort_oracle(const Key* keys_in, Key* keys_out, const Value* values_i
   check_sort_buffers(fn, keys_in, keys_out, values_in, values_out, n, sizeof(Key), pairs ? sizeof(Value) : 0);
   using bits_type = typename radix_traits<Key>::bits_type;
   std::vector<bits_type> field(n);
-  for (std::size_t i = 0; i < n; ++i) field[i] = key_field(ordered_bits(keys_in[i], descending), bits.begin, bits.end);
+  for (std::size_t i = 0; i < n; ++i)
+    field[i] = key_field(digit_word<Order, Key>(ordered_bits(keys_in[i], descending)), bits.begin, bits.end);
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return field[a] < field[b]; });
@@ -194,11 +222,27 @@ void stable_sort_oracle(const Key* keys_in, Key* keys_out, const Value* values_i
     for (std::size_t i = 0; i < n; ++i) values_out[i] = values_in[order[i]];
 }
 
-/// Keys-only form of stable_sort_oracle.
+/// stable_sort_oracle in IEEE totalOrder (float_order::total_order).
+template <class Key, class Value>
+void stable_sort_oracle(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::size_t n,
+                        unsigned begin_bit = 0, unsigned end_bit = 0, bool descending = false) {
+  stable_sort_oracle<float_order::total_order, Key, Value>(keys_in, keys_out, values_in, values_out, n, begin_bit,
+                                                           end_bit, descending);
+}
+
+/// Keys-only form of stable_sort_oracle, floating-point keys ordered by `Order`.
+template <float_order Order, class Key>
+void stable_sort_oracle(const Key* keys_in, Key* keys_out, std::size_t n, unsigned begin_bit = 0, unsigned end_bit = 0,
+                        bool descending = false) {
+  stable_sort_oracle<Order, Key, std::uint32_t>(keys_in, keys_out, nullptr, nullptr, n, begin_bit, end_bit, descending);
+}
+
+/// Keys-only form of stable_sort_oracle (IEEE totalOrder).
 template <class Key>
 void stable_sort_oracle(const Key* keys_in, Key* keys_out, std::size_t n, unsigned begin_bit = 0, unsigned end_bit = 0,
                         bool descending = false) {
-  stable_sort_oracle<Key, std::uint32_t>(keys_in, keys_out, nullptr, nullptr, n, begin_bit, end_bit, descending);
+  stable_sort_oracle<float_order::total_order, Key, std::uint32_t>(keys_in, keys_out, nullptr, nullptr, n, begin_bit,
+                                                                   end_bit, descending);
 }
 
 }  // namespace onepass::sort

@@ -6,6 +6,12 @@
 // words after the order-preserving transform of sort/key_traits.hpp (radix_traits;
 // descending = complemented words), so the special floating-point values land as
 // documented there (-0.0 before +0.0, NaNs by sign bit). The sort is stable.
+// float_order::signed_zero_equal (the overloads whose first template argument is a
+// float_order) orders float/double keys as cub::DeviceRadixSort does, -0.0 == +0.0:
+// every place a digit is taken (histogram kernel; binning steps 3a, 3b, 6, 9b) reads
+// digit_word<Order, Key>(word) instead of the word, while registers, shared memory
+// and the output keep the key's own word, so output keys keep their bits. The
+// default (total_order) instantiations compile to the same code as before.
 //
 // Kernels, per sort (d = DigitBits, r = 2^d digits, p = ceil((end_bit - begin_bit) / d)
 // digit places, the last one possibly narrower):
@@ -136,15 +142,26 @@ inline constexpr int value_bytes = std::is_same_v<V, no_values> ? 0 : static_cas
 enum class peer_match {
   ballots,    ///< DigitBits __ballot_sync per key
   match_any,  ///< __match_any_sync
-  atomic_or   ///< each lane ORs its bit into a per-warp shared word per digit
+  atomic_or,  ///< each lane ORs its bit into a per-warp shared word per digit
+  dynamic     ///< atomic_or, or match_any where the place is crowded (a block-uniform branch)
 };
 
 /// Flag of one digit place, from its histogram (exclusive_sum_kernel): some digit
 /// holds at least half of the keys.
 inline constexpr std::uint32_t dominant_place = 1u;
 /// Flag of one digit place: 32 keys drawn from the place's histogram are expected to
-/// hold fewer than 16 distinct digits (then __match_any_sync ranks faster than atomicOr).
+/// hold fewer distinct digits than the plan's crowded threshold (then __match_any_sync
+/// ranks faster than atomicOr, whose same-address shared atomics serialise).
 inline constexpr std::uint32_t crowded_place = 2u;
+/// Flag of one digit place: not crowded, but fewer expected distinct digits among 32
+/// keys than the plan's mixed threshold (then ballots rank faster than atomicOr).
+inline constexpr std::uint32_t mixed_place = 4u;
+
+/// Default thresholds of the place flags, in expected distinct digits among 32 keys
+/// drawn from the place's histogram (uniform 8-bit digits: 30.1; the AND of q uniform
+/// words: q = 2: 24.5, q = 3: 15.2, q = 4: 9.4, q = 8: 1.9).
+inline constexpr float default_crowded_below = 16.0f;
+inline constexpr float default_mixed_below = 0.0f;
 
 /// Shape of the binning kernel: Block threads x Items keys per thread, MinBlocks
 /// resident blocks per SM for __launch_bounds__; Match: see peer_match; Window:
@@ -181,8 +198,11 @@ struct binning_policy<8, 0, DigitBits>
                          binning_shape<384, 20, 2, peer_match::atomic_or>> {};
 
 /// Smallest portion (keys) whose binning pass launches the gated atomicOr / match_any
-/// pair (see the file comment); smaller portions launch the atomicOr kernel alone.
+/// (/ ballots) kernels (see plan::launch_pass); smaller portions take one launch.
 inline constexpr std::uint64_t pair_min_items = std::uint64_t{1} << 25;
+/// Whether portions below pair_min_items take the dynamic kernel (atomicOr, or
+/// match_any on crowded places) rather than the atomicOr kernel alone.
+inline constexpr bool default_small_dynamic = true;
 
 /// Threads per block of the histogram kernel and 16-byte vectors each thread loads per step.
 inline constexpr int histogram_block = 256;
@@ -353,7 +373,7 @@ inline constexpr int histogram_copies =
 /// cannot overflow) and flushes after each chunk. Keys are read as 16-byte vectors
 /// (the few keys before the first and after the last 16-byte boundary of a chunk one
 /// by one); each warp counts into its own copy of the counters (shared atomics).
-template <unsigned DigitBits, class Key, bool Descending>
+template <unsigned DigitBits, class Key, bool Descending, float_order Order>
 __global__ void __launch_bounds__(histogram_block)
     histogram_kernel(const Key* __restrict__ keys, std::uint64_t n, std::uint64_t chunk, unsigned begin_bit,
                      unsigned end_bit, unsigned num_places, unsigned long long* __restrict__ counts) {
@@ -375,7 +395,7 @@ __global__ void __launch_bounds__(histogram_block)
     mask[p] = (1u << width) - 1u;
   }
   auto count = [&](Key key) {
-    const bits_type w = to_ordered<Key, Descending>(key);
+    const bits_type w = digit_word<Order, Key>(to_ordered<Key, Descending>(key));
 #pragma unroll
     for (unsigned p = 0; p < max_places; ++p) {
       if (p < num_places) atomicAdd(&my_counts[p * radix + (static_cast<unsigned>(w >> shift[p]) & mask[p])], 1u);
@@ -434,11 +454,13 @@ __global__ void __launch_bounds__(histogram_block)
 // Kernel 2: exclusive sum of each place's histogram.
 
 /// One block of 2^DigitBits threads per place: bins[place][d] = sum of the counts
-/// of digits below d at that place (in place), and flags[place] = dominant_place when
-/// one digit holds at least half of the place's keys, else 0.
+/// of digits below d at that place (in place), and flags[place]: dominant_place when
+/// one digit holds at least half of the place's keys; crowded_place when fewer than
+/// crowded_below distinct digits are expected among 32 keys, else mixed_place when fewer
+/// than mixed_below.
 template <unsigned DigitBits>
-__global__ void __launch_bounds__(1u << DigitBits) exclusive_sum_kernel(unsigned long long* bins,
-                                                                        std::uint32_t* flags) {
+__global__ void __launch_bounds__(1u << DigitBits) exclusive_sum_kernel(unsigned long long* bins, std::uint32_t* flags,
+                                                                        float crowded_below, float mixed_below) {
   constexpr int radix = 1 << DigitBits;
   __shared__ unsigned long long s_warp[radix / 32];
   constexpr int warps = radix / 32;
@@ -481,7 +503,11 @@ __global__ void __launch_bounds__(1u << DigitBits) exclusive_sum_kernel(unsigned
     for (int w = 0; w < warps; ++w) distinct += s_distinct[w];
     std::uint32_t f = 0;
     if (total != 0 && 2 * largest >= total) f |= dominant_place;
-    if (total != 0 && distinct < 16.0) f |= crowded_place;
+    if (total != 0 && distinct < crowded_below) {
+      f |= crowded_place;
+    } else if (total != 0 && distinct < mixed_below) {
+      f |= mixed_place;
+    }
     flags[blockIdx.x] = f;
   }
 }
@@ -489,13 +515,17 @@ __global__ void __launch_bounds__(1u << DigitBits) exclusive_sum_kernel(unsigned
 // ----------------------------------------------------------------------------
 // Kernel 3: chained-scan digit binning of one portion at one digit place.
 
+/// True for the peer-matching methods that keep the two atomicOr match arrays.
+template <peer_match M>
+inline constexpr bool uses_match_words = M == peer_match::atomic_or || M == peer_match::dynamic;
+
 /// Bytes of dynamic shared memory of the binning kernel: the per-warp digit counters,
 /// reused for the tile's keys (as transformed words) followed by its values.
 template <unsigned DigitBits, class Key, class Value, class Policy>
 constexpr std::size_t binning_shared_bytes() {
   // Counters [warps][radix], then (peer_match::atomic_or) two match arrays [warps][radix].
   constexpr std::size_t counters = (std::size_t{Policy::warps} << DigitBits << 2) *
-                                   (Policy::match == peer_match::atomic_or ? 3 : 1);
+                                   (uses_match_words<Policy::match> ? 3 : 1);
   constexpr std::size_t tile = std::size_t{Policy::tile_items} * (sizeof(Key) + value_bytes<Value>);
   return counters > tile ? counters : tile;
 }
@@ -505,8 +535,10 @@ constexpr std::size_t binning_shared_bytes() {
 /// (pass_bits wide). bins_in[d]: global index of the portion's first key with digit
 /// d; the block of the last tile writes bins_in[d] + (count of d in the portion)
 /// into bins_next[d] when bins_next is not null. One block per tile; `state` holds
-/// ceil(portion_items / tile) tiles and was initialised.
-template <unsigned DigitBits, class Key, class ValueWord, bool Descending, class Policy, unsigned Gate = 0>
+/// ceil(portion_items / tile) tiles and was initialised. Order: digits are taken from
+/// digit_word<Order, Key>(word); the words moved are the keys' own.
+template <unsigned DigitBits, class Key, class ValueWord, bool Descending, float_order Order, class Policy,
+          unsigned Gate = 0>
 __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
     binning_kernel(const Key* __restrict__ keys_in, Key* __restrict__ keys_out, const ValueWord* __restrict__ values_in,
                    ValueWord* __restrict__ values_out, std::uint64_t portion_begin, std::uint32_t portion_items,
@@ -532,17 +564,19 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   __shared__ std::uint32_t s_homogeneous;       // the tile's only digit, or radix (step 4)
 
   const std::uint32_t flags = *place_flags;  // block-uniform
-  // Gate 1 (2): this launch does the pass only when the place is not (is) crowded; the
-  // other launch of the pair exits here, before it takes a tile.
+  // Gates of the launches of one pass (one of them does the pass; the others exit here,
+  // before they take a tile): Gate 1 runs on places neither crowded nor mixed, Gate 2 on
+  // crowded places, Gate 3 on mixed places. Gate 0 always runs.
   if constexpr (Gate != 0) {
-    if (((flags & crowded_place) != 0) != (Gate == 2)) return;
+    const unsigned owner = (flags & crowded_place) ? 2u : (flags & mixed_place) ? 3u : 1u;
+    if (owner != Gate) return;
   }
   const unsigned t = threadIdx.x, lane = t & 31u, warp = t >> 5;
   const unsigned pass_mask = (1u << pass_bits) - 1u;
   const unsigned lanes_below = (1u << lane) - 1u;
 
   // 1. Zero this block's per-warp digit counters (and match words); take the next tile id.
-  constexpr unsigned counter_words = warps * radix * (Policy::match == peer_match::atomic_or ? 3u : 1u);
+  constexpr unsigned counter_words = warps * radix * (uses_match_words<Policy::match> ? 3u : 1u);
   for (unsigned j = t; j < counter_words; j += block) s_counters[j] = 0;
   if (t == 0) {
     s_tile = state.acquire_tile();
@@ -585,10 +619,10 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   // the padding's digit)? Then key k of lane l has rank k * 32 + l.
   bool warp_uniform = false;
   if (flags & dominant_place) {
-    const bits_type reference = __shfl_sync(0xFFFFFFFFu, words[0], 0);
+    const bits_type reference = digit_word<Order, Key>(__shfl_sync(0xFFFFFFFFu, words[0], 0));
     bits_type differ = 0;
 #pragma unroll
-    for (int k = 0; k < items; ++k) differ |= words[k] ^ reference;
+    for (int k = 0; k < items; ++k) differ |= digit_word<Order, Key>(words[k]) ^ reference;
     warp_uniform = __all_sync(0xFFFFFFFFu, (static_cast<unsigned>(differ >> shift) & pass_mask) == 0);
     if (warp_uniform) {
 #pragma unroll
@@ -596,13 +630,16 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
       if (lane == 0) warp_counters[static_cast<unsigned>(reference >> shift) & pass_mask] = items * 32u;
     }
   }
-  // 3b. Otherwise the multisplit.
+  // 3b. Otherwise the multisplit (peer_match::dynamic: atomicOr, or __match_any_sync on
+  // crowded places; the branch is block-uniform).
   if (!warp_uniform) {
+    [[maybe_unused]] const bool or_ranking =
+        Policy::match == peer_match::atomic_or || (Policy::match == peer_match::dynamic && !(flags & crowded_place));
 #pragma unroll
     for (int k = 0; k < items; ++k) {
-      const unsigned d = static_cast<unsigned>(words[k] >> shift) & pass_mask;
+      const unsigned d = static_cast<unsigned>(digit_word<Order, Key>(words[k]) >> shift) & pass_mask;
       unsigned peers;
-      if constexpr (Policy::match == peer_match::atomic_or) {
+      if (uses_match_words<Policy::match> && or_ranking) {
         std::uint32_t* match_word = warp_match + (k % 2) * radix + d;
         atomicOr(match_word, 1u << lane);
         __syncwarp();
@@ -618,7 +655,8 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
         before = __shfl_sync(0xFFFFFFFFu, before, __ffs(peers) - 1);
         ranks.set(k, before + below);
         continue;
-      } else if constexpr (Policy::match == peer_match::match_any) {
+      }
+      if constexpr (Policy::match == peer_match::match_any || Policy::match == peer_match::dynamic) {
         peers = __match_any_sync(0xFFFFFFFFu, d);
       } else {
         peers = 0xFFFFFFFFu;
@@ -662,7 +700,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
     // 6. Slot of each key in the digit-ordered tile.
 #pragma unroll
     for (int k = 0; k < items; ++k) {
-      const unsigned d = static_cast<unsigned>(words[k] >> shift) & pass_mask;
+      const unsigned d = static_cast<unsigned>(digit_word<Order, Key>(words[k]) >> shift) & pass_mask;
       ranks.add(k, s_local[d] + s_counters[warp * radix + d]);
     }
     __syncthreads();  // the counters are overwritten by the keys below
@@ -717,7 +755,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
     const std::uint32_t j = t + static_cast<std::uint32_t>(k) * block;
     if (full_tile || j < valid_items) {
       const bits_type w = s_keys[j];
-      const unsigned d = static_cast<unsigned>(w >> shift) & pass_mask;
+      const unsigned d = static_cast<unsigned>(digit_word<Order, Key>(w) >> shift) & pass_mask;
       const std::uint64_t dst = s_base[d] + j;
       keys_out[dst] = from_ordered<Key, Descending>(w);
       if constexpr (has_values) values_out[dst] = reinterpret_cast<const ValueWord*>(s_keys + tile_items)[j];
@@ -755,9 +793,11 @@ void allow_dynamic_shared(std::size_t bytes) {
 /// (portion 0's slice: the global histograms, then the digit starts), num_places
 /// 32-bit place flags (dominant_place), then one
 /// digit_lookback of tiles_per_portion tiles. No key buffers. Policy: the binning
-/// kernel's shape (binning_shape; the default is the measured one).
+/// kernel's shape (binning_shape; the default is the measured one). Order: how float /
+/// double keys compare (key_traits.hpp; no effect on integer keys).
 template <unsigned DigitBits, class Key, class Value = no_values,
-          class Policy = binning_policy<sizeof(Key), value_bytes<Value>, DigitBits>>
+          class Policy = binning_policy<sizeof(Key), value_bytes<Value>, DigitBits>,
+          float_order Order = float_order::total_order>
 class plan {
   static_assert(DigitBits >= min_digit_bits && DigitBits <= max_digit_bits, "onesweep: DigitBits in [5, 9]");
 
@@ -812,9 +852,21 @@ class plan {
 
   /// Enqueues the exclusive-sum kernel (after histogram()).
   void exclusive_sum(cudaStream_t stream) const {
-    exclusive_sum_kernel<DigitBits><<<places_, radix, 0, stream>>>(reinterpret_cast<unsigned long long*>(bins_), flags_);
+    exclusive_sum_kernel<DigitBits><<<places_, radix, 0, stream>>>(reinterpret_cast<unsigned long long*>(bins_), flags_,
+                                                                    crowded_below_, mixed_below_);
     ONEPASS_CUDA_CHECK_LAUNCH();
   }
+
+  /// Ranking thresholds of the place flags (expected distinct digits among 32 keys; see
+  /// crowded_place, mixed_place): for the benchmarks that choose the defaults.
+  void set_thresholds(float crowded_below, float mixed_below) {
+    crowded_below_ = crowded_below;
+    mixed_below_ = mixed_below;
+  }
+  /// Smallest portion that takes the gated launches (benchmarks; default pair_min_items).
+  void set_pair_min_items(std::uint64_t items) { pair_min_items_ = items; }
+  /// Whether smaller portions take the dynamic kernel (true) or atomicOr alone (benchmarks).
+  void set_small_dynamic(bool dynamic) { small_dynamic_ = dynamic; }
 
   /// Enqueues the binning of digit place `place` (< num_places()) over all portions:
   /// keys_in[0, n) -> keys_out[0, n) (and values alike; nullptr for keys-only).
@@ -838,7 +890,7 @@ class plan {
 
   template <bool Descending>
   void launch_histogram(const Key* d_keys, cudaStream_t stream) const {
-    constexpr auto kernel = histogram_kernel<DigitBits, Key, Descending>;
+    constexpr auto kernel = histogram_kernel<DigitBits, Key, Descending, Order>;
     const std::uint64_t slots = resident_blocks<kernel>(histogram_block, 0);
     // Chunks: a multiple of one block step, at most histogram_max_chunk, and about
     // k per resident block for the smallest k that allows (so the blocks stay balanced).
@@ -857,21 +909,35 @@ class plan {
   template <bool Descending>
   void launch_pass(unsigned place, const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
                    cudaStream_t stream) const {
-    // atomic_or shapes: a pair of launches, the same shape with __match_any_sync for
-    // crowded places (each exits at once when the place flag is not its own).
-    constexpr bool pair = Policy::match == peer_match::atomic_or;
-    using alternate = binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::match_any, Policy::window>;
-    // Portions below pair_min_items keys take the single ungated launch (the second launch
-    // costs about 6 us, which small sorts feel).
-    constexpr auto kernel = binning_kernel<DigitBits, Key, word, Descending, Policy, 0u>;
-    constexpr auto kernel_gated = binning_kernel<DigitBits, Key, word, Descending, Policy, 1u>;
-    constexpr auto kernel_crowded = binning_kernel<DigitBits, Key, word, Descending, alternate, 2u>;
+    // atomic_or shapes, portions of >= pair_min_items keys: gated launches of the same
+    // tile shape, one per ranking, each exiting at once unless the place flag is its own:
+    // atomicOr (Gate 1), __match_any_sync for crowded places (Gate 2) and, when the mixed
+    // threshold is above the crowded one, ballots for mixed places (Gate 3). Smaller
+    // portions take one launch (each extra launch costs about 6 us, which small sorts
+    // feel): the dynamic kernel (atomicOr, or match_any on crowded places, a block-uniform
+    // branch) when small_dynamic_, else the atomicOr kernel alone.
+    constexpr bool gated = Policy::match == peer_match::atomic_or;
+    using crowded_shape =
+        binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::match_any, Policy::window>;
+    using mixed_shape =
+        binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::ballots, Policy::window>;
+    using dynamic_shape =
+        binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::dynamic, Policy::window>;
+    constexpr auto kernel = binning_kernel<DigitBits, Key, word, Descending, Order, Policy, 0u>;
+    constexpr auto kernel_gated = binning_kernel<DigitBits, Key, word, Descending, Order, Policy, 1u>;
+    constexpr auto kernel_crowded = binning_kernel<DigitBits, Key, word, Descending, Order, crowded_shape, 2u>;
+    constexpr auto kernel_mixed = binning_kernel<DigitBits, Key, word, Descending, Order, mixed_shape, 3u>;
+    constexpr auto kernel_dynamic = binning_kernel<DigitBits, Key, word, Descending, Order, dynamic_shape, 0u>;
     constexpr std::size_t shared = binning_shared_bytes<DigitBits, Key, Value, Policy>();
-    constexpr std::size_t shared_crowded = binning_shared_bytes<DigitBits, Key, Value, alternate>();
+    constexpr std::size_t shared_crowded = binning_shared_bytes<DigitBits, Key, Value, crowded_shape>();
+    constexpr std::size_t shared_mixed = binning_shared_bytes<DigitBits, Key, Value, mixed_shape>();
+    constexpr std::size_t shared_dynamic = binning_shared_bytes<DigitBits, Key, Value, dynamic_shape>();
     allow_dynamic_shared<kernel>(shared);
-    if constexpr (pair) {
+    if constexpr (gated) {
       allow_dynamic_shared<kernel_gated>(shared);
       allow_dynamic_shared<kernel_crowded>(shared_crowded);
+      allow_dynamic_shared<kernel_mixed>(shared_mixed);
+      allow_dynamic_shared<kernel_dynamic>(shared_dynamic);
     }
     const unsigned shift = begin_bit_ + place * DigitBits;
     const unsigned pass_bits = end_bit_ - shift < DigitBits ? end_bit_ - shift : DigitBits;
@@ -885,16 +951,33 @@ class plan {
       state.initialize(stream);
       const std::uint64_t* bins_in = bins_ + (q * places_ + place) * radix;
       std::uint64_t* bins_next = q + 1 < portions_ ? bins_ + ((q + 1) * places_ + place) * radix : nullptr;
-      const bool use_pair = pair && items >= pair_min_items;
-      (use_pair ? kernel_gated : kernel)<<<static_cast<unsigned>(tiles), policy::block, shared, stream>>>(
-          keys_in, keys_out, vin, vout, begin, static_cast<std::uint32_t>(items), shift, pass_bits, bins_in,
-          bins_next, flags_ + place, state);
-      ONEPASS_CUDA_CHECK_LAUNCH();
-      if (use_pair) {
-        kernel_crowded<<<static_cast<unsigned>(tiles), policy::block, shared_crowded, stream>>>(
-            keys_in, keys_out, vin, vout, begin, static_cast<std::uint32_t>(items), shift, pass_bits, bins_in,
-            bins_next, flags_ + place, state);
+      const auto grid = static_cast<unsigned>(tiles);
+      const auto count = static_cast<std::uint32_t>(items);
+      if (!gated) {
+        kernel<<<grid, policy::block, shared, stream>>>(keys_in, keys_out, vin, vout, begin, count, shift, pass_bits,
+                                                        bins_in, bins_next, flags_ + place, state);
         ONEPASS_CUDA_CHECK_LAUNCH();
+      } else if (items < pair_min_items_) {
+        if (small_dynamic_) {
+          kernel_dynamic<<<grid, policy::block, shared_dynamic, stream>>>(
+              keys_in, keys_out, vin, vout, begin, count, shift, pass_bits, bins_in, bins_next, flags_ + place, state);
+        } else {
+          kernel<<<grid, policy::block, shared, stream>>>(keys_in, keys_out, vin, vout, begin, count, shift, pass_bits,
+                                                          bins_in, bins_next, flags_ + place, state);
+        }
+        ONEPASS_CUDA_CHECK_LAUNCH();
+      } else {
+        kernel_gated<<<grid, policy::block, shared, stream>>>(keys_in, keys_out, vin, vout, begin, count, shift,
+                                                              pass_bits, bins_in, bins_next, flags_ + place, state);
+        ONEPASS_CUDA_CHECK_LAUNCH();
+        kernel_crowded<<<grid, policy::block, shared_crowded, stream>>>(
+            keys_in, keys_out, vin, vout, begin, count, shift, pass_bits, bins_in, bins_next, flags_ + place, state);
+        ONEPASS_CUDA_CHECK_LAUNCH();
+        if (mixed_below_ > crowded_below_) {
+          kernel_mixed<<<grid, policy::block, shared_mixed, stream>>>(
+              keys_in, keys_out, vin, vout, begin, count, shift, pass_bits, bins_in, bins_next, flags_ + place, state);
+          ONEPASS_CUDA_CHECK_LAUNCH();
+        }
       }
     }
   }
@@ -909,6 +992,11 @@ class plan {
   std::uint64_t* bins_ = nullptr;
   std::uint32_t* flags_ = nullptr;
   void* state_memory_ = nullptr;
+  // Ranking choices (see launch_pass); the setters exist for the benchmarks.
+  float crowded_below_ = default_crowded_below;
+  float mixed_below_ = default_mixed_below;
+  std::uint64_t pair_min_items_ = pair_min_items;
+  bool small_dynamic_ = default_small_dynamic;
 };
 
 /// Checks the bit range for keys of `key_bits` bits.
@@ -954,14 +1042,19 @@ constexpr void check_types() {
   }
 }
 
+/// The plan of the public sorts: the default binning policy, floating-point keys ordered
+/// by Order (taken from plan's own default, so a change of the default reaches both).
+template <unsigned DigitBits, class Key, class Value, float_order Order>
+using sort_plan = plan<DigitBits, Key, Value, typename plan<DigitBits, Key, Value>::policy, Order>;
+
 /// Out-of-place sort: keys_in -> keys_out (values alike), ping-pong through temp.
-template <unsigned DigitBits, class Key, class Value>
+template <unsigned DigitBits, class Key, class Value, float_order Order = float_order::total_order>
 void sort_copy(const char* function, void* d_temp, std::size_t& temp_bytes, const Key* keys_in, Key* keys_out,
                const Value* values_in, Value* values_out, std::size_t n, unsigned begin_bit, unsigned end_bit,
                bool descending, cudaStream_t stream) {
   constexpr bool has_values = !std::is_same_v<Value, no_values>;
   check_bits(function, begin_bit, end_bit, radix_traits<Key>::bits);
-  plan<DigitBits, Key, Value> p(n, begin_bit, end_bit, descending);
+  sort_plan<DigitBits, Key, Value, Order> p(n, begin_bit, end_bit, descending);
   const bool ping_pong = p.num_places() >= 2;
   const std::size_t plan_bytes = p.temp_bytes();  // a multiple of 256, alignment slack included
   const std::size_t key_bytes = ping_pong ? align_up(n * sizeof(Key)) : 0;
@@ -1009,13 +1102,13 @@ void sort_copy(const char* function, void* d_temp, std::size_t& temp_bytes, cons
 }
 
 /// Double-buffer sort: ping-pong between the caller's buffers.
-template <unsigned DigitBits, class Key, class Value>
+template <unsigned DigitBits, class Key, class Value, float_order Order = float_order::total_order>
 void sort_buffers(const char* function, void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys,
                   double_buffer<Value>* values, std::size_t n, unsigned begin_bit, unsigned end_bit, bool descending,
                   cudaStream_t stream) {
   constexpr bool has_values = !std::is_same_v<Value, no_values>;
   check_bits(function, begin_bit, end_bit, radix_traits<Key>::bits);
-  plan<DigitBits, Key, Value> p(n, begin_bit, end_bit, descending);
+  sort_plan<DigitBits, Key, Value, Order> p(n, begin_bit, end_bit, descending);
   const std::size_t required = p.temp_bytes();
   if (d_temp == nullptr) {
     temp_bytes = required;
@@ -1052,9 +1145,11 @@ void sort_buffers(const char* function, void* d_temp, std::size_t& temp_bytes, d
 
 /// Sorts n keys (Onesweep, paper §3): d_keys_out[0, n) = d_keys_in[0, n) in ascending
 /// (or, with `descending`, descending) order of the bits [begin_bit, end_bit) of their
-/// order-preserving transform (sort/key_traits.hpp: for float/double -0.0 < +0.0 and
-/// NaNs placed by their sign bit); stable: keys equal on those bits keep their input
-/// order. Out-of-place: d_keys_in is not modified.
+/// order-preserving transform (sort/key_traits.hpp: for float/double IEEE totalOrder,
+/// -0.0 < +0.0 and NaNs placed by their sign bit); stable: keys equal on those bits keep
+/// their input order. Out-of-place: d_keys_in is not modified. For CUB's order of
+/// float/double keys (-0.0 == +0.0) use sort_keys<float_order::signed_zero_equal>
+/// (below).
 ///
 /// Key: uint32_t, int32_t, float, uint64_t, int64_t or double. DigitBits: bits per
 /// digit place, 5..9 (8 is fastest; ceil((end_bit - begin_bit) / DigitBits) binning
@@ -1125,6 +1220,73 @@ void sort_pairs(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys,
   detail::check_types<Key, Value>();
   detail::sort_buffers<DigitBits, Key, Value>("onepass::sort::onesweep::sort_pairs", d_temp, temp_bytes, keys,
                                               &values, n, begin_bit, end_bit, descending, stream);
+}
+
+// ----------------------------------------------------------------------------
+// The same four sorts with the order of floating-point keys chosen (key_traits.hpp):
+//   onesweep::sort_keys<float_order::signed_zero_equal>(d_temp, temp_bytes, d_in, d_out, n);
+//   onesweep::sort_pairs<float_order::signed_zero_equal, 8>(d_temp, temp_bytes, keys, values, n,
+//                                                           0, 32, true, stream);
+// Order first, then DigitBits (default 8), Key and Value deduced. (Order is the first
+// template parameter of separate overloads, not a parameter after DigitBits: existing
+// calls that name the key type, sort_keys<8, std::uint32_t>(...), keep compiling.)
+//   float_order::total_order: exactly the overloads above (IEEE totalOrder).
+//   float_order::signed_zero_equal: float/double keys in cub::DeviceRadixSort's order:
+//     -0.0 and +0.0 are equal keys and keep their input order among themselves (stable);
+//     NaNs, infinities, denormals and all other keys as total_order. Output keys keep
+//     their exact bits (a -0.0 comes out as -0.0). Bit for bit the output of
+//     cub::DeviceRadixSort::SortKeys / SortPairs (and the Descending forms, in/out and
+//     DoubleBuffer) for the same keys, values and bit range, with one exception that
+//     is CUB's own: for inputs of at most one CUB single-block tile (on sm_90, CCCL
+//     3.0: 4864 keys, 2304 when the key or the value has 8 bytes) CUB takes another
+//     code path, which in DESCENDING sorts restricted to a bit range narrower than the
+//     key gives the zeros +0.0's key field rather than -0.0's (key_traits.hpp); with
+//     the full key width, or ascending, both agree. Integer keys: accepted,
+//     no effect (CUB's -0.0 handling is floating-point only, and generic code can pass
+//     one Order for every key type).
+// Shapes, accepted ranges, storage, errors and paper section as the overloads above;
+// the temporary storage does not depend on Order.
+
+/// sort_keys (out-of-place) with floating-point keys ordered by `Order`.
+template <float_order Order, unsigned DigitBits = 8, class Key>
+void sort_keys(void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out, std::size_t n,
+               unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits, bool descending = false,
+               cudaStream_t stream = 0) {
+  detail::check_types<Key, detail::no_values>();
+  detail::sort_copy<DigitBits, Key, detail::no_values, Order>("onepass::sort::onesweep::sort_keys", d_temp,
+                                                              temp_bytes, d_keys_in, d_keys_out, nullptr, nullptr, n,
+                                                              begin_bit, end_bit, descending, stream);
+}
+
+/// sort_pairs (out-of-place) with floating-point keys ordered by `Order`.
+template <float_order Order, unsigned DigitBits = 8, class Key, class Value>
+void sort_pairs(void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out,
+                const Value* d_values_in, Value* d_values_out, std::size_t n, unsigned begin_bit = 0,
+                unsigned end_bit = radix_traits<Key>::bits, bool descending = false, cudaStream_t stream = 0) {
+  detail::check_types<Key, Value>();
+  detail::sort_copy<DigitBits, Key, Value, Order>("onepass::sort::onesweep::sort_pairs", d_temp, temp_bytes,
+                                                  d_keys_in, d_keys_out, d_values_in, d_values_out, n, begin_bit,
+                                                  end_bit, descending, stream);
+}
+
+/// sort_keys (double-buffer) with floating-point keys ordered by `Order`.
+template <float_order Order, unsigned DigitBits = 8, class Key>
+void sort_keys(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, std::size_t n, unsigned begin_bit = 0,
+               unsigned end_bit = radix_traits<Key>::bits, bool descending = false, cudaStream_t stream = 0) {
+  detail::check_types<Key, detail::no_values>();
+  detail::sort_buffers<DigitBits, Key, detail::no_values, Order>("onepass::sort::onesweep::sort_keys", d_temp,
+                                                                 temp_bytes, keys, nullptr, n, begin_bit, end_bit,
+                                                                 descending, stream);
+}
+
+/// sort_pairs (double-buffer) with floating-point keys ordered by `Order`.
+template <float_order Order, unsigned DigitBits = 8, class Key, class Value>
+void sort_pairs(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, double_buffer<Value>& values,
+                std::size_t n, unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits,
+                bool descending = false, cudaStream_t stream = 0) {
+  detail::check_types<Key, Value>();
+  detail::sort_buffers<DigitBits, Key, Value, Order>("onepass::sort::onesweep::sort_pairs", d_temp, temp_bytes, keys,
+                                                     &values, n, begin_bit, end_bit, descending, stream);
 }
 
 }  // namespace onepass::sort::onesweep
