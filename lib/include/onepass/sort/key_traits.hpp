@@ -31,11 +31,11 @@
 //   float_order::signed_zero_equal: as cub::DeviceRadixSort (CCCL 3.x), -0.0 and
 //     +0.0 are equal keys, so they keep their input order among themselves (the
 //     sort is stable); every other key, NaNs included, is placed as in total_order.
-//     Only the word digits are taken from changes (digit_word): the transformed word
-//     0x7F..F (ascending: -0.0; descending, complemented: +0.0) is read as 0x80..0
-//     (ascending: +0.0; descending: -0.0), the word CUB's onesweep digit extractor
-//     (ProcessFloatMinusZero, applied after its descending complement) substitutes.
-//     The keys written out keep their own bits (a -0.0 stays -0.0).
+//     Only the word that digits are taken from changes (digit_word): the transformed
+//     word 0x7F..F (ascending: -0.0; descending, complemented: +0.0) is read as
+//     0x80..0 (ascending: +0.0; descending: -0.0), the substitution CUB's onesweep
+//     digit extractor (ProcessFloatMinusZero, applied after its descending
+//     complement) makes. The keys written out keep their own bits (-0.0 stays -0.0).
 //     With the whole key width sorted, the zeros simply sort together where +0.0
 //     (ascending) or -0.0 (descending) sorts in total_order. With a bit range
 //     [begin_bit, end_bit) narrower than the key, the zeros' key field is that of
