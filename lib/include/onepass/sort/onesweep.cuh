@@ -48,24 +48,24 @@
 //     one digit (one __all_sync, no block barrier); such a warp skips the multisplit
 //     (rank = position in the warp), whose atomicOr of 32 lanes into one shared word
 //     would serialise. Elsewhere the test is skipped, so uniform keys pay nothing for it.
-//   - ranking by the place's expected diversity: the exclusive-sum kernel also
-//     computes, per place, the expected number of distinct digits among 32 keys drawn
-//     from its histogram, and flags the place crowded (< 12.5) or mixed (< 27). The
-//     atomicOr of many lanes into one shared word serialises as digits repeat, ballots
-//     (DigitBits votes per key) cost the same whatever the keys, and __match_any_sync
-//     gets faster the fewer distinct values it sees; so uniform places rank with
-//     atomicOr, mixed ones with ballots, crowded ones with __match_any_sync. The shapes
-//     that match with atomicOr are launched as three gated kernels per pass (atomicOr,
-//     match_any, ballots; same tile shape); each reads the flag first and the ones that
-//     do not own the place exit before taking a tile (a run-time choice inside one
-//     kernel cost 5 % on uniform 2^28-key sorts). Portions below pair_min_items = 2^25
-//     keys take one launch, the dynamic kernel with the three rankings behind a
-//     block-uniform branch: there each extra launch (about 6 us) costs more.
+//   - crowded places: the exclusive-sum kernel also computes, per place, the expected
+//     number of distinct digits among 32 keys drawn from its histogram and flags the
+//     place crowded below 16 (crowded_place). There the atomicOr of many lanes into one
+//     shared word serialises, while __match_any_sync gets faster the fewer distinct
+//     values it sees. The shapes that match with atomicOr are launched as a pair per
+//     pass, the same shape with __match_any_sync beside it; each launch reads the flag
+//     first and the one that does not own the place exits before taking a tile (a
+//     run-time choice inside one kernel cost 5 % on uniform 2^28-key sorts). Portions
+//     below pair_min_items = 2^25 keys take one launch instead, the dynamic kernel
+//     (both rankings behind a block-uniform branch): there the second launch (about 6
+//     us) costs more than the branch. A third class (mixed_place: ranked by ballots
+//     through a third gated launch) exists for the benchmarks and is off by default
+//     (see default_mixed_below for why).
 //   Measured on an H100 (onesweep_fig09_keys32, 2^27.8 uint32 keys, microseconds per
-//   sort, before the low-entropy paths -> with the atomicOr / match_any pair; CUB in the
-//   same run): uniform 4904 -> 5058 (CUB 5666); AND of 4 words 6863 -> 5106 (CUB 5556);
-//   AND of 16 words: 39.8 -> 64 GKey/s (CUB 50). The thresholds and the small-portion
-//   kernel: see default_crowded_below and default_small_dynamic.
+//   sort, before these paths -> with the atomicOr / match_any pair; CUB in the same
+//   run): uniform 4904 -> 5058 (CUB 5666); AND of 4 words 6863 -> 5106 (CUB 5556); AND
+//   of 16 words: 39.8 -> 64 GKey/s (CUB 50). The small-portion kernel: see
+//   default_small_dynamic.
 //
 // Portions (§4, "strips"): a binning kernel works on at most portion_items = 2^28
 // consecutive keys of its input buffer, so the look-back counts (30-bit descriptor
@@ -148,8 +148,7 @@ enum class peer_match {
   ballots,    ///< DigitBits __ballot_sync per key
   match_any,  ///< __match_any_sync
   atomic_or,  ///< each lane ORs its bit into a per-warp shared word per digit
-  dynamic     ///< by the place flag (a block-uniform branch): match_any where crowded, ballots
-              ///< where mixed, atomic_or elsewhere
+  dynamic     ///< atomic_or, or match_any where the place is crowded (a block-uniform branch)
 };
 
 /// Flag of one digit place, from its histogram (exclusive_sum_kernel): some digit
@@ -166,14 +165,17 @@ inline constexpr std::uint32_t mixed_place = 4u;
 /// Default thresholds of the place flags, in expected distinct digits among 32 keys
 /// drawn from the place's histogram (uniform 8-bit digits: 30.1; the AND of q uniform
 /// words: q = 2: 24.5, q = 3: 15.2, q = 4: 9.4, q = 8: 1.9).
-/// Chosen by measurement on an H100 (scripts/bench_onesweep.cu GROUP 5, one pass of 2^28
-/// u32 keys, 256 x 32 tiles, results/recorded/nvidia-h100/bench_onesweep_ranking_g5.txt):
+/// Measured on an H100 (scripts/bench_onesweep.cu GROUP 5, one pass of 2^28 u32 keys,
+/// 256 x 32 tiles, results/recorded/nvidia-h100/bench_onesweep_ranking_g5.txt):
 /// atomicOr / ballots / match_any per pass 1297 / 1522 / 2263 us at q = 1, 1546 / 1519 /
 /// 2113 at q = 2, 1642 / 1502 / 1589 at q = 3, 1310 / 1490 / 1279 at q = 4, 969 / 1415 /
-/// 931 at q = 8: atomicOr above 27 expected distinct digits, ballots from 12.5 to 27,
-/// match_any below 12.5.
-inline constexpr float default_crowded_below = 12.5f;
-inline constexpr float default_mixed_below = 27.0f;
+/// 931 at q = 8. Ballots win on mixed places (q = 2, 3) by 2-9 % of a pass, but a third
+/// gated launch (crowded below 12.5, mixed below 27) made whole sorts slower than the pair
+/// (sort_headline at 2^28 u32 keys, ours / CUB (best): q = 1 0.966 -> 0.949, q = 2 0.834
+/// -> 0.830, q = 3 0.798 -> 0.821, q = 4 0.941 -> 0.927; the empty launches of 32768
+/// blocks cost 15-20 us each), so mixed places are off by default (mixed_below 0).
+inline constexpr float default_crowded_below = 16.0f;
+inline constexpr float default_mixed_below = 0.0f;
 
 /// Shape of the binning kernel: Block threads x Items keys per thread, MinBlocks
 /// resident blocks per SM for __launch_bounds__; Match: see peer_match; Window:
@@ -212,11 +214,12 @@ struct binning_policy<8, 0, DigitBits>
 /// Smallest portion (keys) whose binning pass launches the gated atomicOr / match_any
 /// (/ ballots) kernels (see plan::launch_pass); smaller portions take one launch.
 inline constexpr std::uint64_t pair_min_items = std::uint64_t{1} << 25;
-/// Whether portions below pair_min_items take the dynamic kernel (atomicOr, ballots on
-/// mixed places, match_any on crowded places) rather than the atomicOr kernel alone.
-/// Measured on an H100 (bench_onesweep.cu GROUP 6, u32 keys, 2^22 / 2^23 / 2^24 keys,
-/// with the two-way dynamic kernel): q = 4 0.84 / 0.76 / 0.75 x CUB -> 1.08 / 1.01 / 1.01,
-/// q = 8 0.81 / 0.77 / 0.75 -> 1.25 / 1.19 / 1.16, q = 1 unchanged within 1 %.
+/// Whether portions below pair_min_items take the dynamic kernel (atomicOr, or
+/// match_any on crowded places) rather than the atomicOr kernel alone. Measured on an
+/// H100 (bench_onesweep.cu GROUP 6, u32 keys, 2^22 / 2^23 / 2^24 keys, ours / CUB with
+/// 64-bit NumItemsT; results/recorded/nvidia-h100/bench_onesweep_small_g6.txt): q = 4
+/// 0.84 / 0.76 / 0.75 -> 1.08 / 1.01 / 1.01, q = 8 0.81 / 0.77 / 0.75 -> 1.25 / 1.19 /
+/// 1.16, q = 3 0.89 / 0.81 / 0.78 -> 0.92 / 0.85 / 0.84, q = 1 and 2 unchanged within 1 %.
 inline constexpr bool default_small_dynamic = true;
 
 /// Threads per block of the histogram kernel and 16-byte vectors each thread loads per step.
@@ -645,14 +648,11 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
       if (lane == 0) warp_counters[static_cast<unsigned>(reference >> shift) & pass_mask] = items * 32u;
     }
   }
-  // 3b. Otherwise the multisplit (peer_match::dynamic: __match_any_sync on crowded
-  // places, ballots on mixed ones, atomicOr elsewhere; the branch is block-uniform).
+  // 3b. Otherwise the multisplit (peer_match::dynamic: atomicOr, or __match_any_sync on
+  // crowded places; the branch is block-uniform).
   if (!warp_uniform) {
     [[maybe_unused]] const bool or_ranking =
-        Policy::match == peer_match::atomic_or ||
-        (Policy::match == peer_match::dynamic && !(flags & (crowded_place | mixed_place)));
-    [[maybe_unused]] const bool any_ranking =
-        Policy::match == peer_match::match_any || (Policy::match == peer_match::dynamic && (flags & crowded_place));
+        Policy::match == peer_match::atomic_or || (Policy::match == peer_match::dynamic && !(flags & crowded_place));
 #pragma unroll
     for (int k = 0; k < items; ++k) {
       const unsigned d = static_cast<unsigned>(digit_word<Order, Key>(words[k]) >> shift) & pass_mask;
@@ -674,7 +674,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
         ranks.set(k, before + below);
         continue;
       }
-      if ((Policy::match == peer_match::match_any || Policy::match == peer_match::dynamic) && any_ranking) {
+      if constexpr (Policy::match == peer_match::match_any || Policy::match == peer_match::dynamic) {
         peers = __match_any_sync(0xFFFFFFFFu, d);
       } else {
         peers = 0xFFFFFFFFu;
@@ -932,8 +932,8 @@ class plan {
     // atomicOr (Gate 1), __match_any_sync for crowded places (Gate 2) and, when the mixed
     // threshold is above the crowded one, ballots for mixed places (Gate 3). Smaller
     // portions take one launch (each extra launch costs about 6 us, which small sorts
-    // feel): the dynamic kernel (the same three rankings behind a block-uniform branch)
-    // when small_dynamic_, else the atomicOr kernel alone.
+    // feel): the dynamic kernel (atomicOr, or match_any on crowded places, a block-uniform
+    // branch) when small_dynamic_, else the atomicOr kernel alone.
     constexpr bool gated = Policy::match == peer_match::atomic_or;
     using crowded_shape =
         binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::match_any, Policy::window>;
