@@ -157,6 +157,25 @@ struct data {
 
 const char* name_of(int key_bytes, bool pairs) { return pairs ? "pairs u32+u32" : (key_bytes == 4 ? "keys u32" : "keys u64"); }
 
+/// Enqueues a whole sort of d through plan p (histogram, exclusive sum, every binning
+/// pass; the last pass writes d.kout / d.vout).
+template <class Plan, class Key, class Value>
+void sort_through(const Plan& p, data<Key, Value>& d) {
+  const unsigned places = p.num_places();
+  p.histogram(d.kin, 0);
+  p.exclusive_sum(0);
+  const Key* ks = d.kin;
+  const Value* vs = d.vin;
+  for (unsigned q = 0; q < places; ++q) {
+    const bool to_out = (places - 1 - q) % 2 == 0;
+    Key* kd = to_out ? d.kout : d.ktmp;
+    Value* vd = to_out ? d.vout : d.vtmp;
+    p.binning_pass(q, ks, kd, vs, vd, 0);
+    ks = kd;
+    vs = vd;
+  }
+}
+
 /// Whole sort through the plan with a given shape; prints ms and GKey/s vs CUB.
 template <class Policy, class Key, class Value>
 void sweep(data<Key, Value>& d, const char* label) {
@@ -164,21 +183,7 @@ void sweep(data<Key, Value>& d, const char* label) {
   void* temp;
   CK(cudaMalloc(&temp, p.temp_bytes()));
   p.bind(temp);
-  const unsigned places = p.num_places();
-  auto sort = [&] {
-    p.histogram(d.kin, 0);
-    p.exclusive_sum(0);
-    const Key* ks = d.kin;
-    const Value* vs = d.vin;
-    for (unsigned q = 0; q < places; ++q) {
-      const bool to_out = (places - 1 - q) % 2 == 0;
-      Key* kd = to_out ? d.kout : d.ktmp;
-      Value* vd = to_out ? d.vout : d.vtmp;
-      p.binning_pass(q, ks, kd, vs, vd, 0);
-      ks = kd;
-      vs = vd;
-    }
-  };
+  auto sort = [&] { sort_through(p, d); };
   const double ms = median_ms(sort);
   CK(cudaDeviceSynchronize());
   const bool ok = d.check(label);
@@ -203,21 +208,7 @@ void pass_times(data<Key, Value>& d, const char* label, bool ungated) {
   p.exclusive_sum(0);
   const double b0 = median_ms([&] { p.binning_pass(0, d.kin, d.kout, d.vin, d.vout, 0); });
   const double b3 = median_ms([&] { p.binning_pass(3, d.kin, d.kout, d.vin, d.vout, 0); });
-  const unsigned places = p.num_places();
-  auto sort = [&] {
-    p.histogram(d.kin, 0);
-    p.exclusive_sum(0);
-    const Key* ks = d.kin;
-    const Value* vs = d.vin;
-    for (unsigned q = 0; q < places; ++q) {
-      const bool to_out = (places - 1 - q) % 2 == 0;
-      Key* kd = to_out ? d.kout : d.ktmp;
-      Value* vd = to_out ? d.vout : d.vtmp;
-      p.binning_pass(q, ks, kd, vs, vd, 0);
-      ks = kd;
-      vs = vd;
-    }
-  };
+  auto sort = [&] { sort_through(p, d); };
   const double ms = median_ms(sort);
   const bool ok = d.check(label);
   std::printf("  %-38s pass0 %5.0f us pass3 %5.0f us sort %.3f ms = %.2f GKey/s (%.3f x CUB) %s\n", label, b0 * 1e3,

@@ -1,12 +1,14 @@
 // tests/gpu/gpu_test_support.hpp — what the GPU test programs share: whether a CUDA
-// device is usable (a test without one is skipped with GTEST_SKIP and says so), and
-// a CUDA status check that throws.
+// device is usable (a test without one is skipped with GTEST_SKIP and says so), a
+// CUDA status check that throws, and an owning device allocation with typed copies.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace onepass::testing {
 
@@ -22,6 +24,37 @@ inline bool have_gpu() {
 /// Throws std::runtime_error("<what>: <CUDA error string>") unless status is cudaSuccess.
 inline void cuda_ok(cudaError_t status, const char* what) {
   if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
+}
+
+/// An owning device allocation of `bytes` bytes (none for 0); throws std::runtime_error
+/// when cudaMalloc fails.
+struct dev {
+  void* p = nullptr;
+  explicit dev(std::size_t bytes) {
+    if (bytes) cuda_ok(cudaMalloc(&p, bytes), "cudaMalloc");
+  }
+  ~dev() {
+    if (p) cudaFree(p);
+  }
+  dev(const dev&) = delete;
+  dev& operator=(const dev&) = delete;
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(p);
+  }
+};
+
+/// Copies h to the device array d (h.size() elements).
+template <class T>
+void upload(T* d, const std::vector<T>& h) {
+  if (!h.empty()) cuda_ok(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+}
+/// The n elements of the device array d.
+template <class T>
+std::vector<T> download(const T* d, std::size_t n) {
+  std::vector<T> h(n);
+  if (n) cuda_ok(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost), "download");
+  return h;
 }
 
 }  // namespace onepass::testing

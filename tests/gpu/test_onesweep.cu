@@ -45,35 +45,9 @@ using onepass::testing::have_gpu;
 
 void cuda_ok(cudaError_t e, const char* what) { ASSERT_EQ(e, cudaSuccess) << what << ": " << cudaGetErrorString(e); }
 
-/// An owning device allocation for the tests.
-struct dev {
-  void* p = nullptr;
-  explicit dev(std::size_t bytes) {
-    if (bytes) {
-      if (cudaMalloc(&p, bytes) != cudaSuccess) throw std::runtime_error("cudaMalloc failed");
-    }
-  }
-  ~dev() {
-    if (p) cudaFree(p);
-  }
-  dev(const dev&) = delete;
-  dev& operator=(const dev&) = delete;
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(p);
-  }
-};
-
-template <class T>
-void upload(T* d, const std::vector<T>& h) {
-  if (!h.empty()) cuda_ok(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
-}
-template <class T>
-std::vector<T> download(const T* d, std::size_t n) {
-  std::vector<T> h(n);
-  if (n) cuda_ok(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost), "download");
-  return h;
-}
+using onepass::testing::dev;
+using onepass::testing::download;
+using onepass::testing::upload;
 
 // ----------------------------------------------------------------------------
 // Inputs.

@@ -60,33 +60,9 @@ using onepass::testing::have_gpu;
 
 void check_cuda(cudaError_t e, const char* what) { onepass::testing::cuda_ok(e, what); }
 
-/// An owning device allocation.
-struct dev {
-  void* p = nullptr;
-  explicit dev(std::size_t bytes) {
-    if (bytes) check_cuda(cudaMalloc(&p, bytes), "cudaMalloc");
-  }
-  ~dev() {
-    if (p) cudaFree(p);
-  }
-  dev(const dev&) = delete;
-  dev& operator=(const dev&) = delete;
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(p);
-  }
-};
-
-template <class T>
-void upload(T* d, const std::vector<T>& h) {
-  if (!h.empty()) check_cuda(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
-}
-template <class T>
-std::vector<T> download(const T* d, std::size_t n) {
-  std::vector<T> h(n);
-  if (n) check_cuda(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost), "download");
-  return h;
-}
+using onepass::testing::dev;
+using onepass::testing::download;
+using onepass::testing::upload;
 
 enum class api { out_of_place, double_buffer };
 /// Which onepass overload: the one without Order (the default), or Order given.
