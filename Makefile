@@ -1,17 +1,28 @@
 # onepass — the front door.
 #   make figures    reproduce every table and figure (default scale: ~20 min on 2 cores)
-#   make test       build and run the CPU test suite, plus a smoke run of the figure pipeline
+#   make test       build and run the CPU test suite and the report's Python unit tests (tests/python),
+#                   plus a smoke run of the figure pipeline
 #   make test-gpu   run the GPU test suite (needs an NVIDIA GPU)
-#   make paper      regenerate the report from existing results
+#   make paper      regenerate the report from existing results, and its PDF beside it (REPORT with .pdf
+#                   for .md, figures embedded; needs python3-markdown and weasyprint, else says it skipped the PDF)
 #   make deps       install missing Debian packages
-#   make record-gpu DEVICE=<slug>   keep this machine's GPU results in git (results/recorded/<slug>/)
+#   make fig-<name> run the one experiment program behind figure <name> (figures/out/<name>.png), then redraw,
+#                   e.g. make fig-fig06_chi2_rounds; names: FIGURE_NAMES below (a GPU figure's program runs
+#                   only where a GPU is; elsewhere it is redrawn from results/recorded/<device>/)
+#   make record-gpu DEVICE=<slug>   keep this machine's GPU results in git (results/recorded/<slug>/);
+#                   refuses results whose meta.json says worktree_dirty: true or names a commit that is not
+#                   HEAD or an ancestor of it (paper/provenance.py check). DIRTY_OK_REASON="why" accepts
+#                   worktree_dirty only (e.g. a copy of a clean commit carrying git-ignored folders) and
+#                   writes the reason as "recorded_note" into each recorded meta.json; FORCE=1 records
+#                   anyway, with a loud warning and a recorded_note naming what did not check out.
 #
 # On a machine with an NVIDIA GPU (nvidia-smi -L lists one) `make figures` also runs the
 # GPU experiments; elsewhere it skips them and the GPU figures come from the newest
 # results/recorded/<device>/ copy, when there is one.
 #
 # Variables: SCALE=smoke|default|paper, BUILD_DIR, RESULTS_DIR, PYTHON, JOBS,
-#            CUDA_ARCH (default 90), CMAKE_ARGS, DEVICE (record-gpu).
+#            CUDA_ARCH (default 90), CMAKE_ARGS, DEVICE, FORCE, DIRTY_OK_REASON (record-gpu).
+#            REPORT (make paper), REPORT_PDF (default: REPORT with .pdf), PDF_PYTHON, FIGURES_DIR.
 
 SHELL := /bin/bash
 SCALE ?= default
@@ -19,12 +30,18 @@ BUILD_DIR ?= build
 RESULTS_DIR ?= results
 FIGURES_DIR ?= figures/out
 REPORT ?= paper/reproduction.md
+REPORT_PDF ?= $(basename $(REPORT)).pdf
 JOBS ?= $(shell nproc)
 CUDA_ARCH ?= 90
 CMAKE_ARGS ?=
 # The first interpreter that imports matplotlib (Debian's is /usr/bin/python3).
 PYTHON ?= $(shell for p in python3 /usr/bin/python3 python; do \
             $$p -c 'import matplotlib, numpy' >/dev/null 2>&1 && { command -v $$p; break; }; done)
+# The interpreter that writes the report's PDF (scripts/report_pdf.py): the first that imports
+# markdown and weasyprint (Debian: python3-markdown, weasyprint), else $(PYTHON), with which the
+# script says that it skipped the PDF and why.
+PDF_PYTHON ?= $(or $(shell for p in $(PYTHON) /usr/bin/python3 python3; do \
+                $$p -c 'import markdown, weasyprint' >/dev/null 2>&1 && { command -v $$p; break; }; done),$(PYTHON))
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 BIN := $(BUILD_DIR)/bin
 
@@ -34,7 +51,7 @@ CPU_EXPERIMENTS := fig06_chi2_rounds fig07_09_mmd table2_cpu_shuffle gaussian_de
 GPU_EXPERIMENTS := table1_gpu_shuffle fig10_fusion onesweep_fig09_keys32 onesweep_fig10_pairs32 onesweep_fig11_keys64 \
                    onesweep_table2_digit_width sort_headline gaussian_throughput
 
-.PHONY: all deps configure build test test-gpu figures experiments gpu-experiments plots paper smoke \
+.PHONY: all deps configure build test test-python test-gpu figures experiments gpu-experiments plots paper smoke \
         record-gpu clean
 
 all: build
@@ -52,7 +69,12 @@ build: deps configure
 
 test: build
 	ctest --test-dir $(BUILD_DIR) -L cpu --output-on-failure -j $(JOBS)
+	$(MAKE) --no-print-directory test-python
 	$(MAKE) --no-print-directory smoke
+
+# Unit tests of the report generator's verdicts and provenance (tests/python; no build needed).
+test-python:
+	$(PYTHON) -m unittest discover -s tests/python -p 'test_*.py'
 
 # The whole figure pipeline at a tiny scale into a scratch directory, then a check
 # that every figure and the report came out.
@@ -94,19 +116,25 @@ gpu-experiments:
 	fi
 
 # Copies the GPU results of $(RESULTS_DIR) to results/recorded/$(DEVICE)/, to be committed,
-# so that machines without a GPU draw the GPU figures from them.
+# so that machines without a GPU draw the GPU figures from them. Checks their provenance first
+# (see the header: worktree_dirty, commit not HEAD or an ancestor; DIRTY_OK_REASON, FORCE=1).
 record-gpu:
 	@test -n "$(DEVICE)" || { echo "record-gpu: name the device, e.g. make record-gpu DEVICE=h100-sxm5-80gb" >&2; exit 2; }
 	@case "$(DEVICE)" in *[!A-Za-z0-9._-]*|.*) echo "record-gpu: DEVICE may hold only letters, digits, '.', '_' and '-' (got '$(DEVICE)')" >&2; exit 2;; esac
-	@set -e; dest=results/recorded/$(DEVICE); copied=0; \
+	@set -e; dest=results/recorded/$(DEVICE); found=""; \
 	for e in $(GPU_EXPERIMENTS); do \
 	  if [ ! -f $(RESULTS_DIR)/$$e.csv ]; then echo "record-gpu: $(RESULTS_DIR)/$$e.csv missing: not recorded" >&2; continue; fi; \
 	  test -f $(RESULTS_DIR)/$$e.meta.json || { echo "record-gpu: $(RESULTS_DIR)/$$e.meta.json missing" >&2; exit 1; }; \
-	  mkdir -p $$dest; cp $(RESULTS_DIR)/$$e.csv $(RESULTS_DIR)/$$e.meta.json $$dest/; copied=$$((copied + 1)); \
+	  found="$$found $$e"; \
+	done; \
+	test -n "$$found" || { echo "record-gpu: no GPU results in $(RESULTS_DIR); run make figures on a machine with a GPU first" >&2; exit 1; }; \
+	note=$$($(or $(PYTHON),python3) paper/provenance.py check $$(for e in $$found; do echo $(RESULTS_DIR)/$$e.meta.json; done)) || exit 1; \
+	for e in $$found; do \
+	  mkdir -p $$dest; cp $(RESULTS_DIR)/$$e.csv $(RESULTS_DIR)/$$e.meta.json $$dest/; \
+	  if [ -n "$$note" ]; then $(or $(PYTHON),python3) paper/provenance.py note "$$note" $$dest/$$e.meta.json; fi; \
 	  if grep -q '"scale": "smoke"' $$dest/$$e.meta.json; then echo "record-gpu: warning: $$e ran at SCALE=smoke (small sizes only); record a default or paper run" >&2; fi; \
 	  echo "record-gpu: $$e ($$(sed -n 's/.*"scale": "\([a-z]*\)".*/scale \1/p; s/.*"gpu_name": "\(.*\)".*/\1/p' $$dest/$$e.meta.json | paste -sd, -)) -> $$dest/"; \
-	done; \
-	test $$copied -gt 0 || { echo "record-gpu: no GPU results in $(RESULTS_DIR); run make figures on a machine with a GPU first" >&2; exit 1; }
+	done
 
 plots:
 	@test -n "$(PYTHON)" || { echo "no python with matplotlib found; run make deps or set PYTHON=" >&2; exit 1; }
@@ -114,6 +142,7 @@ plots:
 
 paper:
 	$(PYTHON) paper/make_report.py --results $(RESULTS_DIR) --figures $(FIGURES_DIR) --out $(REPORT)
+	@$(PDF_PYTHON) scripts/report_pdf.py $(REPORT) $(REPORT_PDF)
 
 clean:
 	rm -rf $(BUILD_DIR)
@@ -126,3 +155,41 @@ clean:
 gaussian-table: deps configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target gaussian_table_optimiser
 	OPENBLAS_NUM_THREADS=1 $(BIN)/gaussian_table_optimiser $(GAUSSIAN_TABLE_ARGS)
+
+# make fig-<name>: the one experiment program that makes figure <name> (built first, its target
+# only), then figures/plot_all.py, which draws every figure it has results for (it cannot draw
+# one alone), then a check that $(FIGURES_DIR)/<name>.png was written. A GPU experiment runs
+# only where nvidia-smi finds a GPU; elsewhere the figure is drawn from the newest
+# results/recorded/<device>/ copy, as in `make figures`. A figure is named like its experiment
+# unless FIG_EXPERIMENT_<figure> names another (figures/plot_all.py and its modules say which
+# experiment each figure reads).
+FIG_EXPERIMENT_fig07_mmd_n5 := fig07_09_mmd
+FIG_EXPERIMENT_fig08_mmd_n100 := fig07_09_mmd
+FIG_EXPERIMENT_fig09_mmd_n1000 := fig07_09_mmd
+FIG_EXPERIMENT_fig12_cpu_shuffle := table2_cpu_shuffle
+FIG_EXPERIMENT_fig11_gpu_shuffle := table1_gpu_shuffle
+FIG_EXPERIMENT_gaussian_base_distributions := gaussian_density
+FIG_EXPERIMENT_gaussian_failure_times := gaussian_hermite_failure
+FIGURE_NAMES := fig06_chi2_rounds fig07_mmd_n5 fig08_mmd_n100 fig09_mmd_n1000 fig12_cpu_shuffle \
+                gaussian_base_distributions gaussian_density gaussian_failure_times \
+                fig10_fusion fig11_gpu_shuffle onesweep_fig09_keys32 onesweep_fig10_pairs32 \
+                onesweep_fig11_keys64 sort_headline gaussian_throughput
+
+fig-%: deps configure
+	@set -e; fig=$*; exp=$(or $(FIG_EXPERIMENT_$*),$*); \
+	if [[ " $(CPU_EXPERIMENTS) " == *" $$exp "* ]]; then run=1; \
+	elif [[ " $(GPU_EXPERIMENTS) " == *" $$exp "* ]]; then \
+	  if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then run=1; else run=0; \
+	    echo "fig-$$fig: no NVIDIA GPU here (nvidia-smi -L lists none): $$exp not run; the figure comes from results/recorded/<device>/"; fi; \
+	else echo "fig-$$fig: no experiment makes a figure '$$fig'; figures: $(FIGURE_NAMES)" >&2; exit 2; fi; \
+	if [ $$run = 1 ]; then \
+	  cmake --build $(BUILD_DIR) -j $(JOBS) --target $$exp; \
+	  $(BIN)/$$exp --scale $(SCALE) --out-dir $(RESULTS_DIR); \
+	fi; \
+	test -n "$(PYTHON)" || { echo "no python with matplotlib found; run make deps or set PYTHON=" >&2; exit 1; }; \
+	stamp=$$(mktemp); trap 'rm -f "$$stamp"' EXIT; status=0; \
+	$(PYTHON) figures/plot_all.py --results $(RESULTS_DIR) --out $(FIGURES_DIR) || status=$$?; \
+	if [ $(FIGURES_DIR)/$$fig.png -nt "$$stamp" ]; then \
+	  echo "fig-$$fig: wrote $(FIGURES_DIR)/$$fig.png and .pdf (experiment $$exp)"; \
+	  if [ $$status != 0 ]; then echo "fig-$$fig: plot_all.py's errors above are about other figures, whose experiments have not run into $(RESULTS_DIR)"; fi; \
+	else echo "fig-$$fig: plot_all.py did not draw $(FIGURES_DIR)/$$fig.png (exit $$status; see above)" >&2; exit 1; fi

@@ -10,7 +10,10 @@ by paths relative to the report's directory. GPU results (Table 1, Figs. 10-11) 
 read from --results when a GPU run wrote them there, else from the newest copy under
 --recorded DIR/<device>/ (default: DIR/recorded, else the repository's results/recorded),
 labelled with where they were measured, and reported as not recorded while absent. The
-GPU section also checks issue 3's performance targets against the data.
+GPU section also checks issue 3's performance targets against the data. Each GPU result is
+named with the commit it was measured at, whether the code it measures changed in a later
+commit, and its clocks (paper/provenance.py); a table after the summary lists them all. The
+verdicts are computed by the module-level functions below (tests/python/ tests them).
 
 Exits with status 1, naming the files, when a CPU experiment's CSV or meta.json is
 missing or malformed, or when a GPU experiment's is malformed.
@@ -28,6 +31,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 import shuffle_results as sr  # noqa: E402
 import sort_results as so  # noqa: E402
 import gaussian_results  # noqa: E402  (warp Gaussian section, issue 5)
+sys.path.insert(1, os.path.dirname(os.path.abspath(__file__)))  # paper/, also when imported from elsewhere
+import provenance as pv  # noqa: E402  (paper/provenance.py: commit vs measured code, clocks)
 
 PROVENANCE_KEYS = ["cpu_model", "cores", "tbb_concurrency", "host", "date", "commit", "scale", "seed",
                    "command", "run_seconds", "compiler", "build"]
@@ -165,12 +170,278 @@ def median(values):
     return v[m] if len(v) % 2 else 0.5 * (v[m - 1] + v[m])
 
 
+# --------------------------------------------------------------------------- verdicts
+# Pure functions (data in, verdict out) so that tests/python/test_{shuffle,sort}_verdicts.py can check
+# them on small synthetic CSVs; the Report methods below print what they return.
+
+def compare_throughput(rows, reference_file, table_name, paper_cores, our_cores, name_of=None):
+    """Markdown for ours-vs-paper throughput and the computed verdict (verdict, why).
+    name_of(row): the column an algorithm's rows go to (default: its paper label)."""
+    ref, ref_order, ref_rows = sr.load_reference_table(reference_file)
+    printed = {(r["label"], r["log2_size"]): r["as_printed"] for r in ref_rows}
+    ours = sr.best_throughput(rows, name_of)
+    labels = ref_order + sorted(set(ours) - set(ref_order))
+    sizes = sorted({w for t in ref.values() for w in t} | {w for t in ours.values() for w in t})
+    out = []
+
+    def cell(lab, w):
+        o = ours.get(lab, {}).get(w)
+        return "%s / %s" % ("**%s**" % sr.fmt_num(o[0]) if o else "—", printed.get((lab, w), "—"))
+
+    out.append("Throughput in million items/s, **this run** / paper %s (%s). \"—\": not measured."
+               % (table_name, ref_rows[0]["machine"]))
+    out.append(table(["size"] + labels, [["2^%d+1" % w] + [cell(l, w) for l in labels] for w in sizes],
+                     "l" + "r" * len(labels)))
+    ratio_rows, ratios = [], []
+    for w in sizes:
+        row = ["2^%d+1" % w]
+        for lab in labels:
+            o, p = ours.get(lab, {}).get(w), ref.get(lab, {}).get(w)
+            if o and p:
+                ratios.append(o[0] / p)
+                row.append("%.3g" % (o[0] / p))
+            else:
+                row.append("—")
+        ratio_rows.append(row)
+    out.append("Ratio this run / paper:")
+    out.append(table(["size"] + labels, ratio_rows, "l" + "r" * len(labels)))
+    threads = [(lab, next(iter(ours[lab].values()))[1]) for lab in labels if lab in ours]
+    if any(t and t > 0 for _, t in threads):
+        out.append("Threads used in this run: %s." % ", ".join("%s %d" % lt for lt in threads))
+
+    # Rankings of the shuffles (Gather is a bound, not a shuffle) at the sizes both measured.
+    shuffles = [l for l in ref_order if l in ours and l not in sr.NON_SHUFFLES]
+    common = [w for w in sizes if all(w in ours[l] for l in shuffles) and all(w in ref[l] for l in shuffles)]
+    rank_rows, same_top, taus = [], 0, []
+    for w in common:
+        o = sorted(shuffles, key=lambda l: -ours[l][w][0])
+        p = sorted(shuffles, key=lambda l: -ref[l][w])
+        tau = kendall_tau(o, p)
+        taus.append(tau)
+        same_top += o[0] == p[0]
+        rank_rows.append(("2^%d+1" % w, " > ".join(o), " > ".join(p), "%.2f" % tau))
+    if rank_rows:
+        out.append("Ranking of the shuffles (fastest first; Kendall τ = 1 means the same order):")
+        out.append(table(("size", "this run", "paper", "τ"), rank_rows, "lllr"))
+
+    why = []
+    if not ratios:
+        return out, "not compared", ["no size measured by both"]
+    med = median(ratios)
+    close = 0.8 <= med <= 1.25
+    absolute = "absolute numbers close" if close else "absolute numbers differ"
+    why.append("absolute throughput %s: median ratio this run / paper %.3g over %d (algorithm, size) pairs"
+               % ("close" if close else "differs", med, len(ratios)))
+    per_alg = []
+    for lab in labels:
+        r = [o[0] / ref[lab][w] for w, o in ours.get(lab, {}).items() if w in ref.get(lab, {})]
+        if r:
+            per_alg.append((median(r), lab))
+    if len(per_alg) > 1:
+        why.append("median ratio per algorithm, lowest first: %s" % ", ".join(
+            "%s %.3g" % (lab, m) for m, lab in sorted(per_alg)))
+    single = [o[0] / ref["std::shuffle"][w] for w, o in ours.get("std::shuffle", {}).items()
+              if w in ref.get("std::shuffle", {})]
+    if single:
+        why.append("single-threaded std::shuffle, which compares per-core speed, has median ratio %.3g"
+                   % median(single))
+    if our_cores and paper_cores:
+        why.append("this run has %d cores against the paper's %d (ratio %.3g)"
+                   % (our_cores, paper_cores, our_cores / paper_cores))
+    missing = [w for w in sorted({w for t in ref.values() for w in t}) if not any(w in t for t in ours.values())]
+    if missing:
+        why.append("sizes not measured: %s" % ", ".join("2^%d+1" % w for w in missing))
+    if common:
+        mean_tau = sum(taus) / len(taus)
+        why.append("fastest shuffle the same at %d of %d common sizes, mean Kendall τ %.2f"
+                   % (same_top, len(common), mean_tau))
+        if same_top == len(common) and mean_tau >= 0.6:
+            verdict = "ranking reproduced, " + absolute
+        elif same_top * 2 >= len(common):
+            verdict = "ranking partly reproduced, " + absolute
+        else:
+            verdict = "ranking differs, " + absolute
+    else:
+        verdict = absolute + "; ranking not comparable"
+    return out, verdict, why
+
+
+def issue3_targets(ours):
+    """Issue 3's performance targets for Bijective2 checked on best_throughput's
+    {label: {log2_size: (M items/s, threads)}}: (table rows (target, measured, required,
+    verdict), overall verdict: 'met', 'not met', 'met where measured' or 'not measured')."""
+    vp, gather, thrust = ours.get("VarPhilox", {}), ours.get("Gather", {}), ours.get("thrust::shuffle_copy", {})
+    g = lambda series, w: series[w][0] * 1e6 if w in series else None  # noqa: E731  items/s
+    w_t = TARGET_LOG2_SIZE
+    trows, outcomes = [], []
+
+    def ratio_target(peer_name, peer, target):
+        a, b = g(vp, w_t), g(peer, w_t)
+        if a and b:
+            ok = a / b >= target
+            outcomes.append(ok)
+            return ("VarPhilox (Bijective2) ÷ %s at 2^%d+1" % (peer_name, w_t),
+                    "%.3g (%.3g / %.3g G items/s)" % (a / b, a / 1e9, b / 1e9), "≥ %g" % target,
+                    "met" if ok else "**not met**")
+        outcomes.append(None)
+        common = [w for w in vp if w in peer]
+        info = ("; at the largest common size 2^%d+1: %.3g" % (max(common), g(vp, max(common)) /
+                                                                g(peer, max(common)))) if common else ""
+        missing = "VarPhilox" if not vp else peer_name if not peer else "2^%d+1" % w_t
+        return ("VarPhilox (Bijective2) ÷ %s at 2^%d+1" % (peer_name, w_t), "%s not measured%s" % (missing, info),
+                "≥ %g" % target, "not measured")
+
+    trows.append(ratio_target("random gather (computed index)", gather, TARGET_VS_GATHER))
+    trows.append(ratio_target("thrust::shuffle_copy", thrust, TARGET_VS_THRUST))
+    sizes = sorted(w for w in vp if w >= TARGET_BEATS_THRUST_FROM and w in thrust)
+    slower = [w for w in sizes if g(vp, w) <= g(thrust, w)]
+    label = "VarPhilox faster than thrust::shuffle_copy at every size from 2^%d+1" % TARGET_BEATS_THRUST_FROM
+    if not sizes:
+        outcomes.append(None)
+        trows.append((label, "no size ≥ 2^%d+1 measured for both" % TARGET_BEATS_THRUST_FROM, "yes",
+                      "not measured"))
+    else:
+        covered = max(sizes) >= w_t
+        ok = not slower
+        outcomes.append(ok if (covered or not ok) else None)
+        detail = ", ".join("2^%d+1: %.3g×" % (w, g(vp, w) / g(thrust, w)) for w in sizes)
+        trows.append((label, ("yes" if ok else "no, slower at %s" % ", ".join("2^%d+1" % w for w in slower)) +
+                      " (VarPhilox ÷ thrust: %s)" % detail, "yes",
+                      ("met" if covered else "met up to 2^%d+1 (not measured to 2^%d+1)" % (max(sizes), w_t))
+                      if ok else "**not met**"))
+    measured = [o for o in outcomes if o is not None]
+    if outcomes and all(o is True for o in outcomes):
+        tverdict = "met"
+    elif any(o is False for o in outcomes):
+        tverdict = "not met"
+    else:
+        tverdict = "not measured" if not measured else "met where measured"
+    return trows, tverdict
+
+
+def fusion_series(rows):
+    """fig10_fusion rows -> (Bijective0, Bijective1, Bijective2 worst case, Bijective2 best case,
+    gather), each {log2_size: items/s}, and the sorted sizes."""
+    ips = {}
+    for r in rows:
+        ips.setdefault((r["algorithm"], r["case"]), {})[r["log2_size"]] = r["items_per_second"]
+    b0, b1 = ips.get(("variable_philox_bijective0", "worst"), {}), ips.get(("variable_philox_bijective1", "worst"), {})
+    b2, b2best = ips.get(("variable_philox", "worst"), {}), ips.get(("variable_philox", "best"), {})
+    gather = ips.get(("gather", "worst"), {})
+    sizes = sorted({r["log2_size"] for r in rows})
+    return b0, b1, b2, b2best, gather, sizes
+
+
+def fusion_verdict(rows):
+    """Fig. 10's claims (paper §6) checked on fig10_fusion rows at sizes > 2^FUSION_LARGE_ABOVE:
+    (claims [(claim, this run, holds)], verdict, why). verdict: 'reproduced', 'reproduced in
+    part', 'differs' or 'not measured at the paper's sizes'."""
+    b0, b1, b2, b2best, gather, sizes = fusion_series(rows)
+    large = [w for w in sizes if w > FUSION_LARGE_ABOVE]
+    claims, held, why = [], [], []
+    order_sizes = [w for w in sizes if w in b0 and w in b1 and w in b2]
+    order_fail = [w for w in order_sizes if not b2[w] > b1[w] > b0[w]]
+    order_large = [w for w in order_sizes if w in large]
+    if order_large:
+        ok = not [w for w in order_fail if w in large]
+        held.append(ok)
+        claims.append(("more fusion is faster: Bijective2 > Bijective1 > Bijective0 at every size > 2^%d"
+                       % FUSION_LARGE_ABOVE,
+                       "order holds at %d of the %d sizes measured (w = %s)%s"
+                       % (len(order_sizes) - len(order_fail), len(order_sizes), ranges(order_sizes),
+                          "; not at w = %s" % ranges(order_fail) if order_fail else ""),
+                       yes_no(ok)))
+    eq_sizes = [w for w in large if w in b2 and w in gather]
+    if eq_sizes:
+        low = min(eq_sizes, key=lambda w: b2[w] / gather[w])
+        ok = b2[low] / gather[low] >= FUSION_EQUIVALENT
+        held.append(ok)
+        claims.append(("Bijective2 equivalent to gather for sizes > 2^%d (≥ %g × gather)"
+                       % (FUSION_LARGE_ABOVE, FUSION_EQUIVALENT),
+                       "lowest ratio %.3g at w = %d" % (b2[low] / gather[low], low), yes_no(ok)))
+    bw_sizes = [w for w in large if w in b2 and w in b2best]
+    if bw_sizes:
+        hi = max(bw_sizes, key=lambda w: max(b2best[w] / b2[w], b2[w] / b2best[w]))
+        r = b2best[hi] / b2[hi]
+        ok = max(r, 1 / r) <= FUSION_BEST_WORST
+        held.append(ok)
+        claims.append(("best case (n = m = 2^w) and worst case (n = 2^w + 1) do not differ greatly (within %g×) "
+                       "at sizes > 2^%d" % (FUSION_BEST_WORST, FUSION_LARGE_ABOVE),
+                       "largest difference: best ÷ worst = %.3g at w = %d" % (r, hi), yes_no(ok)))
+    if not held:
+        verdict = "not measured at the paper's sizes"
+        why.append("no size above 2^%d measured (largest: 2^%d)" % (FUSION_LARGE_ABOVE, max(sizes)))
+    elif all(held):
+        verdict = "reproduced"
+    elif any(held):
+        verdict = "reproduced in part"
+    else:
+        verdict = "differs"
+    why += ["%s: %s" % (c[0], c[1]) for c in claims]
+    missing = [n for n, s in (("Bijective0", b0), ("Bijective1", b1), ("Bijective2", b2),
+                              ("Bijective2 (n = m)", b2best), ("gather", gather)) if not s]
+    if missing:
+        why.append("not measured: %s" % ", ".join(missing))
+    return claims, verdict, why
+
+
+def evaluate_targets(targets, points):
+    """Each target (what, shape, q, smallest log2 n, largest log2 n, threshold; e.g.
+    sort_results.HEADLINE_TARGETS) checked on sort_results.ratio_points: [(what, verdict, lowest
+    point or None, threshold, points used)], verdict 'met', 'not met' or 'not measured'."""
+    out = []
+    for what, shape, q, lo, hi, threshold in targets:
+        verdict, low, sel = so.check_target(points, shape, q, lo, hi, threshold)
+        out.append((what, verdict, low, threshold, sel))
+    return out
+
+
+def targets_verdict(results):
+    """(verdict, why) over evaluate_targets' results: 'all met (k of k)', 'm of k not met',
+    'met where measured (j of k)' or 'not measured'."""
+    met = [r for r in results if r[1] == "met"]
+    missed = [r for r in results if r[1] == "not met"]
+    unmeasured = [r for r in results if r[1] == "not measured"]
+    why = []
+    if missed:
+        why.append("not met: %s" % "; ".join("%s (%s, needs ≥ %.2f)" % (w, so.fmt_ratio(low["ratio"], t), t)
+                                            for w, _, low, t, *_ in missed))
+    if unmeasured:
+        why.append("not measured: %s" % "; ".join(w for w, *_ in unmeasured))
+    if not met and not missed:
+        return "not measured", why
+    if missed:
+        verdict = "%d of %d not met" % (len(missed), len(results))
+    elif unmeasured:
+        verdict = "met where measured (%d of %d)" % (len(met), len(results))
+    else:
+        verdict = "all met (%d of %d)" % (len(met), len(results))
+    return verdict, why
+
+
+def onesweep_target_verdict(rows, target):
+    """Issue 4's target on one Onesweep figure (ONESWEEP_TARGET): ours / CUB (best) at q = 1,
+    each the median over the sizes n >= 2^SATURATING_LOG2 (the value at the largest size when
+    none is that large). rows: a sort experiment's rows (sort_results.load_sort_experiment;
+    with or without the synthetic CUB (best) rows). Returns (verdict, ours keys/s, CUB (best)
+    keys/s, ratio): 'meets target' or '**below target**', or 'measured' (ratio None) when ours
+    or CUB was not measured at q = 1."""
+    if not any(r["algorithm"] == so.CUB_BEST for r in rows):
+        rows = so.with_cub_best(rows)
+    ours, cub = so.saturated(rows, so.OURS, 1)[0], so.saturated(rows, so.CUB_BEST, 1)[0]
+    if ours and cub:
+        ratio = ours / cub
+        return ("meets target" if ratio >= target else "**below target**"), ours, cub, ratio
+    return "measured", ours, cub, None
+
+
 class Report:
     def __init__(self, results, figures, out, recorded):
         self.results, self.figures, self.out, self.recorded = results, figures, out, recorded
         self.lines = []
         self.summary = []  # (item, verdict, why)
         self.facts = sr.load_text_facts()
+        self.gpu_provenance = {}  # experiment: (GpuSource, meta) of every GPU result the report uses
 
     def add(self, *blocks):
         for b in blocks:
@@ -431,104 +702,13 @@ class Report:
 
     # ----------------------------------------------------------------------- throughput tables
 
-    def throughput_comparison(self, rows, reference_file, table_name, paper_cores, our_cores, name_of=None):
-        """Markdown for ours-vs-paper throughput and the computed verdict (verdict, why).
-        name_of(row): the column an algorithm's rows go to (default: its paper label)."""
-        ref, ref_order, ref_rows = sr.load_reference_table(reference_file)
-        printed = {(r["label"], r["log2_size"]): r["as_printed"] for r in ref_rows}
-        ours = sr.best_throughput(rows, name_of)
-        labels = ref_order + sorted(set(ours) - set(ref_order))
-        sizes = sorted({w for t in ref.values() for w in t} | {w for t in ours.values() for w in t})
-        out = []
-
-        def cell(lab, w):
-            o = ours.get(lab, {}).get(w)
-            return "%s / %s" % ("**%s**" % sr.fmt_num(o[0]) if o else "—", printed.get((lab, w), "—"))
-
-        out.append("Throughput in million items/s, **this run** / paper %s (%s). \"—\": not measured."
-                   % (table_name, ref_rows[0]["machine"]))
-        out.append(table(["size"] + labels, [["2^%d+1" % w] + [cell(l, w) for l in labels] for w in sizes],
-                         "l" + "r" * len(labels)))
-        ratio_rows, ratios = [], []
-        for w in sizes:
-            row = ["2^%d+1" % w]
-            for lab in labels:
-                o, p = ours.get(lab, {}).get(w), ref.get(lab, {}).get(w)
-                if o and p:
-                    ratios.append(o[0] / p)
-                    row.append("%.3g" % (o[0] / p))
-                else:
-                    row.append("—")
-            ratio_rows.append(row)
-        out.append("Ratio this run / paper:")
-        out.append(table(["size"] + labels, ratio_rows, "l" + "r" * len(labels)))
-        threads = [(lab, next(iter(ours[lab].values()))[1]) for lab in labels if lab in ours]
-        if any(t and t > 0 for _, t in threads):
-            out.append("Threads used in this run: %s." % ", ".join("%s %d" % lt for lt in threads))
-
-        # Rankings of the shuffles (Gather is a bound, not a shuffle) at the sizes both measured.
-        shuffles = [l for l in ref_order if l in ours and l not in sr.NON_SHUFFLES]
-        common = [w for w in sizes if all(w in ours[l] for l in shuffles) and all(w in ref[l] for l in shuffles)]
-        rank_rows, same_top, taus = [], 0, []
-        for w in common:
-            o = sorted(shuffles, key=lambda l: -ours[l][w][0])
-            p = sorted(shuffles, key=lambda l: -ref[l][w])
-            tau = kendall_tau(o, p)
-            taus.append(tau)
-            same_top += o[0] == p[0]
-            rank_rows.append(("2^%d+1" % w, " > ".join(o), " > ".join(p), "%.2f" % tau))
-        if rank_rows:
-            out.append("Ranking of the shuffles (fastest first; Kendall τ = 1 means the same order):")
-            out.append(table(("size", "this run", "paper", "τ"), rank_rows, "lllr"))
-
-        why = []
-        if not ratios:
-            return out, "not compared", ["no size measured by both"]
-        med = median(ratios)
-        close = 0.8 <= med <= 1.25
-        absolute = "absolute numbers close" if close else "absolute numbers differ"
-        why.append("absolute throughput %s: median ratio this run / paper %.3g over %d (algorithm, size) pairs"
-                   % ("close" if close else "differs", med, len(ratios)))
-        per_alg = []
-        for lab in labels:
-            r = [o[0] / ref[lab][w] for w, o in ours.get(lab, {}).items() if w in ref.get(lab, {})]
-            if r:
-                per_alg.append((median(r), lab))
-        if len(per_alg) > 1:
-            why.append("median ratio per algorithm, lowest first: %s" % ", ".join(
-                "%s %.3g" % (lab, m) for m, lab in sorted(per_alg)))
-        single = [o[0] / ref["std::shuffle"][w] for w, o in ours.get("std::shuffle", {}).items()
-                  if w in ref.get("std::shuffle", {})]
-        if single:
-            why.append("single-threaded std::shuffle, which compares per-core speed, has median ratio %.3g"
-                       % median(single))
-        if our_cores and paper_cores:
-            why.append("this run has %d cores against the paper's %d (ratio %.3g)"
-                       % (our_cores, paper_cores, our_cores / paper_cores))
-        missing = [w for w in sorted({w for t in ref.values() for w in t}) if not any(w in t for t in ours.values())]
-        if missing:
-            why.append("sizes not measured: %s" % ", ".join("2^%d+1" % w for w in missing))
-        if common:
-            mean_tau = sum(taus) / len(taus)
-            why.append("fastest shuffle the same at %d of %d common sizes, mean Kendall τ %.2f"
-                       % (same_top, len(common), mean_tau))
-            if same_top == len(common) and mean_tau >= 0.6:
-                verdict = "ranking reproduced, " + absolute
-            elif same_top * 2 >= len(common):
-                verdict = "ranking partly reproduced, " + absolute
-            else:
-                verdict = "ranking differs, " + absolute
-        else:
-            verdict = absolute + "; ranking not comparable"
-        return out, verdict, why
-
     def table2_section(self, rows, meta):
         paper_cores = self.fact("cpu_cores")
         self.add("## Table 2 / Fig. 12 — CPU shuffling throughput (paper §6)", provenance(meta, "table2_cpu_shuffle"),
                  self.figure("fig12_cpu_shuffle", "Fig. 12: CPU throughput, this run (solid) and the "
                              "paper's Table 2 (dashed)"))
-        blocks, verdict, why = self.throughput_comparison(rows, "shuffle_table2_cpu.csv", "Table 2",
-                                                          int(paper_cores), meta.get("cores"))
+        blocks, verdict, why = compare_throughput(rows, "shuffle_table2_cpu.csv", "Table 2",
+                                                  int(paper_cores), meta.get("cores"))
         self.add(*blocks)
         # The text's specific claims about Table 2.
         ours = sr.best_throughput(rows)
@@ -582,11 +762,37 @@ class Report:
             self.summary.append(("Fig. 10 (GPU kernel fusion)", "not recorded",
                                  "needs a GPU run (make figures on a GPU machine, or results/recorded/<device>/)"))
 
+    def note_gpu_provenance(self, source, meta):
+        """Keeps a GPU result's source and meta.json for the provenance table; returns the
+        provenance sentences of its section: commit vs the measured code, and the clocks."""
+        self.gpu_provenance[source.name] = (source, meta)
+        return "%s %s" % (pv.freshness_text(source.name, meta), pv.clocks_text(meta))
+
     def _measured_on(self, source, meta):
         text = "Measured on **%s** — %s." % (meta.get("gpu_name", "an unnamed GPU"), source.describe(display_path))
         if source.others:
             text += " Other recorded devices (not shown): %s." % ", ".join(source.others)
-        return text
+        return text + " " + self.note_gpu_provenance(source, meta)
+
+    def gpu_provenance_section(self):
+        """One row per GPU result used: device, date, commit, whether the measured code changed
+        since (paper/provenance.py's map of experiment to source paths), clocks."""
+        if not self.gpu_provenance:
+            return []
+        rows = []
+        for name, (source, meta) in sorted(self.gpu_provenance.items()):
+            commit = "`%s`%s" % (pv.short(meta.get("commit", "unknown")),
+                                 " (uncommitted changes)" if meta.get("worktree_dirty") else "")
+            rows.append(("`%s`" % name, "%s (%s)" % (meta.get("gpu_name", "?"), source.device or "this run"),
+                         str(meta.get("date", "?"))[:10], commit, pv.freshness_cell(name, meta),
+                         pv.clocks_text(meta, lead="").rstrip(".")))
+        return ["## Provenance of the GPU results",
+                "The commit each GPU result was measured at, and whether the code it measures (the library "
+                "code, the peers and the experiment program mapped in `paper/provenance.py`) changed in a later "
+                "commit on this checkout's HEAD — any commit touching those files counts, comment-only ones "
+                "included. Clocks are *locked* only where the meta.json says so.",
+                table(("experiment", "GPU (recorded device)", "date", "commit", "measured code since", "clocks"),
+                      rows)]
 
     def table1_not_recorded(self):
         ref, ref_order, ref_rows = sr.load_reference_table("shuffle_table1_gpu.csv")
@@ -616,8 +822,8 @@ class Report:
                              "Table 1 on the Tesla V100-32GB (dashed)"
                              % (gpu_name, "this run" if source.fresh else "recorded run")))
         name_of = sr.gpu_name_of(rows)
-        blocks, verdict, why = self.throughput_comparison(rows, "shuffle_table1_gpu.csv", "Table 1", None, None,
-                                                          name_of=name_of)
+        blocks, verdict, why = compare_throughput(rows, "shuffle_table1_gpu.csv", "Table 1", None, None,
+                                                  name_of=name_of)
         why.append("measured on %s, the paper on a %s, so the ratios compare the GPUs as much as the implementations"
                    % (gpu_name, self.facts["gpu_machine"]["value"]))
         self.add(*blocks)
@@ -629,46 +835,10 @@ class Report:
     def targets(self, ours, meta, gpu_name):
         """Issue 3's performance targets for Bijective2, checked from the data, and the
         bandwidth achieved at the largest size."""
-        vp, gather, thrust = ours.get("VarPhilox", {}), ours.get("Gather", {}), ours.get("thrust::shuffle_copy", {})
-        g = lambda series, w: series[w][0] * 1e6 if w in series else None  # noqa: E731  items/s
+        vp = ours.get("VarPhilox", {})
         w_t = TARGET_LOG2_SIZE
         largest = max(vp) if vp else None
-        trows, outcomes = [], []
-
-        def ratio_target(peer_name, peer, target):
-            a, b = g(vp, w_t), g(peer, w_t)
-            if a and b:
-                ok = a / b >= target
-                outcomes.append(ok)
-                return ("VarPhilox (Bijective2) ÷ %s at 2^%d+1" % (peer_name, w_t),
-                        "%.3g (%.3g / %.3g G items/s)" % (a / b, a / 1e9, b / 1e9), "≥ %g" % target,
-                        "met" if ok else "**not met**")
-            outcomes.append(None)
-            common = [w for w in vp if w in peer]
-            info = ("; at the largest common size 2^%d+1: %.3g" % (max(common), g(vp, max(common)) /
-                                                                    g(peer, max(common)))) if common else ""
-            missing = "VarPhilox" if not vp else peer_name if not peer else "2^%d+1" % w_t
-            return ("VarPhilox (Bijective2) ÷ %s at 2^%d+1" % (peer_name, w_t), "%s not measured%s" % (missing, info),
-                    "≥ %g" % target, "not measured")
-
-        trows.append(ratio_target("random gather (computed index)", gather, TARGET_VS_GATHER))
-        trows.append(ratio_target("thrust::shuffle_copy", thrust, TARGET_VS_THRUST))
-        sizes = sorted(w for w in vp if w >= TARGET_BEATS_THRUST_FROM and w in thrust)
-        slower = [w for w in sizes if g(vp, w) <= g(thrust, w)]
-        label = "VarPhilox faster than thrust::shuffle_copy at every size from 2^%d+1" % TARGET_BEATS_THRUST_FROM
-        if not sizes:
-            outcomes.append(None)
-            trows.append((label, "no size ≥ 2^%d+1 measured for both" % TARGET_BEATS_THRUST_FROM, "yes",
-                          "not measured"))
-        else:
-            covered = max(sizes) >= w_t
-            ok = not slower
-            outcomes.append(ok if (covered or not ok) else None)
-            detail = ", ".join("2^%d+1: %.3g×" % (w, g(vp, w) / g(thrust, w)) for w in sizes)
-            trows.append((label, ("yes" if ok else "no, slower at %s" % ", ".join("2^%d+1" % w for w in slower)) +
-                          " (VarPhilox ÷ thrust: %s)" % detail, "yes",
-                          ("met" if covered else "met up to 2^%d+1 (not measured to 2^%d+1)" % (max(sizes), w_t))
-                          if ok else "**not met**"))
+        trows, tverdict = issue3_targets(ours)
         self.add("**Performance targets of issue 3** (Bijective2 = registry `variable_philox`, the paper's VarPhilox "
                  "column; peers timed in the same run):",
                  table(("issue 3 target", "measured", "required", "verdict"), trows, "llll"))
@@ -693,13 +863,6 @@ class Report:
                         "%.3g TB/s at 2^%d+1" % (copy / 1e12, largest) if copy else "not recorded"),
                      table(("algorithm", "G items/s", "TB/s", "of %.1f TB/s" % (COPY_BANDWIDTH_NOMINAL / 1e12),
                             "of same-run copy"), brows, "lrrrr"))
-        measured = [o for o in outcomes if o is not None]
-        if outcomes and all(o is True for o in outcomes):
-            tverdict = "met"
-        elif any(o is False for o in outcomes):
-            tverdict = "not met"
-        else:
-            tverdict = "not measured" if not measured else "met where measured"
         twhy = ["%s: %s" % (r[0], r[1]) for r in trows]
         if largest is not None and largest in vp:
             bw = vp[largest][0] * 1e6 * BYTES_PER_ELEMENT
@@ -715,13 +878,7 @@ class Report:
         self.add(self._measured_on(source, meta), provenance(meta, "fig10_fusion", GPU_PROVENANCE_KEYS),
                  self.figure("fig10_fusion", "Fig. 10: throughput of the bijective shuffle at three levels of kernel "
                              "fusion and of random gather on %s, worst case n = 2^w + 1 and best case n = 2^w" % gpu_name))
-        ips = {}
-        for r in rows:
-            ips.setdefault((r["algorithm"], r["case"]), {})[r["log2_size"]] = r["items_per_second"]
-        b0, b1 = ips.get(("variable_philox_bijective0", "worst"), {}), ips.get(("variable_philox_bijective1", "worst"), {})
-        b2, b2best = ips.get(("variable_philox", "worst"), {}), ips.get(("variable_philox", "best"), {})
-        gather = ips.get(("gather", "worst"), {})
-        sizes = sorted({r["log2_size"] for r in rows})
+        b0, b1, b2, b2best, gather, sizes = fusion_series(rows)
         gi = lambda series, w: "%.3g" % (series[w] / 1e9) if w in series else "—"  # noqa: E731
         ratio = lambda a, b, w: "%.3g" % (a[w] / b[w]) if w in a and w in b else "—"  # noqa: E731
         self.add("Throughput in G items/s (n = 2^w + 1 unless marked n = m):",
@@ -729,53 +886,9 @@ class Report:
                         "Bijective2 ÷ gather", "Bijective2 n = m ÷ worst"),
                        [(w, gi(b0, w), gi(b1, w), gi(b2, w), gi(b2best, w), gi(gather, w), ratio(b2, gather, w),
                          ratio(b2best, b2, w)) for w in sizes], "rrrrrrrr"))
-        large = [w for w in sizes if w > FUSION_LARGE_ABOVE]
-        claims, held, why = [], [], []
-        order_sizes = [w for w in sizes if w in b0 and w in b1 and w in b2]
-        order_fail = [w for w in order_sizes if not b2[w] > b1[w] > b0[w]]
-        order_large = [w for w in order_sizes if w in large]
-        if order_large:
-            ok = not [w for w in order_fail if w in large]
-            held.append(ok)
-            claims.append(("more fusion is faster: Bijective2 > Bijective1 > Bijective0 at every size > 2^%d"
-                           % FUSION_LARGE_ABOVE,
-                           "order holds at %d of the %d sizes measured (w = %s)%s"
-                           % (len(order_sizes) - len(order_fail), len(order_sizes), ranges(order_sizes),
-                              "; not at w = %s" % ranges(order_fail) if order_fail else ""),
-                           yes_no(ok)))
-        eq_sizes = [w for w in large if w in b2 and w in gather]
-        if eq_sizes:
-            low = min(eq_sizes, key=lambda w: b2[w] / gather[w])
-            ok = b2[low] / gather[low] >= FUSION_EQUIVALENT
-            held.append(ok)
-            claims.append(("Bijective2 equivalent to gather for sizes > 2^%d (≥ %g × gather)"
-                           % (FUSION_LARGE_ABOVE, FUSION_EQUIVALENT),
-                           "lowest ratio %.3g at w = %d" % (b2[low] / gather[low], low), yes_no(ok)))
-        bw_sizes = [w for w in large if w in b2 and w in b2best]
-        if bw_sizes:
-            hi = max(bw_sizes, key=lambda w: max(b2best[w] / b2[w], b2[w] / b2best[w]))
-            r = b2best[hi] / b2[hi]
-            ok = max(r, 1 / r) <= FUSION_BEST_WORST
-            held.append(ok)
-            claims.append(("best case (n = m = 2^w) and worst case (n = 2^w + 1) do not differ greatly (within %g×) "
-                           "at sizes > 2^%d" % (FUSION_BEST_WORST, FUSION_LARGE_ABOVE),
-                           "largest difference: best ÷ worst = %.3g at w = %d" % (r, hi), yes_no(ok)))
+        claims, verdict, why = fusion_verdict(rows)
         if claims:
             self.add(table(("claim (paper §6, Fig. 10)", "this run", "holds"), claims, "lll"))
-        if not held:
-            verdict = "not measured at the paper's sizes"
-            why.append("no size above 2^%d measured (largest: 2^%d)" % (FUSION_LARGE_ABOVE, max(sizes)))
-        elif all(held):
-            verdict = "reproduced"
-        elif any(held):
-            verdict = "reproduced in part"
-        else:
-            verdict = "differs"
-        why += ["%s: %s" % (c[0], c[1]) for c in claims]
-        missing = [n for n, s in (("Bijective0", b0), ("Bijective1", b1), ("Bijective2", b2),
-                                  ("Bijective2 (n = m)", b2best), ("gather", gather)) if not s]
-        if missing:
-            why.append("not measured: %s" % ", ".join(missing))
         self.add("**Verdict: %s.** " % verdict + sentence(why))
         self.summary.append(("Fig. 10 (GPU kernel fusion, %s)" % gpu_name, verdict, "; ".join(why)))
 
@@ -893,8 +1006,8 @@ class Report:
     def _targets_table(self, targets, points, heading):
         """Rows of an issue-11 targets table and the (what, verdict, lowest point) of each."""
         out, trows = [], []
-        for what, shape, q, lo, hi, threshold in targets:
-            verdict, low, sel = so.check_target(points, shape, q, lo, hi, threshold)
+        for (what, shape, q, lo, hi, threshold), (_, verdict, low, _, sel) in zip(targets,
+                                                                                  evaluate_targets(targets, points)):
             if low is None:
                 measured = "—"
             elif lo == hi:
@@ -910,28 +1023,6 @@ class Report:
                           {"met": "met", "not met": "**not met**"}.get(verdict, verdict)))
             out.append((what, verdict, low, threshold))
         return table((heading, "ours / CUB (best)", "measured", "verdict"), trows, "lrll"), out
-
-    @staticmethod
-    def _targets_verdict(results):
-        """(verdict, why) over the evaluated targets."""
-        met = [r for r in results if r[1] == "met"]
-        missed = [r for r in results if r[1] == "not met"]
-        unmeasured = [r for r in results if r[1] == "not measured"]
-        why = []
-        if missed:
-            why.append("not met: %s" % "; ".join("%s (%s, needs ≥ %.2f)" % (w, so.fmt_ratio(low["ratio"], t), t)
-                                                for w, _, low, t in missed))
-        if unmeasured:
-            why.append("not measured: %s" % "; ".join(w for w, *_ in unmeasured))
-        if not met and not missed:
-            return "not measured", why
-        if missed:
-            verdict = "%d of %d not met" % (len(missed), len(results))
-        elif unmeasured:
-            verdict = "met where measured (%d of %d)" % (len(met), len(results))
-        else:
-            verdict = "all met (%d of %d)" % (len(met), len(results))
-        return verdict, why
 
     def sort_headline_section(self, headline):
         """Issue 11's one-screen sort table (experiment sort_headline): ours, CUB (best) and the
@@ -1002,7 +1093,7 @@ class Report:
         self.add(self.figure(so.HEADLINE, "Sort headline: onesweep (ours) / CUB (best) per shape, band and size on "
                              "%s, with issue 11's targets" % meta.get("gpu_name", "the GPU")))
         text, results = self._targets_table(so.HEADLINE_TARGETS, points, target_heading)
-        verdict, why = self._targets_verdict(results)
+        verdict, why = targets_verdict(results)
         self.add("Issue 11's targets (the project's own goals for this GPU, checked on this table; the paper makes "
                  "no such claim), ours = `%s` against CUB (best) in the same run:" % so.OURS, text,
                  "**Verdict (issue 11 targets): %s.**%s" % (verdict, (" " + sentence(why)) if why else ""))
@@ -1077,13 +1168,10 @@ class Report:
                      "reduce-then-scan is CUB 3.0's upsweep/scan/downsweep path with its SM80 tunings on %s, not the "
                      "CUB 1.10 release itself." % (lo, hi, facts["speedup_ceiling_keys32"]["number"],
                                                    "; ".join(lines), gpu_name))
-        ours, cub = sat.get((so.OURS, 1), (None, 0))[0], sat.get((so.CUB_BEST, 1), (None, 0))[0]
         target = self.ONESWEEP_TARGET[name]
-        verdict = "measured"
+        verdict, ours, cub, ratio = onesweep_target_verdict(rows, target)
         if ours and cub:
-            ratio = ours / cub
             ok = ratio >= target
-            verdict = "meets target" if ok else "**below target**"
             why.insert(0, "ours %.2f GKey/s = %.2fx CUB (best) at q = 1 (target >= %.1fx)" % (ours / 1e9, ratio,
                                                                                              target))
             self.add("Our onesweep vs CUB (best) at q = 1 (%s): %.2f / %.2f GKey/s = **%.2f×** (issue 4's target "
@@ -1121,7 +1209,7 @@ class Report:
         if fig_no == 9 and points:
             text, results = self._targets_table(so.FIG09_TARGETS, points,
                                                 "issue-11 target on Fig. 9's sizes (the project's, not the paper's)")
-            tverdict, twhy = self._targets_verdict(results)
+            tverdict, twhy = targets_verdict(results)
             if caveat:
                 twhy.append(caveat)
             self.add("Issue 11's targets stated over Figure 9's sizes, ours (`%s`) against CUB (best) of this run:"
@@ -1192,6 +1280,7 @@ class Report:
         self.lines = []
         self.add(*header)
         self.add("## Summary", table(("paper item", "verdict", "why (computed from the data)"), self.summary))
+        self.add(*self.gpu_provenance_section())
         return "\n".join(self.lines + body).rstrip() + "\n"
 
 
@@ -1259,6 +1348,13 @@ def main(argv=None):
         return 1
     report.onesweep_sections(sort_data, table2, headline)
     gaussian_results.report_section(report, args.results, recorded)
+    gaussian_source = sr.gpu_source(args.results, "gaussian_throughput", recorded)
+    if gaussian_source is not None:  # its section is figures/gaussian_results.py's; the table names its commit
+        try:
+            report.note_gpu_provenance(gaussian_source, sr.read_meta(
+                os.path.join(gaussian_source.directory, "gaussian_throughput.meta.json")))
+        except sr.MissingInput as e:
+            print("make_report: note: gaussian_throughput provenance not shown: %s" % e, file=sys.stderr)
     text = report.write(loaded)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     tmp = args.out + ".partial"

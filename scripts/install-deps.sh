@@ -15,6 +15,7 @@ packages=(
   libnanoflann-dev    # nanoflann: k-d tree of the optimiser's local search (optional target)
   python3 python3-matplotlib python3-numpy
   dieharder           # uniformity tests of the Gaussian stream (experiments/gaussian_dieharder)
+  python3-markdown weasyprint   # the report's PDF (scripts/report_pdf.py; without them make paper skips it)
 )
 
 missing=()

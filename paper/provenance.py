@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""Provenance of recorded GPU results: the commit that measured them, whether the code they
+measure changed since, the clocks they ran at; and the check `make record-gpu` runs.
+
+Used by paper/make_report.py (one line per GPU figure, and a table) and by the Makefile:
+
+    provenance.py check META.json...   exit 1 (refused) when a run's meta.json says
+        worktree_dirty: true, or names a commit that is not a commit of this repository or not
+        an ancestor of (or equal to) HEAD. Environment: DIRTY_OK_REASON="why the dirty flag is
+        harmless" accepts worktree_dirty (only that); FORCE=1 accepts everything, with a loud
+        warning. Prints on stdout the note to keep with the recorded files (empty when none).
+    provenance.py note TEXT META.json...   adds "recorded_note": TEXT to each meta.json.
+
+Standard library only; git is optional (without it, or for a commit it does not know, the
+answers are "unknown" and `check` refuses unless FORCE=1).
+"""
+
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The source paths (git pathspecs, from the repository root) whose code each GPU experiment
+# measures: the library code it times, the peers timed beside it, and its own program. Any commit
+# that touches one of them counts as a change of the measured code -- comment-only and
+# whitespace-only changes included (git cannot tell them apart without reading the diff).
+# The timing harness (experiments/common/gpu_harness.*) is not listed.
+_SORT_CODE = ["lib/include/onepass/sort/", "lib/include/onepass/scan/", "lib/src/gpu_onesweep_sorts.cu",
+              "baselines/gpu/cub_*", "baselines/gpu/*_sort*", "experiments/common/sort_bench.cu",
+              "experiments/common/sort_bench.cuh"]
+_SHUFFLE_CODE = ["lib/include/onepass/shuffle/", "lib/include/onepass/bijection/", "lib/include/onepass/scan/",
+                 "lib/src/gpu_bijective_shuffles.cu", "baselines/gpu/dart_throwing*", "baselines/gpu/*gather*",
+                 "baselines/gpu/randperm*", "baselines/gpu/sort_shuffle*", "baselines/gpu/thrust_shuffle*",
+                 "baselines/gpu/gpu_baseline_common*"]
+_GAUSSIAN_CODE = ["lib/include/onepass/gaussian/", "lib/src/gaussian_table.cpp",
+                  "lib/data/gaussian_table_optimised.inc"]
+CODE_PATHS = {
+    "table1_gpu_shuffle": _SHUFFLE_CODE,
+    "fig10_fusion": _SHUFFLE_CODE,
+    "onesweep_fig09_keys32": _SORT_CODE,
+    "onesweep_fig10_pairs32": _SORT_CODE,
+    "onesweep_fig11_keys64": _SORT_CODE,
+    "onesweep_table2_digit_width": _SORT_CODE,
+    "sort_headline": _SORT_CODE,
+    "gaussian_throughput": _GAUSSIAN_CODE,
+}
+
+
+def code_paths(experiment):
+    """The pathspecs of the code `experiment` measures (its own program included), or None."""
+    paths = CODE_PATHS.get(experiment)
+    return None if paths is None else paths + ["experiments/%s.cu" % experiment]
+
+
+def _git(repo, *args):
+    """git's stdout (stripped) when it exits 0, else None (also when git is not installed)."""
+    try:
+        done = subprocess.run(["git", "-C", repo] + list(args), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              universal_newlines=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def _is_ancestor(repo, older, newer):
+    """True when `older` is an ancestor of `newer` or equal to it; None when git cannot say."""
+    try:
+        done = subprocess.run(["git", "-C", repo, "merge-base", "--is-ancestor", older, newer],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {0: True, 1: False}.get(done.returncode)
+
+
+def git_available(repo=REPO_ROOT):
+    """True when git runs and `repo` is (inside) a git checkout with a HEAD."""
+    return _git(repo, "rev-parse", "--verify", "--quiet", "HEAD") is not None
+
+
+def _shallow(repo):
+    """', a shallow clone' when repo's history is cut short, else ''."""
+    return ", a shallow clone" if _git(repo, "rev-parse", "--is-shallow-repository") == "true" else ""
+
+
+def resolve_commit(commit, repo=REPO_ROOT):
+    """The full hash of `commit` (a 7..40 hex digit hash) when it names a commit of `repo`;
+    None for anything else ('unknown', 'HEAD', a hash git does not know, no git)."""
+    if not isinstance(commit, str) or not re.fullmatch(r"[0-9a-fA-F]{7,40}", commit):
+        return None
+    return _git(repo, "rev-parse", "--verify", "--quiet", commit + "^{commit}")
+
+
+def short(commit):
+    return str(commit)[:7] if re.fullmatch(r"[0-9a-fA-F]{8,40}", str(commit)) else str(commit)
+
+
+def code_freshness(experiment, commit, repo=REPO_ROOT):
+    """Whether the code `experiment` measures changed after the commit its data were measured at.
+
+    Returns {"status": "current" | "changed" | "unknown", "commit": full hash or None,
+    "last_change": the newest commit on HEAD touching the code (or None), "changes": how many
+    commits in commit..HEAD touch it, "why": reason when unknown}. 'changed' when that newest
+    change is not an ancestor of (or equal to) the measured commit; comment-only changes count."""
+    out = {"status": "unknown", "commit": None, "last_change": None, "changes": 0, "why": ""}
+    paths = code_paths(experiment)
+    if paths is None:
+        out["why"] = "no code paths are mapped for %s" % experiment
+        return out
+    if not git_available(repo):
+        out["why"] = "git history not available"
+        return out
+    full = resolve_commit(commit, repo)
+    if full is None:
+        out["why"] = "`%s` is not a commit in this checkout's history%s" % (short(commit), _shallow(repo))
+        return out
+    out["commit"] = full
+    last = _git(repo, "log", "-1", "--format=%H", "HEAD", "--", *paths)
+    if not last:
+        out["why"] = "no commit on HEAD touches the measured code"
+        return out
+    out["last_change"] = last
+    older = _is_ancestor(repo, last, full)
+    if older is None:
+        out["why"] = "git merge-base failed"
+        return out
+    if older:
+        out["status"] = "current"
+    else:
+        out["status"] = "changed"
+        count = _git(repo, "rev-list", "--count", "%s..HEAD" % full, "--", *paths)
+        out["changes"] = int(count) if count and count.isdigit() else 0
+    return out
+
+
+def freshness_text(experiment, meta, repo=REPO_ROOT):
+    """One sentence: the commit the data were measured at and whether the measured code changed since."""
+    commit = meta.get("commit", "unknown")
+    dirty = " (uncommitted changes in the measuring tree)" if meta.get("worktree_dirty") else ""
+    f = code_freshness(experiment, commit, repo)
+    head = "Data measured at commit `%s`%s" % (short(commit), dirty)
+    if f["status"] == "current":
+        return ("%s; the code it measures has not changed since (last change `%s`)."
+                % (head, short(f["last_change"])))
+    if f["status"] == "changed":
+        return ("%s; **the measured code changed since**: %d later commit%s touch%s the measured files, the newest "
+                "`%s` (comment-only changes count): the data predate the code."
+                % (head, f["changes"], "" if f["changes"] == 1 else "s", "es" if f["changes"] == 1 else "",
+                   short(f["last_change"])))
+    return "%s; whether the measured code changed since is unknown (%s)." % (head, f["why"])
+
+
+def freshness_cell(experiment, meta, repo=REPO_ROOT):
+    """freshness_text in a few words, for a table cell."""
+    f = code_freshness(experiment, meta.get("commit", "unknown"), repo)
+    if f["status"] == "current":
+        return "unchanged since (last change `%s`)" % short(f["last_change"])
+    if f["status"] == "changed":
+        return "**changed since**: %d later commit%s, newest `%s`" % (f["changes"], "" if f["changes"] == 1 else "s",
+                                                                   short(f["last_change"]))
+    return "unknown (%s)" % f["why"]
+
+
+def clocks_locked(meta):
+    """True / False when a meta.json field says whether the GPU clocks were locked (a key
+    ending in 'clocks_locked' or 'clock_locked'), None when none does."""
+    for key, value in meta.items():
+        if re.search(r"clocks?_locked$", key):
+            if isinstance(value, bool):
+                return value
+            return str(value).strip().lower() in ("true", "yes", "1", "locked", "on", "enabled")
+    return None
+
+
+def clocks_text(meta, lead="Clocks: "):
+    """One line on the clocks: locked only when a meta.json field says so -- current == max
+    when the program read them is no proof of locking."""
+    sm_now, sm_max = meta.get("gpu_clock_sm_now"), meta.get("gpu_clock_sm_max")
+    mem_now, mem_max = meta.get("gpu_clock_mem_now"), meta.get("gpu_clock_mem_max")
+    seen = []
+    if sm_now or sm_max:
+        seen.append("SM %s (max %s)" % (sm_now or "?", sm_max or "?"))
+    if mem_now or mem_max:
+        seen.append("memory %s (max %s)" % (mem_now or "?", mem_max or "?"))
+    read = ("; nvidia-smi read %s during the run" % ", ".join(seen)) if seen else "; clocks not recorded"
+    locked = clocks_locked(meta)
+    if locked:
+        return "%slocked (per meta.json)%s." % (lead, read)
+    return "%snot locked (application clocks default)%s." % (lead, read)
+
+
+# --------------------------------------------------------------------------- make record-gpu
+
+def record_problems(meta, repo=REPO_ROOT):
+    """Why a run should not be recorded as is: [(kind, text)], kind 'dirty' or 'commit'."""
+    problems = []
+    if meta.get("worktree_dirty"):
+        problems.append(("dirty", "worktree_dirty is true (the measuring tree had uncommitted changes)"))
+    commit = meta.get("commit", "unknown")
+    if not git_available(repo):
+        problems.append(("commit", "cannot check commit `%s`: git history not available" % commit))
+        return problems
+    full = resolve_commit(commit, repo)
+    if full is None:
+        problems.append(("commit", "commit `%s` is not a commit in this checkout's history%s"
+                         % (short(commit), _shallow(repo))))
+    elif not _is_ancestor(repo, full, "HEAD"):
+        problems.append(("commit", "commit `%s` is not HEAD nor an ancestor of HEAD" % short(commit)))
+    return problems
+
+
+def check_record(meta_paths, force=False, dirty_ok_reason="", repo=REPO_ROOT, err=sys.stderr):
+    """(ok, note): ok False means refuse; note is the text to keep as recorded_note ('' when none)."""
+    reason = (dirty_ok_reason or "").strip()
+    blocking, accepted_dirty = [], []
+    for path in meta_paths:
+        with open(path) as f:
+            meta = json.load(f)
+        name = os.path.basename(path)
+        for kind, text in record_problems(meta, repo):
+            if kind == "dirty" and reason:
+                accepted_dirty.append(name)
+            else:
+                blocking.append("%s: %s" % (name, text))
+    head = _git(repo, "rev-parse", "--short", "HEAD") or "unknown"
+    stamp = "make record-gpu, %s, HEAD %s" % (
+        datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"), head)
+    notes = []
+    if accepted_dirty:
+        notes.append("worktree_dirty accepted (DIRTY_OK_REASON): %s" % reason)
+        print("record-gpu: worktree_dirty accepted for %s: %s" % (", ".join(accepted_dirty), reason), file=err)
+    if blocking and not force:
+        for b in blocking:
+            print("record-gpu: REFUSED: %s" % b, file=err)
+        print("record-gpu: record from a committed HEAD (clean tree, or DIRTY_OK_REASON=\"...\" when the dirty "
+              "flag is known to be harmless, e.g. git-ignored or untracked files of a copied tree); FORCE=1 records "
+              "anyway, with a note", file=err)
+        return False, ""
+    if blocking:
+        bar = "!" * 78
+        print(bar, file=err)
+        print("record-gpu: WARNING: FORCE=1: recording results whose provenance does not check out:", file=err)
+        for b in blocking:
+            print("record-gpu: WARNING:   %s" % b, file=err)
+        print("record-gpu: WARNING: a recorded_note saying so is written into each recorded meta.json", file=err)
+        print(bar, file=err)
+        notes.append("FORCE=1 despite: %s" % "; ".join(blocking))
+    return True, ("%s: %s" % (stamp, " | ".join(notes))) if notes else ""
+
+
+def add_note(path, note):
+    """Adds "recorded_note": note to a meta.json, keeping the rest of the file byte for byte
+    (an existing recorded_note is kept, the new one appended to it)."""
+    with open(path) as f:
+        text = f.read()
+    data = json.loads(text)
+    if "recorded_note" in data:
+        data["recorded_note"] = "%s | %s" % (data["recorded_note"], note)
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    else:
+        body = text.rstrip()
+        if not body.endswith("}"):
+            raise ValueError("%s: not a JSON object" % path)
+        body = body[:-1].rstrip()
+        sep = "" if body.endswith("{") else ","
+        text = '%s%s\n  "recorded_note": %s\n}\n' % (body, sep, json.dumps(note, ensure_ascii=False))
+    json.loads(text)  # still valid
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) >= 2 and argv[0] == "check":
+        ok, note = check_record(argv[1:], force=os.environ.get("FORCE", "") not in ("", "0"),
+                                dirty_ok_reason=os.environ.get("DIRTY_OK_REASON", ""))
+        if note:
+            print(note)
+        return 0 if ok else 1
+    if len(argv) >= 3 and argv[0] == "note":
+        for path in argv[2:]:
+            add_note(path, argv[1])
+        return 0
+    print(__doc__.split("\n\n")[1], file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
