@@ -24,7 +24,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import shuffle_results as sr  # noqa: E402  (gpu_source, machine_label, read_meta)
-from figure_files import save_figure  # noqa: E402
+from figure_files import footer, save_figure  # noqa: E402
+import palette  # noqa: E402  (one colour per algorithm, every figure)
 
 FIGURES = ["gaussian_base_distributions", "gaussian_density", "gaussian_throughput"]
 REFERENCE = os.path.join(HERE, "reference", "gaussian_article.csv")
@@ -95,8 +96,9 @@ def draw_base_distributions(rows, meta, out_dir):
             continue
         n = len(vals)
         q = [(k + 0.5) / n for k in range(n)]
-        ax.plot(q, [nd.inv_cdf(0.5 + 0.5 * p) for p in q], color="#999999", lw=1.0, ls="--")
-        ax.plot(q, vals, ".", ms=2.2, color="#1f77b4")
+        ax.plot(q, [nd.inv_cdf(0.5 + 0.5 * p) for p in q], color=palette.colour("gaussian_inverse_cdf"), lw=1.1,
+                ls="--")
+        ax.plot(q, vals, ".", ms=2.2, color=palette.OURS)
         sd = math.sqrt(sum(v * v for v in vals) / n)
         ax.set_title("sub-table %d (rms %.3g)" % (s, sd), fontsize=8.5)
         ax.grid(alpha=0.3)
@@ -107,7 +109,7 @@ def draw_base_distributions(rows, meta, out_dir):
     fig.suptitle("The 16 base distributions of the table in use (dots: sorted magnitudes; dashed: the "
                  "half-normal quantiles of the article's inverse-CDF start)", fontsize=10)
     fig.tight_layout()
-    fig.text(0.01, -0.01, sr.machine_label(meta) + "   |   " + meta.get("table", ""), fontsize=7, color="#555555")
+    footer(fig, sr.machine_label(meta) + "   |   " + meta.get("table", ""))
     return save_figure(fig, out_dir, "gaussian_base_distributions")
 
 
@@ -125,7 +127,7 @@ def draw_density(rows, meta, out_dir):
     fig, (ax, axz) = plt.subplots(2, 1, figsize=(8, 6.4), sharex=True, gridspec_kw={"height_ratios": [3, 1.2]})
     ax.plot(mid, ref, "-", color="black", lw=1.0, label="N(0,1)")
     pos = [(m, g) for m, g in zip(mid, got) if g > 0]
-    ax.plot([m for m, _ in pos], [g for _, g in pos], "o", ms=3, color="#1f77b4",
+    ax.plot([m for m, _ in pos], [g for _, g in pos], "o", ms=3, color=palette.OURS,
             label="warp Gaussian (CPU emulation, %s outputs)" % meta.get("outputs", "?"))
     ax.set_yscale("log")
     ax.set_ylabel("density (log scale)")
@@ -134,63 +136,129 @@ def draw_density(rows, meta, out_dir):
     axz.axhline(0, color="black", lw=0.8)
     for lim in (-3, 3):
         axz.axhline(lim, color="#999999", lw=0.8, ls=":")
-    axz.plot(mid, z, ".", color="#1f77b4")
+    axz.plot(mid, z, ".", color=palette.OURS)
     axz.set_ylabel("binomial z")
     axz.set_xlabel("x")
     fig.tight_layout()
-    fig.text(0.01, -0.01, sr.machine_label(meta), fontsize=7, color="#555555")
+    footer(fig, sr.machine_label(meta))
     return save_figure(fig, out_dir, "gaussian_density")
 
 
 def draw_throughput(rows, meta, source, facts, out_dir):
-    """Bars of G outputs/s: ours and cuRAND, in registers and to memory; the article's V100."""
+    """G outputs/s of ours and cuRAND, one panel per mode (in registers, to memory), each bar
+    in its algorithm's colour with its ratio to cuRAND in the same mode; the article's V100
+    number beside ours (in registers), and the rate at which this GPU could merely read
+    doubles from DRAM (the article's claim: generating beats loading from memory)."""
     plt = _plt()
-    bars = [(r["label"], float(r["outputs_per_second"]) / 1e9, r["mode"]) for r in rows]
+    palette.apply_rc()
+    modes = [("in_register", "in registers (generated and consumed in a kernel)"),
+             ("to_memory", "to memory (written to a device array)")]
+    modes += [(m, m) for m in sorted({r["mode"] for r in rows} - {m for m, _ in modes})]
+    by_mode = {m: [r for r in rows if r["mode"] == m] for m, _ in modes}
+    modes = [(m, t) for m, t in modes if by_mode[m]]
     v100 = _num(facts.get("throughput_v100", ("",))[0])
-    if v100:
-        bars.append(("article: V100, tail test (in registers)", v100 / 1e9, "article"))
-    colours = {"in_register": "#1f77b4", "to_memory": "#ff7f0e", "article": "#bbbbbb"}
-    fig, ax = plt.subplots(figsize=(8.6, 0.45 * len(bars) + 1.6))
-    y = list(range(len(bars)))[::-1]
-    ax.barh(y, [b[1] for b in bars], color=[colours.get(b[2], "#2ca02c") for b in bars])
-    for yi, b in zip(y, bars):
-        ax.text(b[1], yi, " %.1f" % b[1], va="center", fontsize=8)
-    ax.set_yticks(y)
-    ax.set_yticklabels([b[0] for b in bars], fontsize=8)
-    ax.set_xlabel("G outputs/s (N(0,1) doubles)")
-    ax.set_title("Warp Gaussian generator vs cuRAND on %s (blue: in registers, orange: to memory)"
-                 % (meta.get("gpu_name") or "the GPU"), fontsize=9.5)
+    v100_bw = _num(facts.get("v100_memory_bandwidth", ("",))[0])
+    heights = [len(by_mode[m]) + (1 if m == "in_register" and v100 else 0) for m, _ in modes]
+    fig, axes = plt.subplots(len(modes), 1, figsize=(10.4, 0.42 * sum(heights) + 1.1 * len(modes) + 0.6),
+                             sharex=True, squeeze=False, gridspec_kw={"height_ratios": heights})
+    bw = None
+    try:
+        bw = float(meta["gpu_memory_clock_khz"]) * 1e3 * 2 * float(meta["gpu_memory_bus_width_bits"]) / 8
+    except (KeyError, TypeError, ValueError):
+        pass
+    top = 0.0
+    for ax, (mode, title) in zip(axes[:, 0], modes):
+        part = by_mode[mode]
+        peer = next((float(r["outputs_per_second"]) for r in part if palette.family(r["algorithm"]) == "peer"), None)
+        def short(label):
+            for suffix in (" (in registers)", " (to memory)"):
+                if label.endswith(suffix):
+                    return label[:-len(suffix)]
+            return label
+        bars = [(short(r["label"]), float(r["outputs_per_second"]) / 1e9, r["algorithm"], False) for r in part]
+        if mode == "in_register" and v100:
+            bars.append(("article: ours on a %s (its tail test)" % facts.get("throughput_machine", ("V100",))[0],
+                         v100 / 1e9, "ours_register_3", True))
+        y = list(range(len(bars)))[::-1]
+        for yi, (label, value, alg, article) in zip(y, bars):
+            if article:
+                ax.barh(yi, value, 0.7, facecolor="white", edgecolor=palette.colour(alg), hatch="///", ls="--", lw=1.0)
+            else:
+                ax.barh(yi, value, 0.7, color=palette.colour(alg))
+            text = " %.0f" % value
+            if peer and not article and palette.family(alg) != "peer":
+                text += "  (%.2f× cuRAND)" % (value * 1e9 / peer)
+            if article and v100_bw:
+                text += "  (V100 DRAM peak %.0f G doubles/s: dashed tick)" % (v100_bw / 8 / 1e9)
+            ax.text(value, yi, text, va="center", fontsize=8)
+            top = max(top, value)
+        ax.set_yticks(y)
+        ax.set_yticklabels([b[0] for b in bars], fontsize=8)
+        ax.set_ylim(-0.6, len(bars) - 0.4)
+        ax.set_title(title, fontsize=9.5, loc="left")
+        ax.grid(axis="y", visible=False)
+        if mode == "in_register" and bw:
+            ax.axvline(bw / 8 / 1e9, color=palette.BOUND, lw=1.2)
+            ax.set_title("%s\nblack line: merely reading doubles from DRAM at this GPU's peak bandwidth, %.2f TB/s "
+                         "= %.0f G/s" % (title, bw / 1e12, bw / 8 / 1e9), fontsize=9.5, loc="left")
+            top = max(top, bw / 8 / 1e9)
+        if mode == "in_register" and v100 and v100_bw:
+            yi = y[-1]
+            ax.plot([v100_bw / 8 / 1e9] * 2, [yi - 0.45, yi + 0.45], color=palette.BOUND, lw=1.4, ls="--")
+    axes[-1, 0].set_xlabel("G outputs/s (N(0,1) doubles)")
+    axes[-1, 0].set_xlim(0, top * 1.3)
+    fig.suptitle("Warp Gaussian generator (ours, blue) vs cuRAND on %s" % (meta.get("gpu_name") or "the GPU"),
+                 fontsize=10.5)
     where = "this run" if source.fresh else "recorded copy results/recorded/%s" % source.device
     fig.tight_layout()
-    fig.text(0.01, -0.02, sr.machine_label(meta, where), fontsize=7, color="#555555")
+    footer(fig, sr.machine_label(meta, where))
     return save_figure(fig, out_dir, "gaussian_throughput")
 
 
 def draw_failure_times(rows, meta, facts, out_dir):
-    """Expected outputs until a 4-sigma failure per even Hermite order, Hermite test and
-    moment test, initial (inverse-CDF) vs optimised table; the article's two figures."""
+    """Expected outputs until a 4-sigma failure per even order, for the moment test (the
+    article's measure; solid) and the Hermite test (dotted), of the initial (inverse-CDF)
+    table and our optimised one; the article's two numbers dashed in the colour of the table
+    they belong to, labelled in the right margin beside ours (the worst order it covers)."""
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    styles = {"inverse_cdf": ("#1f77b4", "initial (inverse CDF)"), "optimised": ("#d62728", "optimised (ours)")}
-    for table, (colour, label) in styles.items():
+    palette.apply_rc()
+    fig, ax = plt.subplots(figsize=(8.6, 4.8))
+    tables = (("inverse_cdf", "initial table (inverse CDF)", "failure_outputs_initial", 8),
+              ("optimised", "optimised table (ours)", "failure_outputs_optimised", 16))
+    notes = []
+    for table, label, key, order_max in tables:
         part = [r for r in rows if r["table"] == table and int(r["order"]) % 2 == 0]
         if not part:
             continue
+        name = "gaussian_" + table
+        c, m = palette.colour(name), palette.marker(name)
         orders = [int(r["order"]) for r in part]
-        hermite = [_num(r["hermite_failure_outputs"]) for r in part]
         moment = [_num(r["moment_failure_outputs"]) for r in part]
-        ax.semilogy(orders, hermite, "o-", color=colour, label="%s, Hermite test" % label)
-        ax.semilogy(orders, moment, "s--", color=colour, label="%s, moment test" % label)
-    for key, text in (("failure_outputs_initial", "article, initial"), ("failure_outputs_optimised", "article, optimised")):
-        if key in facts:
-            value = _num(facts[key][0])
-            if value:
-                ax.axhline(value, color="#555555", lw=0.8, ls=":")
-                ax.text(2.1, value * 1.6, "%s: %s" % (text, facts[key][0]), fontsize=7, color="#555555")
-    ax.set_xlabel("Hermite / moment order")
-    ax.set_ylabel("expected outputs to a 4-sigma failure")
-    ax.set_title("Warp Gaussian: failure time per order (exact analytics)")
-    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+        hermite = [_num(r["hermite_failure_outputs"]) for r in part]
+        ax.semilogy(orders, moment, ls="-", marker=m, color=c, lw=2.0, ms=6, label="%s, moment test" % label)
+        ax.semilogy(orders, hermite, ls=":", marker=m, mfc="white", color=c, lw=1.4, ms=6,
+                    label="%s, Hermite test" % label)
+        value = _num(facts.get(key, ("",))[0])
+        finite = [v for o, v in zip(orders, moment) if v is not None and math.isfinite(v) and o <= order_max]
+        if value:
+            ax.axhline(value, color=c, ls=palette.PAPER_LS, lw=1.2, alpha=0.85)
+            ours = min(finite) if finite else None
+            notes.append((value, c, "article: %s\nours: %s\n(min. moment test,\norders ≤ %d)"
+                          % (facts[key][0], _fmt(ours), order_max)))
+    for value, c, text in notes:
+        ax.annotate(text, (1.0, value), xycoords=("axes fraction", "data"), xytext=(6, 0),
+                    textcoords="offset points", va="center", ha="left", fontsize=7.5, color=c)
+    ax.set_xlabel("Hermite / moment order (odd orders vanish by symmetry)")
+    ax.set_ylabel("expected outputs to a 4σ failure (log)")
+    ax.set_title("Warp Gaussian: how many outputs until a test of each order fails (exact analytics);\n"
+                 "dashed: the article's numbers, in the colour of the table they belong to", fontsize=10)
+    fig.tight_layout()
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    y0 = fig.transFigure.inverted().transform((0, ax.get_tightbbox(renderer).y0))[1]
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, y0 - 0.01), ncol=2, framealpha=0.92)
+    footer(fig, sr.machine_label(meta) if meta else "exact analytics (gaussian_hermite_failure)")
     return save_figure(fig, out_dir, "gaussian_failure_times")
 
 

@@ -14,10 +14,14 @@ import json
 import math
 import os
 import re
+import sys
 
 FIGURES_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(FIGURES_DIR)
 REFERENCE_DIR = os.path.join(FIGURES_DIR, "reference")
+if FIGURES_DIR not in sys.path:
+    sys.path.insert(0, FIGURES_DIR)
+import palette  # noqa: E402  (one colour per algorithm in every figure)
 
 # The agreed CSV contract (column names and order) of each CPU experiment.
 SCHEMAS = {
@@ -80,11 +84,13 @@ PAPER_LABELS = {
     "mergeshuffle": "MergeShuffle",
     "sortshuffle": "SortShuffle",
 }
-# Fixed colours so one algorithm has one colour in every figure.
-COLOURS = {
-    "Gather": "#222222", "VarPhilox": "#1f77b4", "LCG": "#ff7f0e", "DartThrowing": "#d62728",
-    "std::shuffle": "#9467bd", "RS": "#2ca02c", "MergeShuffle": "#8c564b", "SortShuffle": "#e377c2",
-}
+# Fixed colours so one algorithm has one colour in every figure (from figures/palette.py,
+# which every figure uses; kept here by name for callers of shuffle_results).
+COLOURS = {lab: palette.colour(lab) for lab in (
+    "Gather", "VarPhilox", "LCG", "DartThrowing", "std::shuffle", "RS", "MergeShuffle", "SortShuffle")}
+# Algorithms that run on one thread whatever oneTBB's concurrency (the CPU experiment's
+# threads column records oneTBB's default concurrency for every row): by paper label.
+SEQUENTIAL = {"std::shuffle"}  # baselines/cpu/std_shuffle.cpp: single-threaded std::shuffle
 NON_SHUFFLES = {"Gather", "Gather (index array)"}  # bounds on throughput, not shuffles (paper §2.2)
 
 # Display names of the GPU algorithms, by registry name. The GPU registry has several
@@ -102,10 +108,9 @@ GPU_DISPLAY = {
     "thrust_shuffle": "thrust::shuffle_copy",
     "randperm": "randperm+gather",
 }
-COLOURS.update({
-    "Gather (index array)": "#7f7f7f", "VarPhilox Bijective0": "#9ecae1", "VarPhilox Bijective1": "#4292c6",
-    "thrust::shuffle_copy": "#17becf", "randperm+gather": "#bcbd22",
-})
+COLOURS.update({lab: palette.colour(lab) for lab in (
+    "Gather (index array)", "VarPhilox Bijective0", "VarPhilox Bijective1", "thrust::shuffle_copy",
+    "randperm+gather")})
 
 
 class MissingInput(Exception):
@@ -129,9 +134,9 @@ def paper_label(algorithm, label=""):
 
 
 def colour(label, fallback_index=0):
-    """Colour for a paper label; unknown labels get a colour from matplotlib's tab10 order."""
-    extra = ["#17becf", "#bcbd22", "#7f7f7f", "#aec7e8", "#98df8a"]
-    return COLOURS.get(label, extra[fallback_index % len(extra)])
+    """Colour for a paper label (figures/palette.py; an unknown label gets a colour of its own,
+    the same in every figure). fallback_index is no longer used."""
+    return palette.colour(label)
 
 
 def _convert(column, text):
@@ -348,12 +353,17 @@ def throughput_series(rows, name_of=None):
     An algorithm measured at several thread counts gives one series per count
     ("VarPhilox (1 thr)"); otherwise the series is named by the paper label alone.
     Repeated (algorithm, threads, size) rows are averaged. name_of(row) replaces the paper
-    label (GPU rows: gpu_name_of); rows without a threads column count as threads 0.
+    label (GPU rows: gpu_name_of); rows without a threads column count as threads 0. A
+    sequential algorithm (SEQUENTIAL: std::shuffle) counts as 1 thread, whatever oneTBB
+    concurrency its row records.
     """
     by_alg = {}
     for r in rows:
         lab = name_of(r) if name_of else paper_label(r["algorithm"], r.get("label", ""))
-        by_alg.setdefault(lab, {}).setdefault(r.get("threads") or 0, {}).setdefault(r["log2_size"], []).append(
+        threads = r.get("threads") or 0
+        if threads and lab in SEQUENTIAL:
+            threads = 1
+        by_alg.setdefault(lab, {}).setdefault(threads, {}).setdefault(r["log2_size"], []).append(
             r["items_per_second"] / 1e6)
     series = {}
     for lab, per_threads in by_alg.items():

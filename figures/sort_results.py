@@ -26,7 +26,8 @@ import math
 import os
 
 import shuffle_results as sr
-from figure_files import save_figure
+import palette
+from figure_files import footer, save_figure
 
 # The CSV contract of experiments/common/sort_bench.cu (one row per algorithm, size and band).
 SORT_COLUMNS = ["algorithm", "label", "shape", "q", "n", "log2_n", "reps", "seconds_median", "seconds_min",
@@ -43,6 +44,13 @@ HEADLINE = "sort_headline"
 SORT_GPU_FIGURES = {name: name for name in SORT_EXPERIMENTS}
 SORT_GPU_FIGURES[HEADLINE] = HEADLINE  # ours / CUB (best) per shape and size (bar chart)
 SORT_GPU_SCHEMAS = {name: SORT_COLUMNS for name in list(SORT_EXPERIMENTS) + [HEADLINE]}
+# The paper's Table 2 (histogram and partition cost vs digit width), our run of it and its figure.
+TABLE2 = "onesweep_table2_digit_width"
+TABLE2_COLUMNS = ["digit_bits", "passes", "phase", "n", "reps", "microseconds_median", "microseconds_min",
+                  "microseconds_max", "microseconds_per_bit"]
+# GPU table figures (Onesweep Table 2), drawn by plot_all.py, linked from the report and
+# required by scripts/check_outputs.py when their experiment has results, fresh or recorded.
+SORT_TABLE_FIGURES = {TABLE2: TABLE2}
 
 BANDS = [1, 2, 3, 4, 8, 16]
 
@@ -82,12 +90,10 @@ SHORT = {
     "cub_onesweep_n64": "n64", "cub_onesweep_n32": "n32", "cub_onesweep_db_n64": "db n64",
     "cub_onesweep_db_n32": "db n32", "cub_onesweep": "cub_onesweep", "cub_reduce_then_scan": "rts",
 }
-COLOURS = {
-    "onesweep": "#1f77b4", "onesweep_db": "#6baed6", CUB_BEST: "#00441b",
-    "cub_onesweep_n64": "#2ca02c", "cub_onesweep_n32": "#98df8a", "cub_onesweep_db_n64": "#17becf",
-    "cub_onesweep_db_n32": "#bcbd22", "cub_onesweep": "#98df8a", "cub_reduce_then_scan": "#ff7f0e",
-    "thrust_sort": "#9467bd", "vren": "#8c564b",
-}
+# Colours by registry name, from figures/palette.py (the same in every figure).
+COLOURS = {a: palette.colour(a) for a in (
+    "onesweep", "onesweep_db", CUB_BEST, "cub_onesweep_n64", "cub_onesweep_n32", "cub_onesweep_db_n64",
+    "cub_onesweep_db_n32", "cub_onesweep", "cub_reduce_then_scan", "thrust_sort", "vren")}
 ORDER = ["onesweep", "onesweep_db", CUB_BEST, "cub_onesweep_n64", "cub_onesweep_n32", "cub_onesweep_db_n64",
          "cub_onesweep_db_n32", "cub_onesweep", "cub_reduce_then_scan", "thrust_sort", "vren"]
 # "Saturating problem sizes" (paper §4) for the summary numbers: n >= 2^SATURATING_LOG2.
@@ -126,8 +132,8 @@ def short(algorithm):
 
 
 def colour(algorithm, index=0):
-    extra = ["#7f7f7f", "#e377c2", "#d62728", "#aec7e8", "#c5b0d5"]
-    return COLOURS.get(algorithm, extra[index % len(extra)])
+    """The algorithm's colour (figures/palette.py); index is no longer used."""
+    return palette.colour(algorithm)
 
 
 def is_cub(algorithm):
@@ -338,32 +344,49 @@ def fmt_ratio(ratio, threshold=None):
 
 def _series_style(alg):
     """(line width, alpha, marker size, line style, z-order) by role: ours and CUB (best)
-    prominent, each CUB configuration thin and light, the other sorts in between."""
+    prominent, each CUB configuration thin and light, the other sorts in between. Dashed
+    lines are kept for the paper's numbers."""
     if alg == OURS:
         return 2.0, 1.0, 3.0, "-", 5
     if alg == CUB_BEST:
         return 2.4, 0.9, 0.0, "-", 4
     if alg == OURS_DB:
-        return 1.3, 0.9, 0.0, "--", 4
+        return 1.3, 0.9, 0.0, "-", 4
     if is_cub(alg):
-        return 0.8, 0.55, 0.0, "-", 2
+        return 0.9, 0.6, 0.0, "-", 2
     return 1.0, 0.85, 2.0, "-", 3
 
 
+def _ratio_by_n(rows, q, numerator, denominator_best=True, denominator=None):
+    """[(n, numerator keys/s ÷ CUB (best) or ÷ `denominator`)] at band q, sorted by n."""
+    num = {r["n"]: r["keys_per_second"] for r in rows if r["algorithm"] == numerator and r["q"] == q
+           and r["keys_per_second"]}
+    if denominator_best:
+        den = {n: r["keys_per_second"] for (shape, qq, n), r in cub_best(rows).items() if qq == q}
+    else:
+        den = {r["n"]: r["keys_per_second"] for r in rows if r["algorithm"] == denominator and r["q"] == q
+               and r["keys_per_second"]}
+    return [(n, num[n] / den[n]) for n in sorted(num) if den.get(n)]
+
+
 def draw_sort_figure(rows, meta, out_dir, name, source, facts=None):
-    """Fig. 9/10/11-style chart: GKey/s vs problem size (log x), one panel per entropy band,
-    one series per registered GPU sort. Ours and CUB (best) (the fastest CUB configuration at
-    each size; its markers take the colour of the configuration that won) are drawn bold,
-    each CUB configuration thin and light; the paper's stated A100 numbers as dashed lines
-    (Fig. 9: 29.4 GKey/s at q = 1, 28 at q = 8, 36 at q = 16)."""
+    """Fig. 9/10/11-style chart: for each entropy band, GKey/s vs problem size (log x) with
+    one series per registered GPU sort, and under it ours ÷ CUB (best) at each size (the
+    question the figure answers), with ours ÷ CUB reduce-then-scan beside the paper's
+    1.4–1.6× over CUB 1.10 (its reduce-then-scan design) at saturating sizes. Ours and CUB
+    (best) (the fastest CUB configuration at each size; its dots take the colour of the
+    configuration that won) are bold, each CUB configuration thin; the paper's stated A100
+    numbers (Fig. 9: 29.4 GKey/s at q = 1, 28 at q = 8, 36 at q = 16) dashed in ours' colour."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
+    palette.apply_rc()
     fig_no, what = SORT_EXPERIMENTS[name]
     facts = facts if facts is not None else load_facts()
+    plain_rows = rows
     rows = with_cub_best(rows)
     bands = [q for q in BANDS if any(r["q"] == q for r in rows)]
     bands += sorted({r["q"] for r in rows} - set(bands))
@@ -373,16 +396,30 @@ def draw_sort_figure(rows, meta, out_dir, name, source, facts=None):
     renamed = legacy_names(rows)
     cols = 3 if len(bands) > 2 else len(bands)
     nrows = (len(bands) + cols - 1) // cols
-    fig, axes = plt.subplots(nrows, cols, figsize=(4.6 * cols, 3.5 * nrows), squeeze=False, sharex=True, sharey=True)
+    fig = plt.figure(figsize=(4.9 * cols, 4.7 * nrows))
+    outer = fig.add_gridspec(nrows, cols, left=0.055, right=0.995, top=1 - 0.62 / (4.7 * nrows),
+                             bottom=0.45 / (4.7 * nrows), hspace=0.13, wspace=0.06)
     paper_lines = {}
     if fig_no == 9:
         for q, key in ((1, "keys32_q1_gkeys"), (8, "keys32_q8_gkeys"), (16, "keys32_q16_gkeys")):
             if facts.get(key, {}).get("number"):
                 paper_lines[q] = facts[key]["number"]
+    lo = facts.get("speedup_vs_cub110_low", {}).get("number")
+    hi = facts.get("speedup_vs_cub110_high", {}).get("number")
+    rts = "cub_reduce_then_scan"
+    has_rts = any(r["algorithm"] == rts for r in rows)
     handles = {}
     winners_seen = set()
+    ratio_axes, all_ratios, main_axes = [], [], []
+    sizes_all = sorted({r["n"] for r in rows})
     for k, q in enumerate(bands):
-        ax = axes[k // cols][k % cols]
+        row, col = k // cols, k % cols
+        cell = outer[row, col].subgridspec(2, 1, height_ratios=[2.6, 1.25], hspace=0.07)
+        ax = fig.add_subplot(cell[0], sharex=main_axes[0] if main_axes else None,
+                             sharey=main_axes[0] if main_axes else None)
+        axr = fig.add_subplot(cell[1], sharex=ax, sharey=ratio_axes[0] if ratio_axes else None)
+        main_axes.append(ax)
+        ratio_axes.append(axr)
         for i, alg in enumerate(algorithms):
             sel = sorted((r for r in rows if r["algorithm"] == alg and r["q"] == q), key=lambda r: r["n"])
             if not sel:
@@ -391,7 +428,7 @@ def draw_sort_figure(rows, meta, out_dir, name, source, facts=None):
             if alg in renamed:
                 label += " (recorded as %s)" % renamed[alg]
             if alg == CUB_BEST:
-                label = "CUB (best): fastest CUB configuration at each size (dots: the winner's colour)"
+                label = "CUB (best): the fastest CUB configuration at each size (dots: the winner's colour)"
             lw, alpha, ms, ls, z = _series_style(alg)
             xs, ys = [r["n"] for r in sel], [r["keys_per_second"] / 1e9 for r in sel]
             (h,) = ax.plot(xs, ys, ls, marker="o" if ms else None, ms=ms, lw=lw, alpha=alpha,
@@ -402,39 +439,74 @@ def draw_sort_figure(rows, meta, out_dir, name, source, facts=None):
                 ax.scatter(xs, ys, s=9, c=[colour(w) for w in winners], zorder=z + 0.5, edgecolors="none")
             handles.setdefault(label, h)
         if q in paper_lines:
-            h = ax.axhline(paper_lines[q], color="#555555", ls="--", lw=1.0,
-                           label="paper: Onesweep on A100 (text of §4)")
-            handles.setdefault("paper: Onesweep on A100 (text of §4)", h)
-            ax.text(2 ** 12.2, paper_lines[q], " %.1f" % paper_lines[q], va="bottom", fontsize=7.5, color="#555555")
-        ax.set_xscale("log", base=2)
+            h = ax.axhline(paper_lines[q], **{k2: v for k2, v in palette.paper_line(OURS).items()
+                                              if k2 in ("color", "ls", "lw")})
+            text = "paper: Onesweep on A100 (text of §4), dashed in ours' colour"
+            handles.setdefault(text, h)
+            ax.annotate("paper %.1f" % paper_lines[q], (0.01, paper_lines[q]), xycoords=("axes fraction", "data"),
+                        va="bottom", fontsize=7.5, color=palette.OURS)
         ax.set_title("q = %d (AND of %d uniform word%s)" % (q, q, "" if q == 1 else "s"), fontsize=9.5)
-        ax.grid(True, alpha=0.3)
-        if k % cols == 0:
+        ax.tick_params(labelbottom=False)
+        if col == 0:
             ax.set_ylabel("GKey/s")
-        if k // cols == nrows - 1:
-            ax.set_xlabel("problem size n (keys)")
-    for k in range(len(bands), nrows * cols):
-        axes[k // cols][k % cols].set_visible(False)
+            axr.set_ylabel("ours ÷ peer")
+        else:
+            ax.tick_params(labelleft=False)
+            axr.tick_params(labelleft=False)
+        # ours ÷ CUB (best), and ours ÷ reduce-then-scan beside the paper's claim about CUB 1.10
+        pts = _ratio_by_n(plain_rows, q, OURS)
+        if pts:
+            all_ratios += [v for _, v in pts]
+            (h,) = axr.plot([n for n, _ in pts], [v for _, v in pts], color=palette.OURS, lw=1.6, zorder=4,
+                            label="ours ÷ CUB (best) at the same size")
+            handles.setdefault("ours ÷ CUB (best) at the same size", h)
+        if has_rts:
+            pts = _ratio_by_n(plain_rows, q, OURS, False, rts)
+            if pts:
+                all_ratios += [v for _, v in pts]
+                (h,) = axr.plot([n for n, _ in pts], [v for _, v in pts], color=colour(rts), lw=1.1, zorder=3)
+                handles.setdefault("ours ÷ CUB reduce-then-scan (CUB 1.10 style)", h)
+            if lo and hi:
+                span = [max(2 ** SATURATING_LOG2, sizes_all[0]), sizes_all[-1]]
+                band = axr.fill_between(span, [lo, lo], [hi, hi], color=colour(rts), alpha=0.25, lw=0, zorder=1)
+                handles.setdefault("paper: Onesweep ÷ CUB 1.10 = %g–%g× (A100, sizes ≥ 2^%d here)"
+                                   % (lo, hi, SATURATING_LOG2), band)
+        axr.axhline(1.0, color=palette.CUB_BEST, lw=1.0, zorder=2)
+        axr.set_xscale("log", base=2)
+        if row == nrows - 1 or k + cols >= len(bands):
+            axr.set_xlabel("problem size n (keys)")
+        else:
+            axr.tick_params(labelbottom=False)
+    main_axes[0].set_xscale("log", base=2)
+    if all_ratios:
+        lo_r = max(0.0, min(min(all_ratios), 0.9) - 0.05)
+        hi_r = min(2.5, max(max(all_ratios), (hi or 1.0)) + 0.05)
+        ratio_axes[0].set_ylim(lo_r, hi_r)
+    for axr in ratio_axes:
+        axr.grid(True, alpha=0.3)
     gpu = meta.get("gpu_name") or (("device '%s'" % source.device) if source and source.device else "the GPU")
-    fig.suptitle("Onesweep paper Fig. %d — %s sorting throughput on %s (%s): ours vs CUB (best)"
+    fig.suptitle("Onesweep paper Fig. %d — %s sorting throughput on %s (%s): ours vs CUB (best); "
+                 "below each band, ours ÷ CUB (best)"
                  % (fig_no, what, gpu, "this run" if (source is None or source.fresh) else "recorded run"),
-                 fontsize=11)
+                 fontsize=11, y=1 - 0.12 / (4.7 * nrows), va="top")
     labels, hs = list(handles.keys()), list(handles.values())
     if len(winners_seen) == 1:  # say which configuration every dot is
         only = next(iter(winners_seen))
         labels.append("CUB (best) is %s at every size of this run" % only)
         hs.append(Line2D([], [], ls="", marker="o", ms=4, color=colour(only)))
-    rows_legend = (len(hs) + 2) // 3
-    fig.legend(hs, labels, loc="lower center", ncol=min(3, len(hs)),
-               bbox_to_anchor=(0.5, -0.02 - 0.035 * rows_legend), framealpha=0.92, fontsize=8.5)
-    fig.tight_layout(rect=(0, 0.02, 1, 0.96))
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    bottom = min(a.get_tightbbox(renderer).y0 for a in ratio_axes)
+    y0 = fig.transFigure.inverted().transform((0, bottom))[1]
+    fig.legend(hs, labels, loc="upper center", ncol=3, bbox_to_anchor=(0.5, y0 - 0.005), framealpha=0.92,
+               fontsize=8.5)
     where = None if source is None or source.fresh else "recorded copy results/recorded/%s" % source.device
     configs = [a for a in algorithms if is_cub(a)]
-    fig.text(0.005, -0.03 - 0.035 * rows_legend - 0.03, sr.machine_label(meta, where) +
-             "\nCUB (best) is the fastest at each size of the CUB configurations in this run: %s"
-             % (", ".join(configs) or "none") +
-             "   |   paper: A100-80GB-SXM, 1000 sizes per band, its Figs. %d shown only as the numbers its text "
-             "states" % fig_no, fontsize=7, color="#555555", ha="left", va="top")
+    footer(fig, sr.machine_label(meta, where) +
+           "\nCUB (best) is the fastest at each size of the CUB configurations in this run: %s"
+           % (", ".join(configs) or "none") +
+           "   |   paper: A100-80GB-SXM, 1000 sizes per band; its Fig. %d is shown only through the numbers its "
+           "text states" % fig_no)
     return save_figure(fig, out_dir, name)
 
 
@@ -459,9 +531,12 @@ def draw_headline_figure(rows, meta, out_dir, source):
     sizes = sorted({p["n"] for p in points})
     by = {(p["shape"], p["q"], p["n"]): p for p in points}
     width = 0.8 / len(sizes)
-    cmap = plt.get_cmap("Blues")
-    size_colours = {n: cmap(0.35 + 0.6 * i / max(1, len(sizes) - 1)) for i, n in enumerate(sizes)}
-    fig, ax = plt.subplots(figsize=(max(7.5, 0.75 * len(groups) * max(1, len(sizes)) / 2 + 3), 4.6))
+    from matplotlib.colors import LinearSegmentedColormap
+
+    palette.apply_rc()
+    cmap = LinearSegmentedColormap.from_list("ours", [palette.OURS_PALE, palette.OURS, "#002a5c"])
+    size_colours = {n: cmap(i / max(1, len(sizes) - 1)) for i, n in enumerate(sizes)}  # ours' blues, by size
+    fig, ax = plt.subplots(figsize=(max(7.5, 0.75 * len(groups) * max(1, len(sizes)) / 2 + 3), 5.2))
     top = 1.0
     for g, (shape, q) in enumerate(groups):
         for i, n in enumerate(sizes):
@@ -469,7 +544,7 @@ def draw_headline_figure(rows, meta, out_dir, source):
             if p is None:
                 continue
             x = g - 0.4 + width * (i + 0.5)
-            ax.bar(x, p["ratio"], width * 0.92, color=size_colours[n], edgecolor="#08306b" if p["ratio"] >= 1 else
+            ax.bar(x, p["ratio"], width * 0.92, color=size_colours[n], edgecolor="#002a5c" if p["ratio"] >= 1 else
                    "#d62728", linewidth=0.6 if p["ratio"] >= 1 else 1.2)
             ax.text(x, p["ratio"] + 0.01, "%.2f" % p["ratio"], ha="center", va="bottom", fontsize=6, rotation=90)
             top = max(top, p["ratio"])
@@ -477,7 +552,9 @@ def draw_headline_figure(rows, meta, out_dir, source):
                 if tshape == shape and tq == q and 2 ** lo <= n <= 2 ** hi:
                     ax.plot([x - width * 0.46, x + width * 0.46], [threshold, threshold], color="#d62728", lw=1.6,
                             zorder=5)
-    ax.axhline(1.0, color="black", lw=0.9)
+    ax.axhline(1.0, color=palette.CUB_BEST, lw=1.2)
+    ax.text(1.0, 1.0, " = CUB (best)", transform=ax.get_yaxis_transform(), va="center", ha="left", fontsize=7.5,
+            color=palette.CUB_BEST)
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(["%s\nq = %d" % (SHAPE_DISPLAY.get(s, s), q) if s == "keys_u32" else SHAPE_DISPLAY.get(s, s)
                         for s, q in groups], fontsize=8)
@@ -495,19 +572,179 @@ def draw_headline_figure(rows, meta, out_dir, source):
     ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.92, fontsize=8)
     where = None if source is None or source.fresh else "recorded copy results/recorded/%s" % source.device
     fig.tight_layout()
-    fig.text(0.005, -0.02, sr.machine_label(meta, where) + "\nCUB (best): the fastest at each point of %s; "
-             "red edge: below 1" % ", ".join(cub_configurations(rows)), fontsize=7, color="#555555", ha="left",
-             va="top")
+    footer(fig, sr.machine_label(meta, where) + "\nCUB (best): the fastest at each point of %s; red edge: below 1"
+           % ", ".join(cub_configurations(rows)))
     return save_figure(fig, out_dir, HEADLINE)
 
 
+def load_table2_experiment(directory, name=TABLE2):
+    """(rows, meta) of our run of Table 2 (experiments/onesweep_table2_digit_width): rows
+    with digit_bits and passes as int, the microsecond columns as float (per-bit empty ->
+    None). Raises sr.MissingInput when absent or malformed. Same signature as
+    load_sort_experiment, so scripts/check_outputs.py can list it beside SORT_GPU_FIGURES."""
+    path = os.path.join(directory, name + ".csv")
+    if not os.path.isfile(path):
+        raise sr.MissingInput("missing file: %s" % path)
+    with open(path, newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader, None)
+        if header != TABLE2_COLUMNS:
+            raise sr.MissingInput("%s: header %s differs from the agreed columns %s"
+                                  % (path, ",".join(header or []), ",".join(TABLE2_COLUMNS)))
+        rows = []
+        for lineno, values in enumerate(reader, start=2):
+            if not values:
+                continue
+            if len(values) != len(header):
+                raise sr.MissingInput("%s:%d: %d values for %d columns" % (path, lineno, len(values), len(header)))
+            r = dict(zip(header, values))
+            try:
+                for c in ("digit_bits", "passes", "n", "reps"):
+                    r[c] = int(float(r[c]))
+                for c in ("microseconds_median", "microseconds_min", "microseconds_max", "microseconds_per_bit"):
+                    r[c] = float(r[c]) if r[c].strip() else None
+            except ValueError as e:
+                raise sr.MissingInput("%s:%d: %s" % (path, lineno, e))
+            rows.append(r)
+    if not rows:
+        raise sr.MissingInput("no data rows: %s" % path)
+    meta = sr.read_meta(os.path.join(directory, name + ".meta.json"))
+    return rows, meta
+
+
+def draw_table2_figure(rows, meta, out_dir, source, paper=None):
+    """Onesweep Table 2 as a figure: for digit widths d = 5..9 (2^28 random uint32 keys), the
+    upfront histogram and one partition (digit-binning) pass, ours beside the paper's (bars;
+    ours with min–max whiskers), the partition time per bit (the paper's argument for d = 8,
+    minimum marked), and our whole sort (the paper gives none). Passes per sort under each d,
+    ours and the paper's. Raises sr.MissingInput when no partition row is present."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+    from matplotlib.lines import Line2D
+
+    palette.apply_rc()
+    paper = paper if paper is not None else load_table2()
+    ours = {}
+    for r in rows:
+        ours.setdefault(r["digit_bits"], {})[r["phase"]] = r
+    widths = sorted(d for d in ours if "partition" in ours[d])
+    if not widths:
+        raise sr.MissingInput("%s.csv has no partition rows" % TABLE2)
+    ref = {int(float(p["digit_bits"])): p for p in paper}
+    widths = sorted(set(widths) | set(ref))
+    gpu = meta.get("gpu_name") or (("device '%s'" % source.device) if source and source.device else "the GPU")
+    gpu_short = next((w for w in gpu.split() if any(ch.isdigit() for ch in w) and w.upper() != "NVIDIA"), gpu)
+    paper_gpu = (paper[0].get("machine") or "A100").replace("NVIDIA ", "")
+    paper_short = next((w for w in paper_gpu.split() if any(ch.isdigit() for ch in w)), paper_gpu).split("-")[0]
+    fig, axes = plt.subplots(2, 2, figsize=(11.5, 7.6))
+    (ah, ap), (ab, asort) = axes
+    x = list(range(len(widths)))
+    bw = 0.38
+
+    def bars(ax, phase, paper_key, title):
+        for i, d in enumerate(widths):
+            r = ours.get(d, {}).get(phase)
+            if r:
+                v = r["microseconds_median"]
+                ax.bar(i - bw / 2, v, bw, color=palette.OURS, zorder=3)
+                ax.errorbar(i - bw / 2, v, yerr=[[v - r["microseconds_min"]], [r["microseconds_max"] - v]],
+                            color="black", lw=0.8, capsize=2, zorder=4)
+                ax.annotate("%.0f" % v, (i - bw / 2, r["microseconds_max"]),
+                            xytext=(0, 2), textcoords="offset points", ha="center", va="bottom", fontsize=7.5,
+                            zorder=5)
+            p = ref.get(d)
+            if p and p.get(paper_key):
+                v = float(p[paper_key])
+                ax.bar(i + bw / 2, v, bw, facecolor="white", edgecolor=palette.OURS, hatch="///", ls="--", lw=1.0,
+                       zorder=3)
+                ax.annotate("%.0f" % v, (i + bw / 2, v), xytext=(0, 2), textcoords="offset points", ha="center",
+                            va="bottom", fontsize=7.5, color=palette.OURS, zorder=5)
+        ax.set_title(title)
+        ax.set_ylabel("µs")
+        ax.set_ylim(0, ax.get_ylim()[1] * 1.08)
+
+    bars(ah, "histogram", "histogram_us", "(a) upfront histogram (all digit places), µs")
+    bars(ap, "partition", "partition_us", "(b) one partition (digit-binning) pass, µs")
+    # (c) per bit
+    xs_o = [i for i, d in enumerate(widths) if ours.get(d, {}).get("partition")]
+    ys_o = [ours[widths[i]]["partition"]["microseconds_per_bit"] or
+            ours[widths[i]]["partition"]["microseconds_median"] / widths[i] for i in xs_o]
+    ab.plot(xs_o, ys_o, **palette.line(OURS, ms=6))
+    xs_p = [i for i, d in enumerate(widths) if d in ref and ref[d].get("partition_per_bit_us")]
+    ys_p = [float(ref[widths[i]]["partition_per_bit_us"]) for i in xs_p]
+    ab.plot(xs_p, ys_p, **palette.paper_line(OURS, ms=6, lw=1.5))
+    cheapest = []
+    for xs, ys, who in ((xs_o, ys_o, "ours"), (xs_p, ys_p, "paper")):
+        if ys:
+            k = min(range(len(ys)), key=lambda j: ys[j])
+            ab.plot([xs[k]], [ys[k]], ls="", marker="o", ms=13, mfc="none", mec=palette.FAIL, mew=1.4, zorder=6)
+            cheapest.append("%s: d = %d (%.0f µs per bit)" % (who, widths[xs[k]], ys[k]))
+    if cheapest:
+        ab.text(0.98, 0.97, "cheapest per bit (circled)\n" + "\n".join(cheapest), transform=ab.transAxes,
+                ha="right", va="top", fontsize=8, color=palette.OURS,
+                bbox=dict(boxstyle="round,pad=0.3", fc="white", ec="#cccccc"))
+    lo = min(ys_o + ys_p) if (ys_o + ys_p) else 0
+    hi = max(ys_o + ys_p) if (ys_o + ys_p) else 1
+    ab.set_ylim(max(0, lo - 0.2 * (hi - lo) - 10), hi + 0.45 * (hi - lo) + 10)
+    ab.set_title("(c) partition time per bit (one pass ÷ d), µs — the paper's case for d = 8")
+    ab.set_ylabel("µs per bit")
+    # (d) our whole sort
+    xs_s = [i for i, d in enumerate(widths) if ours.get(d, {}).get("sort")]
+    ys_s = [ours[widths[i]]["sort"]["microseconds_median"] / 1000 for i in xs_s]
+    asort.bar(xs_s, ys_s, 0.55, color=palette.OURS, zorder=3)
+    for i, v in zip(xs_s, ys_s):
+        r = ours[widths[i]]["sort"]
+        asort.errorbar(i, v, yerr=[[v - r["microseconds_min"] / 1000], [r["microseconds_max"] / 1000 - v]],
+                       color="black", lw=0.8, capsize=2, zorder=4)
+        asort.annotate("%.2f ms\n%.1f GKey/s" % (v, r["n"] / (v / 1000) / 1e9), (i, r["microseconds_max"] / 1000),
+                       xytext=(0, 2), textcoords="offset points", ha="center", va="bottom", fontsize=7.5)
+    if ys_s:
+        k = min(range(len(ys_s)), key=lambda j: ys_s[j])
+        asort.bar([xs_s[k]], [ys_s[k]], 0.55, facecolor="none", edgecolor=palette.FAIL, lw=1.6, zorder=5)
+        asort.set_ylim(0, max(ys_s) * 1.25)
+    asort.set_title("(d) our whole sort (histogram + every pass), ms; the paper gives none")
+    asort.set_ylabel("ms")
+    labels = []
+    for d in widths:
+        o = ours.get(d, {}).get("partition")
+        p = ref.get(d)
+        labels.append("d = %d\n%s / %s passes" % (d, o["passes"] if o else "—",
+                                                 int(float(p["partition_passes"])) if p else "—"))
+    for ax in axes.flat:
+        ax.set_xticks(x)
+        ax.set_xticklabels(labels, fontsize=8)
+        ax.set_xlim(-0.6, len(widths) - 0.4)
+        ax.grid(axis="x", visible=False)
+    handles = [Patch(facecolor=palette.OURS), Patch(facecolor="white", edgecolor=palette.OURS, hatch="///", ls="--"),
+               Line2D([], [], **palette.line(OURS)), Line2D([], [], **palette.paper_line(OURS)),
+               Line2D([], [], ls="", marker="o", ms=10, mfc="none", mec=palette.FAIL, mew=1.4)]
+    labels = ["ours, %s (bar: median of %s; whisker: min–max)" % (gpu_short, rows[0]["reps"]),
+              "paper, %s (hatched, dashed edge)" % paper_short, "ours, %s" % gpu_short, "paper, %s" % paper_short,
+              "the cheapest digit width"]
+    fig.suptitle("Onesweep paper Table 2 — histogram and partition cost vs digit width d, %s random uint32 keys: "
+                 "ours on %s beside the paper's %s\n(x labels: passes per sort, ours / the paper's)"
+                 % (size_text(rows[0]["n"]), gpu, paper_gpu), fontsize=10.5)
+    fig.tight_layout()
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    bottom = min(a.get_tightbbox(renderer).y0 for a in axes[1])
+    y0 = fig.transFigure.inverted().transform((0, bottom))[1]
+    fig.legend(handles, labels, loc="upper center", ncol=3, bbox_to_anchor=(0.5, y0 - 0.005), framealpha=0.92)
+    where = None if source is None or source.fresh else "recorded copy results/recorded/%s" % source.device
+    footer(fig, sr.machine_label(meta, where) + "   |   paper: " + (paper[0].get("source") or "Table 2"))
+    return save_figure(fig, out_dir, TABLE2)
+
+
 def draw_sort_figures(results_dir, out_dir, recorded_root):
-    """Draws every sort figure whose experiment has results (fresh, else recorded): Figs. 9-11
-    and the sort_headline bar chart. Returns (written paths, problems, notes); a figure
-    without results is a note, not a problem."""
+    """Draws every sort figure whose experiment has results (fresh, else recorded): Figs. 9-11,
+    the sort_headline bar chart and Table 2 (onesweep_table2_digit_width). Returns (written
+    paths, problems, notes); a figure without results is a note, not a problem."""
     written, problems, notes = [], [], []
     facts = load_facts()
-    for name in list(SORT_EXPERIMENTS) + [HEADLINE]:
+    for name in list(SORT_EXPERIMENTS) + [HEADLINE] + list(SORT_TABLE_FIGURES):
         source = sr.gpu_source(results_dir, name, recorded_root)
         if source is None:
             notes.append("%s: not drawn, no GPU results (neither %s/%s.csv nor a recorded %s/<device>/%s.csv)"
@@ -516,6 +753,10 @@ def draw_sort_figures(results_dir, out_dir, recorded_root):
         notes.append("%s from %s" % (name, "this run (%s)" % source.directory if source.fresh else
                                       "the recorded copy in %s" % source.directory))
         try:
+            if name == TABLE2:
+                rows, meta = load_table2_experiment(source.directory, name)
+                written += draw_table2_figure(rows, meta, out_dir, source)
+                continue
             rows, meta = load_sort_experiment(source.directory, name)
             if name == HEADLINE:
                 written += draw_headline_figure(rows, meta, out_dir, source)

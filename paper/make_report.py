@@ -1000,6 +1000,9 @@ class Report:
             self.add(self._measured_on(source, meta) + " Ours, as the experiment wrote it:",
                      table(columns, [[sr.fmt_num(r[c]) if isinstance(r[c], float) else r[c] for c in columns]
                                      for r in rows]))
+            self.add(self.figure(so.TABLE2, "Onesweep paper Table 2 as a figure: histogram, one partition pass "
+                                 "and partition time per bit vs digit width, ours (%s) beside the paper's"
+                                 % meta.get("gpu_name", "GPU")))
             self.summary.append(("Onesweep Table 2 (digit width, %s)" % meta.get("gpu_name", "GPU"), "measured",
                                  "see the table beside the paper's"))
 

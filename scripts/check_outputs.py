@@ -35,7 +35,8 @@ def required_gpu_figures(results, recorded):
     """({figure: GpuSource} for the GPU figures whose experiment has results, problems)."""
     figures, problems = {}, []
     families = ((sr.GPU_FIGURES, sr.load_experiment),  # the shuffle paper's GPU figures
-                (sort_results.SORT_GPU_FIGURES, sort_results.load_sort_experiment))  # Figs. 9-11, sort_headline
+                (sort_results.SORT_GPU_FIGURES, sort_results.load_sort_experiment),  # Figs. 9-11, sort_headline
+                (sort_results.SORT_TABLE_FIGURES, sort_results.load_table2_experiment))  # Onesweep Table 2
     for figure_map, load in families:
         for figure, experiment in sorted(figure_map.items()):
             source = sr.gpu_source(results, experiment, recorded)
