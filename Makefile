@@ -1,5 +1,5 @@
 # onepass — the front door.
-#   make figures    reproduce every table and figure (default scale: ~20 min on 2 cores)
+#   make figures    reproduce every table and figure (default scale: ~11 min on 2 cores, see README.md)
 #   make test       build and run the CPU test suite and the report's Python unit tests (tests/python),
 #                   plus a smoke run of the figure pipeline
 #   make test-gpu   run the GPU test suite (needs an NVIDIA GPU)
