@@ -35,18 +35,6 @@
 namespace onepass::baselines::gpu {
 namespace {
 
-/// Temporary storage of the DoubleBuffer entries, from the first 256-byte boundary of the
-/// caller's storage: CUB's, then the alternate keys and values (plus the alignment slack).
-template <class Key, class Value>
-struct db_layout {
-  std::size_t alt_keys, alt_values, total;
-  db_layout(std::size_t cub_bytes, std::size_t n) {
-    alt_keys = device::align_up(cub_bytes);
-    alt_values = alt_keys + device::align_up(n * sizeof(Key));
-    total = alt_values + (has_values<Value> ? device::align_up(n * sizeof(Value)) : 0) + device::temp_alignment;
-  }
-};
-
 template <class NumItems, class Key, class Value>
 NumItems checked_count(const char* fn, const sort_call<Key, Value>& c) {
   require(c.n <= static_cast<std::size_t>(std::numeric_limits<NumItems>::max()), fn, "n",
@@ -120,15 +108,15 @@ struct cub_double_buffer_impl {
       cub::DoubleBuffer<V> values(nullptr, nullptr);
       ONEPASS_CUDA_CHECK(sort(c, nullptr, cub_bytes, keys, values, n));
     }
-    const db_layout<Key, Value> layout(cub_bytes, c.n);
+    const device::alternate_buffers_layout layout(cub_bytes, c.n, sizeof(Key), has_values<Value> ? sizeof(Value) : 0);
     if (sort_size_query<true>(fn, c, layout.total)) return;
     if (c.n == 0) return;
     unsigned char* base = device::aligned_start(c.temp);
     K* out = reinterpret_cast<K*>(c.keys_out);
-    cub::DoubleBuffer<K> keys(out, reinterpret_cast<K*>(base + layout.alt_keys));
+    cub::DoubleBuffer<K> keys(out, reinterpret_cast<K*>(base + layout.keys));
     cub::DoubleBuffer<V> values(nullptr, nullptr);
     if constexpr (has_values<Value>)
-      values = cub::DoubleBuffer<V>(reinterpret_cast<V*>(c.values_out), reinterpret_cast<V*>(base + layout.alt_values));
+      values = cub::DoubleBuffer<V>(reinterpret_cast<V*>(c.values_out), reinterpret_cast<V*>(base + layout.values));
     std::size_t bytes = cub_bytes;
     ONEPASS_CUDA_CHECK(sort(c, base, bytes, keys, values, n));
     if (keys.Current() != out)

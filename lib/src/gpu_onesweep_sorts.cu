@@ -62,9 +62,8 @@ void double_buffer_in_place(const char* fn, void* temp, std::size_t& temp_bytes,
     onesweep::sort_pairs<digit_bits>(nullptr, sort_bytes, keys, values, n, p.begin_bit, end, p.descending, s);
   else
     onesweep::sort_keys<digit_bits>(nullptr, sort_bytes, keys, n, p.begin_bit, end, p.descending, s);
-  const std::size_t alt_keys = dev::align_up(sort_bytes);
-  const std::size_t alt_values = alt_keys + dev::align_up(n * sizeof(Key));
-  const std::size_t required = alt_values + (has_values ? dev::align_up(n * sizeof(V)) : 0) + dev::temp_alignment;
+  const dev::alternate_buffers_layout layout(sort_bytes, n, sizeof(Key), has_values ? sizeof(V) : 0);
+  const std::size_t required = layout.total;
   if (temp == nullptr) {
     temp_bytes = required;
     return;
@@ -77,10 +76,10 @@ void double_buffer_in_place(const char* fn, void* temp, std::size_t& temp_bytes,
   if constexpr (has_values)
     onepass::require(values_in == values_out, fn, "values_in", "must equal values_out (an in-place sort)");
   unsigned char* base = dev::aligned_start(temp);
-  keys = onesweep::double_buffer<Key>(static_cast<Key*>(keys_out), reinterpret_cast<Key*>(base + alt_keys));
+  keys = onesweep::double_buffer<Key>(static_cast<Key*>(keys_out), reinterpret_cast<Key*>(base + layout.keys));
   std::size_t bytes = sort_bytes;
   if constexpr (has_values) {
-    values = onesweep::double_buffer<V>(static_cast<V*>(values_out), reinterpret_cast<V*>(base + alt_values));
+    values = onesweep::double_buffer<V>(static_cast<V*>(values_out), reinterpret_cast<V*>(base + layout.values));
     onesweep::sort_pairs<digit_bits>(base, bytes, keys, values, n, p.begin_bit, end, p.descending, s);
   } else {
     onesweep::sort_keys<digit_bits>(base, bytes, keys, n, p.begin_bit, end, p.descending, s);

@@ -27,6 +27,18 @@ inline unsigned char* aligned_start(void* d_temp) {
   return reinterpret_cast<unsigned char*>((address + temp_alignment - 1) / temp_alignment * temp_alignment);
 }
 
+/// Temporary storage of an in-place sort that keeps its alternate buffers in the
+/// caller's temporary storage: from aligned_start(d_temp), the sort's own `sort_bytes`,
+/// then n keys, then n values (value_size 0: none), each 256-byte aligned; `total` is
+/// the bytes to ask for, alignment slack included.
+struct alternate_buffers_layout {
+  std::size_t keys = 0, values = 0, total = 0;  ///< offsets from aligned_start; size query answer
+  alternate_buffers_layout(std::size_t sort_bytes, std::size_t n, std::size_t key_size, std::size_t value_size)
+      : keys(align_up(sort_bytes)),
+        values(keys + align_up(n * key_size)),
+        total(values + (value_size ? align_up(n * value_size) : 0) + temp_alignment) {}
+};
+
 /// Blocks of `Kernel` resident at once on the current device with `block` threads
 /// and `dynamic_shared` bytes of dynamic shared memory per block (SMs x blocks per
 /// SM, at least 1). The occupancy query is made once per kernel and device (small
