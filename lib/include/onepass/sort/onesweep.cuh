@@ -173,7 +173,8 @@ inline constexpr std::uint32_t mixed_place = 4u;
 /// gated launch (crowded below 12.5, mixed below 27) made whole sorts slower than the pair
 /// (sort_headline at 2^28 u32 keys, ours / CUB (best): q = 1 0.966 -> 0.949, q = 2 0.834
 /// -> 0.830, q = 3 0.798 -> 0.821, q = 4 0.941 -> 0.927; the empty launches of 32768
-/// blocks cost 15-20 us each), so mixed places are off by default (mixed_below 0).
+/// blocks cost 13-15 us each in the bench, 22 us under ncu), so mixed places are off by
+/// default (mixed_below 0).
 inline constexpr float default_crowded_below = 16.0f;
 inline constexpr float default_mixed_below = 0.0f;
 
