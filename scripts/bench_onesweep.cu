@@ -8,7 +8,9 @@
 // uniform words, q = 1, 2, 4, 8, 16; the homogeneous-tile short-circuit), u32 keys,
 // u32 pairs and u64 keys through the public API, plus one binning pass of u32 keys;
 // 5: one pass per ranking method (ballots, match_any, atomic_or, dynamic) per band q;
-// 6: small sizes (2^20..2^25, one launch per pass): dynamic vs atomic_or alone vs CUB.
+// 6: small sizes (2^20..2^25, one launch per pass): dynamic vs atomic_or alone vs CUB;
+// 7: early counts (binning_shape's EarlyCounts) per band, u32 keys; 8: the same for
+// u32 pairs and u64 keys.
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -243,6 +245,9 @@ double time_public_api(data<Key, Value>& d, int reps = 7) {
 [[maybe_unused]] constexpr auto dynamic = os::detail::peer_match::dynamic;
 template <int B, int I, int M, os::detail::peer_match A, int W>
 using S = os::detail::binning_shape<B, I, M, A, W>;
+/// Early-counts shapes (histogram, publish, then the multisplit from the warps' offsets).
+template <int B, int I, int M, os::detail::peer_match A>
+using E = os::detail::binning_shape<B, I, M, A, 4, true>;
 #define SWEEP(d, ...) sweep<S<__VA_ARGS__>>(d, #__VA_ARGS__)
 
 int main() {
@@ -401,6 +406,44 @@ int main() {
         CK(cudaFree(temp));
       }
       std::printf("\n");
+    }
+  }
+#elif GROUP == 7
+  // Early counts (binning_shape's EarlyCounts) against the default shape, u32 keys per
+  // entropy band: one pass at place 0 and 3, the whole sort, and CUB in the same run.
+  for (int q : {1, 2, 3, 4, 8, 16}) {
+    data<std::uint32_t, nv> d(q);
+    std::printf("q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
+    pass_times<os::detail::binning_policy<4, 0, 8>>(d, "default (256x32 atomic_or gated)", false);
+    pass_times<E<256, 32, 3, atomic_or>>(d, "early 256x32 atomic_or gated", false);
+    pass_times<E<256, 32, 3, ballots>>(d, "early 256x32 ballots", false);
+    pass_times<E<384, 19, 3, ballots>>(d, "early 384x19/3 ballots", false);
+    pass_times<E<384, 20, 3, ballots>>(d, "early 384x20/3 ballots", false);
+    pass_times<E<384, 19, 3, atomic_or>>(d, "early 384x19/3 atomic_or gated", false);
+    pass_times<E<384, 20, 2, atomic_or>>(d, "early 384x20/2 atomic_or gated", false);
+    pass_times<E<512, 15, 2, ballots>>(d, "early 512x15/2 ballots", false);
+  }
+#elif GROUP == 8
+  // Early counts for u32 pairs and u64 keys (q = 1 and 3).
+  for (int q : {1, 3}) {
+    {
+      data<std::uint32_t, std::uint32_t> d(q);
+      std::printf("pairs q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
+      pass_times<os::detail::binning_policy<4, 4, 8>>(d, "default pairs (384x24 ballots)", false);
+      pass_times<E<384, 24, 2, ballots>>(d, "early 384x24/2 ballots", false);
+      pass_times<E<384, 17, 3, ballots>>(d, "early 384x17/3 ballots", false);
+      pass_times<E<384, 18, 2, ballots>>(d, "early 384x18/2 ballots", false);
+      pass_times<E<256, 24, 3, atomic_or>>(d, "early 256x24/3 atomic_or gated", false);
+      pass_times<E<384, 17, 3, atomic_or>>(d, "early 384x17/3 atomic_or gated", false);
+    }
+    {
+      data<std::uint64_t, nv> d(q);
+      std::printf("u64 q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
+      pass_times<os::detail::binning_policy<8, 0, 8>>(d, "default u64 (384x20 atomic_or gated)", false);
+      pass_times<E<384, 20, 2, atomic_or>>(d, "early 384x20/2 atomic_or gated", false);
+      pass_times<E<384, 19, 3, ballots>>(d, "early 384x19/3 ballots", false);
+      pass_times<E<384, 19, 3, atomic_or>>(d, "early 384x19/3 atomic_or gated", false);
+      pass_times<E<256, 24, 3, atomic_or>>(d, "early 256x24/3 atomic_or gated", false);
     }
   }
 #endif

@@ -180,14 +180,20 @@ inline constexpr float default_mixed_below = 0.0f;
 
 /// Shape of the binning kernel: Block threads x Items keys per thread, MinBlocks
 /// resident blocks per SM for __launch_bounds__; Match: see peer_match; Window:
-/// predecessors one look-back thread reads at once.
-template <int Block, int Items, int MinBlocks, peer_match Match = peer_match::ballots, int Window = 4>
+/// predecessors one look-back thread reads at once; EarlyCounts: the tile's digit
+/// counts come from a per-warp histogram (one shared atomicAdd per key) before the
+/// ranking, so they are published to the look-back before it, and the ranking starts
+/// from each warp's offset inside the tile, giving every key its slot in the
+/// digit-ordered tile at once (no second pass over the keys to add the offsets).
+template <int Block, int Items, int MinBlocks, peer_match Match = peer_match::ballots, int Window = 4,
+          bool EarlyCounts = false>
 struct binning_shape {
   static constexpr int block = Block;
   static constexpr int items = Items;
   static constexpr int min_blocks = MinBlocks;
   static constexpr peer_match match = Match;
   static constexpr int window = Window;
+  static constexpr bool early_counts = EarlyCounts;
   static constexpr int warps = block / 32;
   static constexpr std::uint32_t tile_items = static_cast<std::uint32_t>(block) * items;
 };
@@ -629,31 +635,17 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   // into a per-warp shared word of the digit (two arrays used alternately, so that a
   // word is cleared by the digit's lowest lane one __syncwarp before it is reused);
   // the lowest peer adds their count to the warp's shared digit counter. Ranks (and
-  // later slots) are below 2^16 and kept two to a register.
+  // later slots) are below 2^16 and kept two to a register. With early counts
+  // (Policy::early_counts) the warp's counters first hold its digit histogram, then
+  // (after step 5) the warp's first slot of each digit in the digit-ordered tile, and
+  // the same multisplit (step 6e) yields slots directly.
+  constexpr bool early = Policy::early_counts;
   slot_pack<items> ranks;
   std::uint32_t* warp_counters = s_counters + warp * radix;
   std::uint32_t* warp_match = s_counters + warps * radix + warp * 2 * radix;  // [2][radix] (atomic_or)
-  // 3a. On a dominant place: does this warp hold one digit only (padding slots
-  // included, so a partly padded warp takes the general path unless its keys have
-  // the padding's digit)? Then key k of lane l has rank k * 32 + l.
-  bool warp_uniform = false;
-  if (flags & dominant_place) {
-    const bits_type reference = digit_word<Order, Key>(__shfl_sync(0xFFFFFFFFu, words[0], 0));
-    bits_type differ = 0;
-#pragma unroll
-    for (int k = 0; k < items; ++k) differ |= digit_word<Order, Key>(words[k]) ^ reference;
-    warp_uniform = __all_sync(0xFFFFFFFFu, (static_cast<unsigned>(differ >> shift) & pass_mask) == 0);
-    if (warp_uniform) {
-#pragma unroll
-      for (int k = 0; k < items; ++k) ranks.set(k, static_cast<std::uint32_t>(k) * 32u + lane);
-      if (lane == 0) warp_counters[static_cast<unsigned>(reference >> shift) & pass_mask] = items * 32u;
-    }
-  }
-  // 3b. Otherwise the multisplit (peer_match::dynamic: atomicOr, or __match_any_sync on
-  // crowded places; the branch is block-uniform).
-  if (!warp_uniform) {
-    [[maybe_unused]] const bool or_ranking =
-        Policy::match == peer_match::atomic_or || (Policy::match == peer_match::dynamic && !(flags & crowded_place));
+  [[maybe_unused]] const bool or_ranking =
+      Policy::match == peer_match::atomic_or || (Policy::match == peer_match::dynamic && !(flags & crowded_place));
+  auto multisplit = [&]() {
 #pragma unroll
     for (int k = 0; k < items; ++k) {
       const unsigned d = static_cast<unsigned>(digit_word<Order, Key>(words[k]) >> shift) & pass_mask;
@@ -692,16 +684,53 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
       before = __shfl_sync(0xFFFFFFFFu, before, __ffs(peers) - 1);
       ranks.set(k, before + below);
     }
+  };
+  // 3a. On a dominant place: does this warp hold one digit only (padding slots
+  // included, so a partly padded warp takes the general path unless its keys have
+  // the padding's digit)? Then key k of lane l has rank k * 32 + l.
+  bool warp_uniform = false;
+  unsigned uniform_digit = 0;
+  if (flags & dominant_place) {
+    const bits_type reference = digit_word<Order, Key>(__shfl_sync(0xFFFFFFFFu, words[0], 0));
+    bits_type differ = 0;
+#pragma unroll
+    for (int k = 0; k < items; ++k) differ |= digit_word<Order, Key>(words[k]) ^ reference;
+    warp_uniform = __all_sync(0xFFFFFFFFu, (static_cast<unsigned>(differ >> shift) & pass_mask) == 0);
+    if (warp_uniform) {
+      uniform_digit = static_cast<unsigned>(reference >> shift) & pass_mask;
+#pragma unroll
+      for (int k = 0; k < items; ++k) ranks.set(k, static_cast<std::uint32_t>(k) * 32u + lane);
+      if (lane == 0) warp_counters[uniform_digit] = items * 32u;
+    }
+  }
+  if (!warp_uniform) {
+    if constexpr (early) {
+      // 3e. The warp's digit histogram (the result is unused: a shared reduction).
+#pragma unroll
+      for (int k = 0; k < items; ++k)
+        atomicAdd(&warp_counters[static_cast<unsigned>(digit_word<Order, Key>(words[k]) >> shift) & pass_mask], 1u);
+    } else {
+      // 3b. The multisplit (peer_match::dynamic: atomicOr, or __match_any_sync on
+      // crowded places; the branch is block-uniform).
+      multisplit();
+    }
   }
   __syncthreads();
 
-  // 4. Thread d (< radix): exclusive scan of digit d's counters over the warps, the
-  // tile's count of d, published at once (tile 0: as its inclusive prefix).
+  // 4. Thread d (< radix): digit d's counts over the warps (without early counts, turned
+  // into their exclusive scan in place), the tile's count of d, published at once
+  // (tile 0: as its inclusive prefix).
   std::uint32_t count = 0;
+  [[maybe_unused]] std::uint32_t per_warp[early ? warps : 1];
   if (t < radix) {
+#pragma unroll
     for (int w = 0; w < warps; ++w) {
       const std::uint32_t c = s_counters[w * radix + t];
-      s_counters[w * radix + t] = count;
+      if constexpr (early) {
+        per_warp[w] = c;
+      } else {
+        s_counters[w * radix + t] = count;
+      }
       count += c;
     }
     if (t == pass_mask) count -= tile_items - valid_items;  // the padding slots
@@ -713,16 +742,38 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   const std::uint32_t local_start = block_exclusive_sum<block>(t < radix ? count : 0u, s_warp_sums);
   const unsigned homogeneous_digit = s_homogeneous;  // block-uniform
   if (homogeneous_digit == radix) {
-    if (t < radix) s_local[t] = local_start;
-    __syncthreads();
-
-    // 6. Slot of each key in the digit-ordered tile.
+    if constexpr (early) {
+      // 6e. Each warp's first slot of digit d: the digit's tile-local start plus the
+      // counts of d in the warps before it; then the multisplit from those offsets.
+      if (t < radix) {
+        std::uint32_t running = local_start;
 #pragma unroll
-    for (int k = 0; k < items; ++k) {
-      const unsigned d = static_cast<unsigned>(digit_word<Order, Key>(words[k]) >> shift) & pass_mask;
-      ranks.add(k, s_local[d] + s_counters[warp * radix + d]);
+        for (int w = 0; w < warps; ++w) {
+          s_counters[w * radix + t] = running;
+          running += per_warp[w];
+        }
+      }
+      __syncthreads();
+      if (warp_uniform) {
+        const std::uint32_t first_slot = warp_counters[uniform_digit];
+#pragma unroll
+        for (int k = 0; k < items; ++k) ranks.add(k, first_slot);
+      } else {
+        multisplit();
+      }
+      __syncthreads();  // the counters are overwritten by the keys below
+    } else {
+      if (t < radix) s_local[t] = local_start;
+      __syncthreads();
+
+      // 6. Slot of each key in the digit-ordered tile.
+#pragma unroll
+      for (int k = 0; k < items; ++k) {
+        const unsigned d = static_cast<unsigned>(digit_word<Order, Key>(words[k]) >> shift) & pass_mask;
+        ranks.add(k, s_local[d] + s_counters[warp * radix + d]);
+      }
+      __syncthreads();  // the counters are overwritten by the keys below
     }
-    __syncthreads();  // the counters are overwritten by the keys below
 
     // 7. Reorganise keys (and values) in shared memory.
 #pragma unroll
@@ -937,11 +988,14 @@ class plan {
     // branch) when small_dynamic_, else the atomicOr kernel alone.
     constexpr bool gated = Policy::match == peer_match::atomic_or;
     using crowded_shape =
-        binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::match_any, Policy::window>;
+        binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::match_any, Policy::window,
+                      Policy::early_counts>;
     using mixed_shape =
-        binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::ballots, Policy::window>;
+        binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::ballots, Policy::window,
+                      Policy::early_counts>;
     using dynamic_shape =
-        binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::dynamic, Policy::window>;
+        binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::dynamic, Policy::window,
+                      Policy::early_counts>;
     constexpr auto kernel = binning_kernel<DigitBits, Key, word, Descending, Order, Policy, 0u>;
     constexpr auto kernel_gated = binning_kernel<DigitBits, Key, word, Descending, Order, Policy, 1u>;
     constexpr auto kernel_crowded = binning_kernel<DigitBits, Key, word, Descending, Order, crowded_shape, 2u>;
