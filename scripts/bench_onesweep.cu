@@ -10,7 +10,7 @@
 // 5: one pass per ranking method (ballots, match_any, atomic_or, dynamic) per band q;
 // 6: small sizes (2^20..2^25, one launch per pass): dynamic vs atomic_or alone vs CUB;
 // 7: early counts (binning_shape's EarlyCounts) per band, u32 keys; 8: the same for
-// u32 pairs and u64 keys.
+// u32 pairs and u64 keys; 9: early counts with two histogram copies, more shapes.
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -247,7 +247,10 @@ template <int B, int I, int M, os::detail::peer_match A, int W>
 using S = os::detail::binning_shape<B, I, M, A, W>;
 /// Early-counts shapes (histogram, publish, then the multisplit from the warps' offsets).
 template <int B, int I, int M, os::detail::peer_match A>
-using E = os::detail::binning_shape<B, I, M, A, 4, true>;
+using E = os::detail::binning_shape<B, I, M, A, 4, 1>;
+/// The same with two histogram copies per warp (even / odd lanes).
+template <int B, int I, int M, os::detail::peer_match A>
+using E2 = os::detail::binning_shape<B, I, M, A, 4, 2>;
 #define SWEEP(d, ...) sweep<S<__VA_ARGS__>>(d, #__VA_ARGS__)
 
 int main() {
@@ -445,6 +448,38 @@ int main() {
       pass_times<E<384, 19, 3, atomic_or>>(d, "early 384x19/3 atomic_or gated", false);
       pass_times<E<256, 24, 3, atomic_or>>(d, "early 256x24/3 atomic_or gated", false);
     }
+  }
+#elif GROUP == 9
+  // Early counts, second round: two histogram copies per warp, more tile shapes.
+  for (int q : {1, 2, 3, 4}) {
+    data<std::uint32_t, nv> d(q);
+    std::printf("q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
+    pass_times<E<256, 32, 3, atomic_or>>(d, "early 256x32 atomic_or gated", false);
+    pass_times<E2<256, 32, 3, atomic_or>>(d, "early2 256x32 atomic_or gated", false);
+    pass_times<E2<256, 32, 3, ballots>>(d, "early2 256x32 ballots", false);
+    pass_times<E2<384, 20, 3, ballots>>(d, "early2 384x20/3 ballots", false);
+    pass_times<E2<384, 19, 3, atomic_or>>(d, "early2 384x19/3 atomic_or gated", false);
+    pass_times<E<256, 30, 3, atomic_or>>(d, "early 256x30 atomic_or gated", false);
+    pass_times<E<256, 28, 3, atomic_or>>(d, "early 256x28 atomic_or gated", false);
+  }
+  for (int q : {1, 3}) {
+    data<std::uint32_t, std::uint32_t> d(q);
+    std::printf("pairs q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
+    pass_times<E<384, 24, 2, ballots>>(d, "early 384x24/2 ballots", false);
+    pass_times<E2<384, 24, 2, ballots>>(d, "early2 384x24/2 ballots", false);
+    pass_times<E<384, 24, 2, atomic_or>>(d, "early 384x24/2 atomic_or gated", false);
+    pass_times<E<256, 28, 3, ballots>>(d, "early 256x28/3 ballots", false);
+    pass_times<E<512, 16, 2, ballots>>(d, "early 512x16/2 ballots", false);
+    pass_times<E<384, 28, 2, ballots>>(d, "early 384x28/2 ballots", false);
+  }
+  for (int q : {1, 3}) {
+    data<std::uint64_t, nv> d(q);
+    std::printf("u64 q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
+    pass_times<E<384, 20, 2, atomic_or>>(d, "early 384x20/2 atomic_or gated", false);
+    pass_times<E2<384, 20, 2, atomic_or>>(d, "early2 384x20/2 atomic_or gated", false);
+    pass_times<E2<256, 24, 3, atomic_or>>(d, "early2 256x24/3 atomic_or gated", false);
+    pass_times<E<384, 16, 2, atomic_or>>(d, "early 384x16/2 atomic_or gated", false);
+    pass_times<E<256, 20, 3, atomic_or>>(d, "early 256x20/3 atomic_or gated", false);
   }
 #endif
   return 0;

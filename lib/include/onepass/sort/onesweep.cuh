@@ -180,20 +180,23 @@ inline constexpr float default_mixed_below = 0.0f;
 
 /// Shape of the binning kernel: Block threads x Items keys per thread, MinBlocks
 /// resident blocks per SM for __launch_bounds__; Match: see peer_match; Window:
-/// predecessors one look-back thread reads at once; EarlyCounts: the tile's digit
-/// counts come from a per-warp histogram (one shared atomicAdd per key) before the
-/// ranking, so they are published to the look-back before it, and the ranking starts
-/// from each warp's offset inside the tile, giving every key its slot in the
-/// digit-ordered tile at once (no second pass over the keys to add the offsets).
+/// predecessors one look-back thread reads at once; EarlyCounts (0: off, 1 or 2 copies
+/// of the histogram per warp): the tile's digit counts come from a per-warp histogram
+/// (one shared atomicAdd per key; with 2 copies the even and odd lanes count apart,
+/// which halves same-address conflicts on skewed digits) before the ranking, so they
+/// are published to the look-back before it, and the ranking starts from each warp's
+/// offset inside the tile, giving every key its slot in the digit-ordered tile at once
+/// (no second pass over the keys to add the offsets).
 template <int Block, int Items, int MinBlocks, peer_match Match = peer_match::ballots, int Window = 4,
-          bool EarlyCounts = false>
+          int EarlyCounts = 0>
 struct binning_shape {
   static constexpr int block = Block;
   static constexpr int items = Items;
   static constexpr int min_blocks = MinBlocks;
   static constexpr peer_match match = Match;
   static constexpr int window = Window;
-  static constexpr bool early_counts = EarlyCounts;
+  static_assert(EarlyCounts >= 0 && EarlyCounts <= 2, "binning_shape: EarlyCounts in {0, 1, 2}");
+  static constexpr int early_counts = EarlyCounts;
   static constexpr int warps = block / 32;
   static constexpr std::uint32_t tile_items = static_cast<std::uint32_t>(block) * items;
 };
@@ -549,8 +552,9 @@ inline constexpr bool uses_match_words = M == peer_match::atomic_or || M == peer
 template <unsigned DigitBits, class Key, class Value, class Policy>
 constexpr std::size_t binning_shared_bytes() {
   // Counters [warps][radix], then (peer_match::atomic_or) two match arrays [warps][radix].
+  // With two histogram copies (early counts), one more [warps][radix] array at the end.
   constexpr std::size_t counters = (std::size_t{Policy::warps} << DigitBits << 2) *
-                                   (uses_match_words<Policy::match> ? 3 : 1);
+                                   ((uses_match_words<Policy::match> ? 3 : 1) + (Policy::early_counts == 2 ? 1 : 0));
   constexpr std::size_t tile = std::size_t{Policy::tile_items} * (sizeof(Key) + value_bytes<Value>);
   return counters > tile ? counters : tile;
 }
@@ -601,7 +605,8 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   const unsigned lanes_below = (1u << lane) - 1u;
 
   // 1. Zero this block's per-warp digit counters (and match words); take the next tile id.
-  constexpr unsigned counter_words = warps * radix * (uses_match_words<Policy::match> ? 3u : 1u);
+  constexpr unsigned counter_words =
+      warps * radix * ((uses_match_words<Policy::match> ? 3u : 1u) + (Policy::early_counts == 2 ? 1u : 0u));
   for (unsigned j = t; j < counter_words; j += block) s_counters[j] = 0;
   if (t == 0) {
     s_tile = state.acquire_tile();
@@ -639,7 +644,9 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   // (Policy::early_counts) the warp's counters first hold its digit histogram, then
   // (after step 5) the warp's first slot of each digit in the digit-ordered tile, and
   // the same multisplit (step 6e) yields slots directly.
-  constexpr bool early = Policy::early_counts;
+  constexpr bool early = Policy::early_counts != 0;
+  // The second histogram copy (early_counts == 2): after the match words.
+  std::uint32_t* s_copy = s_counters + warps * radix * (uses_match_words<Policy::match> ? 3u : 1u);
   slot_pack<items> ranks;
   std::uint32_t* warp_counters = s_counters + warp * radix;
   std::uint32_t* warp_match = s_counters + warps * radix + warp * 2 * radix;  // [2][radix] (atomic_or)
@@ -706,9 +713,10 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   if (!warp_uniform) {
     if constexpr (early) {
       // 3e. The warp's digit histogram (the result is unused: a shared reduction).
+      std::uint32_t* histogram = (Policy::early_counts == 2 && (lane & 1u)) ? s_copy + warp * radix : warp_counters;
 #pragma unroll
       for (int k = 0; k < items; ++k)
-        atomicAdd(&warp_counters[static_cast<unsigned>(digit_word<Order, Key>(words[k]) >> shift) & pass_mask], 1u);
+        atomicAdd(&histogram[static_cast<unsigned>(digit_word<Order, Key>(words[k]) >> shift) & pass_mask], 1u);
     } else {
       // 3b. The multisplit (peer_match::dynamic: atomicOr, or __match_any_sync on
       // crowded places; the branch is block-uniform).
@@ -725,7 +733,8 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   if (t < radix) {
 #pragma unroll
     for (int w = 0; w < warps; ++w) {
-      const std::uint32_t c = s_counters[w * radix + t];
+      std::uint32_t c = s_counters[w * radix + t];
+      if constexpr (Policy::early_counts == 2) c += s_copy[w * radix + t];
       if constexpr (early) {
         per_warp[w] = c;
       } else {
