@@ -10,7 +10,8 @@
 // 5: one pass per ranking method (ballots, match_any, atomic_or, dynamic) per band q;
 // 6: small sizes (2^20..2^25, one launch per pass): dynamic vs atomic_or alone vs CUB;
 // 7: early counts (binning_shape's EarlyCounts) per band, u32 keys; 8: the same for
-// u32 pairs and u64 keys; 9: early counts with two histogram copies, more shapes.
+// u32 pairs and u64 keys; 9: early counts with two histogram copies, more shapes;
+// 10: one launch of each kernel to compare under Nsight Compute (no timing).
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -107,6 +108,9 @@ double median_ms(const std::function<void()>& f, int reps = 7) {
 }
 
 constexpr std::size_t n = std::size_t{1} << 28;
+/// Whether data's constructor sorts with CUB (the reference and its time); GROUP 10 wants
+/// only the launches it names.
+constexpr bool time_cub = GROUP != 10;
 
 template <class Key, class Value>
 struct data {
@@ -140,6 +144,7 @@ struct data {
         CK(cub::DeviceRadixSort::SortPairs(tp, bytes, kin, kref, vin, vref, n));
       }
     };
+    if (!time_cub) return;
     run(nullptr);
     CK(cudaMalloc(&temp, bytes));
     cub_ms = median_ms([&] { run(temp); });
@@ -480,6 +485,49 @@ int main() {
     pass_times<E2<256, 24, 3, atomic_or>>(d, "early2 256x24/3 atomic_or gated", false);
     pass_times<E<384, 16, 2, atomic_or>>(d, "early 384x16/2 atomic_or gated", false);
     pass_times<E<256, 20, 3, atomic_or>>(d, "early 256x20/3 atomic_or gated", false);
+  }
+#elif GROUP == 10
+  // For Nsight Compute (one launch of each kernel to compare): u32 keys at q = 3, one
+  // pass of the early-counts atomic_or shape (its gated launch and the empty match_any
+  // partner), one of the early-counts ballots shape, then CUB's sort; u32 pairs at q = 1,
+  // one early-counts ballots pass, then CUB's sort.
+  {
+    data<std::uint32_t, nv> d(3);
+    os::detail::plan<8, std::uint32_t, nv, E<256, 32, 3, atomic_or>> a(n, 0, 32, false);
+    os::detail::plan<8, std::uint32_t, nv, E<384, 20, 3, ballots>> b(n, 0, 32, false);
+    void *ta, *tb, *tc;
+    CK(cudaMalloc(&ta, a.temp_bytes()));
+    CK(cudaMalloc(&tb, b.temp_bytes()));
+    a.bind(ta);
+    b.bind(tb);
+    a.histogram(d.kin, 0);
+    a.exclusive_sum(0);
+    b.histogram(d.kin, 0);
+    b.exclusive_sum(0);
+    a.binning_pass(0, d.kin, d.kout, nullptr, nullptr, 0);
+    b.binning_pass(0, d.kin, d.kout, nullptr, nullptr, 0);
+    std::size_t bytes = 0;
+    CK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, d.kin, d.kref, n));
+    CK(cudaMalloc(&tc, bytes));
+    CK(cub::DeviceRadixSort::SortKeys(tc, bytes, d.kin, d.kref, n));
+    CK(cudaDeviceSynchronize());
+    cudaFree(ta); cudaFree(tb); cudaFree(tc);
+  }
+  {
+    data<std::uint32_t, std::uint32_t> d(1);
+    os::detail::plan<8, std::uint32_t, std::uint32_t, E<384, 24, 2, ballots>> a(n, 0, 32, false);
+    void *ta, *tc;
+    CK(cudaMalloc(&ta, a.temp_bytes()));
+    a.bind(ta);
+    a.histogram(d.kin, 0);
+    a.exclusive_sum(0);
+    a.binning_pass(0, d.kin, d.kout, d.vin, d.vout, 0);
+    std::size_t bytes = 0;
+    CK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, d.kin, d.kref, d.vin, d.vref, n));
+    CK(cudaMalloc(&tc, bytes));
+    CK(cub::DeviceRadixSort::SortPairs(tc, bytes, d.kin, d.kref, d.vin, d.vref, n));
+    CK(cudaDeviceSynchronize());
+    cudaFree(ta); cudaFree(tc);
   }
 #endif
   return 0;
