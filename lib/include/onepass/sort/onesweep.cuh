@@ -206,20 +206,27 @@ struct binning_shape {
 /// 2^28 random keys, d = 8): uint32 keys 256 x 32 with atomic_or matching (one pass
 /// 1270 us; 256 x 32 with ballots 1440, 512 x 15 with ballots 1690); uint64 keys
 /// 384 x 20 atomic_or; uint32 pairs 384 x 24 with ballots (atomic_or was slower there).
+/// Early counts (GROUPs 7-9, results/recorded/nvidia-h100/bench_onesweep_early_counts_*)
+/// then took one pass of uint32 keys from 1313 to 1185-1199 us (whole sort / CUB with
+/// 64-bit NumItemsT: q = 1 0.972 -> 1.068, q = 2 0.833 -> 0.917, q = 3 0.802 -> 0.908,
+/// q = 4 0.945 -> 1.10, q = 8 1.19 -> 1.24) and uint64 keys from 1937 to 1858-1887 us
+/// (1.029 -> 1.06); pairs: 384 x 24 ballots within noise at q = 1 (0.92-0.98 over two
+/// runs), 1.02 -> 1.06 at q = 3. A second histogram copy per warp did not help
+/// (GROUP 9), nor did 384 x 19 / 20 tiles at 56 registers.
 /// (At least 2^DigitBits threads: thread d handles digit d.)
 template <int KeyBytes, int ValueBytes = 0, unsigned DigitBits = 8>
 struct binning_policy : binning_shape<512, KeyBytes == 4 ? 15 : 12, 2> {};
 template <unsigned DigitBits>  // keys only, 4 bytes
 struct binning_policy<4, 0, DigitBits>
     : std::conditional_t<(DigitBits > 8), binning_shape<512, 15, 2>,
-                         binning_shape<256, 32, 3, peer_match::atomic_or>> {};
+                         binning_shape<256, 32, 3, peer_match::atomic_or, 4, 1>> {};
 template <unsigned DigitBits>  // 4-byte keys and values
 struct binning_policy<4, 4, DigitBits>
-    : std::conditional_t<(DigitBits > 8), binning_shape<512, 15, 2>, binning_shape<384, 24, 2>> {};
+    : std::conditional_t<(DigitBits > 8), binning_shape<512, 15, 2>, binning_shape<384, 24, 2, peer_match::ballots, 4, 1>> {};
 template <unsigned DigitBits>  // keys only, 8 bytes
 struct binning_policy<8, 0, DigitBits>
     : std::conditional_t<(DigitBits > 8), binning_shape<512, 12, 2>,
-                         binning_shape<384, 20, 2, peer_match::atomic_or>> {};
+                         binning_shape<384, 20, 2, peer_match::atomic_or, 4, 1>> {};
 
 /// Smallest portion (keys) whose binning pass launches the gated atomicOr / match_any
 /// (/ ballots) kernels (see plan::launch_pass); smaller portions take one launch.
