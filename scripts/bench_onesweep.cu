@@ -11,7 +11,8 @@
 // 6: small sizes (2^20..2^25, one launch per pass): dynamic vs atomic_or alone vs CUB;
 // 7: early counts (binning_shape's EarlyCounts) per band, u32 keys; 8: the same for
 // u32 pairs and u64 keys; 9: early counts with two histogram copies, more shapes;
-// 10: one launch of each kernel to compare under Nsight Compute (no timing).
+// 10: one launch of each kernel to compare under Nsight Compute (no timing); 11: ballots
+// with one predicate per bit against atomic_or; 12: tile shapes of the ballots kernel.
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -528,6 +529,66 @@ int main() {
     CK(cub::DeviceRadixSort::SortPairs(tc, bytes, d.kin, d.kref, d.vin, d.vref, n));
     CK(cudaDeviceSynchronize());
     cudaFree(ta); cudaFree(tc);
+  }
+#elif GROUP == 11
+  // Ballots with one predicate per bit (detail::agreeing_lanes) against atomic_or,
+  // early counts throughout: u32 keys per band, u32 pairs and u64 keys at q = 1 and 3.
+  for (int q : {1, 2, 3, 4, 8}) {
+    data<std::uint32_t, nv> d(q);
+    std::printf("q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
+    pass_times<E<256, 32, 3, atomic_or>>(d, "early 256x32 atomic_or gated", false);
+    pass_times<E<256, 32, 3, ballots>>(d, "early 256x32 ballots", false);
+    pass_times<E<384, 20, 3, ballots>>(d, "early 384x20/3 ballots", false);
+    pass_times<E<384, 19, 3, ballots>>(d, "early 384x19/3 ballots", false);
+    pass_times<E<512, 15, 2, ballots>>(d, "early 512x15/2 ballots", false);
+    pass_times<E<384, 20, 3, atomic_or>>(d, "early 384x20/3 atomic_or gated", false);
+  }
+  for (int q : {1, 3}) {
+    {
+      data<std::uint32_t, std::uint32_t> d(q);
+      std::printf("pairs q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
+      pass_times<E<384, 24, 2, ballots>>(d, "early 384x24/2 ballots", false);
+      pass_times<E<384, 17, 3, ballots>>(d, "early 384x17/3 ballots", false);
+      pass_times<E<384, 28, 2, ballots>>(d, "early 384x28/2 ballots", false);
+      pass_times<E<256, 28, 3, ballots>>(d, "early 256x28/3 ballots", false);
+    }
+    {
+      data<std::uint64_t, nv> d(q);
+      std::printf("u64 q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
+      pass_times<E<384, 20, 2, atomic_or>>(d, "early 384x20/2 atomic_or gated", false);
+      pass_times<E<384, 20, 2, ballots>>(d, "early 384x20/2 ballots", false);
+      pass_times<E<256, 24, 3, ballots>>(d, "early 256x24/3 ballots", false);
+      pass_times<E<256, 24, 3, atomic_or>>(d, "early 256x24/3 atomic_or gated", false);
+    }
+  }
+#elif GROUP == 12
+  // Tile shapes for the early-counts ballots kernel: u32 pairs (q = 1, 3), then u32 and
+  // u64 keys at q = 1; the first row of each is the default.
+  for (int q : {1, 3}) {
+    data<std::uint32_t, std::uint32_t> d(q);
+    std::printf("pairs q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
+    pass_times<os::detail::binning_policy<4, 4, 8>>(d, "default pairs (384x28/2)", false);
+    pass_times<E<384, 32, 2, ballots>>(d, "early 384x32/2 ballots", false);
+    pass_times<E<256, 40, 2, ballots>>(d, "early 256x40/2 ballots", false);
+    pass_times<E<256, 48, 2, ballots>>(d, "early 256x48/2 ballots", false);
+    pass_times<E<512, 20, 2, ballots>>(d, "early 512x20/2 ballots", false);
+    pass_times<E<384, 26, 2, ballots>>(d, "early 384x26/2 ballots", false);
+  }
+  {
+    data<std::uint32_t, nv> d(1);
+    std::printf("keys q= 1 CUB %.3f ms = %.2f GKey/s\n", d.cub_ms, n / d.cub_ms / 1e6);
+    pass_times<os::detail::binning_policy<4, 0, 8>>(d, "default keys (256x32/3)", false);
+    pass_times<E<256, 36, 3, ballots>>(d, "early 256x36/3 ballots", false);
+    pass_times<E<256, 40, 2, ballots>>(d, "early 256x40/2 ballots", false);
+    pass_times<E<384, 24, 2, ballots>>(d, "early 384x24/2 ballots", false);
+  }
+  {
+    data<std::uint64_t, nv> d(1);
+    std::printf("u64 q= 1 CUB %.3f ms = %.2f GKey/s\n", d.cub_ms, n / d.cub_ms / 1e6);
+    pass_times<os::detail::binning_policy<8, 0, 8>>(d, "default u64 (384x20/2)", false);
+    pass_times<E<384, 24, 2, ballots>>(d, "early 384x24/2 ballots", false);
+    pass_times<E<256, 32, 2, ballots>>(d, "early 256x32/2 ballots", false);
+    pass_times<E<384, 16, 2, ballots>>(d, "early 384x16/2 ballots", false);
   }
 #endif
   return 0;

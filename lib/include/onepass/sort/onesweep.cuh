@@ -219,14 +219,14 @@ struct binning_policy : binning_shape<512, KeyBytes == 4 ? 15 : 12, 2> {};
 template <unsigned DigitBits>  // keys only, 4 bytes
 struct binning_policy<4, 0, DigitBits>
     : std::conditional_t<(DigitBits > 8), binning_shape<512, 15, 2>,
-                         binning_shape<256, 32, 3, peer_match::atomic_or, 4, 1>> {};
+                         binning_shape<256, 32, 3, peer_match::ballots, 4, 1>> {};
 template <unsigned DigitBits>  // 4-byte keys and values
 struct binning_policy<4, 4, DigitBits>
-    : std::conditional_t<(DigitBits > 8), binning_shape<512, 15, 2>, binning_shape<384, 24, 2, peer_match::ballots, 4, 1>> {};
+    : std::conditional_t<(DigitBits > 8), binning_shape<512, 15, 2>, binning_shape<384, 28, 2, peer_match::ballots, 4, 1>> {};
 template <unsigned DigitBits>  // keys only, 8 bytes
 struct binning_policy<8, 0, DigitBits>
     : std::conditional_t<(DigitBits > 8), binning_shape<512, 12, 2>,
-                         binning_shape<384, 20, 2, peer_match::atomic_or, 4, 1>> {};
+                         binning_shape<384, 20, 2, peer_match::ballots, 4, 1>> {};
 
 /// Smallest portion (keys) whose binning pass launches the gated atomicOr / match_any
 /// (/ ballots) kernels (see plan::launch_pass); smaller portions take one launch.
@@ -294,6 +294,22 @@ __device__ __forceinline__ T block_exclusive_sum(T value, T* s_warp) {
   }
   __syncthreads();
   return s_warp[warp] + inclusive - value;
+}
+
+/// Lanes of the (full) warp whose `value` is zero exactly when this lane's is: the
+/// ballot of value != 0, complemented in the lanes where it is false. One predicate
+/// feeds both the vote and the complement (written in PTX: the C++ form, a select
+/// between the ballot and its complement, compiled to about twice the instructions per
+/// bit on sm_90, and the binning kernel's ballot ranking is instruction-bound).
+__device__ __forceinline__ unsigned agreeing_lanes(unsigned value) {
+  unsigned lanes;
+  asm("{\n\t.reg .pred nonzero;\n\t"
+      "setp.ne.u32 nonzero, %1, 0;\n\t"
+      "vote.sync.ballot.b32 %0, nonzero, 0xffffffff;\n\t"
+      "@!nonzero not.b32 %0, %0;\n\t}"
+      : "=r"(lanes)
+      : "r"(value));
+  return lanes;
 }
 
 /// Items 16-bit numbers, two to a 32-bit register (indices must be compile-time
@@ -686,11 +702,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
       } else {
         peers = 0xFFFFFFFFu;
 #pragma unroll
-        for (unsigned b = 0; b < DigitBits; ++b) {
-          const bool bit = (d >> b) & 1u;
-          const unsigned vote = __ballot_sync(0xFFFFFFFFu, bit);
-          peers &= bit ? vote : ~vote;
-        }
+        for (unsigned b = 0; b < DigitBits; ++b) peers &= agreeing_lanes(d & (1u << b));
       }
       const unsigned below = __popc(peers & lanes_below);
       unsigned before = 0;
