@@ -212,21 +212,26 @@ struct binning_shape {
 /// q = 4 0.945 -> 1.10, q = 8 1.19 -> 1.24) and uint64 keys from 1937 to 1858-1887 us
 /// (1.029 -> 1.06); pairs: 384 x 24 ballots within noise at q = 1 (0.92-0.98 over two
 /// runs), 1.02 -> 1.06 at q = 3. A second histogram copy per warp did not help
-/// (GROUP 9), nor did 384 x 19 / 20 tiles at 56 registers.
+/// (GROUP 9), nor did 384 x 19 / 20 tiles at 56 registers. Ballots through one predicate
+/// per bit (agreeing_lanes, GROUP 11) then beat atomic_or on every band up to q = 4
+/// (u32 keys, 256 x 32, whole sort / CUB: q = 1 1.122, 2 1.135, 3 1.141, 4 1.136, 8 1.121
+/// against 1.241 for the atomic_or / match_any pair at q = 8), so ballots alone rank every
+/// place, with no gated partner launch; GROUP 12 chose the tiles (q = 1: u32 keys 256 x 36
+/// 1.150; pairs 256 x 48 1.023, 1.063 at q = 3; u64 keys 384 x 24 1.104).
 /// (At least 2^DigitBits threads: thread d handles digit d.)
 template <int KeyBytes, int ValueBytes = 0, unsigned DigitBits = 8>
 struct binning_policy : binning_shape<512, KeyBytes == 4 ? 15 : 12, 2> {};
 template <unsigned DigitBits>  // keys only, 4 bytes
 struct binning_policy<4, 0, DigitBits>
     : std::conditional_t<(DigitBits > 8), binning_shape<512, 15, 2>,
-                         binning_shape<256, 32, 3, peer_match::ballots, 4, 1>> {};
+                         binning_shape<256, 36, 3, peer_match::ballots, 4, 1>> {};
 template <unsigned DigitBits>  // 4-byte keys and values
 struct binning_policy<4, 4, DigitBits>
-    : std::conditional_t<(DigitBits > 8), binning_shape<512, 15, 2>, binning_shape<384, 28, 2, peer_match::ballots, 4, 1>> {};
+    : std::conditional_t<(DigitBits > 8), binning_shape<512, 15, 2>, binning_shape<256, 48, 2, peer_match::ballots, 4, 1>> {};
 template <unsigned DigitBits>  // keys only, 8 bytes
 struct binning_policy<8, 0, DigitBits>
     : std::conditional_t<(DigitBits > 8), binning_shape<512, 12, 2>,
-                         binning_shape<384, 20, 2, peer_match::ballots, 4, 1>> {};
+                         binning_shape<384, 24, 2, peer_match::ballots, 4, 1>> {};
 
 /// Smallest portion (keys) whose binning pass launches the gated atomicOr / match_any
 /// (/ ballots) kernels (see plan::launch_pass); smaller portions take one launch.
