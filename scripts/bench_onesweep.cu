@@ -12,7 +12,8 @@
 // 7: early counts (binning_shape's EarlyCounts) per band, u32 keys; 8: the same for
 // u32 pairs and u64 keys; 9: early counts with two histogram copies, more shapes;
 // 10: one launch of each kernel to compare under Nsight Compute (no timing); 11: ballots
-// with one predicate per bit against atomic_or; 12: tile shapes of the ballots kernel.
+// with one predicate per bit against atomic_or; 12: tile shapes of the ballots kernel;
+// 13: u32 pairs with the values prefetched into L2.
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -589,6 +590,32 @@ int main() {
     pass_times<E<384, 24, 2, ballots>>(d, "early 384x24/2 ballots", false);
     pass_times<E<256, 32, 2, ballots>>(d, "early 256x32/2 ballots", false);
     pass_times<E<384, 16, 2, ballots>>(d, "early 384x16/2 ballots", false);
+  }
+#elif GROUP == 13
+  // u32 pairs: prefetching the tile's values into L2 (binning_shape's PrefetchValues),
+  // against CUB with a 32-bit count (its faster configuration for pairs) and 64-bit.
+  for (int q : {1, 3}) {
+    data<std::uint32_t, std::uint32_t> d(q);
+    std::size_t bytes = 0;
+    CK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, d.kin, d.kref, d.vin, d.vref, static_cast<int>(n)));
+    void* t32;
+    CK(cudaMalloc(&t32, bytes));
+    const double cub32 = median_ms([&] {
+      CK(cub::DeviceRadixSort::SortPairs(t32, bytes, d.kin, d.kref, d.vin, d.vref, static_cast<int>(n)));
+    });
+    CK(cudaFree(t32));
+    std::printf("pairs q=%2d CUB n64 %.3f ms, CUB n32 %.3f ms = %.2f GKey/s (ratios below: vs n64)\n", q, d.cub_ms,
+                cub32, n / cub32 / 1e6);
+    using P1 = os::detail::binning_shape<256, 48, 2, ballots, 4, 1, true>;
+    using P2 = os::detail::binning_shape<384, 32, 2, ballots, 4, 1, true>;
+    using P3 = os::detail::binning_shape<384, 28, 2, ballots, 4, 1, true>;
+    using P4 = os::detail::binning_shape<384, 24, 2, ballots, 4, 1, true>;
+    pass_times<E<256, 48, 2, ballots>>(d, "early 256x48/2 ballots", false);
+    pass_times<P1>(d, "early 256x48/2 ballots prefetch", false);
+    pass_times<E<384, 32, 2, ballots>>(d, "early 384x32/2 ballots", false);
+    pass_times<P2>(d, "early 384x32/2 ballots prefetch", false);
+    pass_times<P3>(d, "early 384x28/2 ballots prefetch", false);
+    pass_times<P4>(d, "early 384x24/2 ballots prefetch", false);
   }
 #endif
   return 0;

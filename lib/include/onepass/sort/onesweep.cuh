@@ -187,9 +187,13 @@ inline constexpr float default_mixed_below = 0.0f;
 /// are published to the look-back before it, and the ranking starts from each warp's
 /// offset inside the tile, giving every key its slot in the digit-ordered tile at once
 /// (no second pass over the keys to add the offsets).
+/// PrefetchValues (pairs): right after loading its keys, the block asks L2 for the lines
+/// of its tile's values (one prefetch per 128-byte line), which it reads only after the
+/// ranking.
 template <int Block, int Items, int MinBlocks, peer_match Match = peer_match::ballots, int Window = 4,
-          int EarlyCounts = 0>
+          int EarlyCounts = 0, bool PrefetchValues = false>
 struct binning_shape {
+  static constexpr bool prefetch_values = PrefetchValues;
   static constexpr int block = Block;
   static constexpr int items = Items;
   static constexpr int min_blocks = MinBlocks;
@@ -662,6 +666,16 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
                    : static_cast<bits_type>(~bits_type{0});
   }
 
+  // 2b. Ask L2 for this warp's lines of values (key k of the warp's 32 lanes: one line of
+  // 32 values of 4 bytes; lane l asks for lines l, l + 32, ... below items).
+  if constexpr (has_values && Policy::prefetch_values) {
+    const ValueWord* vbase = values_in + portion_begin + tile_begin + warp * (items * 32u);
+    for (unsigned k = lane; k < static_cast<unsigned>(items); k += 32u) {
+      const std::uint32_t line_first = tile_begin + warp * (items * 32u) + k * 32u;
+      if (line_first < portion_items) asm volatile("prefetch.global.L2 [%0];" ::"l"(vbase + k * 32u));
+    }
+  }
+
   // 3. Warp-level multisplit: rank k = number of keys of this warp before key k
   // (in input order) with the same digit. The lanes holding the same digit (peers)
   // come from DigitBits ballots, __match_any_sync, or an atomicOr of each lane's bit
@@ -1022,13 +1036,13 @@ class plan {
     constexpr bool gated = Policy::match == peer_match::atomic_or;
     using crowded_shape =
         binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::match_any, Policy::window,
-                      Policy::early_counts>;
+                      Policy::early_counts, Policy::prefetch_values>;
     using mixed_shape =
         binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::ballots, Policy::window,
-                      Policy::early_counts>;
+                      Policy::early_counts, Policy::prefetch_values>;
     using dynamic_shape =
         binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::dynamic, Policy::window,
-                      Policy::early_counts>;
+                      Policy::early_counts, Policy::prefetch_values>;
     constexpr auto kernel = binning_kernel<DigitBits, Key, word, Descending, Order, Policy, 0u>;
     constexpr auto kernel_gated = binning_kernel<DigitBits, Key, word, Descending, Order, Policy, 1u>;
     constexpr auto kernel_crowded = binning_kernel<DigitBits, Key, word, Descending, Order, crowded_shape, 2u>;
