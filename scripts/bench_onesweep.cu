@@ -13,7 +13,8 @@
 // u32 pairs and u64 keys; 9: early counts with two histogram copies, more shapes;
 // 10: one launch of each kernel to compare under Nsight Compute (no timing); 11: ballots
 // with one predicate per bit against atomic_or; 12: tile shapes of the ballots kernel;
-// 13: u32 pairs with the values prefetched into L2.
+// 13: u32 pairs with the values prefetched into L2; 14: u32 pairs at 2^24 and 2^28, tile
+// shapes and look-back windows, against CUB with a 32-bit count.
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -616,6 +617,52 @@ int main() {
     pass_times<P2>(d, "early 384x32/2 ballots prefetch", false);
     pass_times<P3>(d, "early 384x28/2 ballots prefetch", false);
     pass_times<P4>(d, "early 384x24/2 ballots prefetch", false);
+  }
+#elif GROUP == 14
+  // u32 pairs, q = 1, whole sorts of the first m keys (m = 2^24, 2^28) through tile shapes
+  // and look-back windows of the early-counts ballots kernel, against CUB's faster
+  // configuration for pairs (32-bit count) in the same process.
+  {
+    data<std::uint32_t, std::uint32_t> d(1);
+    for (std::size_t m : {std::size_t{1} << 24, std::size_t{1} << 28}) {
+      std::size_t bytes = 0;
+      CK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, d.kin, d.kref, d.vin, d.vref, static_cast<int>(m)));
+      void* t32;
+      CK(cudaMalloc(&t32, bytes));
+      const double cub32 = median_ms([&] {
+        CK(cub::DeviceRadixSort::SortPairs(t32, bytes, d.kin, d.kref, d.vin, d.vref, static_cast<int>(m)));
+      }, 11);
+      CK(cudaFree(t32));
+      std::printf("pairs m=2^%d CUB n32 %.1f us\n", m == (std::size_t{1} << 24) ? 24 : 28, cub32 * 1e3);
+      auto shape = [&](auto policy, const char* label) {
+        using P = decltype(policy);
+        os::detail::plan<8, std::uint32_t, std::uint32_t, P> p(m, 0, 32, false);
+        void* temp;
+        CK(cudaMalloc(&temp, p.temp_bytes()));
+        p.bind(temp);
+        auto sort = [&] {
+          p.histogram(d.kin, 0);
+          p.exclusive_sum(0);
+          p.binning_pass(0, d.kin, d.ktmp, d.vin, d.vtmp, 0);
+          p.binning_pass(1, d.ktmp, d.kout, d.vtmp, d.vout, 0);
+          p.binning_pass(2, d.kout, d.ktmp, d.vout, d.vtmp, 0);
+          p.binning_pass(3, d.ktmp, d.kout, d.vtmp, d.vout, 0);
+        };
+        const double ms = median_ms(sort, 11);
+        const unsigned long long wrong = diff(d.kout, d.kref, m) + diff(d.vout, d.vref, m);
+        std::printf("  %-34s %.1f us (%.3f x CUB n32)%s\n", label, ms * 1e3, cub32 / ms, wrong ? " WRONG" : "");
+        CK(cudaFree(temp));
+      };
+      shape(os::detail::binning_shape<256, 48, 2, ballots, 4, 1>{}, "256x48/2 window 4 (default)");
+      shape(os::detail::binning_shape<256, 48, 2, ballots, 8, 1>{}, "256x48/2 window 8");
+      shape(os::detail::binning_shape<256, 48, 2, ballots, 2, 1>{}, "256x48/2 window 2");
+      shape(os::detail::binning_shape<256, 52, 2, ballots, 4, 1>{}, "256x52/2");
+      shape(os::detail::binning_shape<288, 44, 2, ballots, 4, 1>{}, "288x44/2");
+      shape(os::detail::binning_shape<320, 40, 2, ballots, 4, 1>{}, "320x40/2");
+      shape(os::detail::binning_shape<384, 32, 2, ballots, 4, 1>{}, "384x32/2");
+      shape(os::detail::binning_shape<384, 32, 2, ballots, 8, 1>{}, "384x32/2 window 8");
+      shape(os::detail::binning_shape<256, 44, 2, ballots, 4, 1>{}, "256x44/2");
+    }
   }
 #endif
   return 0;
