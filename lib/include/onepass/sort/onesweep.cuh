@@ -24,17 +24,21 @@
 //      global start of every digit (64-bit);
 //   3. per place, one chained-scan digit-binning kernel (§3.2): each block takes the
 //      next tile id from an atomic counter (digit_lookback::acquire_tile), loads its
-//      tile of keys into registers, ranks them with a warp-level multisplit (the lanes
-//      with the same digit come from d ballots per key or from an atomicOr of each
-//      lane's bit into a per-warp shared word of the digit, detail::peer_match; the
-//      lowest such lane adds their count to the warp's shared digit counter), scans
-//      the per-warp counts into tile-local digit offsets, publishes the tile's per-digit counts through the
-//      decoupled look-back (detail::digit_lookback, one channel per digit, status and
-//      value in one 32-bit word) right away, reorganises the keys (and values) in
-//      shared memory into digit order, looks back (thread k of the block for digit k,
-//      reading a few predecessors at a time and spinning on a not-ready one),
-//      publishes its inclusive prefixes, and writes the tile's runs of equal digits to
-//      their global places, so that writes coalesce.
+//      tile of keys into registers, counts the digits of each warp (early counts: one
+//      shared atomicAdd per key into the warp's histogram), publishes the tile's
+//      per-digit counts through the decoupled look-back (detail::digit_lookback, one
+//      channel per digit, status and value in one 32-bit word) right away, turns the
+//      warps' counts into each warp's first slot of each digit in the digit-ordered
+//      tile, ranks the keys with a warp-level multisplit (the lanes with the same digit
+//      come from d ballots per key, one predicate per bit, detail::agreeing_lanes; the
+//      lowest such lane adds their count to the warp's slot counter of the digit), so
+//      every key gets its slot at once, reorganises the keys (and values) in shared
+//      memory into digit order, looks back (thread k of the block for digit k, reading
+//      a few predecessors at a time and spinning on a not-ready one), publishes its
+//      inclusive prefixes, and writes the tile's runs of equal digits to their global
+//      places, so that writes coalesce. binning_shape also builds the kernel without
+//      early counts (ranks first, counts from the ranking) and with the atomicOr or
+//      __match_any_sync rankings below; the benchmarks compare them.
 // Low-entropy keys (§3, the short-circuit; §5, Fig. 9b):
 //   - homogeneous tiles: the tile-wide count of some digit equals the tile's key count
 //     exactly when every key of the tile has that digit, and thread d sees its count in
@@ -48,7 +52,9 @@
 //     one digit (one __all_sync, no block barrier); such a warp skips the multisplit
 //     (rank = position in the warp), whose atomicOr of 32 lanes into one shared word
 //     would serialise. Elsewhere the test is skipped, so uniform keys pay nothing for it.
-//   - crowded places: the exclusive-sum kernel also computes, per place, the expected
+//   - crowded places (tile shapes with atomicOr ranking only; the default shapes rank
+//     by ballots, whose cost does not depend on the digits, and launch one kernel per
+//     pass): the exclusive-sum kernel also computes, per place, the expected
 //     number of distinct digits among 32 keys drawn from its histogram and flags the
 //     place crowded below 16 (crowded_place). There the atomicOr of many lanes into one
 //     shared word serialises, while __match_any_sync gets faster the fewer distinct
@@ -189,7 +195,8 @@ inline constexpr float default_mixed_below = 0.0f;
 /// (no second pass over the keys to add the offsets).
 /// PrefetchValues (pairs): right after loading its keys, the block asks L2 for the lines
 /// of its tile's values (one prefetch per 128-byte line), which it reads only after the
-/// ranking.
+/// ranking. Off in every default: on an H100 (bench_onesweep.cu GROUP 13, 2^28 u32 pairs,
+/// q = 1) it made one pass slower (256 x 48: 2107 -> 2223 us; 384 x 32: 2148 -> 2318 us).
 template <int Block, int Items, int MinBlocks, peer_match Match = peer_match::ballots, int Window = 4,
           int EarlyCounts = 0, bool PrefetchValues = false>
 struct binning_shape {
