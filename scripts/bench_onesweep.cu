@@ -14,7 +14,8 @@
 // 10: one launch of each kernel to compare under Nsight Compute (no timing); 11: ballots
 // with one predicate per bit against atomic_or; 12: tile shapes of the ballots kernel;
 // 13: u32 pairs with the values prefetched into L2; 14: u32 pairs at 2^24 and 2^28, tile
-// shapes and look-back windows, against CUB with a 32-bit count.
+// shapes and look-back windows, against CUB with a 32-bit count; 15: u32 pairs with the
+// values loaded into registers with the keys.
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -607,10 +608,10 @@ int main() {
     CK(cudaFree(t32));
     std::printf("pairs q=%2d CUB n64 %.3f ms, CUB n32 %.3f ms = %.2f GKey/s (ratios below: vs n64)\n", q, d.cub_ms,
                 cub32, n / cub32 / 1e6);
-    using P1 = os::detail::binning_shape<256, 48, 2, ballots, 4, 1, true>;
-    using P2 = os::detail::binning_shape<384, 32, 2, ballots, 4, 1, true>;
-    using P3 = os::detail::binning_shape<384, 28, 2, ballots, 4, 1, true>;
-    using P4 = os::detail::binning_shape<384, 24, 2, ballots, 4, 1, true>;
+    using P1 = os::detail::binning_shape<256, 48, 2, ballots, 4, 1, 1>;
+    using P2 = os::detail::binning_shape<384, 32, 2, ballots, 4, 1, 1>;
+    using P3 = os::detail::binning_shape<384, 28, 2, ballots, 4, 1, 1>;
+    using P4 = os::detail::binning_shape<384, 24, 2, ballots, 4, 1, 1>;
     pass_times<E<256, 48, 2, ballots>>(d, "early 256x48/2 ballots", false);
     pass_times<P1>(d, "early 256x48/2 ballots prefetch", false);
     pass_times<E<384, 32, 2, ballots>>(d, "early 384x32/2 ballots", false);
@@ -662,6 +663,51 @@ int main() {
       shape(os::detail::binning_shape<384, 32, 2, ballots, 4, 1>{}, "384x32/2");
       shape(os::detail::binning_shape<384, 32, 2, ballots, 8, 1>{}, "384x32/2 window 8");
       shape(os::detail::binning_shape<256, 44, 2, ballots, 4, 1>{}, "256x44/2");
+    }
+  }
+#elif GROUP == 15
+  // u32 pairs, q = 1 and 3, whole sorts of m = 2^24 and 2^28 keys: the values loaded into
+  // registers with the keys (PrefetchValues 2) against the default, and CUB with a 32-bit
+  // count in the same process.
+  for (int q : {1, 3}) {
+    data<std::uint32_t, std::uint32_t> d(q);
+    for (std::size_t m : {std::size_t{1} << 24, std::size_t{1} << 28}) {
+      std::size_t bytes = 0;
+      CK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, d.kin, d.kref, d.vin, d.vref, static_cast<int>(m)));
+      void* t32;
+      CK(cudaMalloc(&t32, bytes));
+      const double cub32 = median_ms([&] {
+        CK(cub::DeviceRadixSort::SortPairs(t32, bytes, d.kin, d.kref, d.vin, d.vref, static_cast<int>(m)));
+      }, 11);
+      CK(cudaFree(t32));
+      std::printf("pairs q=%d m=2^%d CUB n32 %.1f us\n", q, m == (std::size_t{1} << 24) ? 24 : 28, cub32 * 1e3);
+      auto shape = [&](auto policy, const char* label) {
+        using P = decltype(policy);
+        os::detail::plan<8, std::uint32_t, std::uint32_t, P> p(m, 0, 32, false);
+        void* temp;
+        CK(cudaMalloc(&temp, p.temp_bytes()));
+        p.bind(temp);
+        auto sort = [&] {
+          p.histogram(d.kin, 0);
+          p.exclusive_sum(0);
+          p.binning_pass(0, d.kin, d.ktmp, d.vin, d.vtmp, 0);
+          p.binning_pass(1, d.ktmp, d.kout, d.vtmp, d.vout, 0);
+          p.binning_pass(2, d.kout, d.ktmp, d.vout, d.vtmp, 0);
+          p.binning_pass(3, d.ktmp, d.kout, d.vtmp, d.vout, 0);
+        };
+        const double ms = median_ms(sort, 11);
+        const unsigned long long wrong = diff(d.kout, d.kref, m) + diff(d.vout, d.vref, m);
+        std::printf("  %-34s %.1f us (%.3f x CUB n32)%s\n", label, ms * 1e3, cub32 / ms, wrong ? " WRONG" : "");
+        CK(cudaFree(temp));
+      };
+      shape(os::detail::binning_policy<4, 4, 8>{}, "default (256x48/2)");
+      shape(os::detail::binning_shape<384, 24, 2, ballots, 4, 1, 2>{}, "384x24/2 values in registers");
+      shape(os::detail::binning_shape<320, 28, 2, ballots, 4, 1, 2>{}, "320x28/2 values in registers");
+      shape(os::detail::binning_shape<256, 32, 2, ballots, 4, 1, 2>{}, "256x32/2 values in registers");
+      shape(os::detail::binning_shape<256, 40, 2, ballots, 4, 1, 2>{}, "256x40/2 values in registers");
+      shape(os::detail::binning_shape<384, 28, 2, ballots, 4, 1, 2>{}, "384x28/2 values in registers");
+      shape(os::detail::binning_shape<256, 48, 2, ballots, 4, 1, 2>{}, "256x48/2 values in registers");
+      shape(os::detail::binning_shape<256, 48, 2, ballots, 2, 1>{}, "256x48/2 window 2");
     }
   }
 #endif

@@ -193,14 +193,18 @@ inline constexpr float default_mixed_below = 0.0f;
 /// are published to the look-back before it, and the ranking starts from each warp's
 /// offset inside the tile, giving every key its slot in the digit-ordered tile at once
 /// (no second pass over the keys to add the offsets).
-/// PrefetchValues (pairs): right after loading its keys, the block asks L2 for the lines
-/// of its tile's values (one prefetch per 128-byte line), which it reads only after the
-/// ranking. Off in every default: on an H100 (bench_onesweep.cu GROUP 13, 2^28 u32 pairs,
-/// q = 1) it made one pass slower (256 x 48: 2107 -> 2223 us; 384 x 32: 2148 -> 2318 us).
+/// PrefetchValues (pairs): 0: the values are read after the ranking, straight into
+/// their shared-memory slots; 1: right after loading its keys, the block asks L2 for the
+/// lines of its tile's values (one prefetch per 128-byte line); 2: the values are loaded
+/// into registers with the keys (their latency hides behind the ranking; Items more
+/// registers). 1 is off in every default: on an H100 (bench_onesweep.cu GROUP 13, 2^28
+/// u32 pairs, q = 1) it made one pass slower (256 x 48: 2107 -> 2223 us; 384 x 32: 2148
+/// -> 2318 us).
 template <int Block, int Items, int MinBlocks, peer_match Match = peer_match::ballots, int Window = 4,
-          int EarlyCounts = 0, bool PrefetchValues = false>
+          int EarlyCounts = 0, int PrefetchValues = 0>
 struct binning_shape {
-  static constexpr bool prefetch_values = PrefetchValues;
+  static_assert(PrefetchValues >= 0 && PrefetchValues <= 2, "binning_shape: PrefetchValues in {0, 1, 2}");
+  static constexpr int prefetch_values = PrefetchValues;
   static constexpr int block = Block;
   static constexpr int items = Items;
   static constexpr int min_blocks = MinBlocks;
@@ -675,11 +679,21 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
 
   // 2b. Ask L2 for this warp's lines of values (key k of the warp's 32 lanes: one line of
   // 32 values of 4 bytes; lane l asks for lines l, l + 32, ... below items).
-  if constexpr (has_values && Policy::prefetch_values) {
+  if constexpr (has_values && Policy::prefetch_values == 1) {
     const ValueWord* vbase = values_in + portion_begin + tile_begin + warp * (items * 32u);
     for (unsigned k = lane; k < static_cast<unsigned>(items); k += 32u) {
       const std::uint32_t line_first = tile_begin + warp * (items * 32u) + k * 32u;
       if (line_first < portion_items) asm volatile("prefetch.global.L2 [%0];" ::"l"(vbase + k * 32u));
+    }
+  }
+
+  // 2c. Or load them into registers now (PrefetchValues 2).
+  [[maybe_unused]] ValueWord early_values[has_values && Policy::prefetch_values == 2 ? items : 1];
+  if constexpr (has_values && Policy::prefetch_values == 2) {
+    const ValueWord* vsrc = values_in + portion_begin + first;
+#pragma unroll
+    for (int k = 0; k < items; ++k) {
+      if (full_tile || first + static_cast<std::uint32_t>(k) * 32u < portion_items) early_values[k] = vsrc[k * 32];
     }
   }
 
@@ -837,7 +851,13 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
       const ValueWord* vsrc = values_in + portion_begin + first;
 #pragma unroll
       for (int k = 0; k < items; ++k) {
-        if (full_tile || first + static_cast<std::uint32_t>(k) * 32u < portion_items) s_values[ranks.get(k)] = vsrc[k * 32];
+        if (full_tile || first + static_cast<std::uint32_t>(k) * 32u < portion_items) {
+          if constexpr (Policy::prefetch_values == 2) {
+            s_values[ranks.get(k)] = early_values[k];
+          } else {
+            s_values[ranks.get(k)] = vsrc[k * 32];
+          }
+        }
       }
     }
   }
