@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Figures and the report section of the warp Gaussian generator (issue 5; article
-"Training a random Gaussian generator", ../shared/papers/warp-gaussian-generator.md).
+"""Figures and the report section of the warp Gaussian generator (article "Training a
+random Gaussian generator", A. P. Goucher, cp4space 2022; paper/references.bib).
 
 Called from figures/plot_all.py (draw_gaussian_figures) and paper/make_report.py
 (report_section). Inputs, each optional — a figure or table whose input is absent is

@@ -1,6 +1,6 @@
 // gaussian_table_optimiser — builds the warp Gaussian generator's optimised table
 // (article, "Optimising the lookup table", "Local search", "Choosing the coefficients";
-// ../shared/papers/warp-gaussian-generator.md) and writes it as the data file the
+// A. P. Goucher, "Training a random Gaussian generator", cp4space 2022) and writes it as the data file the
 // library embeds (lib/data/gaussian_table_optimised.inc, read by optimised_table()).
 //
 //   1. BFGS (dlib::find_min, bfgs_search_strategy) on f = log(x^T D x) - mu log(h_4)
@@ -732,7 +732,7 @@ int main(int argc, char** argv) {
       << "// (stats/table_optimiser/optimise_table.cpp); do not edit. Read by optimised_table()\n"
       << "// in lib/src/gaussian_table.cpp. Layout: onepass/gaussian/table.hpp (entry k of sub-table s\n"
       << "// at 16 k + s). Method: article 'Optimising the lookup table' / 'Local search' / 'Choosing\n"
-      << "// the coefficients' (../shared/papers/warp-gaussian-generator.md), issue 5.\n"
+      << "// the coefficients' (A. P. Goucher, \"Training a random Gaussian generator\", cp4space 2022).\n"
       << "//\n"
       << "// command: " << command.str() << "\n"
       << "// seed: " << cfg.seed << " (perturbations between BFGS restarts; " << kept_restarts << " of "

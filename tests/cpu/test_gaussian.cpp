@@ -1,5 +1,5 @@
-// Warp Gaussian generator on the CPU (issue 5; article ../shared/papers/warp-gaussian-
-// generator.md): table layout, the CPU emulation of the warp, the entropy source and
+// Warp Gaussian generator on the CPU (article "Training a random Gaussian generator",
+// A. P. Goucher, cp4space 2022): table layout, the CPU emulation of the warp, the entropy source and
 // generate_normal_cpu, and the Hermite analytics (brute force on small distributions,
 // and the article's 9.1e10 failure time of the inverse-CDF table).
 #include <gtest/gtest.h>

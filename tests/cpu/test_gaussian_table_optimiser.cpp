@@ -1,7 +1,7 @@
 // The table optimiser's objective (stats::hermite::convolution_objective, its gradient
 // and moment_jacobian) and the embedded optimised table (gaussian::optimised_table,
-// lib/data/gaussian_table_optimised.inc written by `make gaussian-table`). Issue 5;
-// article ../shared/papers/warp-gaussian-generator.md, "Optimising the lookup table",
+// lib/data/gaussian_table_optimised.inc written by `make gaussian-table`). Article
+// "Training a random Gaussian generator" (A. P. Goucher, cp4space 2022), "Optimising the lookup table",
 // "Local search", "Choosing the coefficients".
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // onepass/gaussian/table.hpp — the lookup table and output coefficients of the
 // warp-parallel Gaussian generator (article: A. P. Goucher, "Training a random
-// Gaussian generator", cp4space 2022-01-09; ../shared/papers/warp-gaussian-generator.md).
+// Gaussian generator", cp4space 2022-01-09; paper/references.bib: goucher2022gaussian).
 //
 // Layout (article, "A new algorithm"): 4096 int32 entries = 16 interleaved
 // sub-tables of 256 entries. Entry k (0..255) of sub-table s (0..15) lives at index

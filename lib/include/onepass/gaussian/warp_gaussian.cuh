@@ -1,7 +1,7 @@
 // onepass/gaussian/warp_gaussian.cuh — the warp-parallel Gaussian generator (device).
 //
-// Article: "Training a random Gaussian generator" (../shared/papers/warp-gaussian-
-// generator.md), sections "A new algorithm", "Linear combination", "CUDA
+// Article: "Training a random Gaussian generator" (A. P. Goucher, cp4space 2022;
+// paper/references.bib: goucher2022gaussian), sections "A new algorithm", "Linear combination", "CUDA
 // implementation" and "Issues with small floats". Each of the 32 lanes brings one
 // uniform 32-bit entropy word; two table lookups per lane (64 base variables per
 // warp), conditional negations, a five-layer butterfly of random 2x2 Hadamard mixes

@@ -1,7 +1,7 @@
 // onepass/sort/vren_radix_sort.cuh — the VREN GPU radix sort ported to CUDA: a library
 // baseline for the Onesweep experiments (the "VREN" series of Figs. 9–11).
 //
-// Source: "GPU radix-sort", VREN engine article (../shared/papers/vren-radix-sort.txt).
+// Source: "GPU radix-sort", VREN engine article (paper/references.bib: vren-radix-sort).
 // The article's algorithm, step by step, and how each step is done here (our own code):
 //
 //   LSD radix sort with 4-bit digits (radix 16): 8 passes for 32-bit keys, 16 for 64-bit

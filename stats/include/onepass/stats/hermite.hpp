@@ -1,8 +1,8 @@
 // onepass/stats/hermite.hpp — exact Hermite moments ("hermites") of the warp Gaussian
 // generator and the expected number of outputs until a moment / Hermite test fails.
 //
-// Article: "Training a random Gaussian generator" (../shared/papers/warp-gaussian-
-// generator.md), section "Optimising the lookup table": hermites E[He_n(X)] of the
+// Article: "Training a random Gaussian generator" (A. P. Goucher, cp4space 2022;
+// paper/references.bib: goucher2022gaussian), section "Optimising the lookup table": hermites E[He_n(X)] of the
 // probabilists' Hermite polynomials (He_0 = 1, He_1 = x, He_{n+1} = x He_n - n He_{n-1}),
 // orthogonal under N(0,1) with E[He_m He_n] = n! [m = n]; and the Proposition:
 // for independent X_i and reals a_i with sum a_i^2 = 1,
