@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <exception>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -30,6 +33,55 @@ double now_seconds() {
 std::string env_or(const char* key, const std::string& fallback) {
   const char* v = std::getenv(key);
   return (v && *v) ? std::string(v) : fallback;
+}
+
+/// Why directory `dir` cannot receive the outputs, or "" when it can: it is a writable
+/// directory, or it does not exist yet and its nearest existing ancestor is a writable
+/// directory (then run::ensure_out_dir creates it when the first file is written).
+std::string out_dir_problem(const std::string& dir) {
+  namespace fs = std::filesystem;
+  const fs::path target = dir.empty() ? fs::path(".") : fs::path(dir);
+  fs::path probe = target;
+  for (;;) {
+    std::error_code ec;
+    const fs::file_status st = fs::status(probe, ec);
+    if (fs::exists(st)) {
+      const std::string what = probe == target ? std::string("it") : "'" + probe.string() + "'";
+      if (!fs::is_directory(st)) return what + " exists and is not a directory";
+      if (::access(probe.c_str(), W_OK | X_OK) != 0) return what + " is not writable (" + std::strerror(errno) + ")";
+      return "";
+    }
+    const fs::path parent = probe.parent_path();
+    if (parent.empty()) {
+      probe = ".";
+    } else if (parent == probe) {
+      return "no part of it exists";
+    } else {
+      probe = parent;
+    }
+  }
+}
+
+/// The experiment's name, for the terminate handler.
+std::string& program_name() {
+  static std::string name = "experiment";
+  return name;
+}
+
+/// Last resort for an exception nothing caught: one line naming the program and the
+/// error, then exit status 1 (runtime failure) instead of std::terminate's abort.
+[[noreturn]] void report_uncaught() {
+  std::string what = "unknown error";
+  if (const std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      what = x.what();
+    } catch (...) {
+    }
+  }
+  std::cerr << program_name() << ": error: " << what << std::endl;
+  std::_Exit(1);
 }
 
 std::string cpu_model() {
@@ -83,7 +135,7 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
 
 void usage_exit(const std::string& name, const std::string& message) {
   std::cerr << name << ": " << message << "\n";
-  std::exit(2);
+  std::exit(exit_usage);
 }
 
 std::string command_output(const std::string& command) {
@@ -158,19 +210,24 @@ run::run(std::string name, CLI::App& app) : name_(std::move(name)), app_(&app) {
 }
 
 void run::parse(int argc, char** argv) {
+  program_name() = name_;
+  std::set_terminate(report_uncaught);
   try {
     app_->parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    std::exit(app_->exit(e));
+    const int code = app_->exit(e);  // prints CLI11's message (or the help)
+    std::exit(code == 0 ? exit_success : exit_usage);
   }
   // $SCALE is not seen by CLI11's check, so validate it here too.
   if (scale_text_ != "smoke" && scale_text_ != "default" && scale_text_ != "paper") {
-    std::cerr << name_ << ": --scale/SCALE must be one of smoke, default, paper; got '" << scale_text_ << "'\n";
-    std::exit(2);
+    usage_exit(name_, "--scale/SCALE must be one of smoke, default, paper; got '" + scale_text_ + "'");
   }
   scale_ = scale_text_ == "smoke" ? scale::smoke : (scale_text_ == "paper" ? scale::paper : scale::standard);
+  // The output directory is checked now and created only when the first file is written,
+  // so that a run refused for its other arguments leaves nothing behind.
+  const std::string problem = out_dir_problem(out_dir_);
+  if (!problem.empty()) usage_exit(name_, "--out-dir '" + out_dir_ + "': " + problem);
   for (int i = 0; i < argc; ++i) command_ += (i ? " " : "") + std::string(argv[i]);
-  std::filesystem::create_directories(out_dir_);
   start_seconds_ = now_seconds();
   progress(name_, std::string("scale ") + to_string(scale_) + ", seed " + std::to_string(seed_) + ", writing to " +
                       out_dir_);
@@ -179,6 +236,7 @@ void run::parse(int argc, char** argv) {
 void run::open_csv(const std::vector<std::string>& columns) {
   require(!columns.empty(), "run::open_csv", "columns", "must not be empty");
   columns_ = columns;
+  ensure_out_dir();
   csv_path_ = out_dir_ + "/" + name_ + ".csv";
   csv_.open(csv_path_ + ".partial", std::ios::trunc);
   if (!csv_) throw runtime_failure("cannot write " + csv_path_ + ".partial");
@@ -204,6 +262,7 @@ void run::finish() {
   for (const auto& kv : notes_) j << "  \"" << json_escape(kv.first) << "\": \"" << json_escape(kv.second) << "\",\n";
   j << machine_json() << "\n}\n";
   const std::string meta_path = out_dir_ + "/" + name_ + ".meta.json";
+  ensure_out_dir();
   {
     std::ofstream meta(meta_path + ".partial", std::ios::trunc);
     meta << j.str();
@@ -216,6 +275,12 @@ void run::finish() {
   }
   std::filesystem::rename(meta_path + ".partial", meta_path);
   progress(name_, "done in " + std::to_string(seconds) + " s");
+}
+
+void run::ensure_out_dir() {
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir_.empty() ? std::string(".") : out_dir_, ec);
+  if (ec) throw runtime_failure("cannot create the output directory '" + out_dir_ + "': " + ec.message());
 }
 
 }  // namespace onepass::experiments

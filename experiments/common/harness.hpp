@@ -4,6 +4,18 @@
 //
 // Outputs are written to "<file>.partial" and renamed only by finish(), so an
 // interrupted run never leaves a CSV that looks complete.
+//
+// Exit status of every experiment program (one convention; README, "Experiments"):
+//   0 (exit_success)  done, outputs written;
+//   1 (exit_failure)  a runtime failure: a check of an output failed, an algorithm
+//                     failed, a file could not be written, or any error nothing else
+//                     caught (run::parse installs a handler that prints it in one line
+//                     instead of aborting);
+//   2 (exit_usage)    bad arguments, named in one line on stderr: an unknown option or
+//                     value, or an --out-dir that cannot hold the outputs (a file, under
+//                     a file, not writable). Nothing is created then: the output
+//                     directory is made only when the first file is written;
+//   3 (exit_no_gpu)   a GPU program found no usable GPU (it says so and writes nothing).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +33,12 @@ namespace onepass::experiments {
 /// all of `make figures` in about 20 minutes on 2 cores), paper (the paper's sizes).
 enum class scale { smoke, standard, paper };
 
+/// Exit statuses of the experiment programs (see the header comment).
+inline constexpr int exit_success = 0;
+inline constexpr int exit_failure = 1;
+inline constexpr int exit_usage = 2;
+inline constexpr int exit_no_gpu = 3;
+
 const char* to_string(scale s);
 
 /// The state of one experiment run.
@@ -31,8 +49,10 @@ class run {
   /// to `app`. Call parse() after adding the program's own options.
   run(std::string name, CLI::App& app);
 
-  /// Parses argv (exits with CLI11's message and code on bad arguments), creates
-  /// the output directory and prints the start line to stderr.
+  /// Parses argv (exits with CLI11's message and status exit_usage on bad arguments),
+  /// checks that --out-dir can hold the outputs (else exit_usage, naming the path and
+  /// the reason), installs the uncaught-error handler (exit_failure) and prints the
+  /// start line to stderr. The directory itself is created by the first write.
   void parse(int argc, char** argv);
 
   const std::string& name() const { return name_; }
@@ -82,6 +102,8 @@ class run {
 
  private:
   void write_row(const std::string& line, std::size_t count);
+  /// Creates out_dir (and its parents) if missing; throws runtime_failure naming it.
+  void ensure_out_dir();
 
   std::string name_;
   CLI::App* app_ = nullptr;
@@ -107,7 +129,7 @@ std::string machine_json();
 /// items joined with sep between them ("" for none).
 std::string join(const std::vector<std::string>& items, const char* sep = ",");
 
-/// Prints "<name>: <message>" to stderr and exits with status 2 (bad arguments).
+/// Prints "<name>: <message>" to stderr and exits with status exit_usage (bad arguments).
 [[noreturn]] void usage_exit(const std::string& name, const std::string& message);
 
 /// Standard output of a shell command, trailing newlines and spaces removed;
