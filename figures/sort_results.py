@@ -243,6 +243,24 @@ def ratio_points(rows, ours=OURS):
     return sorted(out, key=lambda p: (order[p["shape"]], p["q"], p["n"]))
 
 
+def ratio_ranges(rows, ours=OURS):
+    """{(shape, q, n): (low, high)}: the range of ours ÷ CUB (best) over the timed repetitions
+    at each point where both were measured, from each row's fastest and slowest run
+    (seconds_min, seconds_max): low = CUB (best)'s fastest ÷ ours' slowest, high = CUB (best)'s
+    slowest ÷ ours' fastest (CUB (best) is the configuration with the best median there).
+    Points whose rows lack min/max timings are left out."""
+    best = cub_best(rows)
+    out = {}
+    for r in rows:
+        if r["algorithm"] != ours:
+            continue
+        b = best.get((r["shape"], r["q"], r["n"]))
+        if b is None or not all(x.get(c) for x in (r, b) for c in ("seconds_min", "seconds_max")):
+            continue
+        out[(r["shape"], r["q"], r["n"])] = (b["seconds_min"] / r["seconds_max"], b["seconds_max"] / r["seconds_min"])
+    return out
+
+
 def winner_counts(rows, q=None, min_log2=None):
     """{configuration: number of points it won} over CUB (best)'s points (optionally one band,
     sizes n >= 2^min_log2)."""
@@ -433,6 +451,12 @@ def draw_sort_figure(rows, meta, out_dir, name, source, facts=None):
             xs, ys = [r["n"] for r in sel], [r["keys_per_second"] / 1e9 for r in sel]
             (h,) = ax.plot(xs, ys, ls, marker="o" if ms else None, ms=ms, lw=lw, alpha=alpha,
                            color=colour(alg, i), label=label, zorder=z)
+            if alg in (OURS, CUB_BEST) and all(r.get("seconds_min") and r.get("seconds_max") for r in sel):
+                # the spread of the timed repetitions (slowest to fastest run) around the median
+                spread = ax.fill_between(xs, [r["n"] / r["seconds_max"] / 1e9 for r in sel],
+                                         [r["n"] / r["seconds_min"] / 1e9 for r in sel], color=colour(alg, i),
+                                         alpha=0.18, lw=0, zorder=z - 0.5)
+                handles.setdefault("shaded: slowest to fastest of the timed repetitions (ours, CUB (best))", spread)
             if alg == CUB_BEST:
                 winners = [r["winner"] for r in sel]
                 winners_seen.update(winners)
@@ -455,6 +479,12 @@ def draw_sort_figure(rows, meta, out_dir, name, source, facts=None):
             axr.tick_params(labelleft=False)
         # ours ÷ CUB (best), and ours ÷ reduce-then-scan beside the paper's claim about CUB 1.10
         pts = _ratio_by_n(plain_rows, q, OURS)
+        spans = ratio_ranges(plain_rows)
+        ranged = [(n, spans[key]) for n, _ in pts for key in [k2 for k2 in spans if k2[1] == q and k2[2] == n][:1]]
+        if ranged:
+            band = axr.fill_between([n for n, _ in ranged], [lohi[0] for _, lohi in ranged],
+                                    [lohi[1] for _, lohi in ranged], color=palette.OURS, alpha=0.18, lw=0, zorder=3)
+            handles.setdefault("shaded: range of ours ÷ CUB (best) over the repetitions", band)
         if pts:
             all_ratios += [v for _, v in pts]
             (h,) = axr.plot([n for n, _ in pts], [v for _, v in pts], color=palette.OURS, lw=1.6, zorder=4,

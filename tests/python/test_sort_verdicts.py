@@ -154,5 +154,29 @@ class HeadlineTargets(unittest.TestCase):
         self.assertEqual(t.summary_verdict(report, "Sort headline"), "1 of 10 not met")
 
 
+class RatioRanges(unittest.TestCase):
+    """figures/sort_results.ratio_ranges: the spread of ours ÷ CUB (best) over the repetitions."""
+
+    @staticmethod
+    def row(algorithm, median, fastest, slowest, n=2 ** 20):
+        return {"algorithm": algorithm, "shape": "keys_u32", "q": 1, "n": n, "keys_per_second": n / median,
+                "seconds_median": median, "seconds_min": fastest, "seconds_max": slowest}
+
+    def test_range_from_fastest_and_slowest_runs(self):
+        rows = [self.row("onesweep", 1.0, 0.9, 1.2), self.row("cub_onesweep_n64", 1.1, 1.0, 1.3),
+                self.row("cub_onesweep_n32", 1.5, 1.4, 1.6)]
+        (low, high), = so.ratio_ranges(rows).values()
+        # CUB (best) is n64 (best median); low = its fastest / our slowest, high = its slowest / our fastest.
+        self.assertAlmostEqual(low, 1.0 / 1.2)
+        self.assertAlmostEqual(high, 1.3 / 0.9)
+        self.assertLessEqual(low, 1.1 / 1.0)
+        self.assertGreaterEqual(high, 1.1 / 1.0)
+
+    def test_points_without_min_max_or_without_cub_are_left_out(self):
+        no_spread = dict(self.row("onesweep", 1.0, 0.9, 1.2), seconds_min=None)
+        self.assertEqual(so.ratio_ranges([no_spread, self.row("cub_onesweep_n64", 1.1, 1.0, 1.3)]), {})
+        self.assertEqual(so.ratio_ranges([self.row("onesweep", 1.0, 0.9, 1.2)]), {})
+
+
 if __name__ == "__main__":
     unittest.main()
