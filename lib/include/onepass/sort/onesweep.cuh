@@ -200,9 +200,15 @@ inline constexpr float default_mixed_below = 0.0f;
 /// registers). 1 is off in every default: on an H100 (bench_onesweep.cu GROUP 13, 2^28
 /// u32 pairs, q = 1) it made one pass slower (256 x 48: 2107 -> 2223 us; 384 x 32: 2148
 /// -> 2318 us).
+/// ValuesAfterKeys (pairs): the tile's values pass through shared memory after its keys
+/// have been written out, in the same buffer (a byte per slot keeps each slot's digit for
+/// them), instead of beside the keys: shared memory per block falls from 8 to 5 bytes
+/// per slot for 4-byte keys and values, at the cost of one more barrier and a second
+/// scatter loop.
 template <int Block, int Items, int MinBlocks, peer_match Match = peer_match::ballots, int Window = 4,
-          int EarlyCounts = 0, int PrefetchValues = 0>
+          int EarlyCounts = 0, int PrefetchValues = 0, bool ValuesAfterKeys = false>
 struct binning_shape {
+  static constexpr bool values_after_keys = ValuesAfterKeys;
   static_assert(PrefetchValues >= 0 && PrefetchValues <= 2, "binning_shape: PrefetchValues in {0, 1, 2}");
   static constexpr int prefetch_values = PrefetchValues;
   static constexpr int block = Block;
@@ -598,7 +604,10 @@ constexpr std::size_t binning_shared_bytes() {
   // With two histogram copies (early counts), one more [warps][radix] array at the end.
   constexpr std::size_t counters = (std::size_t{Policy::warps} << DigitBits << 2) *
                                    ((uses_match_words<Policy::match> ? 3 : 1) + (Policy::early_counts == 2 ? 1 : 0));
-  constexpr std::size_t tile = std::size_t{Policy::tile_items} * (sizeof(Key) + value_bytes<Value>);
+  constexpr std::size_t widest = sizeof(Key) > std::size_t(value_bytes<Value>) ? sizeof(Key) : value_bytes<Value>;
+  constexpr std::size_t tile = std::size_t{Policy::tile_items} *
+                               (Policy::values_after_keys && value_bytes<Value> > 0 ? widest + 1
+                                                                                    : sizeof(Key) + value_bytes<Value>);
   return counters > tile ? counters : tile;
 }
 
@@ -843,10 +852,10 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
       __syncthreads();  // the counters are overwritten by the keys below
     }
 
-    // 7. Reorganise keys (and values) in shared memory.
+    // 7. Reorganise keys (and values, unless they come after the keys) in shared memory.
 #pragma unroll
     for (int k = 0; k < items; ++k) s_keys[ranks.get(k)] = words[k];
-    if constexpr (has_values) {
+    if constexpr (has_values && !Policy::values_after_keys) {
       ValueWord* s_values = reinterpret_cast<ValueWord*>(s_keys + tile_items);
       const ValueWord* vsrc = values_in + portion_begin + first;
 #pragma unroll
@@ -894,6 +903,9 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   // 9b. Otherwise write the runs: slot j goes to s_base[digit] + j (consecutive slots
   // of one digit to consecutive addresses). Partly unrolled: no register arrays here,
   // and a full unroll hoists every shared load and costs registers.
+  constexpr bool values_later = has_values && Policy::values_after_keys;
+  constexpr std::size_t widest_bytes = sizeof(bits_type) > sizeof(ValueWord) ? sizeof(bits_type) : sizeof(ValueWord);
+  [[maybe_unused]] unsigned char* s_digit = s_dynamic + std::size_t{tile_items} * widest_bytes;  // values_later
 #pragma unroll 5
   for (int k = 0; k < items; ++k) {
     const std::uint32_t j = t + static_cast<std::uint32_t>(k) * block;
@@ -902,7 +914,28 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
       const unsigned d = static_cast<unsigned>(digit_word<Order, Key>(w) >> shift) & pass_mask;
       const std::uint64_t dst = s_base[d] + j;
       keys_out[dst] = from_ordered<Key, Descending>(w);
-      if constexpr (has_values) values_out[dst] = reinterpret_cast<const ValueWord*>(s_keys + tile_items)[j];
+      if constexpr (values_later) {
+        s_digit[j] = static_cast<unsigned char>(d);
+      } else if constexpr (has_values) {
+        values_out[dst] = reinterpret_cast<const ValueWord*>(s_keys + tile_items)[j];
+      }
+    }
+  }
+  // 9c. Values after the keys (Policy::values_after_keys): into the same buffer at the
+  // keys' slots, then out to the same places, each slot's digit from s_digit.
+  if constexpr (values_later) {
+    __syncthreads();  // every key has been read from shared memory
+    ValueWord* s_values = reinterpret_cast<ValueWord*>(s_dynamic);
+    const ValueWord* vsrc = values_in + portion_begin + first;
+#pragma unroll
+    for (int k = 0; k < items; ++k) {
+      if (full_tile || first + static_cast<std::uint32_t>(k) * 32u < portion_items) s_values[ranks.get(k)] = vsrc[k * 32];
+    }
+    __syncthreads();
+#pragma unroll 5
+    for (int k = 0; k < items; ++k) {
+      const std::uint32_t j = t + static_cast<std::uint32_t>(k) * block;
+      if (full_tile || j < valid_items) values_out[s_base[s_digit[j]] + j] = s_values[j];
     }
   }
 }
@@ -1063,13 +1096,13 @@ class plan {
     constexpr bool gated = Policy::match == peer_match::atomic_or;
     using crowded_shape =
         binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::match_any, Policy::window,
-                      Policy::early_counts, Policy::prefetch_values>;
+                      Policy::early_counts, Policy::prefetch_values, Policy::values_after_keys>;
     using mixed_shape =
         binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::ballots, Policy::window,
-                      Policy::early_counts, Policy::prefetch_values>;
+                      Policy::early_counts, Policy::prefetch_values, Policy::values_after_keys>;
     using dynamic_shape =
         binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::dynamic, Policy::window,
-                      Policy::early_counts, Policy::prefetch_values>;
+                      Policy::early_counts, Policy::prefetch_values, Policy::values_after_keys>;
     constexpr auto kernel = binning_kernel<DigitBits, Key, word, Descending, Order, Policy, 0u>;
     constexpr auto kernel_gated = binning_kernel<DigitBits, Key, word, Descending, Order, Policy, 1u>;
     constexpr auto kernel_crowded = binning_kernel<DigitBits, Key, word, Descending, Order, crowded_shape, 2u>;
