@@ -238,7 +238,11 @@ struct binning_shape {
 /// (u32 keys, 256 x 32, whole sort / CUB: q = 1 1.122, 2 1.135, 3 1.141, 4 1.136, 8 1.121
 /// against 1.241 for the atomic_or / match_any pair at q = 8), so ballots alone rank every
 /// place, with no gated partner launch; GROUP 12 chose the tiles (q = 1: u32 keys 256 x 36
-/// 1.150; pairs 256 x 48 1.023, 1.063 at q = 3; u64 keys 384 x 24 1.104).
+/// 1.150; pairs 256 x 48 1.023, 1.063 at q = 3; u64 keys 384 x 24 1.104). For u32 pairs,
+/// the values through the keys' buffer after the keys (ValuesAfterKeys, GROUP 16, whole
+/// sorts against CUB with a 32-bit count, its faster configuration for pairs) then took
+/// 256 x 56 to 1.072 / 1.008 at 2^24 / 2^28 keys (q = 1) and 1.030 / 1.046 at q = 3, against
+/// 1.038 / 0.980 and 0.991 / 0.956 for 256 x 48 without it.
 /// (At least 2^DigitBits threads: thread d handles digit d.)
 template <int KeyBytes, int ValueBytes = 0, unsigned DigitBits = 8>
 struct binning_policy : binning_shape<512, KeyBytes == 4 ? 15 : 12, 2> {};
@@ -248,7 +252,8 @@ struct binning_policy<4, 0, DigitBits>
                          binning_shape<256, 36, 3, peer_match::ballots, 4, 1>> {};
 template <unsigned DigitBits>  // 4-byte keys and values
 struct binning_policy<4, 4, DigitBits>
-    : std::conditional_t<(DigitBits > 8), binning_shape<512, 15, 2>, binning_shape<256, 48, 2, peer_match::ballots, 4, 1>> {};
+    : std::conditional_t<(DigitBits > 8), binning_shape<512, 15, 2>,
+                         binning_shape<256, 56, 2, peer_match::ballots, 4, 1, 0, true>> {};
 template <unsigned DigitBits>  // keys only, 8 bytes
 struct binning_policy<8, 0, DigitBits>
     : std::conditional_t<(DigitBits > 8), binning_shape<512, 12, 2>,
