@@ -10,12 +10,15 @@
 //       params.seed = S + k (mod 2^64) and params.rounds = R. An empty permutation
 //       (N = 0) prints an empty line.
 //
-//   onepass shuf [FILE] [--algorithm NAME] [--seed S] [--rounds R]
-//       Like coreutils `shuf`: reads the lines of FILE (stdin when FILE is absent or
-//       "-"), shuffles the line indices 0..L-1 with the registered algorithm and prints
-//       the lines in that order. Lines are kept byte for byte (a '\r' before the '\n'
-//       stays); a final line without '\n' is printed with one. Deterministic per seed
-//       for deterministic algorithms (unlike coreutils, the seed defaults to 0).
+//   onepass shuf [OPTION]... [FILE]...       (lib/cli/shuf_command.cpp)
+//       A drop-in for GNU coreutils shuf: -n, -e, -i LO-HI, -o FILE (may be an input),
+//       -r, -z, --random-source=FILE, several FILEs, --help, --version; plus --seed S
+//       (reproducible; default: a fresh seed per run), --rounds R, --algorithm NAME.
+//       `shuf --seed S` orders the lines as variable_philox_shuffle_copy with seed S.
+//
+//   onepass unshuf --seed S [OPTION]... [FILE]...
+//       The inverse: restores the order that `onepass shuf --seed S` (same --rounds,
+//       --algorithm, no -n/-r) changed.
 //
 //   onepass gaussian-stream [--seed S] [--count N] [--form 3|4]
 //       Writes the warp Gaussian generator's N(0,1) outputs (bit-exact CPU emulation,
@@ -29,7 +32,8 @@
 //       --seed in [0, 2^64-1] (default 0); --count in [0, 2^62]; --form 3 or 4 (default 4:
 //       the 4-coefficient form).
 //
-// Allowed values (checked before anything is written to stdout):
+// Allowed values of list, permutation and gaussian-stream (checked before anything
+// is written to stdout):
 //   --algorithm  a registered shuffle with device cpu that produces a permutation
 //                (`permutes`): variable_philox, lcg and the permuting baselines; not
 //                "gather" (a random gather, not a permutation) and not gpu entries.
@@ -44,9 +48,10 @@
 //
 // Errors: one line "onepass: <message naming the argument and allowed range>" on
 // stderr, nothing on stdout, exit status 2 for bad arguments and 1 for failures
-// while running (unreadable FILE, output error, an algorithm that returns a
-// non-permutation). `onepass --help` / `onepass SUBCOMMAND --help` print help on
-// stdout and exit 0.
+// while running (output error, an algorithm that returns a non-permutation).
+// shuf and unshuf follow GNU shuf instead: "onepass: shuf: <GNU's message>" and exit
+// status 1 for every error. `onepass --help` / `onepass SUBCOMMAND --help` print help
+// on stdout and exit 0; `onepass --version` prints the version.
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -61,6 +66,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli_common.hpp"
 #include "onepass/gaussian/cdf_stream.hpp"
 #include "onepass/gaussian/table.hpp"
 #include "onepass/registry.hpp"
@@ -73,55 +79,13 @@ namespace reg = onepass::registry;
 constexpr std::uint64_t max_n = std::uint64_t{1} << 32;
 /// Largest sample count `permutation` accepts (2^32).
 constexpr std::uint64_t max_samples = std::uint64_t{1} << 32;
-/// Rounds range of VariablePhilox (registry::shuffle_params::rounds).
-constexpr std::uint64_t min_rounds = 1, max_rounds = 64;
 
-/// A bad command-line argument: reported as one line, exit status 2.
-struct usage_error {
-  std::string message;
-};
-/// A failure while running (I/O, broken algorithm): one line, exit status 1.
-struct run_error {
-  std::string message;
-};
-
-/// Parses a decimal unsigned integer in [lo, hi]; `range` is the human-readable
-/// range used in the message. Throws usage_error naming `argument` otherwise.
-std::uint64_t parse_integer(const std::string& text, const char* argument, std::uint64_t lo, std::uint64_t hi,
-                            const std::string& range) {
-  std::uint64_t value = 0;
-  const char* first = text.data();
-  const char* last = text.data() + text.size();
-  const bool digits_only =
-      !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-  const auto result = std::from_chars(first, last, value);
-  if (!digits_only || result.ec != std::errc() || result.ptr != last || value < lo || value > hi)
-    throw usage_error{std::string(argument) + " must be an integer in " + range + ", got '" + text + "'"};
-  return value;
-}
-
-/// Names of the algorithms the tool can run (cpu, permutes), comma-separated.
-std::string runnable_names() {
-  std::string names;
-  for (const auto& e : reg::shuffles())
-    if (e.where == reg::device::cpu && e.permutes) names += (names.empty() ? "" : ", ") + e.name;
-  return names;
-}
-
-/// The registry entry for --algorithm, checked to be a cpu permutation.
-reg::shuffle_entry find_runnable(const std::string& name) {
-  const std::string allowed = "; allowed: " + runnable_names();
-  for (const auto& e : reg::shuffles()) {
-    if (e.name != name) continue;
-    if (e.where != reg::device::cpu)
-      throw usage_error{"--algorithm '" + name + "' runs on the " + reg::to_string(e.where) +
-                        ", this tool runs cpu algorithms" + allowed};
-    if (!e.permutes)
-      throw usage_error{"--algorithm '" + name + "' does not produce a permutation" + allowed};
-    return e;
-  }
-  throw usage_error{"--algorithm '" + name + "' is not a registered shuffle" + allowed};
-}
+using onepass::cli::find_runnable;
+using onepass::cli::max_rounds;
+using onepass::cli::min_rounds;
+using onepass::cli::parse_integer;
+using onepass::cli::run_error;
+using onepass::cli::usage_error;
 
 /// Buffered writer to stdout (fwrite in 1 MiB blocks); failure is a run_error. What is
 /// still buffered when it is destroyed without finish() (an error path) is dropped.
@@ -199,7 +163,7 @@ void list_command() {
   out.finish();
 }
 
-/// Options shared by `permutation` and `shuf` (as text, validated by hand so that
+/// Options of `permutation` (as text, validated by hand so that
 /// every error names the argument and its range in one line).
 struct common_options {
   std::string algorithm = "variable_philox";
@@ -237,47 +201,6 @@ void permutation_command(const common_options& o, const std::string& n_text, con
       if (i) out.put(' ');
       out.put_number(perm[i]);
     }
-    out.put('\n');
-  }
-  out.finish();
-}
-
-/// Reads all of `path` ("-" or empty: stdin); failure is a run_error naming FILE.
-std::string read_all(const std::string& path) {
-  const bool use_stdin = path.empty() || path == "-";
-  FILE* f = use_stdin ? stdin : std::fopen(path.c_str(), "rb");
-  const std::string what = use_stdin ? std::string("stdin") : "FILE '" + path + "'";
-  if (!f) throw run_error{what + " cannot be read: " + std::strerror(errno)};
-  std::string data;
-  char block[1 << 16];
-  std::size_t got;
-  errno = 0;
-  while ((got = std::fread(block, 1, sizeof block, f)) > 0) data.append(block, got);
-  const bool failed = std::ferror(f);
-  const int saved = errno;
-  if (!use_stdin) std::fclose(f);
-  if (failed) throw run_error{what + " cannot be read: " + std::strerror(saved ? saved : EIO)};
-  return data;
-}
-
-/// `onepass shuf`.
-void shuf_command(const common_options& o, const std::string& file) {
-  const reg::shuffle_entry entry = find_runnable(o.algorithm);
-  const reg::shuffle_params params = params_of(o);
-  const std::string data = read_all(file);
-
-  // Line j is data[begin[j], begin[j + 1] - 1) without its '\n'; the last line may lack one.
-  std::vector<std::size_t> begin{0};
-  for (std::size_t i = 0; i < data.size(); ++i)
-    if (data[i] == '\n') begin.push_back(i + 1);
-  if (begin.back() != data.size()) begin.push_back(data.size() + 1);  // unterminated last line
-  const std::size_t lines = begin.size() - 1;
-
-  std::vector<std::uint64_t> identity = identity_of(lines), order(lines);
-  shuffle_indices(entry, identity, order, params);
-  output out;
-  for (std::uint64_t j : order) {
-    out.put(data.data() + begin[j], begin[j + 1] - 1 - begin[j]);
     out.put('\n');
   }
   out.finish();
@@ -325,8 +248,13 @@ int fail(const std::string& message, int status) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // shuf and unshuf parse their options as GNU shuf does (getopt_long), not with CLI11.
+  if (argc >= 2 && (std::strcmp(argv[1], "shuf") == 0 || std::strcmp(argv[1], "unshuf") == 0))
+    return onepass::cli::shuf_main(argc - 1, argv + 1, std::strcmp(argv[1], "unshuf") == 0);
+
   CLI::App app{"onepass: bandwidth-optimal random shuffles (Mitchell et al.) from the command line", "onepass"};
   app.require_subcommand(0, 1);
+  app.set_version_flag("--version", std::string("onepass ") + ONEPASS_CLI_VERSION);
 
   CLI::App* list = app.add_subcommand("list", "print the registered algorithms: NAME FAMILY DEVICE");
 
@@ -339,13 +267,9 @@ int main(int argc, char** argv) {
   perm->add_option("--rounds,-r", perm_opts.rounds, "VariablePhilox rounds in [1, 64] (default 24)");
   perm->add_option("--samples,-k", samples_text, "number of permutations in [1, 2^32] (default 1)");
 
-  common_options shuf_opts;
-  std::string file;
-  CLI::App* shuf = app.add_subcommand("shuf", "shuffle the lines of FILE (or stdin), like coreutils shuf");
-  shuf->add_option("file", file, "input file; absent or '-' reads stdin");
-  shuf->add_option("--algorithm,-a", shuf_opts.algorithm, "registered cpu shuffle (default variable_philox)");
-  shuf->add_option("--seed,-s", shuf_opts.seed, "seed in [0, 2^64-1] (default 0)");
-  shuf->add_option("--rounds,-r", shuf_opts.rounds, "VariablePhilox rounds in [1, 64] (default 24)");
+  // Listed for `onepass --help` only: main() hands them to shuf_main() before CLI11.
+  app.add_subcommand("shuf", "shuffle lines like GNU shuf (-n -e -i -o -r -z --random-source; onepass shuf --help)");
+  app.add_subcommand("unshuf", "restore the order changed by 'onepass shuf --seed S' (onepass unshuf --help)");
 
   std::string gs_seed = "0", gs_count, gs_form = "4";
   CLI::App* gstream = app.add_subcommand(
@@ -366,12 +290,10 @@ int main(int argc, char** argv) {
       list_command();
     } else if (perm->parsed()) {
       permutation_command(perm_opts, n_text, samples_text);
-    } else if (shuf->parsed()) {
-      shuf_command(shuf_opts, file);
     } else if (gstream->parsed()) {
       gaussian_stream_command(gs_seed, gs_count, gs_form);
     } else {
-      return fail("a subcommand is required: list, permutation, shuf or gaussian-stream (see onepass --help)", 2);
+      return fail("a subcommand is required: list, permutation, shuf, unshuf or gaussian-stream (see onepass --help)", 2);
     }
   } catch (const usage_error& e) {
     return fail(e.message, 2);
