@@ -33,6 +33,7 @@ import sort_results as so  # noqa: E402
 import gaussian_results  # noqa: E402  (warp Gaussian section, issue 5)
 sys.path.insert(1, os.path.dirname(os.path.abspath(__file__)))  # paper/, also when imported from elsewhere
 import provenance as pv  # noqa: E402  (paper/provenance.py: commit vs measured code, clocks)
+import claims  # noqa: E402  (paper/claims.py: one claims table per seed document, issue 12)
 
 PROVENANCE_KEYS = ["cpu_model", "cores", "tbb_concurrency", "host", "date", "commit", "scale", "seed",
                    "command", "run_seconds", "compiler", "build"]
@@ -442,6 +443,7 @@ class Report:
         self.summary = []  # (item, verdict, why)
         self.facts = sr.load_text_facts()
         self.gpu_provenance = {}  # experiment: (GpuSource, meta) of every GPU result the report uses
+        self.claims = None  # claims.evaluate_all(...) when main() adds the claims section
 
     def add(self, *blocks):
         for b in blocks:
@@ -1282,6 +1284,10 @@ class Report:
         body = self.lines
         self.lines = []
         self.add(*header)
+        if self.claims is not None:
+            self.add("## Claims at a glance", "Verdicts of every claim of the five seed documents (tables in "
+                     "“Claims, seed by seed” below; decided by the rules of `paper/claims.py`):",
+                     claims.summary_table(self.claims))
         self.add("## Summary", table(("paper item", "verdict", "why (computed from the data)"), self.summary))
         self.add(*self.gpu_provenance_section())
         return "\n".join(self.lines + body).rstrip() + "\n"
@@ -1358,6 +1364,8 @@ def main(argv=None):
                 os.path.join(gaussian_source.directory, "gaussian_throughput.meta.json")))
         except sr.MissingInput as e:
             print("make_report: note: gaussian_throughput provenance not shown: %s" % e, file=sys.stderr)
+    report.claims = claims.evaluate_all(claims.load_data(args.results, recorded))
+    report.add(*claims.section(report.claims))
     text = report.write(loaded)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     tmp = args.out + ".partial"

@@ -1,0 +1,1289 @@
+#!/usr/bin/env python3
+"""Claims of the five seed documents, each checked against our results by a rule in code.
+
+Issue 12, item 1: one claims table per seed document (the bijective-shuffle paper, its summary
+card, the Onesweep paper, the warp Gaussian article, the VREN radix-sort article). Every claim
+names where the seed states it, a paraphrase of it, the seed's number (typed, with its source,
+in figures/reference/claims_<seed>.csv), our number computed from the result files, the ratio
+where both are numbers, and a verdict from a closed vocabulary (VERDICTS) decided by a rule:
+
+    reproduced                            our number meets the claim (within the rule's tolerance)
+    reproduced in shape                   the relation the claim rests on holds (ordering, sign,
+                                          trend), its magnitude does not, or only in relative terms
+    differs — because …                   the claim does not hold on our data; the reason says why
+    not reproducible here — because …     no data: a result file was not produced, the hardware or
+                                          the tool the claim needs is absent (named from the data)
+
+Rules are pure functions rule_*(numbers...) -> (verdict, reason); the reasons are built from
+the numbers and the metadata they are given, never typed as fixed verdicts. A claim whose input
+file is absent comes out as "not reproducible here — because <file> was not produced".
+Internal engineering targets (the issues' performance bars) are not claims and are not here.
+
+Used by paper/make_report.py (section "Claims, seed by seed" and the summary at the top);
+tested by tests/python/test_claims.py.
+"""
+
+import collections
+import csv
+import math
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(REPO, "figures"))
+import shuffle_results as sr  # noqa: E402  (gpu_source, paper_label, reference tables)
+
+REFERENCE_DIR = os.path.join(REPO, "figures", "reference")
+
+REPRODUCED = "reproduced"
+IN_SHAPE = "reproduced in shape"
+DIFFERS = "differs"
+NOT_HERE = "not reproducible here"
+VERDICTS = (REPRODUCED, IN_SHAPE, DIFFERS, NOT_HERE)
+NEEDS_REASON = (DIFFERS, NOT_HERE)
+
+SEEDS = collections.OrderedDict([
+    ("shuffle_paper", "Bandwidth-Optimal Random Shuffling for GPUs (Mitchell et al., arXiv:2106.06161)"),
+    ("shuffle_summary", "Summary card “Bijective Shuffle — Bandwidth-Optimal GPU Permutation”"),
+    ("onesweep", "Onesweep: A Faster Least Significant Digit Radix Sort for GPUs (Adinets & Merrill, arXiv:2206.01784)"),
+    ("gaussian", "Training a random Gaussian generator (A. P. Goucher, cp4space, 2022)"),
+    ("vren", "VREN's GPU radix sort (article “GPU radix-sort”)"),
+])
+
+# Experiments read by the claims: CPU ones from the results directory; GPU ones fresh from the
+# results directory, else the newest recorded copy (shuffle_results.gpu_source).
+CPU_FILES = ["fig06_chi2_rounds", "fig07_09_mmd", "table2_cpu_shuffle", "gaussian_density",
+             "gaussian_hermite_failure", "gaussian_dieharder"]
+GPU_FILES = ["table1_gpu_shuffle", "fig10_fusion", "onesweep_fig09_keys32", "onesweep_fig10_pairs32",
+             "onesweep_fig11_keys64", "sort_headline", "onesweep_table2_digit_width", "gaussian_throughput"]
+LOG_FILES = ["gaussian-statistics-optimised-table.log"]
+
+# Readings of words the seeds use without a number (ours, stated in the report's reasons):
+FUSION_EQUIVALENT = 0.90   # "equivalent in performance" (shuffle paper, Fig. 10): within 10 %
+SATURATING_LOG2 = 26       # "saturating problem sizes" (Onesweep §4): n >= 2^26, as figures/sort_results.py
+
+
+# --------------------------------------------------------------------------- verdicts
+
+def verdict_text(verdict, reason=""):
+    """The verdict as the report prints it: 'differs — because …', 'reproduced (…)'."""
+    if verdict not in VERDICTS:
+        raise ValueError("verdict %r is not one of %s" % (verdict, ", ".join(VERDICTS)))
+    if verdict in NEEDS_REASON:
+        return "%s — because %s" % (verdict, reason or "(no reason given)")
+    return "%s (%s)" % (verdict, reason) if reason else verdict
+
+
+def _v(verdict, reason):
+    if verdict not in VERDICTS:
+        raise ValueError("verdict %r is not one of %s" % (verdict, ", ".join(VERDICTS)))
+    return verdict, reason
+
+
+def fmt(x, digits=3):
+    if x is None:
+        return "—"
+    if isinstance(x, str):
+        return x
+    if x == 0:
+        return "0"
+    a = abs(x)
+    if a >= 1e6 or a < 1e-3:
+        return "%.*g" % (digits, x)
+    if a >= 100:
+        return "{:,.0f}".format(x)
+    return "%.*g" % (digits, x)
+
+
+def fx(x):
+    """A ratio as '3.16×'."""
+    return "—" if x is None else "%.3g×" % x
+
+
+# --------------------------------------------------------------------------- rules (pure)
+
+def rule_missing(filename):
+    """A claim whose input file is absent."""
+    return _v(NOT_HERE, "%s was not produced" % filename)
+
+
+def rule_close(ours, paper, rel_tol, what="ours"):
+    """Reproduced when |ours / paper - 1| <= rel_tol; else differs, naming the ratio."""
+    r = ours / paper
+    if abs(r - 1) <= rel_tol:
+        return _v(REPRODUCED, "%s is %s the paper's, within ±%g %%" % (what, fx(r), rel_tol * 100))
+    return _v(DIFFERS, "%s is %s the paper's (%s vs %s), outside ±%g %%" % (what, fx(r), fmt(ours), fmt(paper),
+                                                                         rel_tol * 100))
+
+
+def rule_within_factor(ours, paper, factor, what="ours"):
+    """Reproduced when ours / paper is within [1/factor, factor]; differs otherwise."""
+    r = ours / paper
+    if 1.0 / factor <= r <= factor:
+        return _v(REPRODUCED, "%s is %s the paper's, within a factor %g" % (what, fx(r), factor))
+    return _v(DIFFERS, "%s is %s the paper's (%s vs %s), beyond a factor %g" % (what, fx(r), fmt(ours), fmt(paper),
+                                                                             factor))
+
+
+def rule_at_least(ours, minimum, what, why_short="", unit="", tol=0.0):
+    """A claim 'at least `minimum`' (tol: the fraction of it forgiven for a rounded claim):
+    reproduced when ours >= minimum x (1 - tol), else differs."""
+    floor = minimum * (1 - tol)
+    allowance = " (%s%s allowing %g %% for rounding)" % (fmt(floor), unit, tol * 100) if tol else ""
+    if ours >= floor:
+        return _v(REPRODUCED, "%s %s%s ≥ %s%s%s" % (what, fmt(ours), unit, fmt(minimum), unit, allowance))
+    return _v(DIFFERS, "%s is %s%s, below the claimed %s%s%s%s" % (what, fmt(ours), unit, fmt(minimum), unit, allowance,
+                                                                   ("; " + why_short) if why_short else ""))
+
+
+def rule_range(ours_lo, ours_hi, lo, hi, what, why_short="", unit=""):
+    """A claim 'between lo and hi': reproduced when [ours_lo, ours_hi] lies inside, else differs."""
+    span = fmt(ours_lo) + unit if ours_lo == ours_hi else "%s%s–%s%s" % (fmt(ours_lo), unit, fmt(ours_hi), unit)
+    if lo <= ours_lo and ours_hi <= hi:
+        return _v(REPRODUCED, "%s %s lies in %s–%s%s" % (what, span, fmt(lo), fmt(hi), unit))
+    side = "below" if ours_hi < lo else ("above" if ours_lo > hi else "partly outside")
+    return _v(DIFFERS, "%s is %s, %s the claimed %s–%s%s%s" % (what, span, side, fmt(lo), fmt(hi), unit,
+                                                               ("; " + why_short) if why_short else ""))
+
+
+def rule_other_machine(our_machine, paper_machine, what):
+    """An absolute number measured on hardware we do not have."""
+    return _v(NOT_HERE, "%s was measured on a %s; ours ran on %s, so only relative numbers compare"
+              % (what, paper_machine, our_machine or "another machine"))
+
+
+def rule_all_points(bad, total, worst_text, what):
+    """A claim 'at every point': reproduced when no point fails, else differs naming the count and worst."""
+    if total == 0:
+        return _v(NOT_HERE, "no point of %s was measured" % what)
+    if bad == 0:
+        return _v(REPRODUCED, "all %d points of %s" % (total, what))
+    return _v(DIFFERS, "%d of %d points of %s fail (worst %s)" % (bad, total, what, worst_text))
+
+
+def rule_ratio_shape(ours, paper, rel_tol, holds, relation):
+    """A relative number (a ratio of two of our measurements vs the same ratio in the paper):
+    reproduced within rel_tol; in shape when the relation it rests on still holds; else differs."""
+    r = ours / paper
+    if abs(r - 1) <= rel_tol:
+        return _v(REPRODUCED, "ours %s vs the paper's %s, within ±%g %%" % (fmt(ours), fmt(paper), rel_tol * 100))
+    if holds:
+        return _v(IN_SHAPE, "%s holds; ours %s vs the paper's %s" % (relation, fmt(ours), fmt(paper)))
+    return _v(DIFFERS, "%s does not hold: ours %s vs the paper's %s" % (relation, fmt(ours), fmt(paper)))
+
+
+def rule_ranking(tau, n_items, ours_order, paper_order):
+    """A ranking of algorithms: identical -> reproduced; Kendall tau >= 0.6 -> in shape; else differs."""
+    if n_items < 2:
+        return _v(NOT_HERE, "fewer than two of the paper's algorithms were measured")
+    if ours_order == paper_order:
+        return _v(REPRODUCED, "same order of all %d algorithms" % n_items)
+    text = "ours %s, paper %s (Kendall τ = %.2f)" % (" > ".join(ours_order), " > ".join(paper_order), tau)
+    if tau >= 0.6:
+        return _v(IN_SHAPE, text)
+    return _v(DIFFERS, "the order differs: " + text)
+
+
+def rule_equal(ours, paper, what):
+    """Exact agreement of lists/values (counts, pass numbers, labels)."""
+    if ours == paper:
+        return _v(REPRODUCED, "%s equal" % what)
+    return _v(DIFFERS, "%s differ: ours %s, paper %s" % (what, ours, paper))
+
+
+def rule_chance_failures(failed, total, alpha, what):
+    """Tests at level alpha: reproduced when the failures are as many as chance allows
+    (P(X >= failed) >= 0.01 for X ~ Binomial(total, alpha)); else differs."""
+    if total == 0:
+        return _v(NOT_HERE, "no %s was run" % what)
+    expected = total * alpha
+    p = binomial_tail(failed, total, alpha)
+    if failed == 0 or p >= 0.01:
+        return _v(REPRODUCED, "%d of %d %s fail at α = %g, %.2g expected by chance" % (failed, total, what, alpha,
+                                                                                   expected))
+    return _v(DIFFERS, "%d of %d %s fail at α = %g where %.2g are expected by chance (P = %.2g)"
+              % (failed, total, what, alpha, expected, p))
+
+
+def binomial_tail(k, m, p):
+    """P(X >= k) for X ~ Binomial(m, p)."""
+    return sum(math.comb(m, i) * p ** i * (1 - p) ** (m - i) for i in range(k, m + 1))
+
+
+def kendall_tau(order_a, order_b):
+    """Kendall's tau between two orders of the same items."""
+    common = [x for x in order_a if x in order_b]
+    pos_b = {x: i for i, x in enumerate(order_b)}
+    n = len(common)
+    if n < 2:
+        return 1.0
+    s = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            s += 1 if pos_b[common[i]] < pos_b[common[j]] else -1
+    return s / (n * (n - 1) / 2)
+
+
+def lsd_pass(values, radix, place):
+    """One stable counting-sort pass on digit `place` (0 = least significant) in base `radix`:
+    (counts, exclusive offsets, reordered values) — the article's sequential example."""
+    digit = [(v // radix ** place) % radix for v in values]
+    counts = [digit.count(s) for s in range(radix)]
+    offsets, run = [], 0
+    for c in counts:
+        offsets.append(run)
+        run += c
+    out, nxt = [None] * len(values), list(offsets)
+    for v, d in zip(values, digit):
+        out[nxt[d]] = v
+        nxt[d] += 1
+    return counts, offsets, out
+
+
+# --------------------------------------------------------------------------- data
+
+class Missing(Exception):
+    """An input of a claim is absent; `what` names it (a file, or a field of a file)."""
+
+    def __init__(self, what, field=False):
+        super().__init__(what)
+        self.what, self.field = what, field
+
+
+class Data:
+    """The results a claim may read: experiments {name: (rows as dicts of strings, meta, where)}
+    and text logs {name: text}. Built by load_data() or directly by tests."""
+
+    def __init__(self, experiments=None, logs=None):
+        self.experiments = dict(experiments or {})
+        self.logs = dict(logs or {})
+
+    def rows(self, name):
+        if name not in self.experiments or not self.experiments[name][0]:
+            raise Missing(name + ".csv")
+        return self.experiments[name][0]
+
+    def meta(self, name):
+        if name not in self.experiments:
+            raise Missing(name + ".meta.json")
+        return self.experiments[name][1] or {}
+
+    def log(self, name):
+        if name not in self.logs:
+            raise Missing(name)
+        return self.logs[name]
+
+    def has(self, name):
+        return name in self.experiments and bool(self.experiments[name][0])
+
+    def machine(self, name):
+        m = self.meta(name)
+        return m.get("gpu_name") or m.get("cpu_model") or "an unnamed machine"
+
+
+def _read_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _read_meta(path):
+    try:
+        return sr.read_meta(path)
+    except Exception:  # noqa: BLE001 - a missing meta.json leaves the machine unnamed, not the claim unchecked
+        return {}
+
+
+def load_data(results, recorded_root):
+    """Data from a results directory and the recorded GPU runs (newest per experiment)."""
+    experiments, logs = {}, {}
+    for name in CPU_FILES:
+        path = os.path.join(results, name + ".csv")
+        if os.path.isfile(path):
+            experiments[name] = (_read_rows(path), _read_meta(os.path.join(results, name + ".meta.json")), results)
+    for name in GPU_FILES:
+        source = sr.gpu_source(results, name, recorded_root)
+        if source is not None:
+            experiments[name] = (_read_rows(os.path.join(source.directory, name + ".csv")),
+                                 _read_meta(os.path.join(source.directory, name + ".meta.json")), source.directory)
+    for name in LOG_FILES:
+        candidates = [os.path.join(results, name)]
+        if recorded_root and os.path.isdir(recorded_root):
+            candidates += [os.path.join(recorded_root, d, name) for d in sorted(os.listdir(recorded_root))]
+        found = [p for p in candidates if os.path.isfile(p)]
+        if found:
+            with open(max(found, key=os.path.getmtime)) as f:
+                logs[name] = f.read()
+    return Data(experiments, logs)
+
+
+def load_references(seed, directory=REFERENCE_DIR):
+    """{claim: {key: (number or text, unit, source)}} from figures/reference/claims_<seed>.csv."""
+    refs = {}
+    path = os.path.join(directory, "claims_%s.csv" % seed)
+    for r in _read_rows(path):
+        try:
+            value = float(r["value"])
+        except ValueError:
+            value = r["value"]
+        refs.setdefault(r["claim"], {})[r["key"]] = (value, r["unit"], r["source"])
+    return refs
+
+
+def _f(x):
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return None
+
+
+def _paper(ref, key):
+    return ref[key][0]
+
+
+def _size_text(log2):
+    return "2^%d+1" % log2
+
+
+# --------------------------------------------------------------------------- shuffle helpers
+
+def _shuffle_rate(data, name, label, log2, case=None):
+    """items/s of the paper's column `label` at 2^log2+1 in a shuffle experiment, or None."""
+    key = "items_per_second"
+    for r in data.rows(name):
+        if case is not None and r.get("case") != case:
+            continue
+        if int(r["log2_size"]) != log2:
+            continue
+        lab = sr.GPU_DISPLAY.get(r["algorithm"]) if name != "table2_cpu_shuffle" else None
+        lab = lab or sr.paper_label(r["algorithm"], r.get("label", ""))
+        if lab == label:
+            return _f(r[key])
+    return None
+
+
+def _largest(data, name):
+    return max(int(r["log2_size"]) for r in data.rows(name))
+
+
+def _peer_strength(data, ref, log2, peers, seed_noun="the paper's"):
+    """'our X / Gather = a % (paper b %)' for each peer: how strong the peers are here."""
+    parts = []
+    g = _shuffle_rate(data, "table1_gpu_shuffle", "Gather", log2)
+    for p in peers:
+        ours = _shuffle_rate(data, "table1_gpu_shuffle", p, log2)
+        if g and ours and ("paper_" + p) in ref and "paper_Gather" in ref:
+            parts.append("our %s reaches %.1f %% of Gather, %s %.1f %%"
+                         % (p, 100 * ours / g, seed_noun, 100 * _paper(ref, "paper_" + p) / _paper(ref, "paper_Gather")))
+    return "; ".join(parts)
+
+
+def _table1_ratio_claim(ref, data, peers, mode):
+    """VarPhilox / peer at the paper's largest size (2^29+1): 'min' or 'range' of the peers."""
+    log2 = int(_paper(ref, "log2_size"))
+    if _largest(data, "table1_gpu_shuffle") < log2:
+        log2 = _largest(data, "table1_gpu_shuffle")
+    ours = _shuffle_rate(data, "table1_gpu_shuffle", "VarPhilox", log2)
+    ratios = {}
+    for p in peers:
+        rate = _shuffle_rate(data, "table1_gpu_shuffle", p, log2)
+        if rate and ours:
+            ratios[p] = ours / rate
+    if not ratios:
+        raise Missing("VarPhilox and %s rows at %s in table1_gpu_shuffle.csv" % ("/".join(peers), _size_text(log2)),
+                      field=True)
+    return log2, ratios
+
+
+# --------------------------------------------------------------------------- shuffle paper
+
+def first_passing_rounds(data):
+    """(the smallest round count from which VarPhilox passes χ² at every larger count, samples)."""
+    rows = [r for r in data.rows("fig06_chi2_rounds") if sr.paper_label(r["algorithm"]) == "VarPhilox"]
+    if not rows:
+        raise Missing("VarPhilox rows in fig06_chi2_rounds.csv", field=True)
+    by_rounds = sorted((int(r["rounds"]), r["passes"] in ("1", "true", "True")) for r in rows)
+    first = None
+    for i, (rounds, _) in enumerate(by_rounds):
+        if all(p for _, p in by_rounds[i:]):
+            first = rounds
+            break
+    return first, int(float(rows[0]["samples"]))
+
+
+def sp_chi2_rounds(ref, data):
+    first, samples = first_passing_rounds(data)
+    paper = _paper(ref, "min_passing_rounds")
+    note = "%s permutations per point (paper %s)" % ("{:,}".format(samples), "{:,}".format(int(_paper(ref, "samples"))))
+    if first is None:
+        return paper, "never passes", None, _v(DIFFERS, "VarPhilox fails at the largest round count; " + note)
+    v, why = rule_close(first, paper, 4.0 / paper, "the first passing round count")
+    if v != REPRODUCED and first < paper:
+        v, why = IN_SHAPE, "VarPhilox passes from %d rounds, earlier than the paper's ≈%d; %s — fewer samples make " \
+                           "the test less sensitive" % (first, paper, note)
+    else:
+        why += "; " + note
+    return "≈%d rounds" % paper, "passes from %d rounds" % first, first / paper, (v, why)
+
+
+def sp_lcg_chi2(ref, data):
+    rows = [r for r in data.rows("fig06_chi2_rounds") if sr.paper_label(r["algorithm"]) == "LCG"]
+    if not rows:
+        raise Missing("LCG rows in fig06_chi2_rounds.csv", field=True)
+    r = rows[0]
+    samples, stat = float(r["samples"]), float(r["statistic"])
+    paper, paper_samples = _paper(ref, "statistic"), _paper(ref, "samples")
+    scaled = stat * paper_samples / samples  # a fixed bias: chi-square grows in proportion to the samples
+    fails = r["passes"] not in ("1", "true", "True")
+    ratio = scaled / paper
+    ours = "χ² = %s at %s samples (%s scaled to %s)" % (fmt(stat), "{:,}".format(int(samples)), fmt(scaled),
+                                                        "{:,}".format(int(paper_samples)))
+    if not fails:
+        return paper, ours, ratio, _v(DIFFERS, "the LCG passes the χ² test here")
+    if 0.5 <= ratio <= 2:
+        return paper, ours, ratio, _v(REPRODUCED, "the LCG fails, its χ² scaled to the paper's samples is %s the "
+                                                  "paper's" % fx(ratio))
+    return paper, ours, ratio, _v(IN_SHAPE, "the LCG fails as in the paper, but its χ² scaled to the paper's samples "
+                                            "is %s the paper's (the statistic depends on the LCG's constants and the "
+                                            "seed)" % fx(ratio))
+
+
+def sp_mmd_24(ref, data):
+    rounds = int(_paper(ref, "rounds"))
+    rows = [r for r in data.rows("fig07_09_mmd") if sr.paper_label(r["algorithm"]) == "VarPhilox"
+            and r["rounds"] and int(r["rounds"]) == rounds]
+    if not rows:
+        raise Missing("VarPhilox rows at %d rounds in fig07_09_mmd.csv" % rounds, field=True)
+
+    def passed(r):
+        col = "passes_normal" if int(float(r["samples"])) >= int(_paper(ref, "hoeffding_below")) else "passes_hoeffding"
+        return r[col] in ("1", "true", "True")
+    failed = sum(1 for r in rows if not passed(r))
+    alpha = float(rows[0]["alpha"])
+    ns = sorted({int(r["n"]) for r in rows})
+    v = rule_chance_failures(failed, len(rows), alpha, "MMD tests of VarPhilox at %d rounds (n = %s)"
+                             % (rounds, ", ".join(map(str, ns))))
+    return "all pass", "%d of %d pass" % (len(rows) - failed, len(rows)), None, v
+
+
+def sp_table1_ranking(ref, data):
+    log2 = int(_paper(ref, "log2_size"))
+    labels = ["Gather", "VarPhilox", "LCG", "DartThrowing", "SortShuffle"]
+    ours = {lab: _shuffle_rate(data, "table1_gpu_shuffle", lab, log2) for lab in labels}
+    paper = {lab: _paper(ref, "paper_" + lab) for lab in labels}
+    common = [lab for lab in labels if ours[lab]]
+    ours_order = sorted(common, key=lambda lab: -ours[lab])
+    paper_order = sorted(common, key=lambda lab: -paper[lab])
+    tau = kendall_tau(ours_order, paper_order)
+    return (" > ".join(paper_order), " > ".join(ours_order), None,
+            rule_ranking(tau, len(common), ours_order, paper_order))
+
+
+def sp_table1_absolute(ref, data):
+    log2 = int(_paper(ref, "log2_size"))
+    ours = _shuffle_rate(data, "table1_gpu_shuffle", "VarPhilox", log2)
+    if ours is None:
+        raise Missing("VarPhilox at %s in table1_gpu_shuffle.csv" % _size_text(log2), field=True)
+    paper = _paper(ref, "paper_VarPhilox") * 1e6
+    return (fmt(paper / 1e6) + " M items/s", fmt(ours / 1e6) + " M items/s", ours / paper,
+            rule_other_machine(data.machine("table1_gpu_shuffle"), ref["paper_VarPhilox"][1].split(" on ")[-1],
+                               "the paper's Table 1"))
+
+
+def sp_gpu_10x(ref, data):
+    log2, ratios = _table1_ratio_claim(ref, data, ["DartThrowing", "SortShuffle"], "min")
+    low = min(ratios.values())
+    why = _peer_strength(data, ref, log2, ["DartThrowing", "SortShuffle"])
+    v = rule_at_least(low, _paper(ref, "factor"), "VarPhilox over its slower peer at %s" % _size_text(log2),
+                      ("our peers are stronger: " + why) if why else "", unit="×")
+    return ("≥ %s×" % fmt(_paper(ref, "factor")), ", ".join("%s %s" % (fx(x), p) for p, x in ratios.items()),
+            low / _paper(ref, "factor"), v)
+
+
+def sp_orders_of_magnitude(ref, data):
+    log2, ratios = _table1_ratio_claim(ref, data, ["DartThrowing", "SortShuffle"], "range")
+    lo, hi = min(ratios.values()), max(ratios.values())
+    why = _peer_strength(data, ref, log2, ["DartThrowing", "SortShuffle"])
+    v = rule_range(lo, hi, _paper(ref, "low"), _paper(ref, "high"),
+                   "VarPhilox over DartThrowing/SortShuffle at %s on the GPU" % _size_text(log2),
+                   ("our peers are stronger: " + why) if why else "", unit="×")
+    return ("%s–%s×" % (fmt(_paper(ref, "low")), fmt(_paper(ref, "high"))), "%s–%s" % (fx(lo), fx(hi)), None, v)
+
+
+def sp_table2_ranking(ref, data):
+    rows = data.rows("table2_cpu_shuffle")
+    table = _read_rows(os.path.join(REFERENCE_DIR, "shuffle_table2_cpu.csv"))
+    paper_sizes = {int(r["log2_size"]) for r in table}
+    ours_sizes = {int(r["log2_size"]) for r in rows}
+    common = sorted(paper_sizes & ours_sizes)
+    if not common:
+        raise Missing("a size of the paper's Table 2 in table2_cpu_shuffle.csv", field=True)
+    log2 = common[-1]
+    ours, paper = {}, {}
+    for r in rows:
+        if int(r["log2_size"]) == log2:
+            ours[sr.paper_label(r["algorithm"], r.get("label", ""))] = float(r["items_per_second"])
+    for r in table:
+        if int(r["log2_size"]) == log2:
+            paper[r["label"]] = float(r["m_items_per_second"])
+    labels = [lab for lab in paper if lab in ours]
+    ours_order = sorted(labels, key=lambda lab: -ours[lab])
+    paper_order = sorted(labels, key=lambda lab: -paper[lab])
+    tau = kendall_tau(ours_order, paper_order)
+    v, why = rule_ranking(tau, len(labels), ours_order, paper_order)
+    cores = data.meta("table2_cpu_shuffle").get("cores", "?")
+    why += " at %s; %s cores here, %d in the paper" % (_size_text(log2), cores, int(_paper(ref, "cores")))
+    return " > ".join(paper_order), " > ".join(ours_order), None, (v, why)
+
+
+def sp_fig10_fused(ref, data):
+    above = int(_paper(ref, "above_log2"))
+    rows = data.rows("fig10_fusion")
+    g = {(int(r["log2_size"]), r["case"]): float(r["items_per_second"]) for r in rows if r["algorithm"] == "gather"}
+    pts = [(float(r["items_per_second"]) / g[(int(r["log2_size"]), r["case"])], int(r["log2_size"]), r["case"])
+           for r in rows if r["algorithm"] == "variable_philox" and int(r["log2_size"]) > above
+           and (int(r["log2_size"]), r["case"]) in g]
+    if not pts:
+        raise Missing("VarPhilox and Gather rows above 2^%d in fig10_fusion.csv" % above, field=True)
+    worst = min(pts)
+    level = FUSION_EQUIVALENT
+    bad = [p for p in pts if p[0] < level]
+    v = rule_all_points(len(bad), len(pts), "%s at 2^%d, %s case" % (fx(worst[0]), worst[1], worst[2]),
+                        "VarPhilox ≥ %g × Gather above 2^%d" % (level, above))
+    return "≈ Gather (≥ %g×)" % level, "%s–%s of Gather" % (fx(worst[0]), fx(max(pts)[0])), None, v
+
+
+# --------------------------------------------------------------------------- summary card
+
+def ss_v100_table(ref, data):
+    ours = _shuffle_rate(data, "table1_gpu_shuffle", "VarPhilox", 29)
+    if ours is None:
+        raise Missing("VarPhilox at 2^29+1 in table1_gpu_shuffle.csv", field=True)
+    paper = _paper(ref, "VarPhilox")
+    return (fmt(paper) + " M items/s", fmt(ours / 1e6) + " M items/s", ours / 1e6 / paper,
+            rule_other_machine(data.machine("table1_gpu_shuffle"), "Tesla V100", "the card's table"))
+
+
+def ss_fraction_of_gather(ref, data):
+    log2 = 29
+    ours = _shuffle_rate(data, "table1_gpu_shuffle", "VarPhilox", log2)
+    g = _shuffle_rate(data, "table1_gpu_shuffle", "Gather", log2)
+    if not ours or not g:
+        raise Missing("VarPhilox and Gather at 2^29+1 in table1_gpu_shuffle.csv", field=True)
+    paper = _paper(ref, "fraction")
+    v, why = rule_close(ours / g, paper, 0.05, "VarPhilox / Gather")
+    return "%.0f %%" % (100 * paper), "%.1f %%" % (100 * ours / g), ours / g / paper, (v, why)
+
+
+def ss_within_2x(ref, data):
+    ours = _shuffle_rate(data, "table1_gpu_shuffle", "VarPhilox", 29)
+    g = _shuffle_rate(data, "table1_gpu_shuffle", "Gather", 29)
+    if not ours or not g:
+        raise Missing("VarPhilox and Gather at 2^29+1 in table1_gpu_shuffle.csv", field=True)
+    floor = 1.0 / _paper(ref, "factor")
+    v = rule_at_least(ours / g, floor, "VarPhilox / Gather at 2^29+1")
+    return "≥ %g of Gather" % floor, "%.3f of Gather" % (ours / g), None, v
+
+
+def ss_vs_sort(ref, data):
+    ours = _shuffle_rate(data, "table1_gpu_shuffle", "VarPhilox", 29)
+    s = _shuffle_rate(data, "table1_gpu_shuffle", "SortShuffle", 29)
+    if not ours or not s:
+        raise Missing("VarPhilox and SortShuffle at 2^29+1 in table1_gpu_shuffle.csv", field=True)
+    paper = _paper(ref, "speedup")
+    g = _shuffle_rate(data, "table1_gpu_shuffle", "Gather", 29)
+    why = "our SortShuffle reaches %.1f %% of Gather, the card's %.1f %%" % (
+        100 * s / g, 100 * _paper(ref, "SortShuffle") / _paper(ref, "Gather")) if g else ""
+    v = rule_at_least(ours / s, paper, "VarPhilox / SortShuffle at 2^29+1", why, unit="×", tol=0.10)
+    return fx(paper), fx(ours / s), ours / s / paper, v
+
+
+def ss_epoch_times(ref, data):
+    n = 2 ** 29
+    ours = _shuffle_rate(data, "table1_gpu_shuffle", "VarPhilox", 29)
+    s = _shuffle_rate(data, "table1_gpu_shuffle", "SortShuffle", 29)
+    if not ours or not s:
+        raise Missing("VarPhilox and SortShuffle at 2^29+1 in table1_gpu_shuffle.csv", field=True)
+    t_ours, t_sort = n / ours, n / s
+    paper = _paper(ref, "speedup")
+    v = rule_at_least(t_sort / t_ours, paper, "the per-epoch speed-up",
+                      "our times are %.0f ms vs %.0f ms on %s (the card's %.0f ms vs %.1f s on a V100)"
+                      % (1e3 * t_ours, 1e3 * t_sort, data.machine("table1_gpu_shuffle"),
+                         1e3 * _paper(ref, "bijective_seconds"), _paper(ref, "sort_seconds")), unit="×", tol=0.10)
+    return ("%.0f ms vs %.1f s (%s)" % (1e3 * _paper(ref, "bijective_seconds"), _paper(ref, "sort_seconds"),
+                                       fx(paper)),
+            "%.1f ms vs %.1f ms (%s)" % (1e3 * t_ours, 1e3 * t_sort, fx(t_sort / t_ours)), t_sort / t_ours / paper, v)
+
+
+def ss_10_100x(ref, data):
+    log2, ratios = _table1_ratio_claim(ref, data, ["DartThrowing", "SortShuffle"], "range")
+    lo, hi = min(ratios.values()), max(ratios.values())
+    why = _peer_strength(data, ref, log2, ["DartThrowing", "SortShuffle"], "the card's")
+    v = rule_range(lo, hi, _paper(ref, "low"), _paper(ref, "high"),
+                   "VarPhilox over DartThrowing/SortShuffle at %s" % _size_text(log2),
+                   ("our peers are stronger: " + why) if why else "", unit="×")
+    return ("%s–%s×" % (fmt(_paper(ref, "low")), fmt(_paper(ref, "high"))), "%s–%s" % (fx(lo), fx(hi)), None, v)
+
+
+def ss_rtx2080(ref, data):
+    machine = data.machine("table1_gpu_shuffle")
+    ours = _shuffle_rate(data, "table1_gpu_shuffle", "VarPhilox", 26)
+    g = _shuffle_rate(data, "table1_gpu_shuffle", "Gather", 26)
+    ours_text = "%s M items/s (%s of Gather) on %s" % (fmt(ours / 1e6), fx(ours / g), machine) if ours and g else "—"
+    if "2080" in machine:
+        return fmt(_paper(ref, "VarPhilox")) + " M items/s", ours_text, ours / 1e6 / _paper(ref, "VarPhilox"), \
+            rule_close(ours / 1e6, _paper(ref, "VarPhilox"), 0.10)
+    return (fmt(_paper(ref, "VarPhilox")) + " M items/s (%s of Gather)" % fx(_paper(ref, "VarPhilox") /
+                                                                               _paper(ref, "Gather")),
+            ours_text, None, rule_other_machine(machine, "GeForce RTX 2080", "the card's second table"))
+
+
+def ss_bigcrush(ref, data):
+    rows = data.rows("bigcrush_variable_philox")  # no experiment writes it yet: Missing
+    failed = sum(1 for r in rows if r.get("assessment") == "FAILED")
+    return "passes at %d rounds" % _paper(ref, "rounds"), "%d of %d fail" % (failed, len(rows)), None, \
+        rule_chance_failures(failed, len(rows), 0.001, "BigCrush tests")
+
+
+def ss_24_rounds(ref, data):
+    rounds = int(_paper(ref, "rounds"))
+    first, samples = first_passing_rounds(data)
+    if first is None:
+        return "%d rounds suffice" % rounds, "never passes", None, \
+            _v(DIFFERS, "VarPhilox fails χ² at the largest round count measured")
+    if first <= rounds:
+        v = _v(REPRODUCED, "χ² passes at every round count from %d, so %d rounds suffice (%s permutations per point)"
+               % (first, rounds, "{:,}".format(samples)))
+    else:
+        v = _v(DIFFERS, "χ² passes only from %d rounds, more than %d" % (first, rounds))
+    return "%d rounds suffice" % rounds, "χ² passes from %d rounds" % first, None, v
+
+
+# --------------------------------------------------------------------------- Onesweep
+
+def _sort_rate(rows, algorithm, shape, q, n):
+    for r in rows:
+        if r["algorithm"] == algorithm and r["shape"] == shape and int(r["q"]) == q and int(r["n"]) == n:
+            return float(r["keys_per_second"])
+    return None
+
+
+def _speedups(rows, ours="onesweep", peer="cub_reduce_then_scan"):
+    """[(ratio, n, q, shape)] of ours / peer at every point both measured."""
+    peer_rate = {(r["shape"], int(r["q"]), int(r["n"])): float(r["keys_per_second"]) for r in rows
+                 if r["algorithm"] == peer}
+    out = []
+    for r in rows:
+        if r["algorithm"] == ours:
+            k = (r["shape"], int(r["q"]), int(r["n"]))
+            if k in peer_rate and peer_rate[k] > 0:
+                out.append((float(r["keys_per_second"]) / peer_rate[k], int(r["n"]), int(r["q"]), r["shape"]))
+    return out
+
+
+def os_headline(ref, data):
+    rows = data.rows("sort_headline")
+    n = int(_paper(ref, "n"))
+    ours = _sort_rate(rows, "onesweep", "keys_u32", 1, n)
+    if ours is None:
+        raise Missing("onesweep keys_u32 q = 1 n = %d in sort_headline.csv" % n, field=True)
+    paper = _paper(ref, "gkeys") * 1e9
+    return ("%s GKey/s" % fmt(paper / 1e9), "%s GKey/s" % fmt(ours / 1e9), ours / paper,
+            rule_other_machine(data.machine("sort_headline"), "A100-80GB (clocks locked to 1410 MHz)", "29.4 GKey/s"))
+
+
+def os_speedup_range(ref, data):
+    lo_p, hi_p = _paper(ref, "low"), _paper(ref, "high")
+    sat = 2 ** SATURATING_LOG2
+    medians, parts = [], []
+    for name in ("onesweep_fig09_keys32", "onesweep_fig10_pairs32", "onesweep_fig11_keys64"):
+        if not data.has(name):
+            continue
+        pts = sorted(p[0] for p in _speedups(data.rows(name)) if p[2] == 1 and p[1] >= sat)
+        if pts:
+            m = pts[len(pts) // 2] if len(pts) % 2 else 0.5 * (pts[len(pts) // 2 - 1] + pts[len(pts) // 2])
+            medians.append(m)
+            parts.append("%s %s" % (name.split("_", 2)[-1], fx(m)))
+    if not medians:
+        raise Missing("onesweep_fig09_keys32.csv")
+    v = rule_range(min(medians), max(medians), lo_p, hi_p,
+                   "the median speed-up over CUB's reduce-then-scan sort (q = 1, n ≥ 2^%d)"
+                   % SATURATING_LOG2, unit="×")
+    return "%s–%s×" % (fmt(lo_p), fmt(hi_p)), ", ".join(parts), None, v
+
+
+def _unilateral(name):
+    def compute(ref, data):
+        pts = _speedups(data.rows(name))
+        if not pts:
+            raise Missing("onesweep and cub_reduce_then_scan rows in %s.csv" % name, field=True)
+        bad = [p for p in pts if p[0] < 1]
+        worst = min(pts)
+        v = rule_all_points(len(bad), len(pts), "%s at n = %d, q = %d" % (fx(worst[0]), worst[1], worst[2]),
+                            "%s (ours faster than CUB's reduce-then-scan sort)" % name)
+        return "faster at every point", "slower at %d of %d points" % (len(bad), len(pts)), None, v
+    return compute
+
+
+def os_ceiling(ref, data):
+    ceiling = _paper(ref, "ceiling")
+    sat = 2 ** SATURATING_LOG2
+    pts = [p for p in _speedups(data.rows("onesweep_fig09_keys32")) if p[2] == 1 and p[1] >= sat]
+    if not pts:
+        raise Missing("q = 1 saturating points in onesweep_fig09_keys32.csv", field=True)
+    top = max(pts)
+    if top[0] <= ceiling:
+        v = _v(REPRODUCED, "the largest measured speed-up, %s at n = %d, stays under the %s× ceiling"
+               % (fx(top[0]), top[1], fmt(ceiling)))
+    else:
+        v = _v(DIFFERS, "the measured speed-up reaches %s at n = %d, above the %s× ceiling (our reduce-then-scan "
+                        "peer is slower than the paper's model of it)" % (fx(top[0]), top[1], fmt(ceiling)))
+    return "≤ %s×" % fmt(ceiling), "max %s" % fx(top[0]), top[0] / ceiling, v
+
+
+def os_traffic(ref, data):
+    d = int(_paper(ref, "digit_bits"))
+    passes = [int(r["passes"]) for r in data.rows("onesweep_table2_digit_width") if int(r["digit_bits"]) == d]
+    if not passes:
+        raise Missing("digit_bits = %d in onesweep_table2_digit_width.csv" % d, field=True)
+    p = passes[0]
+    ours = 3.0 * p / (2 * p + 1)
+    v, why = rule_close(ours, _paper(ref, "reduction"), 0.01, "3p/(2p+1) with our p = %d passes of %d-bit digits"
+                        % (p, d))
+    return fx(_paper(ref, "reduction")), fx(ours), ours / _paper(ref, "reduction"), (v, why)
+
+
+def _band_ratio(ref, data, q_key):
+    rows = data.rows("sort_headline")
+    n = int(_paper(ref, "n"))
+    q = int(_paper(ref, q_key))
+    base, other = _sort_rate(rows, "onesweep", "keys_u32", 1, n), _sort_rate(rows, "onesweep", "keys_u32", q, n)
+    if base is None or other is None:
+        raise Missing("onesweep keys_u32 q = 1 and q = %d at n = %d in sort_headline.csv" % (q, n), field=True)
+    return q, base, other
+
+
+def os_q8(ref, data):
+    q, base, other = _band_ratio(ref, data, "q")
+    paper = _paper(ref, "gkeys_q") / _paper(ref, "gkeys_q1")
+    ours = other / base
+    v = rule_ratio_shape(ours, paper, 0.05, ours >= 0.8,
+                         "consistency (q = %d at ≥ 0.8 × the q = 1 throughput)" % q)
+    return ("%s→%s GKey/s (%s)" % (fmt(_paper(ref, "gkeys_q1")), fmt(_paper(ref, "gkeys_q")), fx(paper)),
+            "%s→%s GKey/s (%s)" % (fmt(base / 1e9), fmt(other / 1e9), fx(ours)), ours / paper, v)
+
+
+def os_q16(ref, data):
+    q, base, other = _band_ratio(ref, data, "q")
+    paper = _paper(ref, "gkeys_q") / _paper(ref, "gkeys_q1")
+    ours = other / base
+    v = rule_ratio_shape(ours, paper, 0.10, ours > 1, "q = %d faster than q = 1" % q)
+    return ("%s→%s GKey/s (%s)" % (fmt(_paper(ref, "gkeys_q1")), fmt(_paper(ref, "gkeys_q")), fx(paper)),
+            "%s→%s GKey/s (%s)" % (fmt(base / 1e9), fmt(other / 1e9), fx(ours)), ours / paper, v)
+
+
+def entropy_per_bit(q):
+    """Shannon entropy per key bit of the AND of q uniform words: H(2^-q)."""
+    p = 2.0 ** -q
+    return -(p * math.log2(p) + (1 - p) * math.log2(1 - p)) if p < 1 else 0.0
+
+
+def os_table1(ref, data):
+    bands = sorted({int(r["q"]) for r in data.rows("onesweep_fig09_keys32")})
+    paper = {int(k[1:]): v[0] for k, v in ref.items() if k.startswith("q")}
+    missing = [q for q in sorted(paper) if q not in bands]
+    worst = max(abs(entropy_per_bit(q) - paper[q]) for q in paper if q in bands) if bands else None
+    if missing:
+        v = _v(DIFFERS, "band(s) q = %s were not measured" % ", ".join(map(str, missing)))
+    elif worst <= 5e-6:
+        v = _v(REPRODUCED, "H(2^-q) of our bands q = %s equals the table to its 6 digits (largest gap %.1g)"
+               % (", ".join(map(str, bands)), worst))
+    else:
+        v = _v(DIFFERS, "H(2^-q) differs from the table by up to %.3g" % worst)
+    return (", ".join("%g" % paper[q] for q in sorted(paper)),
+            ", ".join("%.6g" % entropy_per_bit(q) for q in sorted(paper) if q in bands), None, v)
+
+
+def _table2_rows(data):
+    return [r for r in data.rows("onesweep_table2_digit_width") if r["phase"] == "partition"]
+
+
+def os_table2_passes(ref, data):
+    rows = _table2_rows(data)
+    ours = {int(r["digit_bits"]): int(r["passes"]) for r in rows}
+    paper = {int(k[1:]): int(v[0]) for k, v in ref.items() if k.startswith("d")}
+    widths = sorted(paper)
+    o = [ours.get(d) for d in widths]
+    p = [paper[d] for d in widths]
+    v, why = rule_equal(o, p, "pass counts for d = %s bits" % "/".join(map(str, widths)))
+    if v == DIFFERS:
+        if all(ours.get(d) == -(-32 // d) for d in widths):
+            why += "; ours are ⌈32/d⌉ (every key bit sorted)"
+        if all(paper[d] == 32 // d for d in widths):
+            why += ", the paper's equal ⌊32/d⌋"
+    return "/".join(map(str, p)), "/".join("—" if x is None else str(x) for x in o), None, (v, why)
+
+
+def os_table2_best_width(ref, data):
+    rows = [r for r in _table2_rows(data) if _f(r["microseconds_per_bit"]) is not None]
+    if not rows:
+        raise Missing("partition rows with microseconds_per_bit in onesweep_table2_digit_width.csv", field=True)
+    best = min(rows, key=lambda r: float(r["microseconds_per_bit"]))
+    ours_d = int(best["digit_bits"])
+    paper_d = int(_paper(ref, "best_digit_bits"))
+    if ours_d == paper_d:
+        v = _v(REPRODUCED, "the partition cost per bit is lowest at %d-bit digits here too" % ours_d)
+    else:
+        v = _v(DIFFERS, "the partition cost per bit is lowest at %d-bit digits here (%s µs/bit), at %d in the paper"
+               % (ours_d, fmt(float(best["microseconds_per_bit"])), paper_d))
+    return "%d bits" % paper_d, "%d bits" % ours_d, None, v
+
+
+def os_table2_absolute(ref, data):
+    d = int(_paper(ref, "digit_bits"))
+    rows = [r for r in _table2_rows(data) if int(r["digit_bits"]) == d]
+    if not rows:
+        raise Missing("partition at %d bits in onesweep_table2_digit_width.csv" % d, field=True)
+    ours = float(rows[0]["microseconds_median"])
+    paper = _paper(ref, "partition_us")
+    return ("%s µs" % fmt(paper), "%s µs" % fmt(ours), ours / paper,
+            rule_other_machine(data.machine("onesweep_table2_digit_width"), "A100-80GB", "Table 2"))
+
+
+def os_hrs(ref, data):
+    rows = data.rows("onesweep_fig09_keys32")
+    algs = sorted({r["algorithm"] for r in rows})
+    hrs = [r for r in rows if "hrs" in r["algorithm"].lower()]
+    if not hrs:
+        return ("drop above %s keys" % fmt(_paper(ref, "n")), "no HRS rows", None,
+                _v(NOT_HERE, "HRS was not measured: onesweep_fig09_keys32.csv holds %s" % ", ".join(algs)))
+    return "drop above %s keys" % fmt(_paper(ref, "n")), "%d HRS rows" % len(hrs), None, \
+        _v(NOT_HERE, "no rule compares HRS rows yet")
+
+
+# --------------------------------------------------------------------------- Gaussian
+
+def _gauss_rate(data, algorithm):
+    for r in data.rows("gaussian_throughput"):
+        if r["algorithm"] == algorithm:
+            return float(r["outputs_per_second"])
+    return None
+
+
+def g_throughput(ref, data):
+    r4, r3 = _gauss_rate(data, "ours_register_4"), _gauss_rate(data, "ours_register_3")
+    if r4 is None:
+        raise Missing("ours_register_4 in gaussian_throughput.csv", field=True)
+    paper = _paper(ref, "outputs_per_second")
+    return ("%s G/s" % fmt(paper / 1e9), "%s G/s (3 coefficients %s)" % (fmt(r4 / 1e9), fmt(r3 / 1e9) if r3 else "—"),
+            r4 / paper, rule_other_machine(data.machine("gaussian_throughput"), "Tesla V100", "121 G outputs/s"))
+
+
+def nominal_bandwidth(meta):
+    """Nominal memory bandwidth (bytes/s) from a GPU meta.json: 2 x memory clock x bus width / 8."""
+    clock, width = _f(meta.get("gpu_memory_clock_khz")), _f(meta.get("gpu_memory_bus_width_bits"))
+    if not clock or not width:
+        return None
+    return 2 * clock * 1e3 * width / 8
+
+
+def g_faster_than_memory(ref, data):
+    r4, r3 = _gauss_rate(data, "ours_register_4"), _gauss_rate(data, "ours_register_3")
+    if r4 is None:
+        raise Missing("ours_register_4 in gaussian_throughput.csv", field=True)
+    bw = nominal_bandwidth(data.meta("gaussian_throughput"))
+    if bw is None:
+        raise Missing("gpu_memory_clock_khz and gpu_memory_bus_width_bits in gaussian_throughput.meta.json",
+                      field=True)
+    paper = _paper(ref, "outputs_per_second") * 8 / _paper(ref, "memory_bandwidth")
+    ours = r4 * 8 / bw
+    text = "%.2f TB/s of doubles vs %.2f TB/s nominal (%s)" % (r4 * 8 / 1e12, bw / 1e12, fx(ours))
+    if r3:
+        text += "; 3 coefficients %s" % fx(r3 * 8 / bw)
+    if ours >= 1:
+        v = _v(REPRODUCED, "ours generates %s the bytes/s its GPU can load" % fx(ours))
+    else:
+        v = _v(DIFFERS, "ours (4 coefficients) generates %.2f TB/s of doubles, %s the %.2f TB/s nominal bandwidth of "
+                        "%s" % (r4 * 8 / 1e12, fx(ours), bw / 1e12, data.machine("gaussian_throughput")))
+    return ("%.3g TB/s vs %.3g TB/s (%s)" % (_paper(ref, "outputs_per_second") * 8 / 1e12,
+                                             _paper(ref, "memory_bandwidth") / 1e12, fx(paper)), text, None, v)
+
+
+def _hermite(data, table, order_max, column):
+    vals = [(float(r[column]), int(r["order"])) for r in data.rows("gaussian_hermite_failure")
+            if r["table"] == table and int(r["order"]) <= order_max and _f(r[column]) is not None]
+    if not vals:
+        raise Missing("%s rows of orders ≤ %d in gaussian_hermite_failure.csv" % (table, order_max), field=True)
+    return min(vals)
+
+
+def g_initial_failure(ref, data):
+    outputs, order = _hermite(data, "inverse_cdf", int(_paper(ref, "order")), "moment_failure_outputs")
+    paper = _paper(ref, "outputs")
+    v, why = rule_within_factor(outputs, paper, 2, "the expected outputs to a 4σ moment failure")
+    if order != int(_paper(ref, "order")):
+        v, why = DIFFERS, "the first moment to fail is order %d, not %d" % (order, int(_paper(ref, "order")))
+    return "%s (order %d)" % (fmt(paper), int(_paper(ref, "order"))), "%s (order %d)" % (fmt(outputs), order), \
+        outputs / paper, (v, why)
+
+
+def g_optimised_failure(ref, data):
+    outputs, order = _hermite(data, "optimised", int(_paper(ref, "orders")), "moment_failure_outputs")
+    paper = _paper(ref, "outputs")
+    ratio = outputs / paper
+    if ratio >= 0.5:
+        v = _v(REPRODUCED, "our optimised table needs %s the article's outputs to a 4σ moment failure" % fx(ratio))
+    elif outputs >= _paper(ref, "initial_outputs") * 1e6:
+        v = _v(IN_SHAPE, "the optimised table improves on the initial one by %s, less than the article's %s (first "
+                         "failing order %d)" % (fx(outputs / _paper(ref, "initial_outputs")),
+                                                fx(paper / _paper(ref, "initial_outputs")), order))
+    else:
+        v = _v(DIFFERS, "our optimised table fails a 4σ moment test after %s outputs (order %d)" % (fmt(outputs),
+                                                                                                  order))
+    return fmt(paper), "%s (order %d)" % (fmt(outputs), order), ratio, v
+
+
+GAUSSIAN_MOMENT_SD = {4: math.sqrt(105 - 9), 6: math.sqrt(10395 - 225), 8: math.sqrt(2027025 - 11025)}
+
+
+def g_moments_2_38(ref, data):
+    """The article's moment listing (initial table, 2^38 outputs) vs our exact discrepancies."""
+    rows = {int(r["order"]): float(r["moment_discrepancy"]) for r in data.rows("gaussian_hermite_failure")
+            if r["table"] == "inverse_cdf" and _f(r["moment_discrepancy"]) is not None}
+    outputs = _paper(ref, "outputs")
+    orders = sorted(int(k[6:]) for k in ref if k.startswith("moment"))
+    if not all(o in rows for o in orders):
+        raise Missing("inverse_cdf moment discrepancies of orders %s in gaussian_hermite_failure.csv" % orders,
+                      field=True)
+    ratios = {o: rows[o] / _paper(ref, "moment%d" % o) for o in orders}
+    z = {o: rows[o] / (GAUSSIAN_MOMENT_SD[o] / math.sqrt(outputs)) for o in orders if o in GAUSSIAN_MOMENT_SD}
+    paper_text = ", ".join("m%d %.3g" % (o, _paper(ref, "moment%d" % o)) for o in orders)
+    ours_text = ", ".join("m%d %.3g (z = %.1f at 2^38)" % (o, rows[o], z.get(o, float("nan"))) for o in orders)
+    if all(0.5 <= r <= 2 for r in ratios.values()):
+        v = _v(REPRODUCED, "our exact discrepancies are %s the article's sampled ones; |z| > 4 at 2^38 for orders %s"
+               % ("/".join(fx(ratios[o]) for o in orders), ", ".join(str(o) for o in z if abs(z[o]) > 4) or "none"))
+    elif all(r > 0 for r in ratios.values()):
+        v = _v(IN_SHAPE, "same signs; ratios %s" % "/".join(fx(ratios[o]) for o in orders))
+    else:
+        v = _v(DIFFERS, "signs or sizes disagree: ratios %s" % "/".join(fx(ratios[o]) for o in orders))
+    return paper_text, ours_text, None, v
+
+
+def parse_statistics_log(text, log2):
+    """{order: z} and (N, tail count) of the 'test_gaussian_statistics, 2^log2' part of the log."""
+    part = text.split("== test_gaussian_statistics, 2^%d" % log2)
+    if len(part) < 2:
+        return None
+    body = part[1].split("\n== ")[0]
+    z = {int(m.group(1)): float(m.group(2)) for m in re.finditer(r"^\s+(\d+)\s+(-?[\d.]+)\s+-?[\d.]+\s+-?[\d.]+\s*$",
+                                                                  body, re.M)}
+    tail = re.search(r"\|x\| > 4: (\d+) outputs", body)
+    return z, (2 ** log2, int(tail.group(1)) if tail else None)
+
+
+def g_optimised_2_38(ref, data):
+    name = LOG_FILES[0]
+    parsed = parse_statistics_log(data.log(name), int(_paper(ref, "log2_outputs")))
+    if not parsed or not parsed[0]:
+        raise Missing("the 2^%d part of %s" % (int(_paper(ref, "log2_outputs")), name), field=True)
+    z = parsed[0]
+    worst = max(z, key=lambda o: abs(z[o]))
+    limit = _paper(ref, "sigma")
+    if abs(z[worst]) < limit:
+        v = _v(REPRODUCED, "no Hermite z-score of orders 1–%d reaches %gσ at 2^%d GPU outputs (largest |z| = %.2f, "
+                           "order %d)" % (max(z), limit, int(_paper(ref, "log2_outputs")), abs(z[worst]), worst))
+    else:
+        v = _v(DIFFERS, "order %d reaches |z| = %.2f at 2^%d outputs" % (worst, abs(z[worst]),
+                                                                         int(_paper(ref, "log2_outputs"))))
+    return "no 4σ failure before %s outputs" % fmt(_paper(ref, "failure_outputs")), \
+        "max |z| = %.2f (order %d)" % (abs(z[worst]), worst), None, v
+
+
+def g_tail_rate(ref, data):
+    name = LOG_FILES[0]
+    parsed = parse_statistics_log(data.log(name), 38) or parse_statistics_log(data.log(name), 36)
+    if not parsed or parsed[1][1] is None:
+        raise Missing("the |x| > 4 count in %s" % name, field=True)
+    n, count = parsed[1]
+    ours = n / count
+    paper = _paper(ref, "one_in")
+    v, why = rule_close(ours, paper, 0.01, "outputs per tail output")
+    return "1 in %s" % fmt(paper), "1 in %s (%s of 2^%d)" % (fmt(ours), "{:,}".format(count), round(math.log2(n))), \
+        ours / paper, (v, why)
+
+
+def g_quanta(ref, data):
+    meta = data.meta("gaussian_hermite_failure")
+    keys = ("quantum_log2_three", "quantum_log2_four")
+    if not all(k in meta for k in keys):
+        raise Missing("%s in gaussian_hermite_failure.meta.json" % " and ".join(keys), field=True)
+    ours = [int(float(meta[k])) for k in keys]
+    paper = [int(_paper(ref, k)) for k in keys]
+    return "2^%d / 2^%d" % tuple(paper), "2^%d / 2^%d" % tuple(ours), None, rule_equal(ours, paper, "quanta")
+
+
+def g_practrand(ref, data):
+    try:
+        data.rows("gaussian_practrand")
+    except Missing:
+        note = ""
+        if data.has("gaussian_dieharder"):
+            dh = data.rows("gaussian_dieharder")
+            failed = sum(1 for r in dh if r["assessment"] == "FAILED")
+            note = "; dieharder ran instead: %d FAILED of %d result lines" % (failed, len(dh))
+        return "no failure to 2^%d bytes" % _paper(ref, "log2_bytes"), "—", None, \
+            _v(NOT_HERE, "gaussian_practrand.csv was not produced%s" % note)
+    return "no failure to 2^%d bytes" % _paper(ref, "log2_bytes"), "present", None, \
+        _v(NOT_HERE, "no rule reads gaussian_practrand.csv yet")
+
+
+# --------------------------------------------------------------------------- VREN
+
+def _ints(text):
+    return [int(x) for x in str(text).split()]
+
+
+def v_counts(ref, data):
+    values, radix = _ints(_paper(ref, "input")), int(_paper(ref, "radix"))
+    counts, offsets, _ = lsd_pass(values, radix, 0)
+    paper = (_ints(_paper(ref, "counts")), _ints(_paper(ref, "offsets")))
+    v = rule_equal((counts, offsets), paper, "counts and exclusive-scan offsets of the least significant digit")
+    return "counts %s; offsets %s" % tuple(" ".join(map(str, x)) for x in paper), \
+        "counts %s; offsets %s" % (" ".join(map(str, counts)), " ".join(map(str, offsets))), None, v
+
+
+def v_passes_example(ref, data):
+    values, radix = _ints(_paper(ref, "input")), int(_paper(ref, "radix"))
+    _, _, first = lsd_pass(values, radix, 0)
+    _, _, second = lsd_pass(first, radix, 1)
+    paper = (_ints(_paper(ref, "after_pass1")), _ints(_paper(ref, "after_pass2")))
+    v = rule_equal((first, second), paper, "arrays after the first and second pass")
+    return "(%s) then (%s)" % tuple(" ".join(map(str, x)) for x in paper), \
+        "(%s) then (%s)" % (" ".join(map(str, first)), " ".join(map(str, second))), None, v
+
+
+def _vren_label(data, name):
+    rows = [r for r in data.rows(name) if r["algorithm"] == "vren"]
+    if not rows:
+        raise Missing("vren rows in %s.csv" % name, field=True)
+    return rows[0].get("label", ""), rows
+
+
+def v_pass_count(key_bits, name):
+    def compute(ref, data):
+        label, _ = _vren_label(data, name)
+        m = re.search(r"(\d+)-bit", label)
+        if not m:
+            raise Missing("the digit width in the vren label of %s.csv" % name, field=True)
+        d = int(m.group(1))
+        ours = -(-key_bits // d)
+        paper = int(_paper(ref, "passes"))
+        return "%d passes" % paper, "%d passes (%d-bit digits, label “%s”)" % (ours, d, label), ours / paper, \
+            rule_equal(ours, paper, "passes for %d-bit keys" % key_bits)
+    return compute
+
+
+def v_workgroup(ref, data):
+    label, _ = _vren_label(data, "onesweep_fig09_keys32")
+    m = re.search(r"(\d+)-thread workgroup", label)
+    if not m:
+        raise Missing("the workgroup size in the vren label of onesweep_fig09_keys32.csv", field=True)
+    return "%d" % _paper(ref, "threads"), "%s (label “%s”)" % (m.group(1), label), None, \
+        rule_equal(int(m.group(1)), int(_paper(ref, "threads")), "workgroup sizes")
+
+
+def v_large_buffers(ref, data):
+    label, rows = _vren_label(data, "onesweep_fig09_keys32")
+    rows = sorted((int(r["n"]), float(r["keys_per_second"])) for r in rows if int(r["q"]) == 1)
+    if len(rows) < 2:
+        raise Missing("vren q = 1 rows at two sizes in onesweep_fig09_keys32.csv", field=True)
+    (n0, r0), (n1, r1) = rows[0], rows[-1]
+    grow = r1 / r0
+    allr = data.rows("onesweep_fig09_keys32")
+    cub = [float(r["keys_per_second"]) for r in allr if r["algorithm"].startswith("cub_onesweep")
+           and int(r["q"]) == 1 and int(r["n"]) == n1]
+    vs = " (%s of CUB's best there)" % fx(r1 / max(cub)) if cub else ""
+    if grow > 1:
+        v = _v(REPRODUCED, "throughput rises %s from n = %d to n = %d%s" % (fx(grow), n0, n1, vs))
+    else:
+        v = _v(DIFFERS, "throughput falls %s from n = %d to n = %d" % (fx(grow), n0, n1))
+    return "works well for large buffers (no number)", "%s→%s GKey/s" % (fmt(r0 / 1e9), fmt(r1 / 1e9)), None, v
+
+
+# --------------------------------------------------------------------------- registry
+
+Claim = collections.namedtuple("Claim", "id seed statement compute")
+
+CLAIMS = [
+    # bijective-shuffle paper
+    Claim("sp_orders", "shuffle_paper", "The bijective shuffle beats competing GPU shuffles by one to two orders of "
+          "magnitude", sp_orders_of_magnitude),
+    Claim("sp_chi2_rounds", "shuffle_paper", "VariablePhilox passes the χ² test (n = 5) from about 20 rounds",
+          sp_chi2_rounds),
+    Claim("sp_lcg_chi2", "shuffle_paper", "The LCG bijection fails χ² badly (statistic about 500,000)", sp_lcg_chi2),
+    Claim("sp_mmd_24", "shuffle_paper", "At 24 rounds VariablePhilox passes the MMD tests for n = 5, 100, 1000",
+          sp_mmd_24),
+    Claim("sp_fig10_fused", "shuffle_paper", "Above 2^21 the fused bijective shuffle is about as fast as Gather",
+          sp_fig10_fused),
+    Claim("sp_table1_ranking", "shuffle_paper", "GPU throughput order at 2^29+1: Gather, VarPhilox, LCG, then "
+          "DartThrowing and SortShuffle", sp_table1_ranking),
+    Claim("sp_table1_absolute", "shuffle_paper", "VarPhilox shuffles about 4,018 M items/s at 2^29+1 (V100)",
+          sp_table1_absolute),
+    Claim("sp_gpu_10x", "shuffle_paper", "On the GPU, VarPhilox is over an order of magnitude faster than "
+          "DartThrowing and SortShuffle", sp_gpu_10x),
+    Claim("sp_table2_ranking", "shuffle_paper", "CPU throughput order of the shuffles (Table 2) at the largest common "
+          "size", sp_table2_ranking),
+    # summary card
+    Claim("ss_v100_table", "shuffle_summary", "V100 table: bijective shuffle 4,018 M items/s at 2^29+1",
+          ss_v100_table),
+    Claim("ss_91pct", "shuffle_summary", "The bijective shuffle reaches 91 % of the random-gather ceiling",
+          ss_fraction_of_gather),
+    Claim("ss_within_2x", "shuffle_summary", "Within 2× of the random-gather bound at large sizes", ss_within_2x),
+    Claim("ss_30x", "shuffle_summary", "30× faster than sort-based shuffling", ss_vs_sort),
+    Claim("ss_epoch", "shuffle_summary", "At 2^29 items: about 130 ms vs 4.2 s for sort-based (32×)", ss_epoch_times),
+    Claim("ss_10_100x", "shuffle_summary", "10–100× faster than sort-based or dart-throwing shuffles", ss_10_100x),
+    Claim("ss_rtx2080", "shuffle_summary", "RTX 2080 table at 2^26+1: bijective 2,233 vs gather 2,096 M items/s",
+          ss_rtx2080),
+    Claim("ss_bigcrush", "shuffle_summary", "VariablePhilox with 24 rounds passes BigCrush", ss_bigcrush),
+    Claim("ss_24_rounds", "shuffle_summary", "24 rounds are recommended (enough for the statistical tests)",
+          ss_24_rounds),
+    # Onesweep
+    Claim("os_headline", "onesweep", "29.4 GKey/s for 256M random uint32 keys on an A100", os_headline),
+    Claim("os_speedup", "onesweep", "1.4–1.6× over CUB 1.10 at saturating sizes (about 1.5× in the abstract)",
+          os_speedup_range),
+    Claim("os_unilateral_fig9", "onesweep", "Faster than CUB 1.10 at every size and band: 32-bit keys (Fig. 9)",
+          _unilateral("onesweep_fig09_keys32")),
+    Claim("os_unilateral_fig10", "onesweep", "Faster than CUB 1.10 everywhere: 32-bit pairs (Fig. 10)",
+          _unilateral("onesweep_fig10_pairs32")),
+    Claim("os_unilateral_fig11", "onesweep", "Faster than CUB 1.10 everywhere: 64-bit keys (Fig. 11)",
+          _unilateral("onesweep_fig11_keys64")),
+    Claim("os_ceiling", "onesweep", "The speed-up ceiling for 32-bit keys is 1.67×", os_ceiling),
+    Claim("os_traffic", "onesweep", "8-bit digits on 32-bit keys cut memory accesses 1.33× (3p/(2p+1))", os_traffic),
+    Claim("os_q8", "onesweep", "Consistent under skew: only 5 % slower at q = 8 (28 vs 29.4 GKey/s)", os_q8),
+    Claim("os_q16", "onesweep", "Up to 36 GKey/s at q = 16 (mostly homogeneous tiles)", os_q16),
+    Claim("os_table1", "onesweep", "Table 1: entropy per key bit of the bands q = 1…16", os_table1),
+    Claim("os_table2_passes", "onesweep", "Table 2: partition passes for 5–9-bit digits", os_table2_passes),
+    Claim("os_table2_best", "onesweep", "Table 2: 8-bit digits give the lowest partition time per bit",
+          os_table2_best_width),
+    Claim("os_table2_absolute", "onesweep", "Table 2: one 8-bit partition pass of 256M keys takes 1,995 µs",
+          os_table2_absolute),
+    Claim("os_hrs", "onesweep", "HRS slows sharply above about 550M keys (Fig. 9a)", os_hrs),
+    # warp Gaussian article
+    Claim("g_throughput", "gaussian", "121 billion Gaussians per second on a V100", g_throughput),
+    Claim("g_faster_than_memory", "gaussian", "Generating is faster than loading precomputed doubles from memory",
+          g_faster_than_memory),
+    Claim("g_moments_2_38", "gaussian", "Initial table, 2^38 outputs: the higher even moments fail (listing of "
+          "moments 4, 6, 8)", g_moments_2_38),
+    Claim("g_initial_failure", "gaussian", "Initial table: the 8th moment fails first, after about 9.1e10 outputs",
+          g_initial_failure),
+    Claim("g_optimised_failure", "gaussian", "Optimised table: about 1.6e30 outputs before a 4σ moment failure",
+          g_optimised_failure),
+    Claim("g_optimised_2_38", "gaussian", "Optimised table: no moment failure at 2^38 outputs", g_optimised_2_38),
+    Claim("g_tail_rate", "gaussian", "One output in 15,787 lies beyond 4σ", g_tail_rate),
+    Claim("g_quanta", "gaussian", "Output quantum 2^-95 with 3 coefficients, 2^-150 with 4", g_quanta),
+    Claim("g_practrand", "gaussian", "PractRand finds no failure up to 2^45 bytes of the CDF-mapped stream",
+          g_practrand),
+    # VREN article
+    Claim("v_counts", "vren", "Worked example: digit counts and offsets of (10, 25, 39, 92, 1, 5, 68, 23, 21, 10)",
+          v_counts),
+    Claim("v_passes_example", "vren", "Worked example: the array after the first and the second pass",
+          v_passes_example),
+    Claim("v_passes_32", "vren", "4-bit digits: 8 passes for 32-bit keys", v_pass_count(32, "onesweep_fig09_keys32")),
+    Claim("v_passes_64", "vren", "4-bit digits: 16 passes for 64-bit keys", v_pass_count(64, "onesweep_fig11_keys64")),
+    Claim("v_workgroup", "vren", "Workgroups of 32 invocations", v_workgroup),
+    Claim("v_large_buffers", "vren", "Works well on large buffers", v_large_buffers),
+]
+
+
+# --------------------------------------------------------------------------- evaluation
+
+Outcome = collections.namedtuple("Outcome", "claim where paper ours ratio verdict reason")
+
+
+def evaluate(claim, data, refs):
+    """Outcome of one claim: its compute function on the data, or 'not reproducible here' when
+    an input is missing. refs: {claim id: {key: (value, unit, source)}} of the claim's seed."""
+    ref = refs.get(claim.id, {})
+    parts = []
+    for v in ref.values():
+        for part in v[2].split("; "):
+            if part not in parts:
+                parts.append(part)
+    where = "; ".join(parts) or "—"
+    paper_default = "; ".join("%s %s" % (fmt(v[0]), v[1]) for v in ref.values()) or "—"
+    try:
+        paper, ours, ratio, (verdict, reason) = claim.compute(ref, data)
+    except Missing as m:
+        verdict, reason = (NOT_HERE, "the results hold no %s" % m.what) if m.field else rule_missing(m.what)
+        paper, ours, ratio = paper_default, "—", None
+    if verdict not in VERDICTS:
+        raise ValueError("claim %s: verdict %r outside the vocabulary" % (claim.id, verdict))
+    if paper is None:
+        paper = paper_default
+    return Outcome(claim, where, fmt(paper) if not isinstance(paper, str) else paper, ours, ratio, verdict, reason)
+
+
+def evaluate_all(data, refs_by_seed=None, claims=None):
+    """{seed: [Outcome]} for every seed; refs_by_seed defaults to figures/reference/claims_<seed>.csv."""
+    out = collections.OrderedDict((s, []) for s in SEEDS)
+    for c in claims or CLAIMS:
+        refs = (refs_by_seed or {}).get(c.seed)
+        if refs is None:
+            refs = load_references(c.seed)
+            if refs_by_seed is not None:
+                refs_by_seed[c.seed] = refs
+        out.setdefault(c.seed, []).append(evaluate(c, data, refs))
+    return out
+
+
+def counts(outcomes):
+    """{verdict: count} over the closed vocabulary (zeros included)."""
+    c = collections.OrderedDict((v, 0) for v in VERDICTS)
+    for o in outcomes:
+        c[o.verdict] += 1
+    return c
+
+
+def _cell(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def summary_table(results):
+    """Markdown: per seed, the number of claims of each verdict."""
+    lines = ["| seed | claims | " + " | ".join(VERDICTS) + " |", "|---|---:|" + "---:|" * len(VERDICTS)]
+    for seed, outcomes in results.items():
+        c = counts(outcomes)
+        lines.append("| %s | %d | %s |" % (_cell(SEEDS.get(seed, seed)), len(outcomes),
+                                            " | ".join(str(c[v]) for v in VERDICTS)))
+    return "\n".join(lines)
+
+
+def section(results):
+    """Markdown blocks of the section 'Claims, seed by seed': one table per seed."""
+    blocks = ["## Claims, seed by seed",
+              "Each seed document's numbered tables, figures and headline sentences (paraphrased), the seed's number "
+              "(typed in `figures/reference/claims_<seed>.csv` with its source), ours (computed by `paper/claims.py` "
+              "from the result files this report reads), their ratio where both are numbers, and a verdict decided "
+              "by a rule in code from a closed vocabulary: *%s*. The reasons are generated from the data. Internal "
+              "engineering targets are not claims of the seeds and are not counted here." % "*, *".join(VERDICTS)]
+    for seed, outcomes in results.items():
+        blocks.append("### %s" % SEEDS.get(seed, seed))
+        rows = ["| claim | where | paper | ours | ratio | verdict |", "|---|---|---|---|---:|---|"]
+        for o in outcomes:
+            rows.append("| %s | %s | %s | %s | %s | %s |" % (
+                _cell(o.claim.statement), _cell(o.where), _cell(o.paper), _cell(o.ours),
+                "" if o.ratio is None else "%.3g" % o.ratio, _cell(verdict_text(o.verdict, o.reason))))
+        blocks.append("\n".join(rows))
+    return blocks
+
+
+if __name__ == "__main__":
+    import argparse
+    ap = argparse.ArgumentParser(description="Print the claims tables for a results directory.")
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--recorded", default=None)
+    a = ap.parse_args()
+    res = evaluate_all(load_data(a.results, a.recorded or sr.default_recorded_root(a.results)))
+    print(summary_table(res))
+    print("\n\n".join(section(res)))
