@@ -263,6 +263,46 @@ template <int B, int I, int M, os::detail::peer_match A>
 using E2 = os::detail::binning_shape<B, I, M, A, 4, 2>;
 #define SWEEP(d, ...) sweep<S<__VA_ARGS__>>(d, #__VA_ARGS__)
 
+/// u32 pairs in band q: for m = 2^24 and 2^28, CUB with a 32-bit count (its faster
+/// configuration for pairs) and then add_shapes(shape), where shape(policy, label) times a
+/// whole sort of the first m keys through a plan with that binning policy and checks it
+/// against CUB's output (GROUPs 14-16).
+template <class AddShapes>
+void pairs_against_cub32(int q, AddShapes&& add_shapes) {
+  data<std::uint32_t, std::uint32_t> d(q);
+  for (std::size_t m : {std::size_t{1} << 24, std::size_t{1} << 28}) {
+    std::size_t bytes = 0;
+    CK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, d.kin, d.kref, d.vin, d.vref, static_cast<int>(m)));
+    void* t32;
+    CK(cudaMalloc(&t32, bytes));
+    const double cub32 = median_ms([&] {
+      CK(cub::DeviceRadixSort::SortPairs(t32, bytes, d.kin, d.kref, d.vin, d.vref, static_cast<int>(m)));
+    }, 11);
+    CK(cudaFree(t32));
+    std::printf("pairs q=%d m=2^%d CUB n32 %.1f us\n", q, m == (std::size_t{1} << 24) ? 24 : 28, cub32 * 1e3);
+    auto shape = [&](auto policy, const char* label) {
+      using P = decltype(policy);
+      os::detail::plan<8, std::uint32_t, std::uint32_t, P> p(m, 0, 32, false);
+      void* temp;
+      CK(cudaMalloc(&temp, p.temp_bytes()));
+      p.bind(temp);
+      auto sort = [&] {
+        p.histogram(d.kin, 0);
+        p.exclusive_sum(0);
+        p.binning_pass(0, d.kin, d.ktmp, d.vin, d.vtmp, 0);
+        p.binning_pass(1, d.ktmp, d.kout, d.vtmp, d.vout, 0);
+        p.binning_pass(2, d.kout, d.ktmp, d.vout, d.vtmp, 0);
+        p.binning_pass(3, d.ktmp, d.kout, d.vtmp, d.vout, 0);
+      };
+      const double ms = median_ms(sort, 11);
+      const unsigned long long wrong = diff(d.kout, d.kref, m) + diff(d.vout, d.vref, m);
+      std::printf("  %-34s %.1f us (%.3f x CUB n32)%s\n", label, ms * 1e3, cub32 / ms, wrong ? " WRONG" : "");
+      CK(cudaFree(temp));
+    };
+    add_shapes(shape);
+  }
+}
+
 int main() {
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
@@ -621,40 +661,9 @@ int main() {
     pass_times<P4>(d, "early 384x24/2 ballots prefetch", false);
   }
 #elif GROUP == 14
-  // u32 pairs, q = 1, whole sorts of the first m keys (m = 2^24, 2^28) through tile shapes
-  // and look-back windows of the early-counts ballots kernel, against CUB's faster
-  // configuration for pairs (32-bit count) in the same process.
-  {
-    data<std::uint32_t, std::uint32_t> d(1);
-    for (std::size_t m : {std::size_t{1} << 24, std::size_t{1} << 28}) {
-      std::size_t bytes = 0;
-      CK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, d.kin, d.kref, d.vin, d.vref, static_cast<int>(m)));
-      void* t32;
-      CK(cudaMalloc(&t32, bytes));
-      const double cub32 = median_ms([&] {
-        CK(cub::DeviceRadixSort::SortPairs(t32, bytes, d.kin, d.kref, d.vin, d.vref, static_cast<int>(m)));
-      }, 11);
-      CK(cudaFree(t32));
-      std::printf("pairs m=2^%d CUB n32 %.1f us\n", m == (std::size_t{1} << 24) ? 24 : 28, cub32 * 1e3);
-      auto shape = [&](auto policy, const char* label) {
-        using P = decltype(policy);
-        os::detail::plan<8, std::uint32_t, std::uint32_t, P> p(m, 0, 32, false);
-        void* temp;
-        CK(cudaMalloc(&temp, p.temp_bytes()));
-        p.bind(temp);
-        auto sort = [&] {
-          p.histogram(d.kin, 0);
-          p.exclusive_sum(0);
-          p.binning_pass(0, d.kin, d.ktmp, d.vin, d.vtmp, 0);
-          p.binning_pass(1, d.ktmp, d.kout, d.vtmp, d.vout, 0);
-          p.binning_pass(2, d.kout, d.ktmp, d.vout, d.vtmp, 0);
-          p.binning_pass(3, d.ktmp, d.kout, d.vtmp, d.vout, 0);
-        };
-        const double ms = median_ms(sort, 11);
-        const unsigned long long wrong = diff(d.kout, d.kref, m) + diff(d.vout, d.vref, m);
-        std::printf("  %-34s %.1f us (%.3f x CUB n32)%s\n", label, ms * 1e3, cub32 / ms, wrong ? " WRONG" : "");
-        CK(cudaFree(temp));
-      };
+  // u32 pairs, q = 1: tile shapes and look-back windows of the early-counts ballots kernel.
+  for (int q : {1}) {
+    pairs_against_cub32(q, [](auto&& shape) {
       shape(os::detail::binning_shape<256, 48, 2, ballots, 4, 1>{}, "256x48/2 window 4 (default)");
       shape(os::detail::binning_shape<256, 48, 2, ballots, 8, 1>{}, "256x48/2 window 8");
       shape(os::detail::binning_shape<256, 48, 2, ballots, 2, 1>{}, "256x48/2 window 2");
@@ -664,43 +673,12 @@ int main() {
       shape(os::detail::binning_shape<384, 32, 2, ballots, 4, 1>{}, "384x32/2");
       shape(os::detail::binning_shape<384, 32, 2, ballots, 8, 1>{}, "384x32/2 window 8");
       shape(os::detail::binning_shape<256, 44, 2, ballots, 4, 1>{}, "256x44/2");
-    }
+    });
   }
 #elif GROUP == 15
-  // u32 pairs, q = 1 and 3, whole sorts of m = 2^24 and 2^28 keys: the values loaded into
-  // registers with the keys (PrefetchValues 2) against the default, and CUB with a 32-bit
-  // count in the same process.
+  // u32 pairs, q = 1 and 3: the values loaded into registers with the keys (PrefetchValues 2).
   for (int q : {1, 3}) {
-    data<std::uint32_t, std::uint32_t> d(q);
-    for (std::size_t m : {std::size_t{1} << 24, std::size_t{1} << 28}) {
-      std::size_t bytes = 0;
-      CK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, d.kin, d.kref, d.vin, d.vref, static_cast<int>(m)));
-      void* t32;
-      CK(cudaMalloc(&t32, bytes));
-      const double cub32 = median_ms([&] {
-        CK(cub::DeviceRadixSort::SortPairs(t32, bytes, d.kin, d.kref, d.vin, d.vref, static_cast<int>(m)));
-      }, 11);
-      CK(cudaFree(t32));
-      std::printf("pairs q=%d m=2^%d CUB n32 %.1f us\n", q, m == (std::size_t{1} << 24) ? 24 : 28, cub32 * 1e3);
-      auto shape = [&](auto policy, const char* label) {
-        using P = decltype(policy);
-        os::detail::plan<8, std::uint32_t, std::uint32_t, P> p(m, 0, 32, false);
-        void* temp;
-        CK(cudaMalloc(&temp, p.temp_bytes()));
-        p.bind(temp);
-        auto sort = [&] {
-          p.histogram(d.kin, 0);
-          p.exclusive_sum(0);
-          p.binning_pass(0, d.kin, d.ktmp, d.vin, d.vtmp, 0);
-          p.binning_pass(1, d.ktmp, d.kout, d.vtmp, d.vout, 0);
-          p.binning_pass(2, d.kout, d.ktmp, d.vout, d.vtmp, 0);
-          p.binning_pass(3, d.ktmp, d.kout, d.vtmp, d.vout, 0);
-        };
-        const double ms = median_ms(sort, 11);
-        const unsigned long long wrong = diff(d.kout, d.kref, m) + diff(d.vout, d.vref, m);
-        std::printf("  %-34s %.1f us (%.3f x CUB n32)%s\n", label, ms * 1e3, cub32 / ms, wrong ? " WRONG" : "");
-        CK(cudaFree(temp));
-      };
+    pairs_against_cub32(q, [](auto&& shape) {
       shape(os::detail::binning_policy<4, 4, 8>{}, "default (256x48/2)");
       shape(os::detail::binning_shape<384, 24, 2, ballots, 4, 1, 2>{}, "384x24/2 values in registers");
       shape(os::detail::binning_shape<320, 28, 2, ballots, 4, 1, 2>{}, "320x28/2 values in registers");
@@ -709,43 +687,13 @@ int main() {
       shape(os::detail::binning_shape<384, 28, 2, ballots, 4, 1, 2>{}, "384x28/2 values in registers");
       shape(os::detail::binning_shape<256, 48, 2, ballots, 4, 1, 2>{}, "256x48/2 values in registers");
       shape(os::detail::binning_shape<256, 48, 2, ballots, 2, 1>{}, "256x48/2 window 2");
-    }
+    });
   }
 #elif GROUP == 16
-  // u32 pairs, q = 1 and 3, whole sorts of m = 2^24 and 2^28 keys: the values through the
-  // keys' shared buffer after the keys (ValuesAfterKeys) against the default, and CUB with
-  // a 32-bit count in the same process.
+  // u32 pairs, q = 1 and 3: the values through the keys' shared buffer after the keys
+  // (ValuesAfterKeys).
   for (int q : {1, 3}) {
-    data<std::uint32_t, std::uint32_t> d(q);
-    for (std::size_t m : {std::size_t{1} << 24, std::size_t{1} << 28}) {
-      std::size_t bytes = 0;
-      CK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, d.kin, d.kref, d.vin, d.vref, static_cast<int>(m)));
-      void* t32;
-      CK(cudaMalloc(&t32, bytes));
-      const double cub32 = median_ms([&] {
-        CK(cub::DeviceRadixSort::SortPairs(t32, bytes, d.kin, d.kref, d.vin, d.vref, static_cast<int>(m)));
-      }, 11);
-      CK(cudaFree(t32));
-      std::printf("pairs q=%d m=2^%d CUB n32 %.1f us\n", q, m == (std::size_t{1} << 24) ? 24 : 28, cub32 * 1e3);
-      auto shape = [&](auto policy, const char* label) {
-        using P = decltype(policy);
-        os::detail::plan<8, std::uint32_t, std::uint32_t, P> p(m, 0, 32, false);
-        void* temp;
-        CK(cudaMalloc(&temp, p.temp_bytes()));
-        p.bind(temp);
-        auto sort = [&] {
-          p.histogram(d.kin, 0);
-          p.exclusive_sum(0);
-          p.binning_pass(0, d.kin, d.ktmp, d.vin, d.vtmp, 0);
-          p.binning_pass(1, d.ktmp, d.kout, d.vtmp, d.vout, 0);
-          p.binning_pass(2, d.kout, d.ktmp, d.vout, d.vtmp, 0);
-          p.binning_pass(3, d.ktmp, d.kout, d.vtmp, d.vout, 0);
-        };
-        const double ms = median_ms(sort, 11);
-        const unsigned long long wrong = diff(d.kout, d.kref, m) + diff(d.vout, d.vref, m);
-        std::printf("  %-34s %.1f us (%.3f x CUB n32)%s\n", label, ms * 1e3, cub32 / ms, wrong ? " WRONG" : "");
-        CK(cudaFree(temp));
-      };
+    pairs_against_cub32(q, [](auto&& shape) {
       shape(os::detail::binning_policy<4, 4, 8>{}, "default (256x48/2)");
       shape(os::detail::binning_shape<256, 48, 2, ballots, 4, 1, 0, true>{}, "256x48/2 values after keys");
       shape(os::detail::binning_shape<256, 36, 3, ballots, 4, 1, 0, true>{}, "256x36/3 values after keys");
@@ -755,7 +703,7 @@ int main() {
       shape(os::detail::binning_shape<384, 24, 3, ballots, 4, 1, 0, true>{}, "384x24/3 values after keys");
       shape(os::detail::binning_shape<512, 24, 2, ballots, 4, 1, 0, true>{}, "512x24/2 values after keys");
       shape(os::detail::binning_shape<256, 56, 2, ballots, 4, 1, 0, true>{}, "256x56/2 values after keys");
-    }
+    });
   }
 #endif
   return 0;

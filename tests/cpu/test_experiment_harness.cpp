@@ -12,22 +12,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
+
+#include "cli_runner.hpp"  // outcome, slurp
 
 namespace {
 
 namespace fs = std::filesystem;
-
-struct outcome {
-  int status = -1;  // exit status, or -1 when the program did not exit normally
-  std::string err;  // its stderr
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using onepass::testing::outcome;
+using onepass::testing::slurp;
 
 class ExperimentHarness : public ::testing::Test {
  protected:
