@@ -71,6 +71,13 @@ test: build
 	ctest --test-dir $(BUILD_DIR) -L cpu --output-on-failure -j $(JOBS)
 	$(MAKE) --no-print-directory test-python
 	$(MAKE) --no-print-directory smoke
+	$(MAKE) --no-print-directory test-consumer
+
+# examples/consumer/ built against onepass installed into a temporary prefix (find_package)
+# and through add_subdirectory, then run: shuffles and sorts on the CPU (about 15 s on 2 cores).
+.PHONY: test-consumer
+test-consumer:
+	JOBS=$(JOBS) bash scripts/test-consumer.sh
 
 # Unit tests of the report generator's verdicts and provenance (tests/python; no build needed).
 test-python:
