@@ -59,6 +59,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <map>
 #include <new>
 #include <numeric>
 #include <string>
@@ -153,13 +154,25 @@ std::vector<std::uint64_t> identity_of(std::size_t n) {
   return v;
 }
 
-/// `onepass list`.
+/// `onepass list`: one line per registered algorithm, NAME FAMILY DEVICE DETAILS (single
+/// spaces): shuffles in registry order, DETAILS `deterministic` or `nondeterministic` (the
+/// output depends on thread timing, e.g. dart throwing); then sorts, one line per (name,
+/// device) in registry order, DETAILS the key/value shapes registered, comma-separated.
 void list_command() {
   output out;
+  auto put = [&](const std::string& line) { out.put(line.data(), line.size()); };
   for (const auto& e : reg::shuffles()) {
-    const std::string line = e.name + " shuffle " + reg::to_string(e.where) + "\n";
-    out.put(line.data(), line.size());
+    put(e.name + " shuffle " + reg::to_string(e.where) + (e.deterministic ? " deterministic\n" : " nondeterministic\n"));
   }
+  std::vector<std::pair<std::string, std::string>> order;  // (name, device) in first-seen order
+  std::map<std::pair<std::string, std::string>, std::string> shapes;
+  for (const auto& e : reg::sorts()) {
+    const auto key = std::make_pair(e.name, std::string(reg::to_string(e.where)));
+    auto& list = shapes[key];
+    if (list.empty()) order.push_back(key);
+    list += (list.empty() ? "" : ",") + std::string(reg::to_string(e.shape));
+  }
+  for (const auto& key : order) put(key.first + " sort " + key.second + " " + shapes[key] + "\n");
   out.finish();
 }
 
@@ -256,7 +269,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   app.set_version_flag("--version", std::string("onepass ") + ONEPASS_CLI_VERSION);
 
-  CLI::App* list = app.add_subcommand("list", "print the registered algorithms: NAME FAMILY DEVICE");
+  CLI::App* list = app.add_subcommand("list", "print the registered algorithms: NAME FAMILY DEVICE DETAILS");
 
   common_options perm_opts;
   std::string n_text, samples_text = "1";

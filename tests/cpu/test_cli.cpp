@@ -58,18 +58,34 @@ std::vector<std::uint64_t> iota_vec(std::size_t n) {
 
 class CliTest : public onepass::testing::cli_runner {};
 
-TEST_F(CliTest, ListPrintsEveryRegisteredAlgorithmAsNameFamilyDevice) {
+TEST_F(CliTest, ListPrintsEveryRegisteredAlgorithmAsNameFamilyDeviceDetails) {
   const outcome r = run("list");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err, "");
   const auto lines = split_lines(r.out);
-  EXPECT_NE(std::find(lines.begin(), lines.end(), "variable_philox shuffle cpu"), lines.end()) << r.out;
-  EXPECT_NE(std::find(lines.begin(), lines.end(), "lcg shuffle cpu"), lines.end()) << r.out;
-  // One line per registry entry, in registry order, exactly three single-space fields.
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "variable_philox shuffle cpu deterministic"), lines.end()) << r.out;
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "lcg shuffle cpu deterministic"), lines.end()) << r.out;
+  // Shuffles first, one line per registry entry in registry order, four single-space fields;
+  // the ones whose output depends on thread timing are marked.
   const auto entries = reg::shuffles();
-  ASSERT_EQ(lines.size(), entries.size()) << r.out;
+  ASSERT_GE(lines.size(), entries.size()) << r.out;
   for (std::size_t i = 0; i < entries.size(); ++i)
-    EXPECT_EQ(lines[i], entries[i].name + " shuffle " + reg::to_string(entries[i].where));
+    EXPECT_EQ(lines[i], entries[i].name + " shuffle " + reg::to_string(entries[i].where) +
+                            (entries[i].deterministic ? " deterministic" : " nondeterministic"));
+  // Then the sorts: one line per (name, device), its registered shapes comma-separated.
+  std::vector<std::string> expected;
+  for (const auto& e : reg::sorts()) {
+    const std::string head = e.name + " sort " + reg::to_string(e.where) + " ";
+    auto it = std::find_if(expected.begin(), expected.end(), [&](const std::string& l) { return l.rfind(head, 0) == 0; });
+    if (it == expected.end()) {
+      expected.push_back(head + reg::to_string(e.shape));
+    } else {
+      *it += std::string(",") + reg::to_string(e.shape);
+    }
+  }
+  ASSERT_FALSE(expected.empty());  // the CPU sorts are always registered
+  ASSERT_EQ(lines.size(), entries.size() + expected.size()) << r.out;
+  for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(lines[entries.size() + i], expected[i]);
 }
 
 TEST_F(CliTest, PermutationEqualsLibraryForSeedsSPlusK) {
