@@ -1062,8 +1062,9 @@ class Report:
         gk = lambda a, k: ("%.2f" % (value[(a,) + k] / 1e9)) if value.get((a,) + k) else "—"  # noqa: E731
         header = ["shape", "q", "n", "ours"] + (["ours (db)"] if has_db else []) + ["CUB (best)", "won by"]
         header += [so.short(a) for a in configs] + (["thrust"] if has_thrust else [])
-        header += ["ours / CUB (best)"] + (["ours (db) / CUB (best)"] if has_db else [])
+        header += ["ours / CUB (best)", "range over the runs"] + (["ours (db) / CUB (best)"] if has_db else [])
         by_point = {(p["shape"], p["q"], p["n"]): p for p in points}
+        spread = so.ratio_ranges(rows)
         body = []
         for k in keys:
             b = best.get(k)
@@ -1074,11 +1075,16 @@ class Report:
             for pts in ([by_point] + ([db_points] if has_db else [])):
                 p = pts.get(k)
                 row.append("—" if p is None else ("**%s**" if p["ratio"] < 1 else "%s") % so.fmt_ratio(p["ratio"]))
+                if pts is by_point:
+                    lohi = spread.get(k)
+                    row.append("—" if lohi is None else "%.3f–%.3f" % lohi)
             body.append(row)
         self.add(self._measured_on(source, meta) + " GKey/s (n / median time); **CUB (best)** is the fastest of "
                  "the CUB columns at that point, *won by* names it (n32 / n64: `cub_onesweep_n32` / `_n64`, in/out "
                  "overload with a 32- / 64-bit item count; db: the `cub::DoubleBuffer` overload; rts: "
-                 "`cub_reduce_then_scan`); *ours* is `onesweep` (out-of-place)%s; ratios below 1 in bold."
+                 "`cub_reduce_then_scan`); *ours* is `onesweep` (out-of-place)%s; ratios below 1 in bold; *range over "
+                 "the runs*: ours / CUB (best) from the least to the most favourable pairing of the timed repetitions "
+                 "(CUB (best)'s fastest run over our slowest, its slowest over our fastest)."
                  % ("; *ours (db)* is `onesweep_db` (double-buffer API, input copied into the first buffer outside "
                     "the timed region)" if has_db else ""),
                  table(header, body, "".join("l" if h in ("shape", "q", "won by") else "r" for h in header)))
