@@ -129,7 +129,7 @@ std::string describe(const config& c, std::size_t n) {
 
 /// Sorts keys (and values = index when Value is not void-like) on the GPU with the
 /// configuration; returns keys and values.
-template <unsigned D, class Key, class Value>
+template <unsigned D, class Key, class Value, class Policy = void>
 void gpu_sort(const std::vector<Key>& keys, const std::vector<Value>* values, const config& c, std::vector<Key>& out_keys,
               std::vector<Value>& out_values) {
   const std::size_t n = keys.size();
@@ -144,9 +144,12 @@ void gpu_sort(const std::vector<Key>& keys, const std::vector<Value>* values, co
   const Key* result_keys = k1.as<Key>();
   const Value* result_values = v1.as<Value>();
   if (c.portion != 0) {
-    // The plan with small portions: exercises the chaining of digit starts.
-    os::detail::plan<D, Key, std::conditional_t<std::is_same_v<Value, int>, os::detail::no_values, Value>> p(
-        n, c.begin_bit, c.end_bit, c.descending, c.portion);
+    // The plan with small portions: exercises the chaining of digit starts (and, with a
+    // Policy, that binning-kernel shape instead of the default one).
+    using V = std::conditional_t<std::is_same_v<Value, int>, os::detail::no_values, Value>;
+    using P = std::conditional_t<std::is_void_v<Policy>,
+                                 os::detail::binning_policy<sizeof(Key), os::detail::value_bytes<V>, D>, Policy>;
+    os::detail::plan<D, Key, V, P> p(n, c.begin_bit, c.end_bit, c.descending, c.portion);
     dev temp(p.temp_bytes());
     p.bind(temp.p);
     p.histogram(k0.as<Key>(), 0);
@@ -208,7 +211,7 @@ void gpu_sort(const std::vector<Key>& keys, const std::vector<Value>* values, co
 }
 
 /// Sorts on the GPU and compares with the oracle. Value = int: keys only.
-template <unsigned D, class Key, class Value = int>
+template <unsigned D, class Key, class Value = int, class Policy = void>
 void check(const std::vector<Key>& keys, config c, const std::string& what) {
   if (c.end_bit == 0) c.end_bit = radix_traits<Key>::bits;
   const std::size_t n = keys.size();
@@ -220,7 +223,7 @@ void check(const std::vector<Key>& keys, config c, const std::string& what) {
   }
   std::vector<Key> out_keys;
   std::vector<Value> out_values;
-  gpu_sort<D, Key, Value>(keys, pairs ? &values : nullptr, c, out_keys, out_values);
+  gpu_sort<D, Key, Value, Policy>(keys, pairs ? &values : nullptr, c, out_keys, out_values);
   if (::testing::Test::HasFatalFailure()) return;
   const auto idx = oracle(keys, c.begin_bit, c.end_bit, c.descending);
   ASSERT_EQ(out_keys.size(), n);
@@ -349,6 +352,41 @@ TEST_F(Onesweep, SmallPortions) {
     }
   }
 }
+
+// The off-by-default pairs options of binning_shape (ValuesAfterKeys: the values pass
+// through the keys' shared buffer after the keys; PrefetchValues 1 / 2: L2 prefetch /
+// values in registers), through the plan: partial tiles, several portions, descending,
+// 4- and 8-byte values with 4- and 8-byte keys, random, few distinct and all-equal keys.
+template <class Policy>
+void check_pairs_shape(const char* name) {
+  std::uint64_t seed = 700;
+  constexpr std::size_t tile = Policy::tile_items;
+  for (std::size_t n : {std::size_t{1}, tile - 1, tile + 1, 3 * tile + 7, std::size_t{200003}}) {
+    for (std::uint64_t portion : {std::uint64_t{1} << 28, std::uint64_t{2 * tile + 3}}) {
+      for (bool descending : {false, true}) {
+        config c;
+        c.descending = descending;
+        c.portion = portion;
+        const std::string what = std::string(name) + " " + describe(c, n);
+        for (pattern p : {pattern::random, pattern::few_distinct, pattern::all_equal}) {
+          check<8, std::uint32_t, std::uint32_t, Policy>(make_keys<std::uint32_t>(p, n, ++seed), c, what + " u32/u32");
+          check<8, std::uint32_t, std::uint64_t, Policy>(make_keys<std::uint32_t>(p, n, ++seed), c, what + " u32/u64");
+        }
+        check<8, std::uint64_t, std::uint32_t, Policy>(make_keys<std::uint64_t>(pattern::random, n, ++seed), c,
+                                                       what + " u64/u32");
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+using ballots_shape_values_after_keys =
+    os::detail::binning_shape<256, 56, 2, os::detail::peer_match::ballots, 4, 1, 0, true>;
+using ballots_shape_prefetch_l2 = os::detail::binning_shape<256, 48, 2, os::detail::peer_match::ballots, 4, 1, 1>;
+using ballots_shape_values_in_registers =
+    os::detail::binning_shape<384, 24, 2, os::detail::peer_match::ballots, 4, 1, 2>;
+TEST_F(Onesweep, PairsValuesAfterKeys) { check_pairs_shape<ballots_shape_values_after_keys>("values after keys"); }
+TEST_F(Onesweep, PairsPrefetchValuesL2) { check_pairs_shape<ballots_shape_prefetch_l2>("prefetch L2"); }
+TEST_F(Onesweep, PairsValuesInRegisters) { check_pairs_shape<ballots_shape_values_in_registers>("values in registers"); }
 
 // Homogeneous tiles (every key of a tile with the same digit at the pass's place:
 // the binning kernel's short-circuit) mixed with general ones, at several places,
