@@ -27,8 +27,8 @@
 
 namespace onepass::baselines::gpu {
 
-/// No values (keys-only shapes).
-struct no_values {};
+/// No values (keys-only shapes; sort/sort_args.hpp).
+using no_values = onepass::sort::no_values;
 
 /// Key and value types of a registry sort shape (registry::shape_types, keys-only
 /// shapes with value no_values).

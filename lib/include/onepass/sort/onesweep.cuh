@@ -112,6 +112,7 @@
 #include "onepass/device_launch.cuh"
 #include "onepass/error.hpp"
 #include "onepass/sort/key_traits.hpp"
+#include "onepass/sort/sort_args.hpp"
 
 namespace onepass::sort::onesweep {
 
@@ -137,8 +138,8 @@ struct double_buffer {
 
 namespace detail {
 
-/// Marker value type of the keys-only sorts.
-struct no_values {};
+/// Marker value type of the keys-only sorts (sort/sort_args.hpp).
+using no_values = onepass::sort::no_values;
 
 /// The word a value of type V travels as (4- and 8-byte values).
 template <class V>

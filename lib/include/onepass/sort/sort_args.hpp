@@ -13,6 +13,10 @@
 
 namespace onepass::sort {
 
+/// Marker value type of the keys-only sorts (the one definition; onesweep and the GPU
+/// sort baselines name it as their own `no_values`).
+struct no_values {};
+
 /// Bits [begin, end) of the (transformed) key a sort orders by; begin < end <= key width.
 struct bit_range {
   unsigned begin = 0;
