@@ -221,6 +221,9 @@ struct binning_shape {
   static constexpr int early_counts = EarlyCounts;
   static constexpr int warps = block / 32;
   static constexpr std::uint32_t tile_items = static_cast<std::uint32_t>(block) * items;
+  /// The same shape with another peer-matching method (the partner launches of a pass).
+  template <peer_match M>
+  using with_match = binning_shape<Block, Items, MinBlocks, M, Window, EarlyCounts, PrefetchValues, ValuesAfterKeys>;
 };
 
 /// Tile shape of the binning kernel for keys of `KeyBytes` bytes and values of
@@ -603,18 +606,32 @@ __global__ void __launch_bounds__(1u << DigitBits) exclusive_sum_kernel(unsigned
 template <peer_match M>
 inline constexpr bool uses_match_words = M == peer_match::atomic_or || M == peer_match::dynamic;
 
+/// [warps][radix] arrays of 32-bit words before the second histogram copy: the digit
+/// counters, then (uses_match_words) the two match arrays.
+template <class Policy>
+inline constexpr unsigned arrays_before_copy = uses_match_words<Policy::match> ? 3u : 1u;
+/// All [warps][radix] arrays of the binning kernel's counter region: those above, then
+/// (early_counts == 2) the second histogram copy.
+template <class Policy>
+inline constexpr unsigned counter_arrays = arrays_before_copy<Policy> + (Policy::early_counts == 2 ? 1u : 0u);
+
+/// Bytes per slot of the shared buffer that holds a tile's keys and then, with
+/// ValuesAfterKeys, its values (the digit bytes of the slots follow the buffer).
+ONEPASS_HD constexpr std::size_t shared_word_bytes(std::size_t key_bytes, std::size_t value_bytes) {
+  return key_bytes > value_bytes ? key_bytes : value_bytes;
+}
+
 /// Bytes of dynamic shared memory of the binning kernel: the per-warp digit counters,
 /// reused for the tile's keys (as transformed words) followed by its values.
 template <unsigned DigitBits, class Key, class Value, class Policy>
 constexpr std::size_t binning_shared_bytes() {
   // Counters [warps][radix], then (peer_match::atomic_or) two match arrays [warps][radix].
   // With two histogram copies (early counts), one more [warps][radix] array at the end.
-  constexpr std::size_t counters = (std::size_t{Policy::warps} << DigitBits << 2) *
-                                   ((uses_match_words<Policy::match> ? 3 : 1) + (Policy::early_counts == 2 ? 1 : 0));
-  constexpr std::size_t widest = sizeof(Key) > std::size_t(value_bytes<Value>) ? sizeof(Key) : value_bytes<Value>;
-  constexpr std::size_t tile = std::size_t{Policy::tile_items} *
-                               (Policy::values_after_keys && value_bytes<Value> > 0 ? widest + 1
-                                                                                    : sizeof(Key) + value_bytes<Value>);
+  constexpr std::size_t counters = (std::size_t{Policy::warps} << DigitBits << 2) * counter_arrays<Policy>;
+  constexpr std::size_t tile =
+      std::size_t{Policy::tile_items} *
+      (Policy::values_after_keys && value_bytes<Value> > 0 ? shared_word_bytes(sizeof(Key), value_bytes<Value>) + 1
+                                                          : sizeof(Key) + value_bytes<Value>);
   return counters > tile ? counters : tile;
 }
 
@@ -664,8 +681,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   const unsigned lanes_below = (1u << lane) - 1u;
 
   // 1. Zero this block's per-warp digit counters (and match words); take the next tile id.
-  constexpr unsigned counter_words =
-      warps * radix * ((uses_match_words<Policy::match> ? 3u : 1u) + (Policy::early_counts == 2 ? 1u : 0u));
+  constexpr unsigned counter_words = warps * radix * counter_arrays<Policy>;
   for (unsigned j = t; j < counter_words; j += block) s_counters[j] = 0;
   if (t == 0) {
     s_tile = state.acquire_tile();
@@ -725,7 +741,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   // the same multisplit (step 6e) yields slots directly.
   constexpr bool early = Policy::early_counts != 0;
   // The second histogram copy (early_counts == 2): after the match words.
-  std::uint32_t* s_copy = s_counters + warps * radix * (uses_match_words<Policy::match> ? 3u : 1u);
+  std::uint32_t* s_copy = s_counters + warps * radix * arrays_before_copy<Policy>;
   slot_pack<items> ranks;
   std::uint32_t* warp_counters = s_counters + warp * radix;
   std::uint32_t* warp_match = s_counters + warps * radix + warp * 2 * radix;  // [2][radix] (atomic_or)
@@ -765,6 +781,21 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
       if (below == 0) before = atomicAdd(&warp_counters[d], static_cast<unsigned>(__popc(peers)));
       before = __shfl_sync(0xFFFFFFFFu, before, __ffs(peers) - 1);
       ranks.set(k, before + below);
+    }
+  };
+  // Step 7 (or 9c): this thread's values (from registers with PrefetchValues 2, else from
+  // values_in) into their slots of s_values, in the digit order of the keys.
+  [[maybe_unused]] auto stage_values = [&](ValueWord* s_values) {
+    const ValueWord* vsrc = values_in + portion_begin + first;
+#pragma unroll
+    for (int k = 0; k < items; ++k) {
+      if (full_tile || first + static_cast<std::uint32_t>(k) * 32u < portion_items) {
+        if constexpr (Policy::prefetch_values == 2) {
+          s_values[ranks.get(k)] = early_values[k];
+        } else {
+          s_values[ranks.get(k)] = vsrc[k * 32];
+        }
+      }
     }
   };
   // 3a. On a dominant place: does this warp hold one digit only (padding slots
@@ -862,20 +893,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
     // 7. Reorganise keys (and values, unless they come after the keys) in shared memory.
 #pragma unroll
     for (int k = 0; k < items; ++k) s_keys[ranks.get(k)] = words[k];
-    if constexpr (has_values && !Policy::values_after_keys) {
-      ValueWord* s_values = reinterpret_cast<ValueWord*>(s_keys + tile_items);
-      const ValueWord* vsrc = values_in + portion_begin + first;
-#pragma unroll
-      for (int k = 0; k < items; ++k) {
-        if (full_tile || first + static_cast<std::uint32_t>(k) * 32u < portion_items) {
-          if constexpr (Policy::prefetch_values == 2) {
-            s_values[ranks.get(k)] = early_values[k];
-          } else {
-            s_values[ranks.get(k)] = vsrc[k * 32];
-          }
-        }
-      }
-    }
+    if constexpr (has_values && !Policy::values_after_keys) stage_values(reinterpret_cast<ValueWord*>(s_keys + tile_items));
   }
 
   // 8. Look-back (thread d for digit d), inclusive prefix, global bases.
@@ -911,8 +929,8 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   // of one digit to consecutive addresses). Partly unrolled: no register arrays here,
   // and a full unroll hoists every shared load and costs registers.
   constexpr bool values_later = has_values && Policy::values_after_keys;
-  constexpr std::size_t widest_bytes = sizeof(bits_type) > sizeof(ValueWord) ? sizeof(bits_type) : sizeof(ValueWord);
-  [[maybe_unused]] unsigned char* s_digit = s_dynamic + std::size_t{tile_items} * widest_bytes;  // values_later
+  [[maybe_unused]] unsigned char* s_digit =
+      s_dynamic + std::size_t{tile_items} * shared_word_bytes(sizeof(bits_type), sizeof(ValueWord));  // values_later
 #pragma unroll 5
   for (int k = 0; k < items; ++k) {
     const std::uint32_t j = t + static_cast<std::uint32_t>(k) * block;
@@ -933,11 +951,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   if constexpr (values_later) {
     __syncthreads();  // every key has been read from shared memory
     ValueWord* s_values = reinterpret_cast<ValueWord*>(s_dynamic);
-    const ValueWord* vsrc = values_in + portion_begin + first;
-#pragma unroll
-    for (int k = 0; k < items; ++k) {
-      if (full_tile || first + static_cast<std::uint32_t>(k) * 32u < portion_items) s_values[ranks.get(k)] = vsrc[k * 32];
-    }
+    stage_values(s_values);
     __syncthreads();
 #pragma unroll 5
     for (int k = 0; k < items; ++k) {
@@ -1101,15 +1115,9 @@ class plan {
     // feel): the dynamic kernel (atomicOr, or match_any on crowded places, a block-uniform
     // branch) when small_dynamic_, else the atomicOr kernel alone.
     constexpr bool gated = Policy::match == peer_match::atomic_or;
-    using crowded_shape =
-        binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::match_any, Policy::window,
-                      Policy::early_counts, Policy::prefetch_values, Policy::values_after_keys>;
-    using mixed_shape =
-        binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::ballots, Policy::window,
-                      Policy::early_counts, Policy::prefetch_values, Policy::values_after_keys>;
-    using dynamic_shape =
-        binning_shape<Policy::block, Policy::items, Policy::min_blocks, peer_match::dynamic, Policy::window,
-                      Policy::early_counts, Policy::prefetch_values, Policy::values_after_keys>;
+    using crowded_shape = typename Policy::template with_match<peer_match::match_any>;
+    using mixed_shape = typename Policy::template with_match<peer_match::ballots>;
+    using dynamic_shape = typename Policy::template with_match<peer_match::dynamic>;
     constexpr auto kernel = binning_kernel<DigitBits, Key, word, Descending, Order, Policy, 0u>;
     constexpr auto kernel_gated = binning_kernel<DigitBits, Key, word, Descending, Order, Policy, 1u>;
     constexpr auto kernel_crowded = binning_kernel<DigitBits, Key, word, Descending, Order, crowded_shape, 2u>;
