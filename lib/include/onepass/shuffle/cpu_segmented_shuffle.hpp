@@ -132,6 +132,18 @@ void check_offsets(const char* function, const Offset* offsets, std::uint64_t nu
               offset_string(offsets[num_segments]));
 }
 
+/// Segment s (length items from begin) of in into out: the single shuffle, or its
+/// inverse, with segment_seed(seed, s) (the definition in the file comment).
+template <bool Inverse, class T>
+void shuffle_segment(const T* in, T* out, std::uint64_t begin, std::uint64_t length, std::uint64_t seed,
+                     std::uint64_t s, unsigned rounds) {
+  if constexpr (Inverse) {
+    variable_philox_unshuffle_copy(in + begin, out + begin, length, segment_seed(seed, s), rounds);
+  } else {
+    variable_philox_shuffle_copy(in + begin, out + begin, length, segment_seed(seed, s), rounds);
+  }
+}
+
 /// Copies the items of [first, num_items), which belong to no segment.
 template <class T>
 void copy_tail(const T* in, T* out, std::uint64_t first, std::uint64_t num_items) {
@@ -164,12 +176,7 @@ void segmented_offsets(const char* function, const T* in, T* out, std::uint64_t 
   for_each_segment(
       num_segments, [segment_offsets](std::uint64_t s) { return static_cast<std::uint64_t>(segment_offsets[s]); },
       [&](std::uint64_t s, std::uint64_t begin, std::uint64_t length) {
-        if (length == 0) return;
-        if constexpr (Inverse) {
-          variable_philox_unshuffle_copy(in + begin, out + begin, length, segment_seed(seed, s), rounds);
-        } else {
-          variable_philox_shuffle_copy(in + begin, out + begin, length, segment_seed(seed, s), rounds);
-        }
+        if (length != 0) shuffle_segment<Inverse>(in, out, begin, length, seed, s, rounds);
       });
   copy_tail(in, out, covered, num_items);
 }
@@ -190,11 +197,7 @@ void segmented_uniform(const char* function, const T* in, T* out, std::uint64_t 
   for_each_segment(
       num_segments, [segment_length](std::uint64_t s) { return s * segment_length; },
       [&](std::uint64_t s, std::uint64_t begin, std::uint64_t length) {
-        if constexpr (Inverse) {
-          variable_philox_unshuffle_copy(in + begin, out + begin, length, segment_seed(seed, s), rounds);
-        } else {
-          variable_philox_shuffle_copy(in + begin, out + begin, length, segment_seed(seed, s), rounds);
-        }
+        shuffle_segment<Inverse>(in, out, begin, length, seed, s, rounds);
       });
 }
 
