@@ -236,13 +236,15 @@ struct binning_shape {
 /// 64-bit NumItemsT: q = 1 0.972 -> 1.068, q = 2 0.833 -> 0.917, q = 3 0.802 -> 0.908,
 /// q = 4 0.945 -> 1.10, q = 8 1.19 -> 1.24) and uint64 keys from 1937 to 1858-1887 us
 /// (1.029 -> 1.06); pairs: 384 x 24 ballots within noise at q = 1 (0.92-0.98 over two
-/// runs), 1.02 -> 1.06 at q = 3. A second histogram copy per warp did not help
+/// runs), 1.02 -> 1.06 at q = 3 (pairs against CUB's 64-bit count, which is not CUB's
+/// fastest configuration for pairs: see GROUPs 13-16 for its 32-bit count). A second histogram copy per warp did not help
 /// (GROUP 9), nor did 384 x 19 / 20 tiles at 56 registers. Ballots through one predicate
 /// per bit (agreeing_lanes, GROUP 11) then beat atomic_or on every band up to q = 4
 /// (u32 keys, 256 x 32, whole sort / CUB: q = 1 1.122, 2 1.135, 3 1.141, 4 1.136, 8 1.121
 /// against 1.241 for the atomic_or / match_any pair at q = 8), so ballots alone rank every
 /// place, with no gated partner launch; GROUP 12 chose the tiles (q = 1: u32 keys 256 x 36
-/// 1.150; pairs 256 x 48 1.023, 1.063 at q = 3; u64 keys 384 x 24 1.104). For u32 pairs,
+/// 1.150; pairs 256 x 48 1.023, 1.063 at q = 3, but only 0.979 against CUB's faster 32-bit
+/// count (GROUP 14); u64 keys 384 x 24 1.104). For u32 pairs,
 /// the values through the keys' buffer after the keys (ValuesAfterKeys, GROUP 16, whole
 /// sorts against CUB with a 32-bit count, its faster configuration for pairs) took
 /// 256 x 56 to 1.072 / 1.008 at 2^24 / 2^28 keys (q = 1) and 1.030 / 1.046 at q = 3, against
