@@ -249,8 +249,8 @@ struct binning_shape {
 /// sorts against CUB with a 32-bit count, its faster configuration for pairs) took
 /// 256 x 56 to 1.072 / 1.008 at 2^24 / 2^28 keys (q = 1) and 1.030 / 1.046 at q = 3, against
 /// 1.038 / 0.980 and 0.991 / 0.956 for 256 x 48 without it (outputs checked against CUB's
-/// there). It is not the default yet: the GPU test suite and sort_headline have not run
-/// with it (no device time was left in that session), so pairs keep the tested 256 x 48.
+/// there), so u32 pairs take 256 x 56 with ValuesAfterKeys (shared memory 5 bytes per
+/// slot: 256 x 56 x 5 = 71.7 KB, two blocks per SM).
 /// (At least 2^DigitBits threads: thread d handles digit d.)
 template <int KeyBytes, int ValueBytes = 0, unsigned DigitBits = 8>
 struct binning_policy : binning_shape<512, KeyBytes == 4 ? 15 : 12, 2> {};
@@ -260,7 +260,8 @@ struct binning_policy<4, 0, DigitBits>
                          binning_shape<256, 36, 3, peer_match::ballots, 4, 1>> {};
 template <unsigned DigitBits>  // 4-byte keys and values
 struct binning_policy<4, 4, DigitBits>
-    : std::conditional_t<(DigitBits > 8), binning_shape<512, 15, 2>, binning_shape<256, 48, 2, peer_match::ballots, 4, 1>> {};
+    : std::conditional_t<(DigitBits > 8), binning_shape<512, 15, 2>,
+                         binning_shape<256, 56, 2, peer_match::ballots, 4, 1, 0, true>> {};
 template <unsigned DigitBits>  // keys only, 8 bytes
 struct binning_policy<8, 0, DigitBits>
     : std::conditional_t<(DigitBits > 8), binning_shape<512, 12, 2>,
