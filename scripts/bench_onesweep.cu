@@ -16,13 +16,19 @@
 // 13: u32 pairs with the values prefetched into L2; 14: u32 pairs at 2^24 and 2^28, tile
 // shapes and look-back windows, against CUB with a 32-bit count; 15: u32 pairs with the
 // values loaded into registers with the keys; 16: u32 pairs with the values through the
-// keys' shared buffer after the keys.
+// keys' shared buffer after the keys; 17: u32 pairs at 2^20..2^28, tile shapes with the
+// values after the keys against CUB with a 32-bit count, timed as sort_headline times
+// (L2 flushed before every run) and interleaved (one run of each candidate per round,
+// so clock drift hits all alike).
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "onepass/sort/onesweep.cuh"
@@ -301,6 +307,80 @@ void pairs_against_cub32(int q, AddShapes&& add_shapes) {
     };
     add_shapes(shape);
   }
+}
+
+/// GROUP 17: u32 pairs (q = 1) at several sizes; each round runs every candidate once
+/// (CUB with a 32-bit count first), each after an L2 flush (a 256 MB memset), and the
+/// median over the rounds is reported; outputs compared with CUB's.
+template <class AddShapes>
+void pairs_interleaved(AddShapes&& add_shapes) {
+  data<std::uint32_t, std::uint32_t> d(1);
+  void* flush;
+  const std::size_t flush_bytes = std::size_t{256} << 20;
+  CK(cudaMalloc(&flush, flush_bytes));
+  for (int lg : {20, 22, 24, 26, 28}) {
+    const std::size_t m = std::size_t{1} << lg;
+    std::vector<std::pair<std::string, std::function<void()>>> runs;
+    std::vector<void*> temps;
+    std::size_t bytes = 0;
+    CK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, d.kin, d.kref, d.vin, d.vref, static_cast<int>(m)));
+    void* t32;
+    CK(cudaMalloc(&t32, bytes));
+    temps.push_back(t32);
+    runs.emplace_back("CUB n32", [=, &d] {
+      std::size_t b = bytes;
+      CK(cub::DeviceRadixSort::SortPairs(t32, b, d.kin, d.kref, d.vin, d.vref, static_cast<int>(m)));
+    });
+    std::vector<std::function<bool()>> checks;
+    auto shape = [&](auto policy, const char* label) {
+      using P = decltype(policy);
+      auto p = std::make_shared<os::detail::plan<8, std::uint32_t, std::uint32_t, P>>(m, 0, 32, false);
+      void* temp;
+      CK(cudaMalloc(&temp, p->temp_bytes()));
+      temps.push_back(temp);
+      p->bind(temp);
+      runs.emplace_back(label, [p, &d] {
+        p->histogram(d.kin, 0);
+        p->exclusive_sum(0);
+        p->binning_pass(0, d.kin, d.ktmp, d.vin, d.vtmp, 0);
+        p->binning_pass(1, d.ktmp, d.kout, d.vtmp, d.vout, 0);
+        p->binning_pass(2, d.kout, d.ktmp, d.vout, d.vtmp, 0);
+        p->binning_pass(3, d.ktmp, d.kout, d.vtmp, d.vout, 0);
+      });
+    };
+    add_shapes(shape);
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    std::vector<std::vector<float>> t(runs.size());
+    for (int r = 0; r < 17; ++r) {
+      for (std::size_t k = 0; k < runs.size(); ++k) {
+        CK(cudaMemsetAsync(flush, r & 0xff, flush_bytes));
+        CK(cudaEventRecord(a));
+        runs[k].second();
+        CK(cudaEventRecord(b));
+        CK(cudaEventSynchronize(b));
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        if (r >= 2) t[k].push_back(ms);  // rounds 0 and 1 warm up
+        if (k > 0 && r == 0) {
+          const unsigned long long wrong = diff(d.kout, d.kref, m) + diff(d.vout, d.vref, m);
+          if (wrong) std::printf("  %s WRONG at 2^%d (%llu)\n", runs[k].first.c_str(), lg, wrong);
+        }
+      }
+    }
+    std::vector<double> med;
+    for (auto& v : t) {
+      std::sort(v.begin(), v.end());
+      med.push_back(v[v.size() / 2]);
+    }
+    std::printf("pairs q=1 m=2^%d (median of 15 interleaved rounds, L2 flushed)\n", lg);
+    for (std::size_t k = 0; k < runs.size(); ++k)
+      std::printf("  %-34s %8.1f us  min %8.1f  max %8.1f  (%.3f x CUB n32)\n", runs[k].first.c_str(), med[k] * 1e3,
+                  t[k].front() * 1e3, t[k].back() * 1e3, med[0] / med[k]);
+    for (void* p : temps) CK(cudaFree(p));
+  }
+  CK(cudaFree(flush));
 }
 
 int main() {
@@ -705,6 +785,16 @@ int main() {
       shape(os::detail::binning_shape<256, 56, 2, ballots, 4, 1, 0, true>{}, "256x56/2 values after keys");
     });
   }
+#elif GROUP == 17
+  pairs_interleaved([](auto&& shape) {
+    shape(os::detail::binning_policy<4, 4, 8>{}, "default (256x56/2 values after keys)");
+    shape(os::detail::binning_shape<256, 48, 2, ballots, 4, 1>{}, "256x48/2 (previous default)");
+    shape(os::detail::binning_shape<384, 32, 2, ballots, 4, 1, 0, true>{}, "384x32/2 values after keys");
+    shape(os::detail::binning_shape<512, 24, 2, ballots, 4, 1, 0, true>{}, "512x24/2 values after keys");
+    shape(os::detail::binning_shape<256, 48, 2, ballots, 4, 1, 0, true>{}, "256x48/2 values after keys");
+    shape(os::detail::binning_shape<384, 28, 2, ballots, 4, 1, 0, true>{}, "384x28/2 values after keys");
+    shape(os::detail::binning_shape<256, 32, 3, ballots, 4, 1, 0, true>{}, "256x32/3 values after keys");
+  });
 #endif
   return 0;
 }

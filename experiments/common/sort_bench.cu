@@ -398,7 +398,7 @@ int run_sort_throughput(reg::sort_shape shape, const char* experiment, const cha
   if (algorithms.empty()) usage_exit(experiment, std::string("no GPU sort registered for ") + reg::to_string(shape));
 
   if (!device_ready(experiment)) return 3;
-  const timing_options options = resolve_timing(r, timing_cli, {5, 5, 5});
+  const timing_options options = resolve_timing(r, timing_cli, {5, 7, 7});
   note_gpu(r);
 
   // Sizes: log-uniform on [2^min, 2^max], from a generator seeded by --seed, ascending.

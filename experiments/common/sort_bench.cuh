@@ -43,7 +43,7 @@
 //   --max-log2 W       largest size 2^W (default: smoke 16, default and paper 30)
 //   --bands q,q,...    entropy bands (default 1,2,3,4,8,16)
 //   --algorithms a,b   only these registered GPU sorts (default: all for the shape)
-//   --reps N, --warmup N, --warm-l2   timing (default reps 5 at every scale)
+//   --reps N, --warmup N, --warm-l2   timing (default reps: smoke 5, default and paper 7)
 // Exit status: 0 when every point was measured or skipped for memory, 1 when an algorithm
 // failed (exception or wrong output), 2 for bad arguments, 3 when there is no CUDA device.
 #pragma once

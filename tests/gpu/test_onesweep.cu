@@ -444,7 +444,9 @@ std::vector<Key> homogeneous_mix(int kind, std::size_t n, std::size_t tile, std:
 template <class Key, class Value>
 void check_homogeneous(const char* name) {
   constexpr std::size_t tile_k = os::detail::binning_policy<sizeof(Key), 0, 8>::tile_items;
-  constexpr std::size_t tile_p = os::detail::binning_policy<sizeof(Key), sizeof(Value), 8>::tile_items;
+  // Every n below is small: pairs take the policy's small-sort shape where it has one.
+  constexpr std::size_t tile_p =
+      os::detail::small_shape<os::detail::binning_policy<sizeof(Key), sizeof(Value), 8>>::type::tile_items;
   std::uint64_t seed = 900 + sizeof(Key);
   for (int kind = 0; kind <= 6; ++kind) {
     for (bool pairs : {false, true}) {
@@ -697,6 +699,22 @@ TEST_F(Onesweep, PortionBoundary2Pow28) {
   for (std::uint64_t n : {(std::uint64_t{1} << 28) - 1, std::uint64_t{1} << 28, (std::uint64_t{1} << 28) + 1}) {
     large_sort_check(n, true, false);
     large_sort_check(n, false, true);
+  }
+}
+
+// u32 pairs take the policy's small-sort shape below small_below keys and the default
+// shape from there on: the plan's tile count says which, and sorts on both sides of the
+// switch are right (pairs, both APIs).
+TEST_F(Onesweep, PairsShapeBySize) {
+  using P = os::detail::plan<8, std::uint32_t, std::uint32_t>;
+  constexpr std::uint64_t below = os::detail::small_shape<P::policy>::below;
+  static_assert(below > 0 && !std::is_same_v<P::small_policy, P::policy>, "u32 pairs name a small-sort shape");
+  auto tiles = [](std::uint64_t n, std::uint64_t tile) { return (n + tile - 1) / tile; };
+  EXPECT_EQ(P(below - 1, 0, 32, false).tiles_per_portion(), tiles(below - 1, P::small_policy::tile_items));
+  EXPECT_EQ(P(below, 0, 32, false).tiles_per_portion(), tiles(below, P::policy::tile_items));
+  for (std::uint64_t n : {below - 1, below, below + 1}) {
+    large_sort_check(n, true, false);
+    large_sort_check(n, true, true);
   }
 }
 

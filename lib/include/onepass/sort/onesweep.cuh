@@ -261,7 +261,29 @@ struct binning_policy<4, 0, DigitBits>
 template <unsigned DigitBits>  // 4-byte keys and values
 struct binning_policy<4, 4, DigitBits>
     : std::conditional_t<(DigitBits > 8), binning_shape<512, 15, 2>,
-                         binning_shape<256, 56, 2, peer_match::ballots, 4, 1, 0, true>> {};
+                         binning_shape<256, 56, 2, peer_match::ballots, 4, 1, 0, true>> {
+  /// Sorts of fewer than small_below keys take small_tiles (384 x 32, values after keys):
+  /// more, smaller tiles fill the GPU better there. Measured on an H100 (bench GROUP 17,
+  /// u32 pairs q = 1, L2 flushed, interleaved rounds; against CUB with a 32-bit count):
+  /// 384 x 32 / 256 x 56 = 0.947 / 0.849 at 2^20, 1.035 / 0.859 at 2^22, 1.004 / 0.983 at
+  /// 2^24, but 0.969 / 0.993 at 2^26 and 0.973 / 1.001 at 2^28.
+  using small_tiles = std::conditional_t<(DigitBits > 8), binning_shape<512, 15, 2>,
+                                         binning_shape<384, 32, 2, peer_match::ballots, 4, 1, 0, true>>;
+  static constexpr std::uint64_t small_below = std::uint64_t{1} << 25;
+};
+
+/// The shape a sort of n keys takes under Policy: Policy::small_tiles below
+/// Policy::small_below keys when the policy names one, else Policy itself.
+template <class Policy, class = void>
+struct small_shape {
+  using type = Policy;
+  static constexpr std::uint64_t below = 0;
+};
+template <class Policy>
+struct small_shape<Policy, std::void_t<typename Policy::small_tiles>> {
+  using type = typename Policy::small_tiles;
+  static constexpr std::uint64_t below = Policy::small_below;
+};
 template <unsigned DigitBits>  // keys only, 8 bytes
 struct binning_policy<8, 0, DigitBits>
     : std::conditional_t<(DigitBits > 8), binning_shape<512, 12, 2>,
@@ -1005,6 +1027,9 @@ class plan {
  public:
   using bits_type = typename radix_traits<Key>::bits_type;
   using policy = Policy;
+  /// The shape of sorts of fewer than small_shape<Policy>::below keys (Policy when it
+  /// names none).
+  using small_policy = typename small_shape<Policy>::type;
   using word = value_word<Value>;
   static constexpr unsigned radix = 1u << DigitBits;
 
@@ -1019,7 +1044,9 @@ class plan {
     places_ = places_for(begin_bit, end_bit, DigitBits);
     portions_ = n == 0 ? 1 : (n + portion_items - 1) / portion_items;
     const std::uint64_t widest = n < portion_items ? n : portion_items;
-    tiles_per_portion_ = widest == 0 ? 1 : (widest + policy::tile_items - 1) / policy::tile_items;
+    small_ = n < small_shape<Policy>::below;
+    const std::uint64_t tile_items = small_ ? small_policy::tile_items : policy::tile_items;
+    tiles_per_portion_ = widest == 0 ? 1 : (widest + tile_items - 1) / tile_items;
   }
 
   unsigned num_places() const { return places_; }
@@ -1075,10 +1102,20 @@ class plan {
   void binning_pass(unsigned place, const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
                     cudaStream_t stream) const {
     if (n_ == 0) return;
+    if constexpr (!std::is_same_v<small_policy, Policy>) {
+      if (small_) {
+        if (descending_) {
+          launch_pass<true, small_policy>(place, keys_in, keys_out, values_in, values_out, stream);
+        } else {
+          launch_pass<false, small_policy>(place, keys_in, keys_out, values_in, values_out, stream);
+        }
+        return;
+      }
+    }
     if (descending_) {
-      launch_pass<true>(place, keys_in, keys_out, values_in, values_out, stream);
+      launch_pass<true, Policy>(place, keys_in, keys_out, values_in, values_out, stream);
     } else {
-      launch_pass<false>(place, keys_in, keys_out, values_in, values_out, stream);
+      launch_pass<false, Policy>(place, keys_in, keys_out, values_in, values_out, stream);
     }
   }
 
@@ -1107,7 +1144,7 @@ class plan {
     ONEPASS_CUDA_CHECK_LAUNCH();
   }
 
-  template <bool Descending>
+  template <bool Descending, class Shape>
   void launch_pass(unsigned place, const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
                    cudaStream_t stream) const {
     // atomic_or shapes, portions of >= pair_min_items keys: gated launches of the same
@@ -1117,16 +1154,16 @@ class plan {
     // portions take one launch (each extra launch costs about 6 us, which small sorts
     // feel): the dynamic kernel (atomicOr, or match_any on crowded places, a block-uniform
     // branch) when small_dynamic_, else the atomicOr kernel alone.
-    constexpr bool gated = Policy::match == peer_match::atomic_or;
-    using crowded_shape = typename Policy::template with_match<peer_match::match_any>;
-    using mixed_shape = typename Policy::template with_match<peer_match::ballots>;
-    using dynamic_shape = typename Policy::template with_match<peer_match::dynamic>;
-    constexpr auto kernel = binning_kernel<DigitBits, Key, word, Descending, Order, Policy, 0u>;
-    constexpr auto kernel_gated = binning_kernel<DigitBits, Key, word, Descending, Order, Policy, 1u>;
+    constexpr bool gated = Shape::match == peer_match::atomic_or;
+    using crowded_shape = typename Shape::template with_match<peer_match::match_any>;
+    using mixed_shape = typename Shape::template with_match<peer_match::ballots>;
+    using dynamic_shape = typename Shape::template with_match<peer_match::dynamic>;
+    constexpr auto kernel = binning_kernel<DigitBits, Key, word, Descending, Order, Shape, 0u>;
+    constexpr auto kernel_gated = binning_kernel<DigitBits, Key, word, Descending, Order, Shape, 1u>;
     constexpr auto kernel_crowded = binning_kernel<DigitBits, Key, word, Descending, Order, crowded_shape, 2u>;
     constexpr auto kernel_mixed = binning_kernel<DigitBits, Key, word, Descending, Order, mixed_shape, 3u>;
     constexpr auto kernel_dynamic = binning_kernel<DigitBits, Key, word, Descending, Order, dynamic_shape, 0u>;
-    constexpr std::size_t shared = binning_shared_bytes<DigitBits, Key, Value, Policy>();
+    constexpr std::size_t shared = binning_shared_bytes<DigitBits, Key, Value, Shape>();
     constexpr std::size_t shared_crowded = binning_shared_bytes<DigitBits, Key, Value, crowded_shape>();
     constexpr std::size_t shared_mixed = binning_shared_bytes<DigitBits, Key, Value, mixed_shape>();
     constexpr std::size_t shared_dynamic = binning_shared_bytes<DigitBits, Key, Value, dynamic_shape>();
@@ -1144,7 +1181,7 @@ class plan {
     for (std::uint64_t q = 0; q < portions_; ++q) {
       const std::uint64_t begin = q * portion_items_;
       const std::uint64_t items = n_ - begin < portion_items_ ? n_ - begin : portion_items_;
-      const std::uint64_t tiles = (items + policy::tile_items - 1) / policy::tile_items;
+      const std::uint64_t tiles = (items + Shape::tile_items - 1) / Shape::tile_items;
       const digit_lookback<radix> state(state_memory_, static_cast<std::uint32_t>(tiles));
       state.initialize(stream);
       const std::uint64_t* bins_in = bins_ + (q * places_ + place) * radix;
@@ -1152,27 +1189,27 @@ class plan {
       const auto grid = static_cast<unsigned>(tiles);
       const auto count = static_cast<std::uint32_t>(items);
       if (!gated) {
-        kernel<<<grid, policy::block, shared, stream>>>(keys_in, keys_out, vin, vout, begin, count, shift, pass_bits,
+        kernel<<<grid, Shape::block, shared, stream>>>(keys_in, keys_out, vin, vout, begin, count, shift, pass_bits,
                                                         bins_in, bins_next, flags_ + place, state);
         ONEPASS_CUDA_CHECK_LAUNCH();
       } else if (items < pair_min_items_) {
         if (small_dynamic_) {
-          kernel_dynamic<<<grid, policy::block, shared_dynamic, stream>>>(
+          kernel_dynamic<<<grid, Shape::block, shared_dynamic, stream>>>(
               keys_in, keys_out, vin, vout, begin, count, shift, pass_bits, bins_in, bins_next, flags_ + place, state);
         } else {
-          kernel<<<grid, policy::block, shared, stream>>>(keys_in, keys_out, vin, vout, begin, count, shift, pass_bits,
+          kernel<<<grid, Shape::block, shared, stream>>>(keys_in, keys_out, vin, vout, begin, count, shift, pass_bits,
                                                           bins_in, bins_next, flags_ + place, state);
         }
         ONEPASS_CUDA_CHECK_LAUNCH();
       } else {
-        kernel_gated<<<grid, policy::block, shared, stream>>>(keys_in, keys_out, vin, vout, begin, count, shift,
+        kernel_gated<<<grid, Shape::block, shared, stream>>>(keys_in, keys_out, vin, vout, begin, count, shift,
                                                               pass_bits, bins_in, bins_next, flags_ + place, state);
         ONEPASS_CUDA_CHECK_LAUNCH();
-        kernel_crowded<<<grid, policy::block, shared_crowded, stream>>>(
+        kernel_crowded<<<grid, Shape::block, shared_crowded, stream>>>(
             keys_in, keys_out, vin, vout, begin, count, shift, pass_bits, bins_in, bins_next, flags_ + place, state);
         ONEPASS_CUDA_CHECK_LAUNCH();
         if (mixed_below_ > crowded_below_) {
-          kernel_mixed<<<grid, policy::block, shared_mixed, stream>>>(
+          kernel_mixed<<<grid, Shape::block, shared_mixed, stream>>>(
               keys_in, keys_out, vin, vout, begin, count, shift, pass_bits, bins_in, bins_next, flags_ + place, state);
           ONEPASS_CUDA_CHECK_LAUNCH();
         }
@@ -1187,6 +1224,7 @@ class plan {
   unsigned places_ = 0;
   std::uint64_t portions_ = 1;
   std::uint64_t tiles_per_portion_ = 1;
+  bool small_ = false;  // n < small_shape<Policy>::below: the passes take small_policy
   std::uint64_t* bins_ = nullptr;
   std::uint32_t* flags_ = nullptr;
   void* state_memory_ = nullptr;
