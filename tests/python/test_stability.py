@@ -1,0 +1,73 @@
+"""Unit tests of figures/stability.py: two runs of a timing table compared row by row."""
+
+import os
+import tempfile
+import unittest
+
+import _support  # noqa: F401  (import paths)
+import stability as st
+
+
+def row(alg, n, med, lo, hi, label="x"):
+    return {"algorithm": alg, "label": label, "n": str(n), "reps": "7", "seconds_median": str(med),
+            "seconds_min": str(lo), "seconds_max": str(hi), "items_per_second": str(n / med if med else 0.0)}
+
+
+class CompareRuns(unittest.TestCase):
+    def test_matched_rows_and_drift(self):
+        first = [row("a", 10, 1.0, 0.9, 1.1), row("b", 10, 2.0, 1.9, 2.1)]
+        # The label and the rate are measurements, not keys: a changed label still matches.
+        second = [row("b", 10, 2.2, 2.1, 2.3, label="y"), row("a", 10, 1.05, 1.0, 1.1)]
+        pairs = st.compare_runs(first, second)
+        self.assertEqual(len(pairs), 2)
+        by_alg = {dict(p["key"])["algorithm"]: p for p in pairs}
+        self.assertAlmostEqual(by_alg["a"]["drift"], 1.05)
+        self.assertTrue(by_alg["a"]["inside"])
+        self.assertAlmostEqual(by_alg["b"]["drift"], 1.1)
+        self.assertFalse(by_alg["b"]["inside"])
+        s = st.summarise(pairs)
+        self.assertEqual(s["rows"], 2)
+        self.assertAlmostEqual(s["max_abs_drift"], 0.1)
+        self.assertAlmostEqual(s["median_abs_drift"], 0.075)
+        self.assertEqual(dict(s["worst"]["key"])["algorithm"], "b")
+        self.assertAlmostEqual(s["inside_share"], 0.5)
+
+    def test_unmatched_rows_are_counted_not_compared(self):
+        first = [row("a", 10, 1.0, 0.9, 1.1), row("a", 20, 2.0, 1.9, 2.1)]
+        second = [row("a", 10, 1.0, 0.9, 1.1), row("c", 10, 1.0, 0.9, 1.1)]
+        self.assertEqual(len(st.compare_runs(first, second)), 1)
+        self.assertEqual(st.unmatched(first, second), 2)
+
+    def test_microsecond_columns(self):
+        r = {"digit_bits": "8", "phase": "pass", "reps": "7", "microseconds_median": "10",
+             "microseconds_min": "9", "microseconds_max": "11", "microseconds_per_bit": ""}
+        r2 = dict(r, microseconds_median="12")
+        self.assertAlmostEqual(st.compare_runs([r], [r2])[0]["drift"], 1.2)
+
+    def test_errors(self):
+        with self.assertRaises(ValueError):
+            st.time_columns(["algorithm", "n"])
+        with self.assertRaises(ValueError):
+            st.compare_runs([row("a", 1, 1.0, 1.0, 1.0)], [row("a", 1, 0.0, 0.0, 0.0)])
+        self.assertIsNone(st.summarise([]))
+
+    def test_stability_table_reads_run2_folder(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "run2"))
+            header = ["algorithm", "label", "n", "reps", "seconds_median", "seconds_min", "seconds_max",
+                      "items_per_second"]
+            for path, med in ((os.path.join(d, "table1_gpu_shuffle.csv"), 1.0),
+                              (os.path.join(d, "run2", "table1_gpu_shuffle.csv"), 1.02)):
+                with open(path, "w") as f:
+                    f.write(",".join(header) + "\n")
+                    r = row("a", 10, med, 0.99, 1.01)
+                    f.write(",".join(r[h] for h in header) + "\n")
+            table = st.stability_table(d)
+            self.assertEqual([t[0] for t in table], ["table1_gpu_shuffle"])
+            self.assertAlmostEqual(table[0][1]["max_abs_drift"], 0.02)
+            self.assertFalse(table[0][1]["worst"]["inside"])
+            self.assertEqual(st.stability_table(d, experiments=("sort_headline",)), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
