@@ -62,4 +62,21 @@ unsigned resident_blocks(int block, std::size_t dynamic_shared = 0) {
   return slots;
 }
 
+/// Streaming multiprocessors of the current device (queried once per device). Throws
+/// onepass::runtime_failure when the query fails.
+inline unsigned multiprocessors() {
+  constexpr int cached_devices = 64;
+  static std::atomic<unsigned> cache[cached_devices];
+  int device = 0;
+  ONEPASS_CUDA_CHECK(cudaGetDevice(&device));
+  unsigned sms = device < cached_devices ? cache[device].load(std::memory_order_relaxed) : 0;
+  if (sms == 0) {
+    int value = 0;
+    ONEPASS_CUDA_CHECK(cudaDeviceGetAttribute(&value, cudaDevAttrMultiProcessorCount, device));
+    sms = static_cast<unsigned>(value > 0 ? value : 1);
+    if (device < cached_devices) cache[device].store(sms, std::memory_order_relaxed);
+  }
+  return sms;
+}
+
 }  // namespace onepass::device

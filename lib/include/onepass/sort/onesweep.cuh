@@ -305,6 +305,11 @@ inline constexpr int histogram_block = 256;
 inline constexpr int histogram_unroll = 4;
 /// Largest chunk a histogram block counts before flushing its 32-bit counters.
 inline constexpr std::uint64_t histogram_max_chunk = std::uint64_t{1} << 28;
+/// Smallest chunk worth a block of its own (each block flushes 2^DigitBits counters
+/// per place with global atomics), and the multiple every chunk is rounded up to
+/// (512 bytes of u32 keys: chunks start on 16-byte boundaries for every key size).
+inline constexpr std::uint64_t histogram_min_chunk = 4096;
+inline constexpr std::uint64_t histogram_chunk_align = 128;
 
 /// Digit places of width `digit_bits` covering [begin_bit, end_bit).
 constexpr unsigned places_for(unsigned begin_bit, unsigned end_bit, unsigned digit_bits) {
@@ -993,6 +998,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
 using device::align_up;
 using device::aligned_start;
 using device::resident_blocks;
+using device::multiprocessors;
 using device::temp_alignment;
 
 /// Sets `kernel`'s dynamic shared memory limit to `bytes` (once per device; always,
@@ -1130,12 +1136,19 @@ class plan {
   void launch_histogram(const Key* d_keys, cudaStream_t stream) const {
     constexpr auto kernel = histogram_kernel<DigitBits, Key, Descending, Order>;
     const std::uint64_t slots = resident_blocks<kernel>(histogram_block, 0);
-    // Chunks: a multiple of one block step, at most histogram_max_chunk, and about
-    // k per resident block for the smallest k that allows (so the blocks stay balanced).
-    constexpr std::uint64_t step = std::uint64_t{histogram_block} * histogram_unroll * (16 / sizeof(Key));
-    const std::uint64_t rounds = (n_ + slots * histogram_max_chunk - 1) / (slots * histogram_max_chunk);
-    std::uint64_t chunk = (n_ + slots * rounds - 1) / (slots * rounds);
-    chunk = (chunk + step - 1) / step * step;
+    const std::uint64_t sms = multiprocessors();
+    // Chunks: every SM gets the same number of blocks (per_sm of them, fewer when that
+    // would make chunks smaller than histogram_min_chunk keys) and every block the same
+    // number of equal chunks (rounds, so that no chunk exceeds histogram_max_chunk); a
+    // chunk is a multiple of histogram_chunk_align keys. (Chunks rounded up to a whole
+    // block step of 4096 u32 keys left 683 blocks for the 792 resident slots of an H100 at
+    // 2^24 keys: 5 or 6 per SM, and the SMs with 6 set the kernel's time.)
+    const std::uint64_t per_sm_most = slots / sms > 0 ? slots / sms : 1;
+    const std::uint64_t per_sm_wanted = (n_ + sms * histogram_min_chunk - 1) / (sms * histogram_min_chunk);
+    const std::uint64_t blocks = sms * (per_sm_wanted < per_sm_most ? per_sm_wanted : per_sm_most);
+    const std::uint64_t rounds = (n_ + blocks * histogram_max_chunk - 1) / (blocks * histogram_max_chunk);
+    std::uint64_t chunk = (n_ + blocks * rounds - 1) / (blocks * rounds);
+    chunk = (chunk + histogram_chunk_align - 1) / histogram_chunk_align * histogram_chunk_align;
     if (chunk > histogram_max_chunk) chunk = histogram_max_chunk;
     const std::uint64_t chunks = (n_ + chunk - 1) / chunk;
     const unsigned grid = static_cast<unsigned>(chunks < slots ? chunks : slots);
