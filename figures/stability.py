@@ -123,3 +123,44 @@ def describe_key(key, keep=("algorithm", "shape", "q", "n", "log2_size", "digit_
 
 def percent(x):
     return "%.1f %%" % (100.0 * x) if x is not None and math.isfinite(x) else "–"
+
+
+def spread(row):
+    """Relative spread of one timing row: (max - min) / median of its timed repetitions.
+    Raises ValueError when the row has no timing columns or a non-positive median."""
+    med, lo, hi = time_columns(list(row.keys()))
+    m = float(row[med])
+    if not m > 0:
+        raise ValueError("median time must be positive, got %r" % m)
+    return (float(row[hi]) - float(row[lo])) / m
+
+
+def spread_summary(rows):
+    """Over the rows of one timing table: rows, median and largest relative spread, and
+    the row with the largest. None for no rows."""
+    if not rows:
+        return None
+    values = sorted((spread(r), i) for i, r in enumerate(rows))
+    mid = len(values) // 2
+    median = values[mid][0] if len(values) % 2 else 0.5 * (values[mid - 1][0] + values[mid][0])
+    return {"rows": len(rows), "median_spread": median, "max_spread": values[-1][0], "worst": rows[values[-1][1]]}
+
+
+def rate_ratio(numerator, denominator):
+    """Throughput of `numerator` over that of `denominator` (two timing rows of the same
+    problem size): (median ratio, lowest, highest), the bounds from the extremes of the
+    timed repetitions (slowest numerator over fastest denominator and the reverse).
+    Raises ValueError for a non-positive time."""
+    med, lo, hi = time_columns(list(numerator.keys()))
+    tn = [float(numerator[c]) for c in (med, lo, hi)]
+    td = [float(denominator[c]) for c in (med, lo, hi)]
+    if min(tn + td) <= 0:
+        raise ValueError("times must be positive")
+    return td[0] / tn[0], td[1] / tn[2], td[2] / tn[1]
+
+
+def overlaps(a, b):
+    """Whether two timing rows' [min, max] ranges overlap (their order is then not
+    decided by these repetitions)."""
+    _, lo, hi = time_columns(list(a.keys()))
+    return float(a[lo]) <= float(b[hi]) and float(b[lo]) <= float(a[hi])

@@ -71,3 +71,50 @@ class CompareRuns(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Spread(unittest.TestCase):
+    def test_spread_and_summary(self):
+        rows = [row("a", 10, 1.0, 0.9, 1.1), row("b", 10, 2.0, 2.0, 2.1), row("c", 10, 4.0, 3.0, 5.0)]
+        self.assertAlmostEqual(st.spread(rows[0]), 0.2)
+        s = st.spread_summary(rows)
+        self.assertEqual(s["rows"], 3)
+        self.assertAlmostEqual(s["median_spread"], 0.2)
+        self.assertAlmostEqual(s["max_spread"], 0.5)
+        self.assertEqual(s["worst"]["algorithm"], "c")
+        self.assertIsNone(st.spread_summary([]))
+
+    def test_rate_ratio_bounds(self):
+        fast = row("fast", 10, 1.0, 0.9, 1.2)
+        slow = row("slow", 10, 2.0, 1.8, 2.4)
+        med, lo, hi = st.rate_ratio(fast, slow)
+        self.assertAlmostEqual(med, 2.0)
+        self.assertAlmostEqual(lo, 1.8 / 1.2)
+        self.assertAlmostEqual(hi, 2.4 / 0.9)
+        self.assertLessEqual(lo, med)
+        self.assertLessEqual(med, hi)
+
+    def test_overlaps(self):
+        self.assertTrue(st.overlaps(row("a", 1, 1.0, 0.9, 1.1), row("b", 1, 1.15, 1.05, 1.2)))
+        self.assertFalse(st.overlaps(row("a", 1, 1.0, 0.9, 1.1), row("b", 1, 1.3, 1.2, 1.4)))
+
+
+class Section(unittest.TestCase):
+    def test_section_renders_spread_stability_and_ratio(self):
+        import variability
+        header = ["algorithm", "label", "log2_size", "n", "reps", "seconds_median", "seconds_min", "seconds_max",
+                  "items_per_second"]
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "run2"))
+            for sub, scale in (("", 1.0), ("run2", 1.1)):
+                with open(os.path.join(d, sub, "table1_gpu_shuffle.csv"), "w") as f:
+                    f.write(",".join(header) + "\n")
+                    for alg, t in (("variable_philox", 2.0), ("gather", 1.0)):
+                        f.write("%s,x,20,1048577,7,%r,%r,%r,1\n" % (alg, t * scale, t * scale * 0.9, t * scale * 1.1))
+            table = lambda h, rows, align=None: "\n".join("|".join(map(str, r)) for r in [h] + list(rows))  # noqa
+            text = "\n".join(variability.section({"table1_gpu_shuffle": d}, table))
+            self.assertIn("Variability of the GPU timings", text)
+            self.assertIn("20.0 %", text)       # spread (1.1 - 0.9) / 1.0
+            self.assertIn("10.0 %", text)       # drift of the second run
+            self.assertIn("0.500", text)        # Bijective2 / gather
+            self.assertEqual(variability.section({}, table), [])

@@ -1,0 +1,123 @@
+"""The report's "Variability of the GPU timings" section (issue 12, item 2): how far the
+timed repetitions of each GPU table spread, how far a second run of the same commit on
+the same GPU moved (results/recorded/<device>/run2/), and the headline ratios with the
+range their repetitions allow. Everything is computed from the CSVs by
+figures/stability.py; nothing is typed here."""
+
+import csv
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "figures"))
+
+import stability as st  # noqa: E402
+
+#: GPU experiments whose timing spread is tabulated, with a few words on what each times.
+EXPERIMENTS = (
+    ("table1_gpu_shuffle", "shuffle Table 1 (every GPU shuffle and gather, 2^8+1 … 2^29+1)"),
+    ("fig10_fusion", "shuffle Fig. 10 (fused vs unfused, best/worst case)"),
+    ("onesweep_fig09_keys32", "Onesweep Fig. 9 (u32 keys, 64 sizes × 6 bands)"),
+    ("onesweep_fig10_pairs32", "Onesweep Fig. 10 (u32 pairs)"),
+    ("onesweep_fig11_keys64", "Onesweep Fig. 11 (u64 keys)"),
+    ("onesweep_table2_digit_width", "Onesweep Table 2 (histogram and one pass per digit width)"),
+    ("sort_headline", "sort headline table"),
+    ("gaussian_throughput", "warp Gaussian throughput"),
+)
+
+
+def _rows(directory, name):
+    path = os.path.join(directory, name + ".csv")
+    if not os.path.isfile(path):
+        return None
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _pct(x):
+    return "%.1f %%" % (100.0 * x)
+
+
+def spread_table(directories):
+    """Rows (experiment, what, rows, median spread, largest spread, where) for every
+    experiment of EXPERIMENTS with a CSV in directories[name] (a dict name -> folder)."""
+    out = []
+    for name, what in EXPERIMENTS:
+        directory = directories.get(name)
+        rows = _rows(directory, name) if directory else None
+        if not rows:
+            continue
+        s = st.spread_summary(rows)
+        out.append(("`%s`" % name, what, str(s["rows"]), _pct(s["median_spread"]), _pct(s["max_spread"]),
+                    st.describe_key(st.row_key(s["worst"]))))
+    return out
+
+
+def stability_rows(directories):
+    """Rows (experiment, rows matched, median |drift|, largest |drift|, where, share of
+    second medians inside the first run's range) for the experiments with a run2/ copy."""
+    out = []
+    for name, _ in EXPERIMENTS:
+        directory = directories.get(name)
+        if not directory:
+            continue
+        for e, summary, unmatched, commits in st.stability_table(directory, experiments=(name,)):
+            if summary is None:
+                continue
+            same = commits[0] == commits[1] and commits[0] is not None
+            out.append(("`%s`" % e, "%d%s" % (summary["rows"], " (%d unmatched)" % unmatched if unmatched else ""),
+                        _pct(summary["median_abs_drift"]), _pct(summary["max_abs_drift"]),
+                        "%s: %+.1f %%" % (st.describe_key(summary["worst"]["key"]),
+                                          100.0 * (summary["worst"]["drift"] - 1.0)),
+                        "%.0f %%" % (100.0 * summary["inside_share"]),
+                        "same commit `%s`" % str(commits[0])[:7] if same else "commits %s / %s" % tuple(
+                            str(c)[:7] for c in commits)))
+    return out
+
+
+def bijective2_gather(directory):
+    """Rows (size, ratio, range) of VarPhilox Bijective2 (registry `variable_philox`)
+    over the random gather (`gather`) per size of Table 1, the range from the extremes
+    of their timed repetitions."""
+    rows = _rows(directory, "table1_gpu_shuffle") if directory else None
+    if not rows:
+        return []
+    by = {(r["algorithm"], int(r["log2_size"])): r for r in rows}
+    out = []
+    for w in sorted({int(r["log2_size"]) for r in rows}):
+        a, b = by.get(("variable_philox", w)), by.get(("gather", w))
+        if a is None or b is None:
+            continue
+        med, lo, hi = st.rate_ratio(a, b)
+        out.append(("2^%d+1" % w, "%.3f" % med, "%.3f – %.3f" % (lo, hi)))
+    return out
+
+
+def section(directories, table=None, second_run_note=""):
+    """Markdown blocks of the section; directories: {experiment: folder of its CSV} (the
+    fresh results or the recorded copy the report uses). table: the report's table
+    function (header, rows, align). Returns [] when no GPU timing table is present."""
+    spreads = spread_table(directories)
+    if not spreads:
+        return []
+    blocks = ["## Variability of the GPU timings",
+              "Every GPU timing is the median of its timed repetitions (count in each CSV's `reps` column; "
+              "the L2 cache flushed before each). *Spread* is (slowest − fastest) ÷ median over those "
+              "repetitions, per row; the table gives its median over a table's rows and its largest, with the "
+              "row where it occurs.",
+              table(("experiment", "what", "rows", "median spread", "largest spread", "largest at"), spreads,
+                    "llrrrl")]
+    stab = stability_rows(directories)
+    if stab:
+        blocks += ["**Repeated-run stability.** The same binaries run a second time on the same GPU "
+                   "(`run2/` beside the recorded files%s). *Drift* is the second run's median ÷ the first's − 1, "
+                   "per matched row; the last column is the share of rows whose second median falls inside the "
+                   "first run's slowest-to-fastest range." % second_run_note,
+                   table(("experiment", "rows", "median |drift|", "largest |drift|", "largest at",
+                          "inside run 1's range", "commits"), stab, "lrrrlrl")]
+    b2 = bijective2_gather(directories.get("table1_gpu_shuffle"))
+    if b2:
+        blocks += ["**Bijective2 ÷ random gather (Table 1), with the range of the repetitions** (low: "
+                   "Bijective2's slowest run against the gather's fastest; high: the reverse):",
+                   table(("n", "ratio of medians", "range"), b2, "lrr")]
+    return blocks
