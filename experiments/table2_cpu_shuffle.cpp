@@ -11,10 +11,14 @@
 // Iteration k of a benchmark uses seed --seed + k (deterministic), rounds 24.
 //
 // Output: <out>/table2_cpu_shuffle.csv with
-//   algorithm,label,log2_size,n,threads,iterations,seconds_per_iteration,items_per_second
+//   algorithm,label,log2_size,n,threads,iterations,seconds_per_iteration,items_per_second,
+//   repetitions,seconds_min,seconds_max,cv
 // where threads = oneTBB default concurrency, iterations and seconds_per_iteration
-// are summed/averaged over all repetitions (total real time / total iterations) and
-// items_per_second = n / seconds_per_iteration. A benchmark that fails (the
+// are summed/averaged over all repetitions (total real time / total iterations),
+// items_per_second = n / seconds_per_iteration, seconds_min / seconds_max are the
+// fastest and slowest repetition's mean time per iteration, and cv is the coefficient
+// of variation (sample standard deviation / mean) of those per-repetition times (0 for
+// one repetition). A benchmark that fails (the
 // algorithm throws) is reported on stderr and in the meta file, and gets no row.
 //
 // Options (besides the harness's --scale, --out-dir, --seed):
@@ -25,12 +29,13 @@
 // Scale (timing per size and algorithm). Measured on the 2-core development VM with
 // the 8 algorithms of Table 2 (and other jobs running): smoke 0.5 s, default about
 // 2 minutes (the budget is about 5), so a busy machine still fits.
-//   smoke:   MinTime 0.01 s, 1 repetition,  w up to 14
-//   default: MinTime 0.5 s,  3 repetitions, w up to 23
-//   paper:   MinTime 1 s,    5 repetitions (the paper averages five trials), w up to 29
+//   smoke:   MinTime 0.01 s, 3 repetitions, w up to 14
+//   default: MinTime 0.2 s,  7 repetitions, w up to 23
+//   paper:   MinTime 0.5 s,  7 repetitions (the paper averages five trials), w up to 29
 // Paper scale holds 16 bytes per element (2 x 4 GiB at 2^29 + 1) plus what each
 // baseline allocates (e.g. keys for SortShuffle, a 2n buffer for DartThrowing).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -82,6 +87,7 @@ struct measurement {
   std::int64_t iterations = 0;
   double real_seconds = 0;
   int runs = 0;
+  std::vector<double> per_repetition;  // mean seconds per iteration of each repetition
   std::string error;
 };
 
@@ -118,6 +124,7 @@ class capturing_reporter : public benchmark::ConsoleReporter {
       m.iterations += run.iterations;
       m.real_seconds += run.real_accumulated_time;  // seconds, all iterations of this run
       ++m.runs;
+      if (run.iterations > 0) m.per_repetition.push_back(run.real_accumulated_time / static_cast<double>(run.iterations));
     }
     ConsoleReporter::ReportRuns(reports);
   }
@@ -166,8 +173,8 @@ int main(int argc, char** argv) {
   if (algorithms.empty()) ex::usage_exit(experiment, "no registered cpu shuffle to time");
 
   const unsigned max_log2 = max_log2_option ? static_cast<unsigned>(max_log2_option) : r.pick(14u, 23u, 29u);
-  const double min_time = r.pick(0.01, 0.5, 1.0);
-  const int repetitions = r.pick(1, 3, 5);
+  const double min_time = r.pick(0.01, 0.2, 0.5);
+  const int repetitions = r.pick(3, 7, 7);
   const int threads = tbb::info::default_concurrency();
   const std::uint64_t seed = r.seed();
 
@@ -224,7 +231,7 @@ int main(int argc, char** argv) {
   benchmark::Shutdown();
 
   r.open_csv({"algorithm", "label", "log2_size", "n", "threads", "iterations", "seconds_per_iteration",
-              "items_per_second"});
+              "items_per_second", "repetitions", "seconds_min", "seconds_max", "cv"});
   std::vector<std::string> failed;
   std::size_t rows = 0;
   for (const auto& s : specs) {
@@ -238,8 +245,18 @@ int main(int argc, char** argv) {
     }
     const double seconds_per_iteration = m.real_seconds / static_cast<double>(m.iterations);
     const double items_per_second = static_cast<double>(s.n) / seconds_per_iteration;
+    const auto& reps = m.per_repetition;
+    const double fastest = reps.empty() ? seconds_per_iteration : *std::min_element(reps.begin(), reps.end());
+    const double slowest = reps.empty() ? seconds_per_iteration : *std::max_element(reps.begin(), reps.end());
+    double cv = 0;
+    if (reps.size() >= 2) {
+      const double mean = std::accumulate(reps.begin(), reps.end(), 0.0) / static_cast<double>(reps.size());
+      double squares = 0;
+      for (double t : reps) squares += (t - mean) * (t - mean);
+      cv = std::sqrt(squares / static_cast<double>(reps.size() - 1)) / mean;
+    }
     r.row(s.entry.name, s.entry.label, s.log2_size, s.n, threads, m.iterations, seconds_per_iteration,
-          items_per_second);
+          items_per_second, reps.size(), fastest, slowest, cv);
     ++rows;
     std::ostringstream line;
     line.precision(4);
@@ -253,8 +270,9 @@ int main(int argc, char** argv) {
   r.note("min_time_seconds", std::to_string(min_time));
   r.note("repetitions", std::to_string(repetitions));
   r.note("scale_choice",
-         "smoke MinTime 0.01 s x 1; default MinTime 0.5 s x 3 repetitions (measured ~2 min on 2 cores with 8 "
-         "algorithms; budget ~5 min); paper MinTime 1 s x 5 repetitions (paper: average of five trials)");
+         "smoke MinTime 0.01 s x 3; default MinTime 0.2 s x 7 repetitions (about the time of the earlier 0.5 s x 3, "
+         "~2 min on 2 cores with 8 algorithms; budget ~5 min); paper MinTime 0.5 s x 7 repetitions (the paper "
+         "averages five trials; 7 give a min-max range and a CV)");
   r.note("rounds", "24");
   r.note("element_type", "uint64");
   r.note("timing",

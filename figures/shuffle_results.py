@@ -32,7 +32,7 @@ SCHEMAS = {
         "hoeffding_threshold", "normal_threshold", "passes_hoeffding", "passes_normal"],
     "table2_cpu_shuffle": [
         "algorithm", "label", "log2_size", "n", "threads", "iterations", "seconds_per_iteration",
-        "items_per_second"],
+        "items_per_second", "repetitions", "seconds_min", "seconds_max", "cv"],
 }
 # The GPU experiments (experiments/*.cu). `make figures` runs them only on a machine with
 # a GPU; elsewhere the figures and the report read the newest copy recorded on a GPU under

@@ -34,6 +34,7 @@ import gaussian_results  # noqa: E402  (warp Gaussian section, issue 5)
 sys.path.insert(1, os.path.dirname(os.path.abspath(__file__)))  # paper/, also when imported from elsewhere
 import provenance as pv  # noqa: E402  (paper/provenance.py: commit vs measured code, clocks)
 import claims  # noqa: E402  (paper/claims.py: one claims table per seed document, issue 12)
+import variability  # noqa: E402  (paper/variability.py: spread, repeated runs, ranges; issue 12)
 
 PROVENANCE_KEYS = ["cpu_model", "cores", "tbb_concurrency", "host", "date", "commit", "scale", "seed",
                    "command", "run_seconds", "compiler", "build"]
@@ -742,6 +743,7 @@ class Report:
                            ", ".join("2^%d+1: %s" % (w, yes_no(ours["RS"][w][0] > ours["Gather"][w][0]))
                                      for w in big) or "no size > 2^%d measured" % rs_w, "yes"))
         self.add(table(("claim (paper §6)", "this run", "paper"), claims))
+        self.add(*variability.cpu_section(rows, table))
         self.add("**Verdict: %s.** " % verdict + sentence(why))
         self.summary.append(("Table 2 / Fig. 12 (CPU throughput)", verdict, "; ".join(why)))
 
@@ -1370,6 +1372,12 @@ def main(argv=None):
                 os.path.join(gaussian_source.directory, "gaussian_throughput.meta.json")))
         except sr.MissingInput as e:
             print("make_report: note: gaussian_throughput provenance not shown: %s" % e, file=sys.stderr)
+    timing_dirs = {}  # the folder each GPU timing table is read from (fresh, else recorded)
+    for name, _ in variability.EXPERIMENTS:
+        source = sr.gpu_source(args.results, name, recorded)
+        if source is not None:
+            timing_dirs[name] = source.directory
+    report.add(*variability.section(timing_dirs, table))
     report.claims = claims.evaluate_all(claims.load_data(args.results, recorded))
     report.add(*claims.section(report.claims))
     text = report.write(loaded)

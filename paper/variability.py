@@ -121,3 +121,54 @@ def section(directories, table=None, second_run_note=""):
                    "Bijective2's slowest run against the gather's fastest; high: the reverse):",
                    table(("n", "ratio of medians", "range"), b2, "lrr")]
     return blocks
+
+
+def cpu_ranking(rows):
+    """Rows (size, ranking) of CPU Table 2 (rows as read by shuffle_results: numbers
+    converted): at each size the algorithms from fastest to slowest by mean time per
+    iteration, with "≈" between neighbours whose per-repetition [seconds_min,
+    seconds_max] ranges overlap (their order is not decided by the repetitions) and ">"
+    elsewhere. Rows without seconds_min/seconds_max (older CSVs) give []."""
+    usable = [r for r in rows if r.get("seconds_min") is not None and r.get("seconds_max") is not None]
+    if not usable:
+        return []
+    out = []
+    for w in sorted({int(r["log2_size"]) for r in usable}):
+        at = sorted((r for r in usable if int(r["log2_size"]) == w), key=lambda r: float(r["seconds_per_iteration"]))
+        text = str(at[0]["label"])
+        for a, b in zip(at, at[1:]):
+            tied = float(a["seconds_min"]) <= float(b["seconds_max"]) and float(b["seconds_min"]) <= float(a["seconds_max"])
+            text += (" ≈ " if tied else " > ") + str(b["label"])
+        out.append(("2^%d+1" % w, text))
+    return out
+
+
+def cpu_spread(rows):
+    """(repetitions, median CV, largest CV and where) over CPU Table 2's rows, or None when
+    the CSV has no cv column (older runs)."""
+    usable = [r for r in rows if r.get("cv") is not None]
+    if not usable:
+        return None
+    cvs = sorted(float(r["cv"]) for r in usable)
+    worst = max(usable, key=lambda r: float(r["cv"]))
+    mid = len(cvs) // 2
+    median = cvs[mid] if len(cvs) % 2 else 0.5 * (cvs[mid - 1] + cvs[mid])
+    reps = sorted({int(r["repetitions"]) for r in usable if r.get("repetitions") is not None})
+    return {"repetitions": reps, "median_cv": median, "max_cv": float(worst["cv"]),
+            "worst": "%s at 2^%d+1" % (worst["label"], int(worst["log2_size"]))}
+
+
+def cpu_section(rows, table):
+    """Markdown blocks on the CPU Table 2's variability: CV over the repetitions and the
+    ranking per size with undecided neighbours marked. [] for an older CSV."""
+    spread = cpu_spread(rows)
+    ranking = cpu_ranking(rows)
+    if spread is None or not ranking:
+        return []
+    return ["**Variability of CPU Table 2.** Each cell is timed in %s repetitions (Google Benchmark, real "
+            "time); the coefficient of variation of a cell's per-repetition times has median %s and reaches %s "
+            "(%s). Ranking per size, fastest first; “≈” joins neighbours whose slowest-to-fastest ranges "
+            "overlap, so that their order (and any rank statistic such as Kendall's τ over it) is not decided "
+            "by this run:" % ("/".join(str(x) for x in spread["repetitions"]), _pct(spread["median_cv"]),
+                              _pct(spread["max_cv"]), spread["worst"]),
+            table(("n", "ranking"), ranking, "ll")]

@@ -118,3 +118,28 @@ class Section(unittest.TestCase):
             self.assertIn("10.0 %", text)       # drift of the second run
             self.assertIn("0.500", text)        # Bijective2 / gather
             self.assertEqual(variability.section({}, table), [])
+
+
+class CpuTable(unittest.TestCase):
+    def rows(self):
+        def r(label, t, lo, hi, cv):
+            return {"algorithm": label.lower(), "label": label, "log2_size": 8, "n": 257, "threads": 2,
+                    "iterations": 10, "seconds_per_iteration": t, "items_per_second": 257 / t, "repetitions": 7,
+                    "seconds_min": lo, "seconds_max": hi, "cv": cv}
+        return [r("A", 1.0, 0.95, 1.05, 0.02), r("B", 1.02, 1.0, 1.1, 0.04), r("C", 2.0, 1.9, 2.1, 0.01)]
+
+    def test_ranking_marks_overlaps(self):
+        import variability
+        self.assertEqual(variability.cpu_ranking(self.rows()), [("2^8+1", "A ≈ B > C")])
+        s = variability.cpu_spread(self.rows())
+        self.assertAlmostEqual(s["median_cv"], 0.02)
+        self.assertAlmostEqual(s["max_cv"], 0.04)
+        self.assertEqual(s["worst"], "B at 2^8+1")
+
+    def test_older_csv_gives_nothing(self):
+        import variability
+        old = [{k: v for k, v in r.items() if k not in ("seconds_min", "seconds_max", "cv", "repetitions")}
+               for r in self.rows()]
+        self.assertEqual(variability.cpu_ranking(old), [])
+        self.assertIsNone(variability.cpu_spread(old))
+        self.assertEqual(variability.cpu_section(old, lambda *a: ""), [])
