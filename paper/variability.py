@@ -109,8 +109,8 @@ def section(directories, table=None, second_run_note=""):
                     "llrrrl")]
     stab = stability_rows(directories)
     if stab:
-        blocks += ["**Repeated-run stability.** The same binaries run a second time on the same GPU "
-                   "(`run2/` beside the recorded files%s). *Drift* is the second run's median ÷ the first's − 1, "
+        blocks += ["**Repeated-run stability.** The same binaries run a second time on a GPU of the "
+                   "same kind (`run2/` beside the recorded files; its meta.json notes say which lease%s). *Drift* is the second run's median ÷ the first's − 1, "
                    "per matched row; the last column is the share of rows whose second median falls inside the "
                    "first run's slowest-to-fastest range." % second_run_note,
                    table(("experiment", "rows", "median |drift|", "largest |drift|", "largest at",
