@@ -29,10 +29,12 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # that touches one of them counts as a change of the measured code -- comment-only and
 # whitespace-only changes included (git cannot tell them apart without reading the diff).
 # The timing harness (experiments/common/gpu_harness.*) is not listed.
-_SORT_CODE = ["lib/include/onepass/sort/", "lib/include/onepass/scan/", "lib/src/gpu_onesweep_sorts.cu",
+_SHARED_DEVICE_CODE = ["lib/include/onepass/device_launch.cuh"]  # grids, resident blocks, temporary storage
+_SORT_CODE = _SHARED_DEVICE_CODE + [
+              "lib/include/onepass/sort/", "lib/include/onepass/scan/", "lib/src/gpu_onesweep_sorts.cu",
               "baselines/gpu/cub_*", "baselines/gpu/*_sort*", "experiments/common/sort_bench.cu",
               "experiments/common/sort_bench.cuh"]
-_SHUFFLE_CODE = ["lib/include/onepass/shuffle/", "lib/include/onepass/bijection/", "lib/include/onepass/scan/",
+_SHUFFLE_CODE = _SHARED_DEVICE_CODE + ["lib/include/onepass/shuffle/", "lib/include/onepass/bijection/", "lib/include/onepass/scan/",
                  "lib/src/gpu_bijective_shuffles.cu", "baselines/gpu/dart_throwing*", "baselines/gpu/*gather*",
                  "baselines/gpu/randperm*", "baselines/gpu/sort_shuffle*", "baselines/gpu/thrust_shuffle*",
                  "baselines/gpu/gpu_baseline_common*"]
