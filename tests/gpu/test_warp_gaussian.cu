@@ -44,11 +44,12 @@ __global__ void warp_kernel(const std::uint32_t* entropy, const g::table tab, co
   out4[i] = g::warp_gaussian<g::form::four>(entropy[i], smem, tab.coeff, mu[w], sigma[w]);
 }
 
-__global__ void per_thread_kernel(const g::table tab, std::uint64_t seed, unsigned draws, double* out) {
+__global__ void per_thread_kernel(const g::table tab, std::uint64_t seed, unsigned draws, double* out,
+                                  std::uint64_t first_draw = 0) {
   __shared__ alignas(16) std::int32_t smem[g::table_entries];
   g::load_table_to_shared(smem, tab.entries);
   const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
-  g::warp_normal_generator<g::form::four> gen(smem, tab.coeff, seed, t);
+  g::warp_normal_generator<g::form::four> gen(smem, tab.coeff, seed, t, first_draw);
   for (unsigned d = 0; d < draws; ++d) out[static_cast<std::size_t>(d) * gridDim.x * blockDim.x + t] = gen.next(1.0, 2.0);
 }
 
@@ -116,14 +117,15 @@ TEST(WarpGaussianGpu, KernelEqualsEmulationBitForBit) {
   for (int t = 0; t < 4; ++t) expect_warp_equals_emulation(random_table(rng), rng, 1 << 12);
 }
 
-TEST(WarpGaussianGpu, PerThreadGeneratorEqualsEmulation) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped";
+// Draws from first_draw on (even: starting on a pair's low half; odd: on its high half,
+// the generator's cached word then starts mid-pair), an odd number of draws.
+void expect_per_thread_equals_emulation(std::uint64_t first_draw) {
   const unsigned blocks = 8, threads = 128, draws = 5;
   const std::size_t n = static_cast<std::size_t>(blocks) * threads * draws;
   const std::uint64_t seed = 77;
   double* d = nullptr;
   CUDA_OK(cudaMalloc(&d, n * sizeof(double)));
-  per_thread_kernel<<<blocks, threads>>>(g::default_table(), seed, draws, d);
+  per_thread_kernel<<<blocks, threads>>>(g::default_table(), seed, draws, d, first_draw);
   CUDA_OK(cudaGetLastError());
   std::vector<double> x(n);
   CUDA_OK(cudaMemcpy(x.data(), d, n * sizeof(double), cudaMemcpyDeviceToHost));
@@ -132,13 +134,24 @@ TEST(WarpGaussianGpu, PerThreadGeneratorEqualsEmulation) {
   for (unsigned w = 0; w < total / 32; ++w)
     for (unsigned dr = 0; dr < draws; ++dr) {
       std::uint32_t e[32];
-      for (unsigned l = 0; l < 32; ++l) e[l] = g::entropy_source(seed, w * 32 + l)(dr);
+      for (unsigned l = 0; l < 32; ++l) e[l] = g::entropy_source(seed, w * 32 + l)(first_draw + dr);
       double y[32];
       g::emulate_warp(e, g::default_table().entries, g::default_table().coeff, y, 1.0, 2.0);
       for (unsigned l = 0; l < 32; ++l)
         ASSERT_EQ(bits_of(x[static_cast<std::size_t>(dr) * total + w * 32 + l]), bits_of(y[l]))
-            << "warp " << w << " draw " << dr << " lane " << l;
+            << "warp " << w << " draw " << first_draw + dr << " lane " << l;
     }
+}
+
+TEST(WarpGaussianGpu, PerThreadGeneratorEqualsEmulation) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped";
+  expect_per_thread_equals_emulation(0);
+}
+
+TEST(WarpGaussianGpu, PerThreadGeneratorFromAnOddDrawEqualsEmulation) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped";
+  expect_per_thread_equals_emulation(7);
+  expect_per_thread_equals_emulation((std::uint64_t{1} << 40) + 3);
 }
 
 TEST(WarpGaussianGpu, GenerateNormalEqualsCpuTwin) {

@@ -27,6 +27,16 @@ namespace onepass::gaussian {
 /// thread's entropy_source and a draw counter; draw d of thread t under seed s uses
 /// entropy_source(s, t)(d) — replayable. Load the table first with
 /// load_table_to_shared (16 KiB of shared memory per block).
+///
+/// One hash of the entropy source feeds two draws (entropy_source::pair: draws 2q and
+/// 2q + 1 are the low and high halves of one 64-bit word); the generator keeps the word
+/// of its current pair, so consecutive next() calls hash once per two draws, as the
+/// in-register kernels of experiments/gaussian_throughput.cu do. Typical use:
+///
+///   __shared__ alignas(16) std::int32_t smem[table_entries];
+///   load_table_to_shared(smem, tab.entries);
+///   warp_normal_generator<form::four> gen(smem, tab.coeff, seed, global_thread_id);
+///   for (...) { double a = gen.next(); double b = gen.next(); ... }
 template <form F = form::four>
 class warp_normal_generator {
  public:
@@ -38,7 +48,14 @@ class warp_normal_generator {
 
   /// Next N(mu, sigma^2) sample (mu, sigma finite; sigma >= 0). Warp-collective.
   __device__ double next(double mu = 0.0, double sigma = 1.0) {
-    return warp_gaussian<F>(source_(draw_++), table_, coeff_, mu, sigma);
+    const std::uint64_t pair = draw_ >> 1;
+    if (pair != pair_) {  // a new pair (the first draw, or after its high half): hash once
+      pair_ = pair;
+      word_ = source_.pair(pair);
+    }
+    const auto bits = static_cast<std::uint32_t>(word_ >> (32u * static_cast<unsigned>(draw_ & 1u)));
+    ++draw_;
+    return warp_gaussian<F>(bits, table_, coeff_, mu, sigma);
   }
 
   /// Number of draws consumed so far (plus first_draw).
@@ -49,6 +66,8 @@ class warp_normal_generator {
   coefficients coeff_;
   entropy_source source_;
   std::uint64_t draw_;
+  std::uint64_t pair_ = ~std::uint64_t{0};  // pair index of word_ (none yet: no pair index is 2^64 - 1)
+  std::uint64_t word_ = 0;                  // entropy_source::pair(pair_)
 };
 
 namespace detail {
