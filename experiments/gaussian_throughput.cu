@@ -10,8 +10,9 @@
 //   ours_register_3 / ours_register_4   warp_gaussian<form::three / four>, table copied
 //       once per block into shared memory (16 KiB), entropy from entropy_source::pair:
 //       one SplitMix64 word = two draws (exactly the generate_normal kernel's loop).
-//   ours_generator_4   the per-thread API warp_normal_generator<form::four>::next()
-//       (one hash per draw: it keeps no half-used word).
+//   ours_generator_4   the per-thread API as its docstring shows it:
+//       warp_normal_generator<form::four>::next_pair() (one hash per two draws).
+//   ours_generator_next_4   the same API one draw at a time, next() (one hash per draw).
 //   curand_normal2_double   cuRAND device API, Philox4_32_10: curand_init(seed, thread,
 //       0) once per thread inside the timed kernel, then draws/2 calls of
 //       curand_normal2_double (two outputs each). Philox's init is a few integer ops
@@ -96,6 +97,24 @@ __global__ void __launch_bounds__(block_threads)
 template <g::form F>
 __global__ void __launch_bounds__(block_threads)
     ours_generator_kernel(double* sink, std::uint64_t pairs_per_thread, std::uint64_t seed, const g::table tab) {
+  __shared__ alignas(16) std::int32_t smem[g::table_entries];
+  g::load_table_to_shared(smem, tab.entries);
+  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  g::warp_normal_generator<F> gen(smem, tab.coeff, seed, t);
+  double acc0 = 0.0, acc1 = 0.0;
+#pragma unroll 2
+  for (std::uint64_t q = 0; q < pairs_per_thread; ++q) {
+    const double2 z = gen.next_pair();
+    acc0 += z.x;
+    acc1 += z.y;
+  }
+  sink[t] = acc0 + acc1;
+}
+
+/// The same API one draw at a time (next()).
+template <g::form F>
+__global__ void __launch_bounds__(block_threads)
+    ours_generator_next_kernel(double* sink, std::uint64_t pairs_per_thread, std::uint64_t seed, const g::table tab) {
   __shared__ alignas(16) std::int32_t smem[g::table_entries];
   g::load_table_to_shared(smem, tab.entries);
   const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -257,10 +276,15 @@ int main(int argc, char** argv) {
               [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
                 ours_register_kernel<g::form::four><<<b, block_threads, 0, s>>>(sink, p, seed, tab);
               });
-  in_register("ours_generator_4", "ours 4 coefficients warp_normal_generator API (in registers)", "4",
+  in_register("ours_generator_4", "ours 4 coefficients warp_normal_generator API, next_pair (in registers)", "4",
               ours_generator_kernel<g::form::four>,
               [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
                 ours_generator_kernel<g::form::four><<<b, block_threads, 0, s>>>(sink, p, seed, tab);
+              });
+  in_register("ours_generator_next_4", "ours 4 coefficients warp_normal_generator API, next (in registers)", "4",
+              ours_generator_next_kernel<g::form::four>,
+              [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
+                ours_generator_next_kernel<g::form::four><<<b, block_threads, 0, s>>>(sink, p, seed, tab);
               });
   in_register("curand_normal2_double", "cuRAND device API Philox4_32_10 curand_normal2_double (in registers)", "",
               curand_register_kernel, [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
@@ -360,7 +384,7 @@ int main(int argc, char** argv) {
   const double peer = rate_of("curand_normal2_double");
   std::ostringstream bar;
   bar.precision(4);
-  for (const char* ours : {"ours_register_3", "ours_register_4", "ours_generator_4"}) {
+  for (const char* ours : {"ours_register_3", "ours_register_4", "ours_generator_4", "ours_generator_next_4"}) {
     const double mine = rate_of(ours);
     if (peer > 0 && mine > 0)
       bar << ours << " / curand_normal2_double = " << mine / peer << (mine / peer >= 1.3 ? " (meets" : " (misses")

@@ -44,13 +44,23 @@ __global__ void warp_kernel(const std::uint32_t* entropy, const g::table tab, co
   out4[i] = g::warp_gaussian<g::form::four>(entropy[i], smem, tab.coeff, mu[w], sigma[w]);
 }
 
+// draws from first_draw; pairs: through next_pair (then one next() for an odd count).
 __global__ void per_thread_kernel(const g::table tab, std::uint64_t seed, unsigned draws, double* out,
-                                  std::uint64_t first_draw = 0) {
+                                  std::uint64_t first_draw = 0, bool pairs = false) {
   __shared__ alignas(16) std::int32_t smem[g::table_entries];
   g::load_table_to_shared(smem, tab.entries);
   const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
   g::warp_normal_generator<g::form::four> gen(smem, tab.coeff, seed, t, first_draw);
-  for (unsigned d = 0; d < draws; ++d) out[static_cast<std::size_t>(d) * gridDim.x * blockDim.x + t] = gen.next(1.0, 2.0);
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  unsigned d = 0;
+  if (pairs) {
+    for (; d + 2 <= draws; d += 2) {
+      const double2 z = gen.next_pair(1.0, 2.0);
+      out[d * stride + t] = z.x;
+      out[(d + 1) * stride + t] = z.y;
+    }
+  }
+  for (; d < draws; ++d) out[d * stride + t] = gen.next(1.0, 2.0);
 }
 
 // A random valid table: entries in [0, 6e7], so the worst-case |a| <= 32 * 6e7 < 2^31 - 1;
@@ -119,13 +129,13 @@ TEST(WarpGaussianGpu, KernelEqualsEmulationBitForBit) {
 
 // Draws from first_draw on (even: starting on a pair's low half; odd: on its high half,
 // the generator's cached word then starts mid-pair), an odd number of draws.
-void expect_per_thread_equals_emulation(std::uint64_t first_draw) {
+void expect_per_thread_equals_emulation(std::uint64_t first_draw, bool pairs = false) {
   const unsigned blocks = 8, threads = 128, draws = 5;
   const std::size_t n = static_cast<std::size_t>(blocks) * threads * draws;
   const std::uint64_t seed = 77;
   double* d = nullptr;
   CUDA_OK(cudaMalloc(&d, n * sizeof(double)));
-  per_thread_kernel<<<blocks, threads>>>(g::default_table(), seed, draws, d, first_draw);
+  per_thread_kernel<<<blocks, threads>>>(g::default_table(), seed, draws, d, first_draw, pairs);
   CUDA_OK(cudaGetLastError());
   std::vector<double> x(n);
   CUDA_OK(cudaMemcpy(x.data(), d, n * sizeof(double), cudaMemcpyDeviceToHost));
@@ -152,6 +162,15 @@ TEST(WarpGaussianGpu, PerThreadGeneratorFromAnOddDrawEqualsEmulation) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped";
   expect_per_thread_equals_emulation(7);
   expect_per_thread_equals_emulation((std::uint64_t{1} << 40) + 3);
+}
+
+// next_pair gives the same draws as next(), from even and odd first draws (5 draws: two
+// pairs and a single).
+TEST(WarpGaussianGpu, PerThreadGeneratorPairsEqualEmulation) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped";
+  expect_per_thread_equals_emulation(0, true);
+  expect_per_thread_equals_emulation(7, true);
+  expect_per_thread_equals_emulation((std::uint64_t{1} << 40) + 2, true);
 }
 
 TEST(WarpGaussianGpu, GenerateNormalEqualsCpuTwin) {

@@ -29,14 +29,15 @@ namespace onepass::gaussian {
 /// load_table_to_shared (16 KiB of shared memory per block).
 ///
 /// One hash of the entropy source feeds two draws (entropy_source::pair: draws 2q and
-/// 2q + 1 are the low and high halves of one 64-bit word); the generator keeps the word
-/// of its current pair, so consecutive next() calls hash once per two draws, as the
-/// in-register kernels of experiments/gaussian_throughput.cu do. Typical use:
+/// 2q + 1 are the low and high halves of one 64-bit word). next_pair() uses that: it
+/// returns draws d and d + 1 from one hash and the two warp transforms are independent,
+/// so it is the fast use (the in-register kernels of experiments/gaussian_throughput.cu
+/// do the same); next() hashes once per draw. Typical use:
 ///
 ///   __shared__ alignas(16) std::int32_t smem[table_entries];
 ///   load_table_to_shared(smem, tab.entries);
 ///   warp_normal_generator<form::four> gen(smem, tab.coeff, seed, global_thread_id);
-///   for (...) { double a = gen.next(); double b = gen.next(); ... }
+///   for (...) { const double2 z = gen.next_pair(); ... z.x ... z.y ... }
 template <form F = form::four>
 class warp_normal_generator {
  public:
@@ -48,14 +49,22 @@ class warp_normal_generator {
 
   /// Next N(mu, sigma^2) sample (mu, sigma finite; sigma >= 0). Warp-collective.
   __device__ double next(double mu = 0.0, double sigma = 1.0) {
-    const std::uint64_t pair = draw_ >> 1;
-    if (pair != pair_) {  // a new pair (the first draw, or after its high half): hash once
-      pair_ = pair;
-      word_ = source_.pair(pair);
+    return warp_gaussian<F>(source_(draw_++), table_, coeff_, mu, sigma);
+  }
+
+  /// The next two N(mu, sigma^2) samples, draws d (.x) and d + 1 (.y) — the same values
+  /// as two next() calls. From an even draw (the usual case: first_draw even and only
+  /// next_pair calls) both come from one hash; from an odd one, from two. Warp-collective.
+  __device__ double2 next_pair(double mu = 0.0, double sigma = 1.0) {
+    std::uint64_t word;
+    if ((draw_ & 1u) == 0) {
+      word = source_.pair(draw_ >> 1);
+    } else {  // straddles two pairs: high half of one, low half of the next
+      word = (source_.pair(draw_ >> 1) >> 32) | (source_.pair((draw_ >> 1) + 1) << 32);
     }
-    const auto bits = static_cast<std::uint32_t>(word_ >> (32u * static_cast<unsigned>(draw_ & 1u)));
-    ++draw_;
-    return warp_gaussian<F>(bits, table_, coeff_, mu, sigma);
+    draw_ += 2;
+    return make_double2(warp_gaussian<F>(static_cast<std::uint32_t>(word), table_, coeff_, mu, sigma),
+                        warp_gaussian<F>(static_cast<std::uint32_t>(word >> 32), table_, coeff_, mu, sigma));
   }
 
   /// Number of draws consumed so far (plus first_draw).
@@ -66,8 +75,6 @@ class warp_normal_generator {
   coefficients coeff_;
   entropy_source source_;
   std::uint64_t draw_;
-  std::uint64_t pair_ = ~std::uint64_t{0};  // pair index of word_ (none yet: no pair index is 2^64 - 1)
-  std::uint64_t word_ = 0;                  // entropy_source::pair(pair_)
 };
 
 namespace detail {
