@@ -10,8 +10,8 @@
 //   ours_register_3 / ours_register_4   warp_gaussian<form::three / four>, table copied
 //       once per block into shared memory (16 KiB), entropy from entropy_source::pair:
 //       one SplitMix64 word = two draws (exactly the generate_normal kernel's loop).
-//   ours_generator_4   the per-thread API as its docstring shows it:
-//       warp_normal_generator<form::four>::next_pair() (one hash per two draws).
+//   ours_generator_3 / ours_generator_4   the per-thread API as its docstring shows it:
+//       warp_normal_generator<form::three / four>::next_pair() (one hash per two draws).
 //   ours_generator_next_4   the same API one draw at a time, next() (one hash per draw).
 //   curand_normal2_double   cuRAND device API, Philox4_32_10: curand_init(seed, thread,
 //       0) once per thread inside the timed kernel, then draws/2 calls of
@@ -276,6 +276,11 @@ int main(int argc, char** argv) {
               [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
                 ours_register_kernel<g::form::four><<<b, block_threads, 0, s>>>(sink, p, seed, tab);
               });
+  in_register("ours_generator_3", "ours 3 coefficients warp_normal_generator API, next_pair (in registers)", "3",
+              ours_generator_kernel<g::form::three>,
+              [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
+                ours_generator_kernel<g::form::three><<<b, block_threads, 0, s>>>(sink, p, seed, tab);
+              });
   in_register("ours_generator_4", "ours 4 coefficients warp_normal_generator API, next_pair (in registers)", "4",
               ours_generator_kernel<g::form::four>,
               [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
@@ -384,7 +389,8 @@ int main(int argc, char** argv) {
   const double peer = rate_of("curand_normal2_double");
   std::ostringstream bar;
   bar.precision(4);
-  for (const char* ours : {"ours_register_3", "ours_register_4", "ours_generator_4", "ours_generator_next_4"}) {
+  for (const char* ours : {"ours_register_3", "ours_register_4", "ours_generator_3", "ours_generator_4",
+                           "ours_generator_next_4"}) {
     const double mine = rate_of(ours);
     if (peer > 0 && mine > 0)
       bar << ours << " / curand_normal2_double = " << mine / peer << (mine / peer >= 1.3 ? " (meets" : " (misses")
