@@ -51,7 +51,7 @@ CPU_EXPERIMENTS := fig06_chi2_rounds fig07_09_mmd table2_cpu_shuffle gaussian_de
 GPU_EXPERIMENTS := table1_gpu_shuffle fig10_fusion onesweep_fig09_keys32 onesweep_fig10_pairs32 onesweep_fig11_keys64 \
                    onesweep_table2_digit_width sort_headline gaussian_throughput
 
-.PHONY: all deps configure build test test-python test-gpu figures experiments gpu-experiments plots paper smoke \
+.PHONY: all deps configure build test test-python test-gpu figures experiments seed-replicates gpu-experiments plots paper smoke \
         record-gpu clean
 
 all: build
@@ -112,7 +112,22 @@ experiments:
 	@set -e; for e in $(CPU_EXPERIMENTS); do \
 	  $(BIN)/$$e --scale $(SCALE) --out-dir $(RESULTS_DIR); \
 	done
+	@$(MAKE) --no-print-directory seed-replicates
 	@$(MAKE) --no-print-directory gpu-experiments
+
+# The χ² and MMD programs again with other seeds (the report's "χ² and MMD over several seeds"):
+# replicate k in RESULTS_DIR/seeds/k/ with base seed 1 + k * 2^40 (sample j uses base + j, so
+# the replicates share no seed). The MMD replicates test n = 5 and 100 with REPLICATE_MMD_SAMPLES
+# permutations each (n = 1000 costs ~40 us a sample). Default scale: about 2 minutes on 2 cores.
+SEED_REPLICATES ?= $(if $(filter smoke,$(SCALE)),1,4)
+REPLICATE_MMD_SAMPLES ?= $(if $(filter smoke,$(SCALE)),2000,100000)
+seed-replicates:
+	@set -e; for k in $$(seq 1 $(SEED_REPLICATES)); do \
+	  seed=$$((1 + k * 1099511627776)); mkdir -p $(RESULTS_DIR)/seeds/$$k; \
+	  $(BIN)/fig06_chi2_rounds --scale $(SCALE) --seed $$seed --out-dir $(RESULTS_DIR)/seeds/$$k; \
+	  $(BIN)/fig07_09_mmd --scale $(SCALE) --seed $$seed --lengths 5 100 --samples $(REPLICATE_MMD_SAMPLES) \
+	    --out-dir $(RESULTS_DIR)/seeds/$$k; \
+	done
 
 # Runs the GPU experiments when this machine has a GPU and they were built; otherwise one line.
 gpu-experiments:

@@ -1377,6 +1377,7 @@ def main(argv=None):
         source = sr.gpu_source(args.results, name, recorded)
         if source is not None:
             timing_dirs[name] = source.directory
+    report.add(*variability.seeds_section(args.results, table))
     report.add(*variability.section(timing_dirs, table))
     report.claims = claims.evaluate_all(claims.load_data(args.results, recorded))
     report.add(*claims.section(report.claims))

@@ -172,3 +172,119 @@ def cpu_section(rows, table):
             "by this run:" % ("/".join(str(x) for x in spread["repetitions"]), _pct(spread["median_cv"]),
                               _pct(spread["max_cv"]), spread["worst"]),
             table(("n", "ranking"), ranking, "ll")]
+
+
+# --------------------------------------------------------------------------- χ² / MMD over several seeds
+
+#: Where `make figures` puts the seed replicates of the χ² and MMD programs (replicate k in
+#: RESULTS/seeds/<k>/, base seed 1 + k * 2^40; replicate 0 is RESULTS itself).
+SEEDS_FOLDER = "seeds"
+#: The configurations that should pass (the null hypothesis holds): VariablePhilox with at
+#: least this many rounds (the library's default, the paper's recommendation, §5) and
+#: std::shuffle.
+NULL_MIN_ROUNDS = 24
+
+
+def binomial_upper(m, p, level=0.975):
+    """Smallest k with P(X <= k) >= level for X ~ Binomial(m, p): the upper end of the
+    central 95 % range of the number of chance failures among m tests at level p.
+    Raises ValueError for m < 0 or p outside [0, 1]."""
+    if m < 0 or not 0.0 <= p <= 1.0:
+        raise ValueError("binomial_upper: m >= 0 and p in [0, 1] required, got %r, %r" % (m, p))
+    import math
+    total = 0.0
+    for k in range(m + 1):
+        total += math.comb(m, k) * p ** k * (1.0 - p) ** (m - k)
+        if total >= level:
+            return k
+    return m
+
+
+def replicate_dirs(results_dir):
+    """[results_dir] plus results_dir/seeds/<k>/ for every k present, in order of k."""
+    out = [results_dir]
+    seeds = os.path.join(results_dir, SEEDS_FOLDER)
+    if os.path.isdir(seeds):
+        out += [os.path.join(seeds, d) for d in sorted(os.listdir(seeds), key=lambda d: (len(d), d))
+                if os.path.isdir(os.path.join(seeds, d))]
+    return out
+
+
+def _is_null(row):
+    alg = row["algorithm"]
+    if alg == "std_shuffle":
+        return True
+    return alg == "variable_philox" and row.get("rounds") not in (None, "") and int(row["rounds"]) >= NULL_MIN_ROUNDS
+
+
+def chance_failures(replicates, tests):
+    """Counts over seed replicates (a list of row lists, one per seed) of the tests that
+    should pass. tests: [(name, passes_column)]. Returns one dict per test: name,
+    replicates, tests (rows of the null set over all replicates), failures, alpha (the
+    rows' alpha), expected (alpha x tests), upper (binomial_upper of tests, alpha),
+    verdict ("consistent with chance" when failures <= upper, else "more failures than
+    chance")."""
+    out = []
+    for name, column in tests:
+        rows = [r for rep in replicates for r in rep if _is_null(r)]
+        if not rows:
+            continue
+        alpha = float(rows[0]["alpha"])
+        m = len(rows)
+        failures = sum(1 for r in rows if str(r[column]).strip() not in ("1", "true", "True"))
+        upper = binomial_upper(m, alpha)
+        out.append({"name": name, "replicates": len(replicates), "tests": m, "failures": failures, "alpha": alpha,
+                    "expected": alpha * m, "upper": upper,
+                    "verdict": "consistent with chance" if failures <= upper else "more failures than chance"})
+    return out
+
+
+def first_passing_rounds(rows, column="passes"):
+    """The smallest VariablePhilox round count from which every larger count measured
+    passes (column), or None."""
+    by_round = sorted((int(r["rounds"]), str(r[column]).strip() in ("1", "true", "True"))
+                      for r in rows if r["algorithm"] == "variable_philox" and r.get("rounds") not in (None, ""))
+    first = None
+    for k, ok in by_round:
+        if ok and first is None:
+            first = k
+        elif not ok:
+            first = None
+    return first
+
+
+def seeds_section(results_dir, table):
+    """Markdown blocks on the χ² (Fig. 6) and MMD (Figs. 7-9) tests over every seed
+    replicate found (replicate_dirs); [] when only one seed ran."""
+    blocks = []
+    dirs = replicate_dirs(results_dir)
+    chi = [rows for rows in (_rows(d, "fig06_chi2_rounds") for d in dirs) if rows]
+    mmd = [rows for rows in (_rows(d, "fig07_09_mmd") for d in dirs) if rows]
+    if max(len(chi), len(mmd)) < 2:
+        return []
+    rows = []
+    for c in chance_failures(chi, [("χ² (Fig. 6, n = 5)", "passes")]):
+        rows.append(c)
+    for form in ("one_sample", "pairwise"):
+        for thr in ("hoeffding", "normal"):
+            sub = [[r for r in rep if r["form"] == form] for rep in mmd]
+            rows += chance_failures(sub, [("MMD %s, %s threshold (Figs. 7–9)" % (form.replace("_", "-"), thr),
+                                           "passes_" + thr)])
+    firsts = ", ".join(str(first_passing_rounds(rep)) for rep in chi)
+    samples = sorted({int(r["samples"]) for rep in chi[1:] for r in rep}) if len(chi) > 1 else []
+    mmd_samples = sorted({int(r["samples"]) for rep in mmd[1:] for r in rep}) if len(mmd) > 1 else []
+    blocks.append("## χ² and MMD over several seeds")
+    blocks.append(
+        "The χ² and MMD programs ran with %d seeds (%d for the MMD): the figures' run, plus replicates "
+        "with base seeds 1 + k·2^40 in `%s/<k>/` (χ² samples per configuration there: %s; MMD: %s). Under the "
+        "null hypothesis (VariablePhilox with ≥ %d rounds, std::shuffle) each test fails with probability "
+        "α, so about α·M of M such tests fail by chance; the binomial distribution gives the 95 %% range "
+        "of that count." % (len(chi), len(mmd), SEEDS_FOLDER, ", ".join(map(str, samples)) or "—",
+                            ", ".join(map(str, mmd_samples)) or "—", NULL_MIN_ROUNDS))
+    blocks.append(table(("test", "seeds", "tests M under the null", "failed", "expected α·M", "95 % range",
+                         "verdict"),
+                        [(c["name"], str(c["replicates"]), str(c["tests"]), str(c["failures"]),
+                          "%.2f" % c["expected"], "0–%d" % c["upper"], c["verdict"]) for c in rows], "lrrrrrl"))
+    blocks.append("First VariablePhilox round count from which χ² passes at every larger count, seed by seed: "
+                  "%s (the figures' seed first)." % firsts)
+    return blocks

@@ -143,3 +143,59 @@ class CpuTable(unittest.TestCase):
         self.assertEqual(variability.cpu_ranking(old), [])
         self.assertIsNone(variability.cpu_spread(old))
         self.assertEqual(variability.cpu_section(old, lambda *a: ""), [])
+
+
+class SeedReplicates(unittest.TestCase):
+    def test_binomial_upper(self):
+        import variability
+        self.assertEqual(variability.binomial_upper(0, 0.01), 0)
+        self.assertEqual(variability.binomial_upper(10, 0.0), 0)
+        # Bin(100, 0.01): P(X <= 2) = 0.921, P(X <= 3) = 0.982
+        self.assertEqual(variability.binomial_upper(100, 0.01), 3)
+        with self.assertRaises(ValueError):
+            variability.binomial_upper(5, 1.5)
+
+    def chi(self, fails_at_24=False, shuffle_fails=False):
+        rows = [{"algorithm": "variable_philox", "rounds": str(k), "alpha": "0.01",
+                 "passes": "0" if k < 20 or (k == 24 and fails_at_24) else "1"} for k in range(1, 33)]
+        rows.append({"algorithm": "std_shuffle", "rounds": "", "alpha": "0.01", "passes": "0" if shuffle_fails else "1"})
+        rows.append({"algorithm": "lcg", "rounds": "", "alpha": "0.01", "passes": "0"})  # not in the null set
+        return rows
+
+    def test_chance_failures(self):
+        import variability
+        ok = variability.chance_failures([self.chi(), self.chi()], [("chi", "passes")])[0]
+        self.assertEqual(ok["tests"], 2 * 10)  # rounds 24..32 and std::shuffle, two seeds
+        self.assertEqual(ok["failures"], 0)
+        self.assertEqual(ok["verdict"], "consistent with chance")
+        one = variability.chance_failures([self.chi(fails_at_24=True), self.chi()], [("chi", "passes")])[0]
+        self.assertEqual(one["failures"], 1)
+        self.assertEqual(one["verdict"], "consistent with chance")  # Bin(20, 0.01): 95 % range 0-1
+        many = variability.chance_failures([self.chi(True, True), self.chi(True, True)], [("chi", "passes")])[0]
+        self.assertEqual(many["failures"], 4)
+        self.assertEqual(many["verdict"], "more failures than chance")
+
+    def test_first_passing_rounds(self):
+        import variability
+        self.assertEqual(variability.first_passing_rounds(self.chi()), 20)
+        self.assertEqual(variability.first_passing_rounds(self.chi(fails_at_24=True)), 25)
+
+    def test_seeds_section_needs_two_seeds(self):
+        import variability
+        with tempfile.TemporaryDirectory() as d:
+            table = lambda h, rows, align=None: "\n".join("|".join(map(str, r)) for r in [h] + list(rows))  # noqa
+            header = ["algorithm", "rounds", "n", "samples", "alpha", "statistic", "critical_value", "p_value", "passes"]
+
+            def write(folder, rows):
+                os.makedirs(folder, exist_ok=True)
+                with open(os.path.join(folder, "fig06_chi2_rounds.csv"), "w") as f:
+                    f.write(",".join(header) + "\n")
+                    for r in rows:
+                        f.write(",".join(str(r.get(h, "1")) for h in header) + "\n")
+            write(d, self.chi())
+            self.assertEqual(variability.seeds_section(d, table), [])
+            write(os.path.join(d, "seeds", "1"), self.chi(fails_at_24=True))
+            text = "\n".join(variability.seeds_section(d, table))
+            self.assertIn("χ² and MMD over several seeds", text)
+            self.assertIn("consistent with chance", text)
+            self.assertIn("20, 25", text)
