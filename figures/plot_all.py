@@ -369,6 +369,25 @@ def _ratio_summary(ours, ref, peers, ours_label="VarPhilox"):
     return "%s at n = 2^%d+1 is %s" % (ours_label, size, ", ".join(parts))
 
 
+def _rate_ranges(rows, name_of=None):
+    """{paper label: {log2_size: (lowest, highest) M items/s}} over the timed repetitions
+    (n / seconds_max, n / seconds_min), for rows that carry seconds_min and seconds_max;
+    with several thread counts, the highest (as best_throughput)."""
+    out, threads_of = {}, {}
+    for r in rows:
+        if r.get("seconds_min") is None or r.get("seconds_max") is None or not r["seconds_min"] > 0:
+            continue
+        lab = name_of(r) if name_of else sr.paper_label(r["algorithm"], r.get("label", ""))
+        t = r.get("threads") or 0
+        if lab in threads_of and t < threads_of[lab]:
+            continue
+        if t > threads_of.get(lab, -1):
+            threads_of[lab] = t
+            out[lab] = {}
+        out[lab][r["log2_size"]] = (r["n"] / r["seconds_max"] / 1e6, r["n"] / r["seconds_min"] / 1e6)
+    return out
+
+
 def draw_throughput(rows, meta, reference_file, title, out_dir, name, name_of=None, where=None, markers=None,
                     run_word="this run", threads_note="", split_extras=False):
     """Throughput vs size beside the paper's table, in two or three panels:
@@ -384,6 +403,7 @@ def draw_throughput(rows, meta, reference_file, title, out_dir, name, name_of=No
     paper_short = paper_machine.split(" (")[0]
     best = sr.best_throughput(rows, name_of)
     ours = {lab: {w: v for w, (v, _) in pts.items()} for lab, pts in best.items()}
+    ranges = _rate_ranges(rows, name_of)
     threads = {lab: next(iter(pts.values()))[1] for lab, pts in best.items() if pts}
     main = [lab for lab in ref_order] + ([] if split_extras else sorted(set(ours) - set(ref_order)))
     extras = sorted(set(ours) - set(ref_order)) if split_extras else []
@@ -404,11 +424,22 @@ def draw_throughput(rows, meta, reference_file, title, out_dir, name, name_of=No
                 text += " (1 thread)"
             (h,) = ax.plot([2.0 ** w + 1 for w in ws], [ours[lab][w] for w in ws], **palette.line(lab))
             run_entry = (h, text)
+            band = ranges.get(lab, {})
+            bw = [w for w in ws if w in band]
+            if bw:  # slowest to fastest of the timed repetitions
+                ax.fill_between([2.0 ** w + 1 for w in bw], [band[w][0] for w in bw], [band[w][1] for w in bw],
+                                color=palette.colour(lab), alpha=0.18, lw=0, zorder=1)
             if gather in ours:
                 common = [w for w in ws if w in ours[gather]]
                 if lab != gather and common:
                     axr.plot([2.0 ** w + 1 for w in common], [ours[lab][w] / ours[gather][w] for w in common],
                              **palette.line(lab))
+                    gb = ranges.get(gather, {})
+                    rw = [w for w in common if w in band and w in gb]
+                    if rw:  # ratio range: slowest ÷ gather's fastest to fastest ÷ gather's slowest
+                        axr.fill_between([2.0 ** w + 1 for w in rw], [band[w][0] / gb[w][1] for w in rw],
+                                         [band[w][1] / gb[w][0] for w in rw], color=palette.colour(lab), alpha=0.18,
+                                         lw=0, zorder=1)
         if lab in ref:
             ws = sorted(ref[lab])
             sizes.update(ws)
@@ -461,6 +492,7 @@ def draw_throughput(rows, meta, reference_file, title, out_dir, name, name_of=No
     fig.tight_layout()
     _legends_under(fig, placements)
     _footer(fig, sr.machine_label(meta, where) + (("   |   " + threads_note) if threads_note else "") +
+            ("   |   shaded: slowest to fastest of the timed repetitions" if ranges else "") +
             "   |   paper: %s" % ref_rows[0]["source"])
     return _save(fig, out_dir, name)
 
