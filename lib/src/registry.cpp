@@ -50,7 +50,8 @@ const shuffle_entry& find_shuffle(const std::string& name, device where) {
     std::string known;
     for (const auto& kv : table)
       if (kv.first.first == where) known += (known.empty() ? "" : ", ") + kv.first.second;
-    throw error("--algorithm: unknown " + std::string(to_string(where)) + " shuffle '" + name + "'; known: " + known);
+    throw error("onepass::registry::find_shuffle: name: no " + std::string(to_string(where)) + " shuffle '" + name +
+                "' is registered; registered: " + known);
   }
   return it->second;
 }
@@ -105,8 +106,8 @@ const sort_entry& find_sort(const std::string& name, sort_shape shape, device wh
     for (const auto& kv : table)
       if (std::get<0>(kv.first) == where && std::get<1>(kv.first) == shape)
         known += (known.empty() ? "" : ", ") + std::get<2>(kv.first);
-    throw error("--algorithm: unknown " + std::string(to_string(where)) + " " + to_string(shape) + " sort '" + name +
-                "'; known: " + known);
+    throw error("onepass::registry::find_sort: name: no " + std::string(to_string(where)) + " " + to_string(shape) +
+                " sort '" + name + "' is registered; registered: " + known);
   }
   return it->second;
 }

@@ -189,6 +189,30 @@ INSTANTIATE_TEST_SUITE_P(Registry, DeterministicCpuShuffle,
 INSTANTIATE_TEST_SUITE_P(Registry, GatheringCpuShuffle, ::testing::ValuesIn(cpu_shuffle_names(is_gather)),
                          param_name);
 
+// An unknown name is a library error (onepass::error) that names the function, the
+// argument and what is registered; the CLI words its own message for --algorithm.
+TEST(BaselineRegistry, UnknownNamesThrowLibraryErrorsListingTheRegistered) {
+  try {
+    reg::find_shuffle("no_such_shuffle");
+    ADD_FAILURE() << "find_shuffle accepted an unknown name";
+  } catch (const onepass::error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("onepass::registry::find_shuffle: name:"), std::string::npos) << what;
+    EXPECT_NE(what.find("'no_such_shuffle'"), std::string::npos) << what;
+    EXPECT_NE(what.find("variable_philox"), std::string::npos) << what;
+    EXPECT_EQ(what.find("--algorithm"), std::string::npos) << what;
+  }
+  try {
+    reg::find_sort("no_such_sort", reg::sort_shape::keys_u32, reg::device::cpu);
+    ADD_FAILURE() << "find_sort accepted an unknown name";
+  } catch (const onepass::error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("onepass::registry::find_sort: name:"), std::string::npos) << what;
+    EXPECT_NE(what.find("std_stable_sort"), std::string::npos) << what;
+    EXPECT_EQ(what.find("--algorithm"), std::string::npos) << what;
+  }
+}
+
 TEST(BaselineRegistry, BaselinesGivenTheSameSeedReturnDifferentPermutations) {
   // Each baseline keys its streams with its own domain of the seed; without that, RS and
   // MergeShuffle (both plain Fisher–Yates below their thresholds) would coincide.
