@@ -93,8 +93,9 @@ __global__ void __launch_bounds__(block_threads)
   sink[t] = acc0 + acc1;
 }
 
-/// Ours in registers through the per-thread API (warp_normal_generator::next).
-template <g::form F>
+/// Ours in registers through the per-thread API: PairCalls, next_pair() (the use the
+/// API's docstring shows); else two next() calls per pair.
+template <g::form F, bool PairCalls>
 __global__ void __launch_bounds__(block_threads)
     ours_generator_kernel(double* sink, std::uint64_t pairs_per_thread, std::uint64_t seed, const g::table tab) {
   __shared__ alignas(16) std::int32_t smem[g::table_entries];
@@ -104,26 +105,14 @@ __global__ void __launch_bounds__(block_threads)
   double acc0 = 0.0, acc1 = 0.0;
 #pragma unroll 2
   for (std::uint64_t q = 0; q < pairs_per_thread; ++q) {
-    const double2 z = gen.next_pair();
-    acc0 += z.x;
-    acc1 += z.y;
-  }
-  sink[t] = acc0 + acc1;
-}
-
-/// The same API one draw at a time (next()).
-template <g::form F>
-__global__ void __launch_bounds__(block_threads)
-    ours_generator_next_kernel(double* sink, std::uint64_t pairs_per_thread, std::uint64_t seed, const g::table tab) {
-  __shared__ alignas(16) std::int32_t smem[g::table_entries];
-  g::load_table_to_shared(smem, tab.entries);
-  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  g::warp_normal_generator<F> gen(smem, tab.coeff, seed, t);
-  double acc0 = 0.0, acc1 = 0.0;
-#pragma unroll 2
-  for (std::uint64_t q = 0; q < pairs_per_thread; ++q) {
-    acc0 += gen.next();
-    acc1 += gen.next();
+    if constexpr (PairCalls) {
+      const double2 z = gen.next_pair();
+      acc0 += z.x;
+      acc1 += z.y;
+    } else {
+      acc0 += gen.next();
+      acc1 += gen.next();
+    }
   }
   sink[t] = acc0 + acc1;
 }
@@ -277,19 +266,19 @@ int main(int argc, char** argv) {
                 ours_register_kernel<g::form::four><<<b, block_threads, 0, s>>>(sink, p, seed, tab);
               });
   in_register("ours_generator_3", "ours 3 coefficients warp_normal_generator API, next_pair (in registers)", "3",
-              ours_generator_kernel<g::form::three>,
+              ours_generator_kernel<g::form::three, true>,
               [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
-                ours_generator_kernel<g::form::three><<<b, block_threads, 0, s>>>(sink, p, seed, tab);
+                ours_generator_kernel<g::form::three, true><<<b, block_threads, 0, s>>>(sink, p, seed, tab);
               });
   in_register("ours_generator_4", "ours 4 coefficients warp_normal_generator API, next_pair (in registers)", "4",
-              ours_generator_kernel<g::form::four>,
+              ours_generator_kernel<g::form::four, true>,
               [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
-                ours_generator_kernel<g::form::four><<<b, block_threads, 0, s>>>(sink, p, seed, tab);
+                ours_generator_kernel<g::form::four, true><<<b, block_threads, 0, s>>>(sink, p, seed, tab);
               });
   in_register("ours_generator_next_4", "ours 4 coefficients warp_normal_generator API, next (in registers)", "4",
-              ours_generator_next_kernel<g::form::four>,
+              ours_generator_kernel<g::form::four, false>,
               [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
-                ours_generator_next_kernel<g::form::four><<<b, block_threads, 0, s>>>(sink, p, seed, tab);
+                ours_generator_kernel<g::form::four, false><<<b, block_threads, 0, s>>>(sink, p, seed, tab);
               });
   in_register("curand_normal2_double", "cuRAND device API Philox4_32_10 curand_normal2_double (in registers)", "",
               curand_register_kernel, [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
