@@ -20,6 +20,8 @@
 //       (curand_init_seconds) and is < 0.1 % of a run at the default scale.
 // To memory (mode to_memory): n doubles written to device memory.
 //   ours_memory_3 / ours_memory_4   onepass::gaussian::generate_normal (both forms).
+//   store_only   a kernel that only writes the same n doubles (out[i] = i, 16-byte stores,
+//       grid = resident blocks): the write-bandwidth reference of the to-memory rows.
 //   curand_host_philox   cuRAND host API: curandGenerateNormalDouble, generator
 //       CURAND_RNG_PSEUDO_PHILOX4_32_10 (default ordering), created and seeded outside
 //       the timed region.
@@ -117,6 +119,19 @@ __global__ void __launch_bounds__(block_threads)
   sink[t] = acc0 + acc1;
 }
 
+/// Store-only reference for the to-memory rows: out[i] = base + i for i < n, 16-byte
+/// stores, grid-stride over the resident blocks — the write bandwidth a generator that
+/// writes n doubles can at most reach.
+__global__ void __launch_bounds__(block_threads) store_only_kernel(double* out, std::uint64_t n, double base) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  auto* out2 = reinterpret_cast<double2*>(out);
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n / 2; i += stride) {
+    const double x = base + static_cast<double>(2 * i);
+    out2[i] = make_double2(x, x + 1.0);
+  }
+  if ((n & 1u) && blockIdx.x == 0 && threadIdx.x == 0) out[n - 1] = base + static_cast<double>(n - 1);
+}
+
 /// cuRAND device API, Philox4_32_10: one curand_init per thread, then pairs_per_thread
 /// calls of curand_normal2_double.
 __global__ void __launch_bounds__(block_threads)
@@ -209,12 +224,13 @@ int main(int argc, char** argv) {
   std::vector<row_data> rows;
   std::vector<std::string> failed;
 
+  // dtype: the type of the outputs (f64: double; every row today).
   r.open_csv({"algorithm", "label", "mode", "form", "outputs", "threads", "reps", "seconds_median", "seconds_min",
-              "seconds_max", "outputs_per_second", "check"});
+              "seconds_max", "outputs_per_second", "check", "dtype"});
   auto emit = [&](row_data d) {
     const double rate = d.outputs / d.time.median;
     r.row(d.algorithm, d.label, d.mode, d.form, static_cast<std::uint64_t>(d.outputs), d.threads, d.time.reps(),
-          d.time.median, d.time.min, d.time.max, rate, d.check);
+          d.time.median, d.time.min, d.time.max, rate, d.check, "f64");
     std::ostringstream line;
     line.precision(4);
     line << d.algorithm << " (" << d.mode << "): " << rate / 1e9 << " G outputs/s (median " << d.time.median * 1e3
@@ -332,6 +348,29 @@ int main(int argc, char** argv) {
         ex::progress(experiment, "FAILED " + failed.back());
         cudaGetLastError();
       }
+    }
+    try {
+      const unsigned blocks = resident_blocks(store_only_kernel);
+      row_data d{"store_only", "store-only kernel writing the same doubles (to memory)", "to_memory", "",
+                 static_cast<double>(n), 0, {}, {}};
+      d.time = timer.measure([&](int k) {
+        store_only_kernel<<<blocks, block_threads, 0, s>>>(out.as<double>(), n, static_cast<double>(k));
+      });
+      store_only_kernel<<<blocks, block_threads, 0, s>>>(out.as<double>(), n, 0.0);
+      ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
+      stream.synchronize();
+      const std::uint64_t m = std::min(n, check_n);
+      std::vector<double> got(m);
+      ONEPASS_EXPERIMENT_CUDA(cudaMemcpy(got.data(), out.get(), m * sizeof(double), cudaMemcpyDeviceToHost));
+      bool ok = true;
+      for (std::uint64_t i = 0; i < m; ++i) ok = ok && got[i] == static_cast<double>(i);
+      d.check = (ok ? "out[i] = i on the first " : "WRONG values in the first ") + std::to_string(m);
+      if (!ok) failed.push_back(d.algorithm + ": " + d.check);
+      emit(std::move(d));
+    } catch (const std::exception& e) {
+      failed.push_back(std::string("store_only: ") + e.what());
+      ex::progress(experiment, "FAILED " + failed.back());
+      cudaGetLastError();
     }
     try {
       curand_generator gen;

@@ -365,6 +365,13 @@ def report_section(report, results, recorded_root):
                                                                    ", ".join(ratios) or "not measured"))
         report.summary.append(("Gaussian throughput ≥ 1.3 × curand_normal2_double in registers",
                                "met" if ok else "not met", ", ".join(ratios) or "peer missing"))
+        store = rate.get("store_only")
+        if store:  # the write-bandwidth reference of the to-memory rows (since d45049c's successor)
+            parts = ["%s %.3f×" % (name, rate[name] / store) for name in ("ours_memory_3", "ours_memory_4")
+                     if name in rate]
+            lines.append("To memory against a kernel that only writes the same doubles (`store_only`, %s G "
+                         "outputs/s = %s GB/s): %s." % (_fmt(store / 1e9), _fmt(8 * store / 1e9),
+                                                       ", ".join(parts) or "no generate_normal row"))
     if os.path.isfile(os.path.join(report.figures, "gaussian_throughput.png")):
         lines.append(report.figure("gaussian_throughput", "Throughput of the warp Gaussian generator and cuRAND"))
     # Density and base distributions
