@@ -18,10 +18,14 @@
 //       curand_normal2_double (two outputs each). Philox's init is a few integer ops
 //       (no skip-ahead matrices); its cost, measured alone with 0 draws, is in meta.json
 //       (curand_init_seconds) and is < 0.1 % of a run at the default scale.
-// To memory (mode to_memory): n doubles written to device memory.
+// To memory (mode to_memory): n doubles, then n floats, written to device memory.
 //   ours_memory_3 / ours_memory_4   onepass::gaussian::generate_normal (both forms).
 //   store_only   a kernel that only writes the same n doubles (out[i] = i, 16-byte stores,
 //       grid = resident blocks): the write-bandwidth reference of the to-memory rows.
+//   The same three with floats: ours_memory_3_f32, ours_memory_4_f32, store_only_f32, and
+//   cuRAND's curandGenerateNormal (curand_host_philox_f32); dtype column f32.
+// Float in registers: ours_generator_f32_3 (the API's next_pair_float, 3 coefficients)
+// and cuRAND's curand_normal4 (curand_normal4, Philox4_32_10), dtype f32.
 //   curand_host_philox   cuRAND host API: curandGenerateNormalDouble, generator
 //       CURAND_RNG_PSEUDO_PHILOX4_32_10 (default ordering), created and seeded outside
 //       the timed region.
@@ -56,6 +60,7 @@
 #include <cstring>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "gpu_harness.cuh"
@@ -119,17 +124,64 @@ __global__ void __launch_bounds__(block_threads)
   sink[t] = acc0 + acc1;
 }
 
-/// Store-only reference for the to-memory rows: out[i] = base + i for i < n, 16-byte
-/// stores, grid-stride over the resident blocks — the write bandwidth a generator that
-/// writes n doubles can at most reach.
-__global__ void __launch_bounds__(block_threads) store_only_kernel(double* out, std::uint64_t n, double base) {
+/// Store-only reference for the to-memory rows: out[i] = base + i for i < n (T double or
+/// float), 16-byte stores, grid-stride over the resident blocks — the write bandwidth a
+/// generator that writes n values of T can at most reach.
+template <class T>
+__global__ void __launch_bounds__(block_threads) store_only_kernel(T* out, std::uint64_t n, T base) {
+  constexpr unsigned per = 16 / sizeof(T);  // values per 16-byte store
+  using vec = std::conditional_t<sizeof(T) == 8, double2, float4>;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  auto* out2 = reinterpret_cast<double2*>(out);
-  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n / 2; i += stride) {
-    const double x = base + static_cast<double>(2 * i);
-    out2[i] = make_double2(x, x + 1.0);
+  auto* out_v = reinterpret_cast<vec*>(out);
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n / per; i += stride) {
+    const T x = base + static_cast<T>(per * i);
+    if constexpr (per == 2) {
+      out_v[i] = make_double2(x, x + 1);
+    } else {
+      out_v[i] = make_float4(x, x + 1, x + 2, x + 3);
+    }
   }
-  if ((n & 1u) && blockIdx.x == 0 && threadIdx.x == 0) out[n - 1] = base + static_cast<double>(n - 1);
+  if (blockIdx.x == 0 && threadIdx.x < n % per) out[n - n % per + threadIdx.x] = base + static_cast<T>(n - n % per + threadIdx.x);
+}
+
+/// cuRAND device API, Philox4_32_10, float: one curand_init per thread, then
+/// pairs_per_thread / 2 calls of curand_normal4 (four outputs each; one curand_normal2
+/// for an odd count), so 2 x pairs_per_thread outputs per thread as the other rows.
+__global__ void __launch_bounds__(block_threads)
+    curand_register_f32_kernel(double* sink, std::uint64_t pairs_per_thread, std::uint64_t seed) {
+  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  curandStatePhilox4_32_10_t state;
+  curand_init(seed, t, 0, &state);
+  float acc0 = 0.0f, acc1 = 0.0f;
+#pragma unroll 2
+  for (std::uint64_t q = 0; q + 1 < pairs_per_thread; q += 2) {
+    const float4 v = curand_normal4(&state);
+    acc0 += v.x + v.y;
+    acc1 += v.z + v.w;
+  }
+  if (pairs_per_thread & 1u) {
+    const float2 v = curand_normal2(&state);
+    acc0 += v.x + v.y;
+  }
+  sink[t] = static_cast<double>(acc0) + static_cast<double>(acc1);
+}
+
+/// Ours in registers, float draws through the per-thread API (next_pair_float).
+template <g::form F>
+__global__ void __launch_bounds__(block_threads)
+    ours_generator_f32_kernel(double* sink, std::uint64_t pairs_per_thread, std::uint64_t seed, const g::table tab) {
+  __shared__ alignas(16) std::int32_t smem[g::table_entries];
+  g::load_table_to_shared(smem, tab.entries);
+  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  g::warp_normal_generator<F> gen(smem, tab.coeff, seed, t);
+  float acc0 = 0.0f, acc1 = 0.0f;
+#pragma unroll 2
+  for (std::uint64_t q = 0; q < pairs_per_thread; ++q) {
+    const float2 z = gen.next_pair_float();
+    acc0 += z.x;
+    acc1 += z.y;
+  }
+  sink[t] = static_cast<double>(acc0) + static_cast<double>(acc1);
 }
 
 /// cuRAND device API, Philox4_32_10: one curand_init per thread, then pairs_per_thread
@@ -196,6 +248,7 @@ struct row_data {
   std::uint64_t threads = 0;
   gpu::timing time;
   std::string check;
+  std::string dtype = "f64";  // the outputs' type: f64 (double) or f32 (float)
 };
 
 }  // namespace
@@ -224,13 +277,13 @@ int main(int argc, char** argv) {
   std::vector<row_data> rows;
   std::vector<std::string> failed;
 
-  // dtype: the type of the outputs (f64: double; every row today).
+  // dtype: the type of the outputs (f64: double, f32: float).
   r.open_csv({"algorithm", "label", "mode", "form", "outputs", "threads", "reps", "seconds_median", "seconds_min",
               "seconds_max", "outputs_per_second", "check", "dtype"});
   auto emit = [&](row_data d) {
     const double rate = d.outputs / d.time.median;
     r.row(d.algorithm, d.label, d.mode, d.form, static_cast<std::uint64_t>(d.outputs), d.threads, d.time.reps(),
-          d.time.median, d.time.min, d.time.max, rate, d.check, "f64");
+          d.time.median, d.time.min, d.time.max, rate, d.check, d.dtype);
     std::ostringstream line;
     line.precision(4);
     line << d.algorithm << " (" << d.mode << "): " << rate / 1e9 << " G outputs/s (median " << d.time.median * 1e3
@@ -242,7 +295,7 @@ int main(int argc, char** argv) {
   // ------------------------------------------------------------------- in registers
   const double reg_outputs_wanted = std::ldexp(1.0, static_cast<int>(reg_log2));
   auto in_register = [&](const std::string& name, const std::string& label, const std::string& form_text,
-                         auto kernel, auto launch) {
+                         auto kernel, auto launch, const char* dtype = "f64") {
     try {
       const unsigned blocks = resident_blocks(kernel);
       const std::uint64_t threads = static_cast<std::uint64_t>(blocks) * block_threads;
@@ -250,7 +303,7 @@ int main(int argc, char** argv) {
           1, static_cast<std::uint64_t>(reg_outputs_wanted / (2.0 * static_cast<double>(threads))));
       const double outputs = 2.0 * static_cast<double>(pairs) * static_cast<double>(threads);
       gpu::device_buffer sink(threads * sizeof(double));
-      row_data d{name, label, "in_register", form_text, outputs, threads, {}, {}};
+      row_data d{name, label, "in_register", form_text, outputs, threads, {}, {}, dtype};
       d.time = timer.measure([&](int k) {
         launch(blocks, sink.as<double>(), pairs, r.seed() + static_cast<std::uint64_t>(k));
         ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
@@ -300,6 +353,15 @@ int main(int argc, char** argv) {
               curand_register_kernel, [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
                 curand_register_kernel<<<b, block_threads, 0, s>>>(sink, p, seed);
               });
+  in_register("ours_generator_f32_3", "ours 3 coefficients warp_normal_generator API, next_pair_float (in registers)",
+              "3", ours_generator_f32_kernel<g::form::three>,
+              [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
+                ours_generator_f32_kernel<g::form::three><<<b, block_threads, 0, s>>>(sink, p, seed, tab);
+              }, "f32");
+  in_register("curand_normal4", "cuRAND device API Philox4_32_10 curand_normal4, float (in registers)", "",
+              curand_register_f32_kernel, [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
+                curand_register_f32_kernel<<<b, block_threads, 0, s>>>(sink, p, seed);
+              }, "f32");
   // The cost of curand_init alone (0 draws), for the record.
   try {
     const unsigned blocks = resident_blocks(curand_register_kernel);
@@ -321,24 +383,30 @@ int main(int argc, char** argv) {
   // ------------------------------------------------------------------- to memory
   const std::uint64_t n = std::uint64_t{1} << mem_log2;
   constexpr std::uint64_t check_n = 1u << 16;
-  try {
-    gpu::device_buffer out(n * sizeof(double));
+  // The rows of one output type T (double: names as before; float: suffix _f32, dtype f32).
+  auto to_memory = [&](auto type_tag) {
+    using T = decltype(type_tag);
+    constexpr bool is_f32 = std::is_same_v<T, float>;
+    const std::string suffix = is_f32 ? "_f32" : "";
+    const std::string type_word = is_f32 ? "floats" : "doubles";
+    const char* dtype = is_f32 ? "f32" : "f64";
+    gpu::device_buffer out(n * sizeof(T));
     for (g::form f : {g::form::three, g::form::four}) {
       const std::string ftext = f == g::form::three ? "3" : "4";
-      const std::string name = "ours_memory_" + ftext;
+      const std::string name = "ours_memory_" + ftext + suffix;
       try {
-        row_data d{name, "ours " + ftext + " coefficients generate_normal (to memory)", "to_memory", ftext,
-                   static_cast<double>(n), 0, {}, {}};
+        row_data d{name, "ours " + ftext + " coefficients generate_normal, " + type_word + " (to memory)", "to_memory",
+                   ftext, static_cast<double>(n), 0, {}, {}, dtype};
         d.time = timer.measure([&](int k) {
-          g::generate_normal(out.as<double>(), n, 0.0, 1.0, r.seed() + static_cast<std::uint64_t>(k), tab, f, s);
+          g::generate_normal(out.as<T>(), n, 0.0, 1.0, r.seed() + static_cast<std::uint64_t>(k), tab, f, s);
         });
-        g::generate_normal(out.as<double>(), n, 0.0, 1.0, r.seed(), tab, f, s);
+        g::generate_normal(out.as<T>(), n, 0.0, 1.0, r.seed(), tab, f, s);
         stream.synchronize();
         const std::uint64_t m = std::min(n, check_n);
-        std::vector<double> got(m), want(m);
-        ONEPASS_EXPERIMENT_CUDA(cudaMemcpy(got.data(), out.get(), m * sizeof(double), cudaMemcpyDeviceToHost));
+        std::vector<T> got(m), want(m);
+        ONEPASS_EXPERIMENT_CUDA(cudaMemcpy(got.data(), out.get(), m * sizeof(T), cudaMemcpyDeviceToHost));
         g::generate_normal_cpu(want.data(), m, 0.0, 1.0, r.seed(), tab, f);
-        const bool same = std::memcmp(got.data(), want.data(), m * sizeof(double)) == 0;
+        const bool same = std::memcmp(got.data(), want.data(), m * sizeof(T)) == 0;
         d.check = (same ? "bit-exact vs generate_normal_cpu on " : "DIFFERS from generate_normal_cpu on ") +
                   std::to_string(m) + " outputs";
         if (!same) failed.push_back(name + ": " + d.check);
@@ -350,25 +418,25 @@ int main(int argc, char** argv) {
       }
     }
     try {
-      const unsigned blocks = resident_blocks(store_only_kernel);
-      row_data d{"store_only", "store-only kernel writing the same doubles (to memory)", "to_memory", "",
-                 static_cast<double>(n), 0, {}, {}};
+      const unsigned blocks = resident_blocks(store_only_kernel<T>);
+      row_data d{"store_only" + suffix, "store-only kernel writing the same " + type_word + " (to memory)",
+                 "to_memory", "", static_cast<double>(n), 0, {}, {}, dtype};
       d.time = timer.measure([&](int k) {
-        store_only_kernel<<<blocks, block_threads, 0, s>>>(out.as<double>(), n, static_cast<double>(k));
+        store_only_kernel<T><<<blocks, block_threads, 0, s>>>(out.as<T>(), n, static_cast<T>(k));
       });
-      store_only_kernel<<<blocks, block_threads, 0, s>>>(out.as<double>(), n, 0.0);
+      store_only_kernel<T><<<blocks, block_threads, 0, s>>>(out.as<T>(), n, T(0));
       ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
       stream.synchronize();
       const std::uint64_t m = std::min(n, check_n);
-      std::vector<double> got(m);
-      ONEPASS_EXPERIMENT_CUDA(cudaMemcpy(got.data(), out.get(), m * sizeof(double), cudaMemcpyDeviceToHost));
+      std::vector<T> got(m);
+      ONEPASS_EXPERIMENT_CUDA(cudaMemcpy(got.data(), out.get(), m * sizeof(T), cudaMemcpyDeviceToHost));
       bool ok = true;
-      for (std::uint64_t i = 0; i < m; ++i) ok = ok && got[i] == static_cast<double>(i);
+      for (std::uint64_t i = 0; i < m; ++i) ok = ok && got[i] == static_cast<T>(i);
       d.check = (ok ? "out[i] = i on the first " : "WRONG values in the first ") + std::to_string(m);
       if (!ok) failed.push_back(d.algorithm + ": " + d.check);
       emit(std::move(d));
     } catch (const std::exception& e) {
-      failed.push_back(std::string("store_only: ") + e.what());
+      failed.push_back("store_only" + suffix + ": " + e.what());
       ex::progress(experiment, "FAILED " + failed.back());
       cudaGetLastError();
     }
@@ -376,17 +444,26 @@ int main(int argc, char** argv) {
       curand_generator gen;
       CURAND_CALL(curandSetStream(gen.get(), s));
       CURAND_CALL(curandSetPseudoRandomGeneratorSeed(gen.get(), r.seed()));
-      CURAND_CALL(curandGenerateNormalDouble(gen.get(), out.as<double>(), n, 0.0, 1.0));  // setup, untimed
+      auto generate = [&] {
+        if constexpr (is_f32) {
+          CURAND_CALL(curandGenerateNormal(gen.get(), out.as<float>(), n, 0.0f, 1.0f));
+        } else {
+          CURAND_CALL(curandGenerateNormalDouble(gen.get(), out.as<double>(), n, 0.0, 1.0));
+        }
+      };
+      generate();  // setup, untimed
       stream.synchronize();
-      row_data d{"curand_host_philox", "cuRAND host API Philox4_32_10 curandGenerateNormalDouble (to memory)",
-                 "to_memory", "", static_cast<double>(n), 0, {}, {}};
-      d.time = timer.measure([&](int) { CURAND_CALL(curandGenerateNormalDouble(gen.get(), out.as<double>(), n, 0.0, 1.0)); });
+      row_data d{"curand_host_philox" + suffix,
+                 std::string("cuRAND host API Philox4_32_10 ") +
+                     (is_f32 ? "curandGenerateNormal" : "curandGenerateNormalDouble") + " (to memory)",
+                 "to_memory", "", static_cast<double>(n), 0, {}, {}, dtype};
+      d.time = timer.measure([&](int) { generate(); });
       stream.synchronize();
       const std::uint64_t m = std::min(n, check_n);
-      std::vector<double> got(m);
-      ONEPASS_EXPERIMENT_CUDA(cudaMemcpy(got.data(), out.get(), m * sizeof(double), cudaMemcpyDeviceToHost));
+      std::vector<T> got(m);
+      ONEPASS_EXPERIMENT_CUDA(cudaMemcpy(got.data(), out.get(), m * sizeof(T), cudaMemcpyDeviceToHost));
       long double s1 = 0, s2 = 0;
-      for (double v : got) {
+      for (T v : got) {
         s1 += v;
         s2 += static_cast<long double>(v) * v;
       }
@@ -399,13 +476,22 @@ int main(int argc, char** argv) {
       if (!ok) failed.push_back(d.algorithm + ": " + d.check);
       emit(std::move(d));
     } catch (const std::exception& e) {
-      failed.push_back(std::string("curand_host_philox: ") + e.what());
+      failed.push_back("curand_host_philox" + suffix + ": " + e.what());
       ex::progress(experiment, "FAILED " + failed.back());
       cudaGetLastError();
     }
-  } catch (const gpu::out_of_memory& e) {
-    ex::progress(experiment, std::string("SKIPPED to-memory runs: cannot allocate the output: ") + e.what());
-    r.note("skipped", std::string("to-memory runs: ") + e.what());
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    try {
+      if (pass == 0) {
+        to_memory(double{});
+      } else {
+        to_memory(float{});
+      }
+    } catch (const gpu::out_of_memory& e) {
+      ex::progress(experiment, std::string("SKIPPED to-memory runs: cannot allocate the output: ") + e.what());
+      r.note("skipped", std::string("to-memory runs: ") + e.what());
+    }
   }
 
   // ------------------------------------------------------------------- the bar

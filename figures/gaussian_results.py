@@ -365,13 +365,23 @@ def report_section(report, results, recorded_root):
                                                                    ", ".join(ratios) or "not measured"))
         report.summary.append(("Gaussian throughput ≥ 1.3 × curand_normal2_double in registers",
                                "met" if ok else "not met", ", ".join(ratios) or "peer missing"))
-        store = rate.get("store_only")
-        if store:  # the write-bandwidth reference of the to-memory rows (since d45049c's successor)
-            parts = ["%s %.3f×" % (name, rate[name] / store) for name in ("ours_memory_3", "ours_memory_4")
-                     if name in rate]
-            lines.append("To memory against a kernel that only writes the same doubles (`store_only`, %s G "
-                         "outputs/s = %s GB/s): %s." % (_fmt(store / 1e9), _fmt(8 * store / 1e9),
+        for suffix, word, size in (("", "doubles", 8), ("_f32", "floats", 4)):
+            store = rate.get("store_only" + suffix)
+            if not store:  # the write-bandwidth reference of the to-memory rows (recorded from 30be5b9 on)
+                continue
+            parts = ["%s %.3f×" % (name, rate[name] / store)
+                     for name in ("ours_memory_3" + suffix, "ours_memory_4" + suffix) if name in rate]
+            peer = rate.get("curand_host_philox" + suffix)
+            if peer and "ours_memory_3" + suffix in rate:
+                parts.append("ours_memory_3%s ÷ cuRAND host %.2f×" % (suffix, rate["ours_memory_3" + suffix] / peer))
+            lines.append("To memory against a kernel that only writes the same %s (`store_only%s`, %s G "
+                         "outputs/s = %s GB/s): %s." % (word, suffix, _fmt(store / 1e9), _fmt(size * store / 1e9),
                                                        ", ".join(parts) or "no generate_normal row"))
+        if rate.get("curand_normal4") and rate.get("ours_generator_f32_3"):
+            lines.append("Float in registers: the API's `next_pair_float` (3 coefficients) %s G/s against cuRAND "
+                         "`curand_normal4` %s G/s (%.2f×)." % (_fmt(rate["ours_generator_f32_3"] / 1e9),
+                                                              _fmt(rate["curand_normal4"] / 1e9),
+                                                              rate["ours_generator_f32_3"] / rate["curand_normal4"]))
     if os.path.isfile(os.path.join(report.figures, "gaussian_throughput.png")):
         lines.append(report.figure("gaussian_throughput", "Throughput of the warp Gaussian generator and cuRAND"))
     # Density and base distributions

@@ -279,6 +279,22 @@ TEST(WarpEmulation, SymmetricUnderFlippingTheFirstNegationBits) {
   }
 }
 
+// float output: each value is the double output rounded to nearest, both forms, with a
+// partial last round; nothing past n is written.
+TEST(WarpEmulation, FloatOutputIsTheDoubleOutputRounded) {
+  for (g::form f : {g::form::three, g::form::four}) {
+    const std::size_t n = 1000;
+    std::vector<double> x(n);
+    std::vector<float> y(n + 1, 7.0f);
+    g::generate_normal_cpu(x.data(), n, 0.25, 2.0, 31, g::default_table(), f);
+    g::generate_normal_cpu(y.data(), n, 0.25, 2.0, 31, g::default_table(), f);
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(y[i], static_cast<float>(x[i])) << "i " << i;
+    EXPECT_EQ(y[n], 7.0f);
+  }
+  std::vector<float> z(8);
+  EXPECT_THROW(g::generate_normal_cpu(z.data(), 8, 0.0, -1.0, 1), onepass::error);
+}
+
 TEST(WarpEmulation, MomentsOfManyOutputsMatchTheStandardNormal) {
   const std::size_t n = std::size_t{1} << 22;
   std::vector<double> x(n);

@@ -208,6 +208,55 @@ TEST(WarpGaussianGpu, GenerateNormalEqualsCpuTwin) {
   CUDA_OK(cudaStreamDestroy(stream));
 }
 
+// float output on the GPU equals the CPU twin bit for bit (both forms, a partial round).
+TEST(WarpGaussianGpu, GenerateNormalFloatEqualsCpuTwin) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped";
+  for (g::form f : {g::form::three, g::form::four}) {
+    const std::size_t n = 100003;
+    float* d = nullptr;
+    CUDA_OK(cudaMalloc(&d, n * sizeof(float)));
+    g::generate_normal(d, n, -1.0, 0.5, 9, g::default_table(), f);
+    std::vector<float> x(n), y(n);
+    CUDA_OK(cudaMemcpy(x.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost));
+    cudaFree(d);
+    g::generate_normal_cpu(y.data(), n, -1.0, 0.5, 9, g::default_table(), f);
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_EQ(std::memcmp(&x[i], &y[i], sizeof(float)), 0) << "i " << i << " form " << static_cast<int>(f);
+  }
+}
+
+__global__ void pair_float_kernel(const g::table tab, std::uint64_t seed, double* exact, float* rounded) {
+  __shared__ alignas(16) std::int32_t smem[g::table_entries];
+  g::load_table_to_shared(smem, tab.entries);
+  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+  g::warp_normal_generator<g::form::four> a(smem, tab.coeff, seed, t), b(smem, tab.coeff, seed, t);
+  const double2 z = a.next_pair(0.5, 2.0);
+  const float2 w = b.next_pair_float(0.5, 2.0);
+  exact[2 * t] = z.x;
+  exact[2 * t + 1] = z.y;
+  rounded[2 * t] = w.x;
+  rounded[2 * t + 1] = w.y;
+}
+
+// The API's float draws are its double draws rounded to nearest.
+TEST(WarpGaussianGpu, PerThreadFloatPairIsTheDoublePairRounded) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped";
+  const unsigned threads = 4 * 256;
+  double* e = nullptr;
+  float* r = nullptr;
+  CUDA_OK(cudaMalloc(&e, 2 * threads * sizeof(double)));
+  CUDA_OK(cudaMalloc(&r, 2 * threads * sizeof(float)));
+  pair_float_kernel<<<4, 256>>>(g::default_table(), 5, e, r);
+  CUDA_OK(cudaGetLastError());
+  std::vector<double> x(2 * threads);
+  std::vector<float> y(2 * threads);
+  CUDA_OK(cudaMemcpy(x.data(), e, x.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  CUDA_OK(cudaMemcpy(y.data(), r, y.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  cudaFree(e);
+  cudaFree(r);
+  for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(y[i], static_cast<float>(x[i])) << "i " << i;
+}
+
 TEST(WarpGaussianGpu, GenerateNormalChecksArgumentsBeforeLaunching) {
   // The checks run on the host before any CUDA call, so this needs no GPU.
   EXPECT_THROW(g::generate_normal(nullptr, 8, 0.0, 1.0, 1), onepass::error);

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "onepass/error.hpp"
 #include "onepass/gaussian/entropy.hpp"
@@ -26,7 +27,7 @@ inline constexpr std::size_t max_generate_count = std::size_t{1} << 62;
 
 namespace detail {
 /// Argument checks shared by generate_normal and its CPU twin; `fn` names the caller.
-inline void check_generate_args(const char* fn, const double* out, std::size_t n, double mean, double stddev,
+inline void check_generate_args(const char* fn, const void* out, std::size_t n, double mean, double stddev,
                                 const table& tab, form f) {
   require(n <= max_generate_count, fn, "n", "must be <= 2^62");
   require(n == 0 || out != nullptr, fn, "out", "must not be null when n > 0");
@@ -44,10 +45,13 @@ inline void check_generate_args(const char* fn, const double* out, std::size_t n
 /// CPU (article: whole generator; output order in the file comment). Bit-identical to
 /// generate_normal(out, n, mean, stddev, seed, tab, f, stream) on the GPU. Parallel over
 /// rounds with oneTBB; deterministic (independent of the thread count).
-/// out: n doubles (caller-owned); n in [0, 2^62]; mean finite; stddev finite >= 0;
-/// seed any. Throws onepass::error naming the argument (out, n, mean, stddev, f, tab)
-/// before writing anything.
-inline void generate_normal_cpu(double* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
+/// out: n doubles, or n floats — each float is the double sample rounded to nearest
+/// (so the float output keeps the double generator's distribution up to float
+/// rounding) — caller-owned; n in [0, 2^62]; mean finite; stddev finite >= 0; seed any.
+/// Throws onepass::error naming the argument (out, n, mean, stddev, f, tab) before
+/// writing anything.
+template <class T, class = std::enable_if_t<std::is_same_v<T, double> || std::is_same_v<T, float>>>
+inline void generate_normal_cpu(T* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
                                 const table& tab, form f = form::four) {
   detail::check_generate_args("generate_normal_cpu", out, n, mean, stddev, tab, f);
   const std::uint64_t rounds = (static_cast<std::uint64_t>(n) + 31) / 32;
@@ -64,14 +68,21 @@ inline void generate_normal_cpu(double* out, std::size_t n, double mean, double 
       emulate_warp(entropy, tab.entries, tab.coeff, x, mean, stddev, f);
       const std::uint64_t base = r * 32;
       const unsigned count = static_cast<unsigned>(n - base < 32 ? n - base : 32);
-      for (unsigned l = 0; l < count; ++l) out[base + l] = x[l];
+      for (unsigned l = 0; l < count; ++l) out[base + l] = static_cast<T>(x[l]);
     }
   });
 }
 
 /// As above with the library's default_table() and the 4-coefficient form.
-inline void generate_normal_cpu(double* out, std::size_t n, double mean, double stddev, std::uint64_t seed) {
+template <class T, class = std::enable_if_t<std::is_same_v<T, double> || std::is_same_v<T, float>>>
+inline void generate_normal_cpu(T* out, std::size_t n, double mean, double stddev, std::uint64_t seed) {
   generate_normal_cpu(out, n, mean, stddev, seed, default_table(), form::four);
+}
+
+/// A null `out` (argument checks: n must then be 0) reads as a null double pointer.
+inline void generate_normal_cpu(std::nullptr_t, std::size_t n, double mean, double stddev, std::uint64_t seed,
+                                const table& tab = default_table(), form f = form::four) {
+  generate_normal_cpu(static_cast<double*>(nullptr), n, mean, stddev, seed, tab, f);
 }
 
 }  // namespace onepass::gaussian

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "onepass/cuda_check.hpp"
 #include "onepass/gaussian/cpu_generate.hpp"
@@ -67,6 +68,12 @@ class warp_normal_generator {
                         warp_gaussian<F>(static_cast<std::uint32_t>(word >> 32), table_, coeff_, mu, sigma));
   }
 
+  /// next_pair() rounded to float (round to nearest): the float draws of the generator.
+  __device__ float2 next_pair_float(double mu = 0.0, double sigma = 1.0) {
+    const double2 z = next_pair(mu, sigma);
+    return make_float2(static_cast<float>(z.x), static_cast<float>(z.y));
+  }
+
   /// Number of draws consumed so far (plus first_draw).
   __device__ std::uint64_t draws() const { return draw_; }
 
@@ -85,8 +92,8 @@ inline constexpr unsigned generate_block = 256;
 /// Grid-stride over warp-round pairs: warp w handles pairs q = w, w + W, ...; pair q is
 /// rounds 2q (low halves of entropy_source::pair(q)) and 2q + 1 (high halves).
 /// The table comes by value as a kernel parameter (16 KiB; needs CUDA >= 12.1, sm_70+).
-template <form F>
-__global__ void __launch_bounds__(generate_block) generate_normal_kernel(double* out, std::uint64_t n, double mean,
+template <form F, class T>
+__global__ void __launch_bounds__(generate_block) generate_normal_kernel(T* out, std::uint64_t n, double mean,
                                                                           double stddev, std::uint64_t seed,
                                                                           const table tab) {
   __shared__ alignas(16) std::int32_t smem[table_entries];
@@ -105,7 +112,7 @@ __global__ void __launch_bounds__(generate_block) generate_normal_kernel(double*
       if (r >= rounds) break;  // warp-uniform
       const double x = warp_gaussian<F>(static_cast<std::uint32_t>(word >> (32 * h)), smem, tab.coeff, mean, stddev);
       const std::uint64_t i = r * 32 + lane;
-      if (i < n) out[i] = x;
+      if (i < n) out[i] = static_cast<T>(x);  // float: the double rounded to nearest
     }
   }
 }
@@ -115,12 +122,14 @@ __global__ void __launch_bounds__(generate_block) generate_normal_kernel(double*
 /// Fills out[0..n) (device memory) with N(mean, stddev^2) samples of the warp Gaussian
 /// generator, asynchronously on `stream`. Bit-identical to
 /// generate_normal_cpu(out_host, n, mean, stddev, seed, tab, f).
-/// out: device pointer to n doubles (caller-owned); n in [0, 2^62]; mean finite;
-/// stddev finite >= 0; seed any; tab: entries >= 0 without int32 overflow (see
-/// solve_coefficients), finite coefficients; f: form::three or form::four.
+/// out: device pointer to n doubles, or n floats (each the double sample rounded to
+/// nearest), caller-owned; n in [0, 2^62]; mean finite; stddev finite >= 0; seed any;
+/// tab: entries >= 0 without int32 overflow (see solve_coefficients), finite
+/// coefficients; f: form::three or form::four.
 /// Throws onepass::error naming the argument before launching anything;
 /// onepass::runtime_failure when a CUDA call or the launch fails.
-inline void generate_normal(double* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
+template <class T, class = std::enable_if_t<std::is_same_v<T, double> || std::is_same_v<T, float>>>
+inline void generate_normal(T* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
                             const table& tab, form f = form::four, cudaStream_t stream = nullptr) {
   detail::check_generate_args("generate_normal", out, n, mean, stddev, tab, f);
   if (n == 0) return;
@@ -133,19 +142,26 @@ inline void generate_normal(double* out, std::size_t n, double mean, double stdd
   const std::uint64_t wanted = (pairs + warps_per_block - 1) / warps_per_block;
   const unsigned blocks = static_cast<unsigned>(std::min<std::uint64_t>(wanted, static_cast<std::uint64_t>(sms) * 8));
   if (f == form::three) {
-    detail::generate_normal_kernel<form::three>
+    detail::generate_normal_kernel<form::three, T>
         <<<blocks, detail::generate_block, 0, stream>>>(out, n, mean, stddev, seed, tab);
   } else {
-    detail::generate_normal_kernel<form::four>
+    detail::generate_normal_kernel<form::four, T>
         <<<blocks, detail::generate_block, 0, stream>>>(out, n, mean, stddev, seed, tab);
   }
   ONEPASS_CUDA_CHECK_LAUNCH();
 }
 
 /// As above with the library's default_table() and the 4-coefficient form.
-inline void generate_normal(double* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
+template <class T, class = std::enable_if_t<std::is_same_v<T, double> || std::is_same_v<T, float>>>
+inline void generate_normal(T* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
                             cudaStream_t stream = nullptr) {
   generate_normal(out, n, mean, stddev, seed, default_table(), form::four, stream);
+}
+
+/// A null `out` (argument checks: n must then be 0) reads as a null double pointer.
+inline void generate_normal(std::nullptr_t, std::size_t n, double mean, double stddev, std::uint64_t seed,
+                            const table& tab = default_table(), form f = form::four, cudaStream_t stream = nullptr) {
+  generate_normal(static_cast<double*>(nullptr), n, mean, stddev, seed, tab, f, stream);
 }
 
 }  // namespace onepass::gaussian
