@@ -169,24 +169,35 @@ def draw_throughput(rows, meta, source, facts, out_dir):
     top = 0.0
     for ax, (mode, title) in zip(axes[:, 0], modes):
         part = by_mode[mode]
-        peer = next((float(r["outputs_per_second"]) for r in part if palette.family(r["algorithm"]) == "peer"), None)
+        # cuRAND's row of the same output type (dtype f64 / f32) is the peer of each of ours.
+        def dtype_of(r):
+            return r.get("dtype") or "f64"
+        peers = {}
+        for r in part:
+            if r["algorithm"].startswith("curand") and dtype_of(r) not in peers:
+                peers[dtype_of(r)] = float(r["outputs_per_second"])
+
+        def base_name(alg):  # the colour of a float row is its double twin's
+            return alg.replace("_f32", "")
         def short(label):
             for suffix in (" (in registers)", " (to memory)"):
                 if label.endswith(suffix):
                     return label[:-len(suffix)]
             return label
-        bars = [(short(r["label"]), float(r["outputs_per_second"]) / 1e9, r["algorithm"], False) for r in part]
+        bars = [(short(r["label"]), float(r["outputs_per_second"]) / 1e9, r["algorithm"], False, peers.get(dtype_of(r)),
+                 dtype_of(r) == "f32") for r in part]
         if mode == "in_register" and v100:
             bars.append(("article: ours on a %s (its tail test)" % facts.get("throughput_machine", ("V100",))[0],
-                         v100 / 1e9, "ours_register_3", True))
+                         v100 / 1e9, "ours_register_3", True, None, False))
         y = list(range(len(bars)))[::-1]
-        for yi, (label, value, alg, article) in zip(y, bars):
+        for yi, (label, value, alg, article, peer, is_f32) in zip(y, bars):
             if article:
                 ax.barh(yi, value, 0.7, facecolor="white", edgecolor=palette.colour(alg), hatch="///", ls="--", lw=1.0)
             else:
-                ax.barh(yi, value, 0.7, color=palette.colour(alg))
+                ax.barh(yi, value, 0.7, color=palette.colour(base_name(alg)),
+                        hatch="..." if is_f32 else None)
             text = " %.0f" % value
-            if peer and not article and palette.family(alg) != "peer":
+            if peer and not article and alg.startswith("ours_"):
                 text += "  (%.2f× cuRAND)" % (value * 1e9 / peer)
             if article and v100_bw:
                 text += "  (V100 DRAM peak %.0f G doubles/s: dashed tick)" % (v100_bw / 8 / 1e9)
@@ -205,7 +216,7 @@ def draw_throughput(rows, meta, source, facts, out_dir):
         if mode == "in_register" and v100 and v100_bw:
             yi = y[-1]
             ax.plot([v100_bw / 8 / 1e9] * 2, [yi - 0.45, yi + 0.45], color=palette.BOUND, lw=1.4, ls="--")
-    axes[-1, 0].set_xlabel("G outputs/s (N(0,1) doubles)")
+    axes[-1, 0].set_xlabel("G N(0,1) outputs/s (doubles; dotted bars: floats); × cuRAND of the same type")
     axes[-1, 0].set_xlim(0, top * 1.3)
     fig.suptitle("Warp Gaussian generator (ours, blue) vs cuRAND on %s" % (meta.get("gpu_name") or "the GPU"),
                  fontsize=10.5)
