@@ -90,7 +90,7 @@ smoke:
 	echo "smoke: running the figure pipeline at SCALE=smoke into $$scratch"; \
 	$(MAKE) --no-print-directory figures SCALE=smoke RESULTS_DIR=$$scratch/results \
 	    FIGURES_DIR=$$scratch/figures REPORT=$$scratch/reproduction.md && \
-	$(PYTHON) scripts/check_outputs.py --results $$scratch/results --figures $$scratch/figures \
+	$(PYTHON) -m scripts.check_outputs --results $$scratch/results --figures $$scratch/figures \
 	    --report $$scratch/reproduction.md && rm -rf $$scratch
 
 # SCALE=paper: the warp Gaussian statistics test draws the article's 2^38 outputs (default 2^36).
@@ -165,10 +165,10 @@ record-gpu:
 
 plots:
 	@test -n "$(PYTHON)" || { echo "no python with matplotlib found; run make deps or set PYTHON=" >&2; exit 1; }
-	$(PYTHON) figures/plot_all.py --results $(RESULTS_DIR) --out $(FIGURES_DIR)
+	$(PYTHON) -m figures.plot_all --results $(RESULTS_DIR) --out $(FIGURES_DIR)
 
 paper:
-	$(PYTHON) paper/make_report.py --results $(RESULTS_DIR) --figures $(FIGURES_DIR) --out $(REPORT)
+	$(PYTHON) -m paper.make_report --results $(RESULTS_DIR) --figures $(FIGURES_DIR) --out $(REPORT)
 	@$(PDF_PYTHON) scripts/report_pdf.py $(REPORT) $(REPORT_PDF)
 
 clean:
@@ -215,7 +215,7 @@ fig-%: deps configure
 	fi; \
 	test -n "$(PYTHON)" || { echo "no python with matplotlib found; run make deps or set PYTHON=" >&2; exit 1; }; \
 	stamp=$$(mktemp); trap 'rm -f "$$stamp"' EXIT; status=0; \
-	$(PYTHON) figures/plot_all.py --results $(RESULTS_DIR) --out $(FIGURES_DIR) || status=$$?; \
+	$(PYTHON) -m figures.plot_all --results $(RESULTS_DIR) --out $(FIGURES_DIR) || status=$$?; \
 	if [ $(FIGURES_DIR)/$$fig.png -nt "$$stamp" ]; then \
 	  echo "fig-$$fig: wrote $(FIGURES_DIR)/$$fig.png and .pdf (experiment $$exp)"; \
 	  if [ $$status != 0 ]; then echo "fig-$$fig: plot_all.py's errors above are about other figures, whose experiments have not run into $(RESULTS_DIR)"; fi; \

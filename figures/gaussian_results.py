@@ -19,13 +19,12 @@ Figures (png + pdf): gaussian_base_distributions, gaussian_density, gaussian_thr
 import csv
 import math
 import os
-import sys
+
+from figures import shuffle_results as sr  # gpu_source, machine_label, read_meta
+from figures.figure_files import footer, save_figure
+from figures import palette  # one colour per algorithm, every figure
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import shuffle_results as sr  # noqa: E402  (gpu_source, machine_label, read_meta)
-from figure_files import footer, save_figure  # noqa: E402
-import palette  # noqa: E402  (one colour per algorithm, every figure)
 
 FIGURES = ["gaussian_base_distributions", "gaussian_density", "gaussian_throughput"]
 REFERENCE = os.path.join(HERE, "reference", "gaussian_article.csv")

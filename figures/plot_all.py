@@ -61,12 +61,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import shuffle_results as sr  # noqa: E402
-from figure_files import footer, save_figure  # noqa: E402
-import palette  # noqa: E402  (one colour per algorithm, every figure)
-import sort_results  # noqa: E402
-import gaussian_results  # noqa: E402  (warp Gaussian figures, issue 5)
+from figures import shuffle_results as sr
+from figures.figure_files import footer, save_figure
+from figures import palette  # one colour per algorithm, every figure
+from figures import sort_results
+from figures import gaussian_results  # warp Gaussian figures
 
 palette.apply_rc()
 PASS_COLOUR = palette.OURS

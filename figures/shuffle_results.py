@@ -14,14 +14,11 @@ import json
 import math
 import os
 import re
-import sys
 
 FIGURES_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(FIGURES_DIR)
 REFERENCE_DIR = os.path.join(FIGURES_DIR, "reference")
-if FIGURES_DIR not in sys.path:
-    sys.path.insert(0, FIGURES_DIR)
-import palette  # noqa: E402  (one colour per algorithm in every figure)
+from figures import palette  # one colour per algorithm in every figure
 
 # The agreed CSV contract (column names and order) of each CPU experiment.
 SCHEMAS = {

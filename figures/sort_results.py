@@ -25,9 +25,9 @@ import csv
 import math
 import os
 
-import shuffle_results as sr
-import palette
-from figure_files import footer, save_figure
+from figures import shuffle_results as sr
+from figures import palette
+from figures.figure_files import footer, save_figure
 
 # The CSV contract of experiments/common/sort_bench.cu (one row per algorithm, size and band).
 SORT_COLUMNS = ["algorithm", "label", "shape", "q", "n", "log2_n", "reps", "seconds_median", "seconds_min",

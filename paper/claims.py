@@ -28,12 +28,11 @@ import csv
 import math
 import os
 import re
-import sys
+
+from figures import shuffle_results as sr  # gpu_source, paper_label, reference tables
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(REPO, "figures"))
-import shuffle_results as sr  # noqa: E402  (gpu_source, paper_label, reference tables)
 
 REFERENCE_DIR = os.path.join(REPO, "figures", "reference")
 

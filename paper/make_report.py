@@ -27,14 +27,12 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "figures"))
-import shuffle_results as sr  # noqa: E402
-import sort_results as so  # noqa: E402
-import gaussian_results  # noqa: E402  (warp Gaussian section, issue 5)
-sys.path.insert(1, os.path.dirname(os.path.abspath(__file__)))  # paper/, also when imported from elsewhere
-import provenance as pv  # noqa: E402  (paper/provenance.py: commit vs measured code, clocks)
-import claims  # noqa: E402  (paper/claims.py: one claims table per seed document, issue 12)
-import variability  # noqa: E402  (paper/variability.py: spread, repeated runs, ranges; issue 12)
+from figures import shuffle_results as sr
+from figures import sort_results as so
+from figures import gaussian_results  # the warp Gaussian section
+from paper import provenance as pv  # commit vs measured code, clocks
+from paper import claims  # one claims table per seed document
+from paper import variability  # spread, repeated runs, ranges, seed replicates
 
 PROVENANCE_KEYS = ["cpu_model", "cores", "tbb_concurrency", "host", "date", "commit", "scale", "seed",
                    "command", "run_seconds", "compiler", "build"]
@@ -1263,7 +1261,7 @@ class Report:
             "meta.json; %.0f s of experiment run time in all), draws the figures and writes this report:"
             % ("/".join(scales), total),
             "```\n" + "\n".join(m.get("command", name) for name, m in metas.items()) +
-            "\nfigures/plot_all.py --results %s --out %s\npaper/make_report.py %s\n```"
+            "\npython -m figures.plot_all --results %s --out %s\npython -m paper.make_report %s\n```"
             % (self.results, self.figures, " ".join(sys.argv[1:])),
         ]
         s6 = loaded["fig06_chi2_rounds"][0][0]["samples"]

@@ -6,12 +6,8 @@ figures/stability.py; nothing is typed here."""
 
 import csv
 import os
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "figures"))
-
-import stability as st  # noqa: E402
+from figures import stability as st
 
 #: GPU experiments whose timing spread is tabulated, with a few words on what each times.
 EXPERIMENTS = (

@@ -25,10 +25,9 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "figures"))
-import shuffle_results as sr  # noqa: E402
-import sort_results  # noqa: E402
-import gaussian_results  # noqa: E402  (warp Gaussian figures that have data, issue 5)
+from figures import shuffle_results as sr
+from figures import sort_results
+from figures import gaussian_results  # warp Gaussian figures that have data
 
 
 def required_gpu_figures(results, recorded):

@@ -10,15 +10,13 @@ import sys
 import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-for sub in ("paper", "figures"):
-    path = os.path.join(REPO, sub)
-    if path not in sys.path:
-        sys.path.insert(0, path)
+if REPO not in sys.path:  # the packages figures/ and paper/ (when the tests run from elsewhere)
+    sys.path.insert(0, REPO)
 
-import make_report  # noqa: E402
-import provenance  # noqa: E402
-import shuffle_results as sr  # noqa: E402
-import sort_results as so  # noqa: E402
+from paper import make_report  # noqa: E402
+from paper import provenance  # noqa: E402
+from figures import shuffle_results as sr  # noqa: E402
+from figures import sort_results as so  # noqa: E402
 
 SORT_COLUMNS = so.SORT_COLUMNS
 TABLE2_COLUMNS = sr.SCHEMAS["table2_cpu_shuffle"]

@@ -6,7 +6,7 @@ import os
 import unittest
 
 import _support as s  # noqa: F401  (import paths: paper/, figures/)
-import claims
+from paper import claims
 
 
 def table1_rows(rates_by_label, log2=29):

@@ -11,7 +11,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _support as t  # noqa: E402
-import gaussian_results  # noqa: E402  (figures/, on the path through _support)
+from figures import gaussian_results  # noqa: E402  (the repository root is on the path through _support)
 
 THROUGHPUT = "Gaussian throughput"
 DIEHARDER = "Gaussian stream passes dieharder"

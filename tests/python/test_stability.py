@@ -4,8 +4,8 @@ import os
 import tempfile
 import unittest
 
-import _support  # noqa: F401  (import paths)
-import stability as st
+import _support  # noqa: F401  (the repository root on the path)
+from figures import stability as st
 
 
 def row(alg, n, med, lo, hi, label="x"):
@@ -101,7 +101,7 @@ class Spread(unittest.TestCase):
 
 class Section(unittest.TestCase):
     def test_section_renders_spread_stability_and_ratio(self):
-        import variability
+        from paper import variability
         header = ["algorithm", "label", "log2_size", "n", "reps", "seconds_median", "seconds_min", "seconds_max",
                   "items_per_second"]
         with tempfile.TemporaryDirectory() as d:
@@ -129,7 +129,7 @@ class CpuTable(unittest.TestCase):
         return [r("A", 1.0, 0.95, 1.05, 0.02), r("B", 1.02, 1.0, 1.1, 0.04), r("C", 2.0, 1.9, 2.1, 0.01)]
 
     def test_ranking_marks_overlaps(self):
-        import variability
+        from paper import variability
         self.assertEqual(variability.cpu_ranking(self.rows()), [("2^8+1", "A ≈ B > C")])
         s = variability.cpu_spread(self.rows())
         self.assertAlmostEqual(s["median_cv"], 0.02)
@@ -137,7 +137,7 @@ class CpuTable(unittest.TestCase):
         self.assertEqual(s["worst"], "B at 2^8+1")
 
     def test_older_csv_gives_nothing(self):
-        import variability
+        from paper import variability
         old = [{k: v for k, v in r.items() if k not in ("seconds_min", "seconds_max", "cv", "repetitions")}
                for r in self.rows()]
         self.assertEqual(variability.cpu_ranking(old), [])
@@ -147,7 +147,7 @@ class CpuTable(unittest.TestCase):
 
 class SeedReplicates(unittest.TestCase):
     def test_binomial_upper(self):
-        import variability
+        from paper import variability
         self.assertEqual(variability.binomial_upper(0, 0.01), 0)
         self.assertEqual(variability.binomial_upper(10, 0.0), 0)
         # Bin(100, 0.01): P(X <= 2) = 0.921, P(X <= 3) = 0.982
@@ -163,7 +163,7 @@ class SeedReplicates(unittest.TestCase):
         return rows
 
     def test_chance_failures(self):
-        import variability
+        from paper import variability
         ok = variability.chance_failures([self.chi(), self.chi()], [("chi", "passes")])[0]
         self.assertEqual(ok["tests"], 2 * 10)  # rounds 24..32 and std::shuffle, two seeds
         self.assertEqual(ok["failures"], 0)
@@ -176,12 +176,12 @@ class SeedReplicates(unittest.TestCase):
         self.assertEqual(many["verdict"], "more failures than chance")
 
     def test_first_passing_rounds(self):
-        import variability
+        from paper import variability
         self.assertEqual(variability.first_passing_rounds(self.chi()), 20)
         self.assertEqual(variability.first_passing_rounds(self.chi(fails_at_24=True)), 25)
 
     def test_seeds_section_needs_two_seeds(self):
-        import variability
+        from paper import variability
         with tempfile.TemporaryDirectory() as d:
             table = lambda h, rows, align=None: "\n".join("|".join(map(str, r)) for r in [h] + list(rows))  # noqa
             header = ["algorithm", "rounds", "n", "samples", "alpha", "statistic", "critical_value", "p_value", "passes"]

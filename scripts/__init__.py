@@ -1,0 +1,1 @@
+"""Helper programs of the build and the reproduction (`python -m scripts.check_outputs`)."""
