@@ -16,7 +16,6 @@ skipped with a message, never an error:
 Figures (png + pdf): gaussian_base_distributions, gaussian_density, gaussian_throughput.
 """
 
-import csv
 import math
 import os
 
@@ -32,11 +31,7 @@ REFERENCE = os.path.join(HERE, "reference", "gaussian_article.csv")
 
 def _rows(path):
     """Rows of a CSV as dicts of strings, or None when the file is absent or has no rows."""
-    if not os.path.isfile(path):
-        return None
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
-    return rows or None
+    return sr.read_rows_text(path) or None
 
 
 def _meta(directory, name):
@@ -54,11 +49,7 @@ def article_facts():
     return facts
 
 
-def _num(text):
-    try:
-        return float(text)
-    except (TypeError, ValueError):
-        return None
+_num = sr.number_or_none
 
 
 def _throughput_source(results, recorded_root):

@@ -147,6 +147,23 @@ def _convert(column, text):
     return value
 
 
+def read_rows_text(path):
+    """Rows of a CSV as dicts of strings (no conversion), or None when the file is absent.
+    For the CSVs whose columns are their program's own (no agreed schema here)."""
+    if not os.path.isfile(path):
+        return None
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def number_or_none(text):
+    """float(text), or None when text is not a number (empty cell, None, words)."""
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
 def read_csv(path, columns=None):
     """Reads a CSV into a list of dicts with numbers converted (empty cells -> None).
 

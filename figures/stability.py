@@ -8,9 +8,10 @@ columns that name the measurement (algorithm, size, band, ...). Two runs are mat
 the key columns; for each matched row the second run's median divided by the first's
 is its drift (1.0: no change; above 1: slower the second time)."""
 
-import csv
 import math
 import os
+
+from figures import shuffle_results
 
 #: The timing columns, in the order looked for: (median, min, max).
 TIME_COLUMNS = (("seconds_median", "seconds_min", "seconds_max"),
@@ -86,8 +87,11 @@ def summarise(pairs):
 
 
 def read_rows(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+    """Rows of a CSV as dicts of strings; raises FileNotFoundError when it is absent."""
+    rows = shuffle_results.read_rows_text(path)
+    if rows is None:
+        raise FileNotFoundError(path)
+    return rows
 
 
 def stability_table(recorded_dir, experiments=STABILITY_EXPERIMENTS, second="run2"):

@@ -24,7 +24,6 @@ tested by tests/python/test_claims.py.
 """
 
 import collections
-import csv
 import math
 import os
 import re
@@ -283,8 +282,10 @@ class Data:
 
 
 def _read_rows(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+    rows = sr.read_rows_text(path)
+    if rows is None:
+        raise FileNotFoundError(path)
+    return rows
 
 
 def _read_meta(path):
@@ -330,11 +331,7 @@ def load_references(seed, directory=REFERENCE_DIR):
     return refs
 
 
-def _f(x):
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return None
+_f = sr.number_or_none
 
 
 def _paper(ref, key):

@@ -1251,7 +1251,7 @@ class Report:
         total = sum(float(m.get("run_seconds", 0)) for m in metas.values())
         header = [
             "# Reproduction report — Bandwidth-Optimal Random Shuffling for GPUs (Mitchell et al.)",
-            "Generated %s by `paper/make_report.py` from the results in `%s` and the figures in `%s`. Every number "
+            "Generated %s by `python -m paper.make_report` from the results in `%s` and the figures in `%s`. Every number "
             "below is read from those CSV/meta.json files or from the paper's published numbers in "
             "`figures/reference/` (typed from the paper, with table and section); the verdicts are computed from them."
             % (datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),

@@ -4,9 +4,9 @@ the same GPU moved (results/recorded/<device>/run2/), and the headline ratios wi
 range their repetitions allow. Everything is computed from the CSVs by
 figures/stability.py; nothing is typed here."""
 
-import csv
 import os
 
+from figures import shuffle_results as sr
 from figures import stability as st
 
 #: GPU experiments whose timing spread is tabulated, with a few words on what each times.
@@ -23,11 +23,7 @@ EXPERIMENTS = (
 
 
 def _rows(directory, name):
-    path = os.path.join(directory, name + ".csv")
-    if not os.path.isfile(path):
-        return None
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+    return sr.read_rows_text(os.path.join(directory, name + ".csv"))
 
 
 def _pct(x):

@@ -199,3 +199,18 @@ class SeedReplicates(unittest.TestCase):
             self.assertIn("χ² and MMD over several seeds", text)
             self.assertIn("consistent with chance", text)
             self.assertIn("20, 25", text)
+
+
+class SharedReaders(unittest.TestCase):
+    def test_read_rows_text_and_number_or_none(self):
+        from figures import shuffle_results as sr
+        with tempfile.TemporaryDirectory() as d:
+            self.assertIsNone(sr.read_rows_text(os.path.join(d, "absent.csv")))
+            with open(os.path.join(d, "x.csv"), "w") as f:
+                f.write("a,b\n1,\n")
+            self.assertEqual(sr.read_rows_text(os.path.join(d, "x.csv")), [{"a": "1", "b": ""}])
+            with self.assertRaises(FileNotFoundError):
+                st.read_rows(os.path.join(d, "absent.csv"))
+        self.assertEqual(sr.number_or_none("2.5"), 2.5)
+        self.assertIsNone(sr.number_or_none(""))
+        self.assertIsNone(sr.number_or_none(None))
