@@ -51,7 +51,7 @@ CPU_EXPERIMENTS := fig06_chi2_rounds fig07_09_mmd table2_cpu_shuffle gaussian_de
 GPU_EXPERIMENTS := table1_gpu_shuffle fig10_fusion onesweep_fig09_keys32 onesweep_fig10_pairs32 onesweep_fig11_keys64 \
                    onesweep_table2_digit_width sort_headline gaussian_throughput
 
-.PHONY: all deps configure build test test-python test-gpu figures experiments seed-replicates gpu-experiments plots paper smoke \
+.PHONY: all deps configure build test test-python test-python-pkg test-gpu figures experiments seed-replicates gpu-experiments plots paper smoke \
         record-gpu clean
 
 all: build
@@ -70,6 +70,7 @@ build: deps configure
 test: build
 	ctest --test-dir $(BUILD_DIR) -L cpu --output-on-failure -j $(JOBS)
 	$(MAKE) --no-print-directory test-python
+	$(MAKE) --no-print-directory test-python-pkg
 	$(MAKE) --no-print-directory smoke
 	$(MAKE) --no-print-directory test-consumer
 
@@ -82,6 +83,33 @@ test-consumer:
 # Unit tests of the report generator's verdicts and provenance (tests/python; no build needed).
 test-python:
 	$(PYTHON) -m unittest discover -s tests/python -p 'test_*.py'
+
+# The Python package (python/; `pip install .` builds it with scikit-build-core): nanobind is
+# fetched with pip into PY_DEPS when it is not importable, the extension built by CMake into
+# PY_EXT (CPU only), then tests/python_pkg run against it and the built CLI. Without nanobind
+# (offline) or Python's headers (Debian: python3-dev) it says so in one line and skips.
+PY_DEPS ?= $(BUILD_DIR)/py-deps
+PY_EXT ?= $(BUILD_DIR)/python-ext
+test-python-pkg:
+	@if ! PYTHONPATH=$(PY_DEPS) $(PYTHON) -c 'import nanobind' 2>/dev/null; then \
+	  $(PYTHON) -m pip install -q --disable-pip-version-check --root-user-action=ignore --target $(PY_DEPS) \
+	    'nanobind>=2.0' >/dev/null 2>&1 || true; \
+	fi; \
+	if ! PYTHONPATH=$(PY_DEPS) $(PYTHON) -c 'import nanobind' 2>/dev/null; then \
+	  echo "test-python-pkg: nanobind is not importable and pip could not fetch it (offline?): Python package tests skipped"; \
+	  exit 0; \
+	fi; \
+	if ! $(PYTHON) -c 'import os, sysconfig; raise SystemExit(not os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'; then \
+	  echo "test-python-pkg: no Python.h for $(PYTHON) (Debian: python3-dev): Python package tests skipped"; \
+	  exit 0; \
+	fi; \
+	set -e; \
+	PYTHONPATH=$(PY_DEPS) cmake -S . -B $(PY_EXT) $(GENERATOR) -DCMAKE_BUILD_TYPE=Release -DONEPASS_PYTHON=ON \
+	  -DONEPASS_BUILD_TESTS=OFF -DONEPASS_BUILD_EXPERIMENTS=OFF -DONEPASS_BUILD_CLI=OFF -DONEPASS_ENABLE_CUDA=OFF \
+	  -DONEPASS_INSTALL=OFF -DONEPASS_NATIVE=OFF -DPython_EXECUTABLE=$(PYTHON) > $(PY_EXT).log 2>&1 \
+	  || { tail -20 $(PY_EXT).log; exit 1; }; \
+	cmake --build $(PY_EXT) --target _onepass -j $(JOBS) >> $(PY_EXT).log 2>&1 || { tail -30 $(PY_EXT).log; exit 1; }; \
+	ONEPASS_CLI=$(abspath $(BIN))/onepass PYTHONPATH=$(PY_EXT)/python $(PYTHON) -m unittest discover -s tests/python_pkg -p 'test_*.py'
 
 # The whole figure pipeline at a tiny scale into a scratch directory, then a check
 # that every figure and the report came out.

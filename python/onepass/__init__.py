@@ -1,0 +1,142 @@
+"""onepass: bandwidth-optimal random primitives — the CPU shuffle on NumPy arrays.
+
+The permutation is the bijective shuffle of Mitchell et al., "Bandwidth-Optimal Random
+Shuffling for GPUs" (§3.2 VariablePhilox bijection, §4 Algorithm 1, the fused scan),
+computed by the C++ library with oneTBB: for the same (n, seed, rounds) it is the
+permutation of the C++ function ``onepass::shuffle::variable_philox_shuffle_copy`` and of
+``onepass permutation --n N --seed S`` (output j = input ``p[j]``).
+
+Not in this version: GPU arrays (``__dlpack__`` / ``__cuda_array_interface__`` objects
+are refused with a TypeError), ``segmented_shuffle``, ``sort`` and ``normal``.
+"""
+
+import numpy as _np
+
+from . import _onepass
+
+__all__ = ["shuffle", "unshuffle", "permutation", "__version__", "DEFAULT_ROUNDS"]
+
+__version__ = _onepass.__version__
+#: Feistel rounds of the VariablePhilox bijection unless given (the paper's recommendation, §5).
+DEFAULT_ROUNDS = int(_onepass.default_rounds)
+_MAX_LENGTH = int(_onepass.max_length)
+_MAX_SEED = 2 ** 64 - 1
+
+
+def _check_seed(seed, name="seed"):
+    if isinstance(seed, (bool, _np.bool_)) or not isinstance(seed, (int, _np.integer)):
+        raise TypeError("%s: must be an integer in [0, 2^64-1], got %s" % (name, type(seed).__name__))
+    value = int(seed)
+    if not 0 <= value <= _MAX_SEED:
+        raise ValueError("%s: must be in [0, 2^64-1], got %d" % (name, value))
+    return value
+
+
+def _check_rounds(rounds):
+    if isinstance(rounds, (bool, _np.bool_)) or not isinstance(rounds, (int, _np.integer)):
+        raise TypeError("rounds: must be an integer in [1, 64], got %s" % type(rounds).__name__)
+    if not 1 <= int(rounds) <= 64:
+        raise ValueError("rounds: must be in [1, 64], got %d" % int(rounds))
+    return int(rounds)
+
+
+def _as_numpy(x):
+    if isinstance(x, _np.ndarray):
+        return x
+    if hasattr(x, "__cuda_array_interface__") or (hasattr(x, "__dlpack_device__") and not isinstance(x, _np.ndarray)):
+        try:
+            device_type = x.__dlpack_device__()[0] if hasattr(x, "__dlpack_device__") else 2
+        except Exception:  # noqa: BLE001 - an object that cannot say where it lives is not a CPU array
+            device_type = 2
+        if device_type != 1:  # kDLCPU
+            raise TypeError("x: GPU arrays are not supported by this version of onepass (CPU NumPy arrays only)")
+    return _np.asarray(x)
+
+
+def _run(x, seed, axis, out, rounds, inverse, function):
+    seed = _check_seed(seed)
+    rounds = _check_rounds(rounds)
+    x = _as_numpy(x)
+    if x.ndim == 0:
+        raise ValueError("x: must have at least one dimension, got a 0-d array")
+    if x.dtype.hasobject:
+        raise TypeError("x: dtype %s holds Python objects; only fixed-size dtypes (numbers, bool, records of "
+                        "them) can be shuffled" % x.dtype)
+    if isinstance(axis, (bool, _np.bool_)) or not isinstance(axis, (int, _np.integer)):
+        raise TypeError("axis: must be an integer, got %s" % type(axis).__name__)
+    if not -x.ndim <= int(axis) < x.ndim:
+        raise ValueError("axis: must be in [%d, %d] for a %d-d array, got %d" % (-x.ndim, x.ndim - 1, x.ndim, axis))
+    axis = int(axis) % x.ndim
+    n = x.shape[axis]
+    if n > _MAX_LENGTH:
+        raise ValueError("x: the shuffled axis has %d elements; at most 2^63" % n)
+    if out is not None:
+        if not isinstance(out, _np.ndarray):
+            raise TypeError("out: must be a NumPy array, got %s" % type(out).__name__)
+        if out.shape != x.shape or out.dtype != x.dtype:
+            raise ValueError("out: must have x's shape %s and dtype %s, got %s and %s"
+                             % (x.shape, x.dtype, out.shape, out.dtype))
+        if not out.flags.writeable:
+            raise ValueError("out: must be writeable")
+        if _np.shares_memory(out, x):
+            raise ValueError("out: must not overlap x (the shuffle is out of place)")
+    # Rows along `axis`, each row contiguous: one copy when x is not already laid out so.
+    src = _np.ascontiguousarray(_np.moveaxis(x, axis, 0))
+    row_bytes = src.dtype.itemsize * (src.size // n if n else 0)
+    result = _np.empty_like(src)
+    if n and row_bytes:
+        function(src.reshape(n, -1).view(_np.uint8).reshape(n, row_bytes),
+                 result.reshape(n, -1).view(_np.uint8).reshape(n, row_bytes), seed, rounds, inverse)
+    result = _np.moveaxis(result, 0, axis)
+    if out is None:
+        return result
+    out[...] = result
+    return out
+
+
+def shuffle(x, seed, *, axis=0, out=None, rounds=DEFAULT_ROUNDS):
+    """Random permutation of ``x`` along ``axis``, out of place.
+
+    x: array-like of any fixed-size dtype (int8 … float64, bool, complex, structured
+    records), at least 1-d; the sub-arrays along ``axis`` move as wholes (rows of a 2-d
+    array for axis 0). seed: integer in [0, 2^64-1]. rounds: VariablePhilox Feistel
+    rounds in [1, 64] (default 24, §5). out: optional NumPy array of x's shape and dtype,
+    not overlapping x; returned when given.
+
+    Returns ``y`` with ``y[j] = x[p[j]]`` along ``axis`` where ``p = permutation(n, seed)``:
+    the permutation of the C++ library and the CLI (Mitchell et al., §3.2 and Algorithm 1).
+    A non-contiguous x (or an axis other than the first) costs one copy to lay the rows out.
+
+    Raises TypeError for a non-integer seed/rounds/axis, object dtypes, GPU arrays or an
+    ``out`` that is not a NumPy array; ValueError for values out of range, a 0-d x, or an
+    ``out`` of the wrong shape/dtype, read-only or overlapping x (nothing written then).
+    """
+    return _run(x, seed, axis, out, rounds, False, _onepass.shuffle_bytes)
+
+
+def unshuffle(x, seed, *, axis=0, out=None, rounds=DEFAULT_ROUNDS):
+    """The inverse of :func:`shuffle` for the same seed, rounds and axis:
+    ``unshuffle(shuffle(x, s), s)`` equals ``x``. Arguments, shapes and errors as
+    :func:`shuffle` (the library's bijective_unshuffle_copy, which scatters along the same
+    fused scan)."""
+    return _run(x, seed, axis, out, rounds, True, _onepass.shuffle_bytes)
+
+
+def permutation(n, seed, *, rounds=DEFAULT_ROUNDS):
+    """The permutation of 0 … n-1 that :func:`shuffle` applies for this seed: an int64
+    array ``p`` of length n with ``shuffle(x, seed)[j] == x[p[j]]``; equal to the output of
+    ``onepass permutation --n n --seed seed``.
+
+    n: integer in [0, 2^63 - 1] (memory permitting); seed: integer in [0, 2^64-1];
+    rounds: [1, 64]. Raises TypeError / ValueError naming the argument.
+    """
+    if isinstance(n, (bool, _np.bool_)) or not isinstance(n, (int, _np.integer)):
+        raise TypeError("n: must be an integer in [0, 2^63-1], got %s" % type(n).__name__)
+    if not 0 <= int(n) < 2 ** 63:
+        raise ValueError("n: must be in [0, 2^63-1], got %d" % int(n))
+    seed = _check_seed(seed)
+    rounds = _check_rounds(rounds)
+    p = _np.empty(int(n), dtype=_np.uint64)
+    if n:
+        _onepass.permutation_into(p, seed, rounds)
+    return p.view(_np.int64)

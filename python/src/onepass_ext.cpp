@@ -1,0 +1,110 @@
+// python/src/onepass_ext.cpp — the CPU bindings behind the Python package `onepass`
+// (python/onepass/__init__.py holds the user-facing functions and their checks).
+//
+// Mitchell et al., "Bandwidth-Optimal Random Shuffling for GPUs", §3-4: the bijective
+// shuffle with the VariablePhilox bijection, computed by the library's fused oneTBB scan
+// (onepass/shuffle/cpu_shuffle.hpp) — the same permutation as the C++ library and the
+// `onepass` CLI for the same (n, seed, rounds).
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include <tbb/parallel_for.h>
+
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "onepass/bijection/variable_philox.hpp"
+#include "onepass/error.hpp"
+#include "onepass/shuffle/cpu_shuffle.hpp"
+
+namespace nb = nanobind;
+
+namespace {
+
+using bytes_2d = nb::ndarray<std::uint8_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+using index_1d = nb::ndarray<std::uint64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+template <std::size_t N>
+struct alignas(N >= 16 ? 16 : N) row_of {
+  unsigned char b[N];
+};
+
+template <class T>
+void shuffle_rows(const std::uint8_t* in, std::uint8_t* out, std::size_t n, std::uint64_t seed, unsigned rounds,
+                  bool inverse) {
+  const T* src = reinterpret_cast<const T*>(in);
+  T* dst = reinterpret_cast<T*>(out);
+  if (inverse) {
+    onepass::shuffle::variable_philox_unshuffle_copy(src, dst, n, seed, rounds);
+  } else {
+    onepass::shuffle::variable_philox_shuffle_copy(src, dst, n, seed, rounds);
+  }
+}
+
+/// out row j = in row p[j] (forward) or out row p[j] = in row j (inverse), rows of
+/// row_bytes bytes, p the permutation of 0..n-1 for (seed, rounds).
+void shuffle_rows_generic(const std::uint8_t* in, std::uint8_t* out, std::size_t n, std::size_t row_bytes,
+                          std::uint64_t seed, unsigned rounds, bool inverse) {
+  std::vector<std::uint64_t> identity(n), p(n);
+  std::iota(identity.begin(), identity.end(), std::uint64_t{0});
+  onepass::shuffle::variable_philox_shuffle_copy(identity.data(), p.data(), n, seed, rounds);
+  tbb::parallel_for(std::size_t{0}, n, [&](std::size_t j) {
+    if (inverse) {
+      std::memcpy(out + p[j] * row_bytes, in + j * row_bytes, row_bytes);
+    } else {
+      std::memcpy(out + j * row_bytes, in + p[j] * row_bytes, row_bytes);
+    }
+  });
+}
+
+/// in, out: n x row_bytes bytes (C-contiguous, not overlapping; checked in Python).
+void shuffle_bytes(bytes_2d in, bytes_2d out, std::uint64_t seed, unsigned rounds, bool inverse) {
+  const std::size_t n = in.shape(0), row = in.shape(1);
+  if (out.shape(0) != n || out.shape(1) != row) throw nb::value_error("out: must have the shape of x");
+  const std::uint8_t* src = in.data();
+  std::uint8_t* dst = out.data();
+  nb::gil_scoped_release release;
+  const auto address = reinterpret_cast<std::uintptr_t>(src) | reinterpret_cast<std::uintptr_t>(dst);
+  switch (row) {
+    case 1: shuffle_rows<row_of<1>>(src, dst, n, seed, rounds, inverse); return;
+    case 2: if (address % 2 == 0) { shuffle_rows<row_of<2>>(src, dst, n, seed, rounds, inverse); return; } break;
+    case 4: if (address % 4 == 0) { shuffle_rows<row_of<4>>(src, dst, n, seed, rounds, inverse); return; } break;
+    case 8: if (address % 8 == 0) { shuffle_rows<row_of<8>>(src, dst, n, seed, rounds, inverse); return; } break;
+    case 16: if (address % 16 == 0) { shuffle_rows<row_of<16>>(src, dst, n, seed, rounds, inverse); return; } break;
+    default: break;
+  }
+  shuffle_rows_generic(src, dst, n, row, seed, rounds, inverse);
+}
+
+/// p: n uint64 — the permutation of 0..n-1 for (seed, rounds).
+void permutation_into(index_1d p, std::uint64_t seed, unsigned rounds) {
+  const std::size_t n = p.shape(0);
+  std::uint64_t* dst = p.data();
+  nb::gil_scoped_release release;
+  std::vector<std::uint64_t> identity(n);
+  std::iota(identity.begin(), identity.end(), std::uint64_t{0});
+  onepass::shuffle::variable_philox_shuffle_copy(identity.data(), dst, n, seed, rounds);
+}
+
+}  // namespace
+
+NB_MODULE(_onepass, m) {
+  m.doc() = "onepass CPU kernels (bijective shuffle, Mitchell et al. §3-4); use the functions of `onepass`.";
+  m.attr("__version__") = ONEPASS_VERSION_TEXT;
+  m.attr("default_rounds") = onepass::bijection::default_rounds;
+  m.attr("max_length") = onepass::shuffle::max_length;
+  m.def("shuffle_bytes", &shuffle_bytes, nb::arg("x"), nb::arg("out"), nb::arg("seed"), nb::arg("rounds"),
+        nb::arg("inverse"),
+        "Rows of x (n x row_bytes uint8, C-contiguous) shuffled into out (same shape, distinct memory).");
+  m.def("permutation_into", &permutation_into, nb::arg("p"), nb::arg("seed"), nb::arg("rounds"),
+        "Writes the permutation of 0..n-1 for (seed, rounds) into p (n uint64).");
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const onepass::error& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+}

@@ -1,0 +1,129 @@
+"""The Python package onepass on NumPy arrays (CPU): the same permutation as the `onepass`
+CLI and the C++ library, round trips, dtypes, axes, `out=`, and every bad input named.
+
+Run by `make test` (target test-python-pkg) with PYTHONPATH at the built package and
+ONEPASS_CLI at the built `onepass` program."""
+
+import os
+import subprocess
+import unittest
+
+import numpy as np
+
+import onepass
+
+CLI = os.environ.get("ONEPASS_CLI", "")
+
+
+def cli_permutation(n, seed):
+    out = subprocess.run([CLI, "permutation", "--n", str(n), "--seed", str(seed)], check=True,
+                         capture_output=True, text=True).stdout.split()
+    return np.array([int(v) for v in out], dtype=np.int64)
+
+
+SIZES = [0, 1, 2, 3, 5, 16, 17, 1024, 1025, 4097]
+
+
+class SameAsCli(unittest.TestCase):
+    @unittest.skipUnless(CLI and os.path.exists(CLI), "ONEPASS_CLI does not name the built onepass program")
+    def test_permutation_equals_cli(self):
+        for n in SIZES:
+            for seed in (0, 1, 12345, 2 ** 64 - 1):
+                np.testing.assert_array_equal(onepass.permutation(n, seed), cli_permutation(n, seed),
+                                              err_msg="n=%d seed=%d" % (n, seed))
+
+    def test_shuffle_applies_the_permutation(self):
+        for n in SIZES:
+            x = np.arange(n, dtype=np.int64) * 7 - 3
+            p = onepass.permutation(n, 99)
+            np.testing.assert_array_equal(onepass.shuffle(x, 99), x[p])
+            self.assertEqual(sorted(p.tolist()), list(range(n)))
+
+
+class RoundTrips(unittest.TestCase):
+    def test_dtypes(self):
+        rng = np.random.default_rng(5)
+        for dtype in (np.int8, np.uint8, np.int16, np.int32, np.uint32, np.int64, np.float16, np.float32,
+                      np.float64, np.complex64, np.complex128, np.bool_):
+            x = (rng.integers(0, 100, size=1000) % 2 == 0) if dtype is np.bool_ else \
+                rng.integers(-100, 100, size=1000).astype(dtype)
+            y = onepass.shuffle(x, 3)
+            self.assertEqual(y.dtype, x.dtype)
+            np.testing.assert_array_equal(y, x[onepass.permutation(1000, 3)])
+            np.testing.assert_array_equal(onepass.unshuffle(y, 3), x)
+
+    def test_structured_records_and_odd_item_sizes(self):
+        rec = np.dtype([("a", np.int32), ("b", np.float64), ("c", "S3")])  # 15 bytes, unaligned sizes
+        x = np.zeros(777, dtype=rec)
+        x["a"] = np.arange(777)
+        x["b"] = np.arange(777) * 0.5
+        x["c"] = [("%03d" % (i % 1000)).encode() for i in range(777)]
+        y = onepass.shuffle(x, 11)
+        np.testing.assert_array_equal(y, x[onepass.permutation(777, 11)])
+        np.testing.assert_array_equal(onepass.unshuffle(y, 11), x)
+
+    def test_axis_and_rows(self):
+        x = np.arange(6 * 5 * 4, dtype=np.float32).reshape(6, 5, 4)
+        for axis in (0, 1, 2, -1):
+            n = x.shape[axis]
+            y = onepass.shuffle(x, 8, axis=axis)
+            np.testing.assert_array_equal(y, np.take(x, onepass.permutation(n, 8), axis=axis))
+            np.testing.assert_array_equal(onepass.unshuffle(y, 8, axis=axis), x)
+        # A non-contiguous view is shuffled as its values.
+        v = x[:, ::2, 1]
+        np.testing.assert_array_equal(onepass.shuffle(v, 2), v[onepass.permutation(6, 2)])
+
+    def test_out_and_rounds(self):
+        x = np.arange(100)
+        out = np.empty_like(x)
+        self.assertIs(onepass.shuffle(x, 4, out=out), out)
+        np.testing.assert_array_equal(out, onepass.shuffle(x, 4))
+        self.assertFalse(np.array_equal(onepass.permutation(100, 4, rounds=8), onepass.permutation(100, 4)))
+        np.testing.assert_array_equal(onepass.unshuffle(onepass.shuffle(x, 4, rounds=8), 4, rounds=8), x)
+
+    def test_seeds_differ(self):
+        self.assertFalse(np.array_equal(onepass.permutation(1000, 1), onepass.permutation(1000, 2)))
+
+
+class BadInput(unittest.TestCase):
+    def expect(self, error, needle, fn, *args, **kwargs):
+        with self.assertRaises(error) as ctx:
+            fn(*args, **kwargs)
+        self.assertIn(needle, str(ctx.exception))
+
+    def test_each_bad_argument_is_named(self):
+        x = np.arange(10)
+        self.expect(ValueError, "seed", onepass.shuffle, x, -1)
+        self.expect(ValueError, "seed", onepass.shuffle, x, 2 ** 64)
+        self.expect(TypeError, "seed", onepass.shuffle, x, 1.5)
+        self.expect(TypeError, "seed", onepass.shuffle, x, True)
+        self.expect(ValueError, "axis", onepass.shuffle, x, 1, axis=1)
+        self.expect(TypeError, "axis", onepass.shuffle, x, 1, axis=0.0)
+        self.expect(ValueError, "rounds", onepass.shuffle, x, 1, rounds=0)
+        self.expect(ValueError, "rounds", onepass.shuffle, x, 1, rounds=65)
+        self.expect(ValueError, "x", onepass.shuffle, np.array(5), 1)
+        self.expect(TypeError, "x", onepass.shuffle, np.array([object(), object()]), 1)
+        self.expect(ValueError, "n", onepass.permutation, -1, 1)
+        self.expect(TypeError, "n", onepass.permutation, 2.0, 1)
+        self.expect(TypeError, "out", onepass.shuffle, x, 1, out=[0] * 10)
+
+    def test_bad_out_is_left_untouched(self):
+        x = np.arange(10)
+        for out in (np.zeros(9, dtype=x.dtype), np.zeros(10, dtype=np.float64)):
+            before = out.copy()
+            self.expect(ValueError, "out", onepass.shuffle, x, 1, out=out)
+            np.testing.assert_array_equal(out, before)
+        ro = np.zeros_like(x)
+        ro.flags.writeable = False
+        self.expect(ValueError, "out", onepass.shuffle, x, 1, out=ro)
+        self.expect(ValueError, "overlap", onepass.shuffle, x, 1, out=x)
+
+    def test_gpu_like_objects_are_refused(self):
+        class FakeCuda:
+            __cuda_array_interface__ = {"shape": (4,), "typestr": "<f4", "data": (0, False), "version": 3}
+
+        self.expect(TypeError, "GPU", onepass.shuffle, FakeCuda(), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
