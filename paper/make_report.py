@@ -1271,7 +1271,7 @@ class Report:
         header.append(
             "**Scale: {}.** The paper uses {:,} permutations per data point for Fig. 6 and {:,} for Figs. 7–9; this "
             "run uses {:,} for Fig. 6 and {} for Figs. 7–9. The default scale uses fewer samples than the paper (so its statistical tests "
-            "are less sensitive) and smaller throughput sizes, so that `make figures` finishes in about 20 minutes on "
+            "are less sensitive) and smaller throughput sizes, so that `make figures` finishes in about 13 minutes (README, measured) on "
             "2 cores; `SCALE=paper` uses the paper's sample counts and sizes. Throughput sizes measured here: {} "
             "(paper: 2^{}+1 to 2^{}+1 in steps of 3, average of {} trials)."
             .format(", ".join(scales), paper_s6, paper_s79, s6, s79, ", ".join("2^%d+1" % w for w in sizes),
