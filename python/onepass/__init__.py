@@ -6,15 +6,19 @@ computed by the C++ library with oneTBB: for the same (n, seed, rounds) it is th
 permutation of the C++ function ``onepass::shuffle::variable_philox_shuffle_copy`` and of
 ``onepass permutation --n N --seed S`` (output j = input ``p[j]``).
 
+``normal`` draws from the warp-parallel Gaussian generator (the article "Training a random
+Gaussian generator"): the values of the C++ ``onepass::gaussian::generate_normal_cpu`` and
+of ``generate_normal`` on the GPU for the same seed.
+
 Not in this version: GPU arrays (``__dlpack__`` / ``__cuda_array_interface__`` objects
-are refused with a TypeError), ``segmented_shuffle``, ``sort`` and ``normal``.
+are refused with a TypeError), ``segmented_shuffle`` and ``sort``.
 """
 
 import numpy as _np
 
 from . import _onepass
 
-__all__ = ["shuffle", "unshuffle", "permutation", "__version__", "DEFAULT_ROUNDS"]
+__all__ = ["shuffle", "unshuffle", "permutation", "normal", "__version__", "DEFAULT_ROUNDS"]
 
 __version__ = _onepass.__version__
 #: Feistel rounds of the VariablePhilox bijection unless given (the paper's recommendation, §5).
@@ -140,3 +144,45 @@ def permutation(n, seed, *, rounds=DEFAULT_ROUNDS):
     if n:
         _onepass.permutation_into(p, seed, rounds)
     return p.view(_np.int64)
+
+
+def normal(shape, seed, *, dtype=_np.float64, mean=0.0, std=1.0, coefficients=4):
+    """Normal samples N(mean, std^2) of the warp-parallel Gaussian generator (article
+    "Training a random Gaussian generator": a Hadamard butterfly over a warp of 32 table
+    lookups; the library's optimised table), as a new array.
+
+    shape: int or tuple of ints (>= 0); seed: integer in [0, 2^64-1]; dtype: float64 or
+    float32 (float32 values are the float64 samples rounded to nearest); mean: finite;
+    std: finite, >= 0; coefficients: 3 or 4 (the polynomial form; 4 is the library's
+    default). Element i (in C order) is output i of ``generate_normal_cpu(out, n, mean, std,
+    seed, default_table(), form)`` — the same as ``generate_normal`` on the GPU.
+
+    Raises TypeError / ValueError naming the argument (shape, seed, dtype, mean, std,
+    coefficients).
+    """
+    import math
+    if isinstance(shape, (int, _np.integer)) and not isinstance(shape, (bool, _np.bool_)):
+        shape = (int(shape),)
+    try:
+        shape = tuple(int(d) for d in shape)
+    except TypeError:
+        raise TypeError("shape: must be an int or a tuple of ints, got %s" % type(shape).__name__) from None
+    if any(d < 0 for d in shape):
+        raise ValueError("shape: dimensions must be >= 0, got %s" % (shape,))
+    seed = _check_seed(seed)
+    dt = _np.dtype(dtype)
+    if dt not in (_np.dtype(_np.float64), _np.dtype(_np.float32)):
+        raise TypeError("dtype: must be float64 or float32, got %s" % dt)
+    for name, value in (("mean", mean), ("std", std)):
+        if not isinstance(value, (int, float, _np.integer, _np.floating)) or isinstance(value, bool):
+            raise TypeError("%s: must be a real number, got %s" % (name, type(value).__name__))
+        if not math.isfinite(float(value)):
+            raise ValueError("%s: must be finite, got %r" % (name, value))
+    if float(std) < 0:
+        raise ValueError("std: must be >= 0, got %r" % std)
+    if coefficients not in (3, 4) or isinstance(coefficients, bool):
+        raise ValueError("coefficients: must be 3 or 4, got %r" % (coefficients,))
+    out = _np.empty(int(_np.prod(shape, dtype=_np.int64)), dtype=dt)
+    if out.size:
+        _onepass.normal_into(out, float(mean), float(std), seed, int(coefficients))
+    return out.reshape(shape)

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "onepass/bijection/variable_philox.hpp"
+#include "onepass/gaussian/cpu_generate.hpp"
 #include "onepass/error.hpp"
 #include "onepass/shuffle/cpu_shuffle.hpp"
 
@@ -88,6 +89,20 @@ void permutation_into(index_1d p, std::uint64_t seed, unsigned rounds) {
   onepass::shuffle::variable_philox_shuffle_copy(identity.data(), dst, n, seed, rounds);
 }
 
+/// out: n doubles or floats, filled with N(mean, stddev^2) samples of the warp Gaussian
+/// generator (default table; form 3 or 4), bit-identical to the C++ generate_normal_cpu
+/// and to generate_normal on the GPU.
+template <class T>
+void normal_into(nb::ndarray<T, nb::ndim<1>, nb::c_contig, nb::device::cpu> out, double mean, double stddev,
+                 std::uint64_t seed, int form) {
+  namespace g = onepass::gaussian;
+  const std::size_t n = out.shape(0);
+  T* dst = out.data();
+  const g::form f = form == 3 ? g::form::three : g::form::four;
+  nb::gil_scoped_release release;
+  g::generate_normal_cpu(dst, n, mean, stddev, seed, g::default_table(), f);
+}
+
 }  // namespace
 
 NB_MODULE(_onepass, m) {
@@ -100,6 +115,10 @@ NB_MODULE(_onepass, m) {
         "Rows of x (n x row_bytes uint8, C-contiguous) shuffled into out (same shape, distinct memory).");
   m.def("permutation_into", &permutation_into, nb::arg("p"), nb::arg("seed"), nb::arg("rounds"),
         "Writes the permutation of 0..n-1 for (seed, rounds) into p (n uint64).");
+  m.def("normal_into", &normal_into<double>, nb::arg("out"), nb::arg("mean"), nb::arg("stddev"), nb::arg("seed"),
+        nb::arg("form"), "Fills out (n float64) with N(mean, stddev^2) samples of the warp Gaussian generator.");
+  m.def("normal_into", &normal_into<float>, nb::arg("out"), nb::arg("mean"), nb::arg("stddev"), nb::arg("seed"),
+        nb::arg("form"), "Fills out (n float32): the float64 samples rounded to nearest.");
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);

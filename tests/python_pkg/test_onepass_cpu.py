@@ -125,5 +125,59 @@ class BadInput(unittest.TestCase):
         self.expect(TypeError, "GPU", onepass.shuffle, FakeCuda(), 1)
 
 
+def cli_gaussian_words(n, seed, form):
+    out = subprocess.run([CLI, "gaussian-stream", "--seed", str(seed), "--count", str(n), "--form", str(form)],
+                         check=True, capture_output=True).stdout
+    return np.frombuffer(out, dtype=np.uint32)
+
+
+def erf_words(x):
+    """The CLI's mapping of each double to a 32-bit word (onepass/gaussian/cdf_stream.hpp)."""
+    import math
+    words = []
+    for v in x.tolist():
+        scaled = (1.0 + math.erf(v * 0.7071067811865476)) * 2147483648.0
+        words.append(0 if not scaled > 0.0 else 0xFFFFFFFF if scaled >= 4294967295.0 else int(scaled))
+    return np.array(words, dtype=np.uint32)
+
+
+class Normal(unittest.TestCase):
+    @unittest.skipUnless(CLI and os.path.exists(CLI), "ONEPASS_CLI does not name the built onepass program")
+    def test_same_outputs_as_the_cli_stream(self):
+        # The CLI streams generate_normal_cpu's outputs through an erf mapping: the same map of
+        # our doubles gives the same words, so the doubles are the C++ library's.
+        for form in (3, 4):
+            for n in (1, 31, 32, 33, 1000):
+                x = onepass.normal(n, 77, coefficients=form)
+                np.testing.assert_array_equal(erf_words(x), cli_gaussian_words(n, 77, form),
+                                              err_msg="n=%d form=%d" % (n, form))
+
+    def test_float32_is_float64_rounded_and_shapes(self):
+        x = onepass.normal((3, 50), 9, mean=2.0, std=0.5)
+        y = onepass.normal((3, 50), 9, mean=2.0, std=0.5, dtype=np.float32)
+        self.assertEqual(x.shape, (3, 50))
+        self.assertEqual(y.dtype, np.float32)
+        np.testing.assert_array_equal(y, x.astype(np.float32))
+        np.testing.assert_array_equal(onepass.normal(150, 9, mean=2.0, std=0.5), x.reshape(-1))
+        self.assertEqual(onepass.normal(0, 1).shape, (0,))
+
+    def test_moments(self):
+        x = onepass.normal(1 << 20, 2024)
+        self.assertLess(abs(x.mean()), 6 / 2 ** 10)
+        self.assertLess(abs(x.var() - 1), 6 * (2 / 2 ** 20) ** 0.5)
+
+    def test_bad_arguments(self):
+        for kwargs, error, needle in (({"dtype": np.int32}, TypeError, "dtype"), ({"std": -1.0}, ValueError, "std"),
+                                      ({"mean": float("nan")}, ValueError, "mean"),
+                                      ({"coefficients": 5}, ValueError, "coefficients")):
+            with self.assertRaises(error) as ctx:
+                onepass.normal(4, 1, **kwargs)
+            self.assertIn(needle, str(ctx.exception))
+        with self.assertRaises(ValueError):
+            onepass.normal((-1,), 1)
+        with self.assertRaises(ValueError):
+            onepass.normal(4, -1)
+
+
 if __name__ == "__main__":
     unittest.main()
