@@ -11,14 +11,15 @@ Gaussian generator"): the values of the C++ ``onepass::gaussian::generate_normal
 of ``generate_normal`` on the GPU for the same seed.
 
 Not in this version: GPU arrays (``__dlpack__`` / ``__cuda_array_interface__`` objects
-are refused with a TypeError), ``segmented_shuffle`` and ``sort``.
+are refused with a TypeError) and ``segmented_shuffle``. ``sort`` / ``argsort`` run the
+library's CPU LSD radix sort (oneTBB); the GPU onesweep sort comes with GPU arrays.
 """
 
 import numpy as _np
 
 from . import _onepass
 
-__all__ = ["shuffle", "unshuffle", "permutation", "normal", "__version__", "DEFAULT_ROUNDS"]
+__all__ = ["shuffle", "unshuffle", "permutation", "normal", "sort", "argsort", "__version__", "DEFAULT_ROUNDS"]
 
 __version__ = _onepass.__version__
 #: Feistel rounds of the VariablePhilox bijection unless given (the paper's recommendation, §5).
@@ -186,3 +187,74 @@ def normal(shape, seed, *, dtype=_np.float64, mean=0.0, std=1.0, coefficients=4)
     if out.size:
         _onepass.normal_into(out, float(mean), float(std), seed, int(coefficients))
     return out.reshape(shape)
+
+
+_SORT_KEYS = tuple(_np.dtype(t) for t in (_np.uint32, _np.int32, _np.float32, _np.uint64, _np.int64, _np.float64))
+
+
+def _sort_args(keys, begin_bit, end_bit):
+    keys = _as_numpy(keys)
+    if keys.ndim != 1:
+        raise ValueError("keys: must be 1-d, got %d dimensions" % keys.ndim)
+    if keys.dtype not in _SORT_KEYS:
+        raise TypeError("keys: dtype must be one of %s, got %s" % (", ".join(str(d) for d in _SORT_KEYS), keys.dtype))
+    width = keys.dtype.itemsize * 8
+    for name, value in (("begin_bit", begin_bit), ("end_bit", end_bit)):
+        if value is not None and (isinstance(value, (bool, _np.bool_)) or not isinstance(value, (int, _np.integer))):
+            raise TypeError("%s: must be an integer, got %s" % (name, type(value).__name__))
+    end = width if end_bit is None else int(end_bit)
+    if not 1 <= end <= width:
+        raise ValueError("end_bit: must be in [1, %d] (the key width), got %d" % (width, end))
+    if not 0 <= int(begin_bit) < end:
+        raise ValueError("begin_bit: must be in [0, end_bit) = [0, %d), got %d" % (end, int(begin_bit)))
+    keys = _np.ascontiguousarray(keys)
+    if keys.dtype.byteorder == ">":
+        keys = keys.astype(keys.dtype.newbyteorder("="))
+    return keys, int(begin_bit), end
+
+
+def sort(keys, values=None, *, descending=False, begin_bit=0, end_bit=None):
+    """Stable sort of ``keys`` (and ``values`` along with them), returned as new arrays.
+
+    keys: 1-d array of uint32, int32, float32, uint64, int64 or float64; floats in IEEE
+    totalOrder (-0.0 before +0.0, NaNs by sign and payload). values: None, or a 1-d array of
+    the same length of any 4- or 8-byte dtype (other dtypes: use :func:`argsort` and take).
+    descending: reverse order (ties keep their input order). begin_bit, end_bit: sort on bits
+    [begin_bit, end_bit) of the order-preserving transform of the key (default: all bits).
+    Returns ``keys_sorted`` or ``(keys_sorted, values_sorted)``. The CPU LSD radix sort of the
+    library (onepass/sort/cpu_radix_sort.hpp; the digit passes of the Onesweep paper, §2,
+    without the GPU's single-pass binning).
+
+    Raises TypeError for other key dtypes or value itemsizes, ValueError for shapes or bits
+    out of range (naming the argument).
+    """
+    keys, begin, end = _sort_args(keys, begin_bit, end_bit)
+    keys_out = _np.empty_like(keys)
+    if values is None:
+        if keys.size:
+            _onepass.sort_keys(keys, keys_out, begin, end, bool(descending))
+        return keys_out
+    values = _as_numpy(values)
+    if values.ndim != 1 or values.shape[0] != keys.shape[0]:
+        raise ValueError("values: must be 1-d with as many elements as keys (%d), got shape %s"
+                         % (keys.shape[0], values.shape))
+    if values.dtype.hasobject or values.dtype.itemsize not in (4, 8):
+        raise TypeError("values: dtype must have 4 or 8 bytes per element, got %s (use argsort)" % values.dtype)
+    values = _np.ascontiguousarray(values)
+    word = _np.uint32 if values.dtype.itemsize == 4 else _np.uint64
+    values_out = _np.empty_like(values)
+    if keys.size:
+        _onepass.sort_pairs(keys, keys_out, values.view(word), values_out.view(word), begin, end, bool(descending))
+    return keys_out, values_out
+
+
+def argsort(keys, *, descending=False, begin_bit=0, end_bit=None):
+    """Indices (int64) that sort ``keys`` stably: ``keys[argsort(keys)]`` equals
+    ``sort(keys)``. Arguments and errors as :func:`sort`."""
+    keys, begin, end = _sort_args(keys, begin_bit, end_bit)
+    index = _np.arange(keys.shape[0], dtype=_np.uint64)
+    keys_out = _np.empty_like(keys)
+    index_out = _np.empty_like(index)
+    if keys.size:
+        _onepass.sort_pairs(keys, keys_out, index, index_out, begin, end, bool(descending))
+    return index_out.view(_np.int64)

@@ -19,6 +19,7 @@
 #include "onepass/gaussian/cpu_generate.hpp"
 #include "onepass/error.hpp"
 #include "onepass/shuffle/cpu_shuffle.hpp"
+#include "onepass/sort/cpu_radix_sort.hpp"
 
 namespace nb = nanobind;
 
@@ -103,6 +104,48 @@ void normal_into(nb::ndarray<T, nb::ndim<1>, nb::c_contig, nb::device::cpu> out,
   g::generate_normal_cpu(dst, n, mean, stddev, seed, g::default_table(), f);
 }
 
+/// keys_out = keys_in sorted (stable, LSD radix with oneTBB; keys and values: 1-d,
+/// C-contiguous, distinct memory — checked in Python). Values of 4 or 8 bytes move with
+/// their keys; none: keys only. Bits [begin_bit, end_bit) of the order-preserving key
+/// transform (end_bit 0: all).
+template <class Key>
+void sort_keys_into(nb::ndarray<const Key, nb::ndim<1>, nb::c_contig, nb::device::cpu> keys_in,
+                    nb::ndarray<Key, nb::ndim<1>, nb::c_contig, nb::device::cpu> keys_out, unsigned begin_bit,
+                    unsigned end_bit, bool descending) {
+  const std::size_t n = keys_in.shape(0);
+  const Key* src = keys_in.data();
+  Key* dst = keys_out.data();
+  nb::gil_scoped_release release;
+  onepass::sort::radix_sort_keys(src, dst, n, begin_bit, end_bit, descending);
+}
+
+template <class Key, class Value>
+void sort_pairs_into(nb::ndarray<const Key, nb::ndim<1>, nb::c_contig, nb::device::cpu> keys_in,
+                     nb::ndarray<Key, nb::ndim<1>, nb::c_contig, nb::device::cpu> keys_out,
+                     nb::ndarray<const Value, nb::ndim<1>, nb::c_contig, nb::device::cpu> values_in,
+                     nb::ndarray<Value, nb::ndim<1>, nb::c_contig, nb::device::cpu> values_out, unsigned begin_bit,
+                     unsigned end_bit, bool descending) {
+  const std::size_t n = keys_in.shape(0);
+  if (values_in.shape(0) != n || values_out.shape(0) != n || keys_out.shape(0) != n)
+    throw nb::value_error("values: must have as many elements as keys");
+  const Key* ks = keys_in.data();
+  Key* kd = keys_out.data();
+  const Value* vs = values_in.data();
+  Value* vd = values_out.data();
+  nb::gil_scoped_release release;
+  onepass::sort::radix_sort_pairs(ks, kd, vs, vd, n, begin_bit, end_bit, descending);
+}
+
+template <class Key>
+void bind_sorts(nb::module_& m) {
+  m.def("sort_keys", &sort_keys_into<Key>, nb::arg("keys"), nb::arg("keys_out"), nb::arg("begin_bit"),
+        nb::arg("end_bit"), nb::arg("descending"));
+  m.def("sort_pairs", &sort_pairs_into<Key, std::uint32_t>, nb::arg("keys"), nb::arg("keys_out"), nb::arg("values"),
+        nb::arg("values_out"), nb::arg("begin_bit"), nb::arg("end_bit"), nb::arg("descending"));
+  m.def("sort_pairs", &sort_pairs_into<Key, std::uint64_t>, nb::arg("keys"), nb::arg("keys_out"), nb::arg("values"),
+        nb::arg("values_out"), nb::arg("begin_bit"), nb::arg("end_bit"), nb::arg("descending"));
+}
+
 }  // namespace
 
 NB_MODULE(_onepass, m) {
@@ -119,6 +162,12 @@ NB_MODULE(_onepass, m) {
         nb::arg("form"), "Fills out (n float64) with N(mean, stddev^2) samples of the warp Gaussian generator.");
   m.def("normal_into", &normal_into<float>, nb::arg("out"), nb::arg("mean"), nb::arg("stddev"), nb::arg("seed"),
         nb::arg("form"), "Fills out (n float32): the float64 samples rounded to nearest.");
+  bind_sorts<std::uint32_t>(m);
+  bind_sorts<std::int32_t>(m);
+  bind_sorts<float>(m);
+  bind_sorts<std::uint64_t>(m);
+  bind_sorts<std::int64_t>(m);
+  bind_sorts<double>(m);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);

@@ -179,5 +179,49 @@ class Normal(unittest.TestCase):
             onepass.normal(4, -1)
 
 
+class Sort(unittest.TestCase):
+    def test_keys_and_pairs_against_numpy_stable_sort(self):
+        rng = np.random.default_rng(1)
+        for dtype in (np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64):
+            for n in (0, 1, 2, 1000, 70001):
+                keys = (rng.integers(-50, 50, size=n) if np.dtype(dtype).kind != "f"
+                        else rng.normal(size=n).round(1)).astype(dtype)
+                # No zeros among float keys: NumPy puts -0.0 and +0.0 in input order, ours in
+                # IEEE totalOrder (-0.0 first; tested below).
+                keys[keys == 0] = 1
+                order = np.argsort(keys, kind="stable")
+                np.testing.assert_array_equal(onepass.sort(keys), keys[order])
+                np.testing.assert_array_equal(onepass.argsort(keys), order)
+                values = rng.normal(size=n)  # 8-byte values
+                k, v = onepass.sort(keys, values)
+                np.testing.assert_array_equal(k, keys[order])
+                np.testing.assert_array_equal(v, values[order])
+                v32 = np.arange(n, dtype=np.float32)
+                np.testing.assert_array_equal(onepass.sort(keys, v32)[1], v32[order])
+
+    def test_descending_is_stable_and_bits(self):
+        keys = np.array([2, 1, 2, 3, 1], dtype=np.uint32)
+        # Descending keeps ties in input order (not the reverse of the ascending result).
+        np.testing.assert_array_equal(onepass.argsort(keys, descending=True), [3, 0, 2, 1, 4])
+        k = np.array([0x10, 0x01, 0x11, 0x00], dtype=np.uint32)
+        np.testing.assert_array_equal(onepass.argsort(k, begin_bit=4), [1, 3, 0, 2])  # by bits 4.. only
+        # IEEE totalOrder: -0.0 before +0.0.
+        z = np.array([0.0, -0.0], dtype=np.float64)
+        np.testing.assert_array_equal(onepass.argsort(z), [1, 0])
+
+    def test_bad_arguments(self):
+        for call, error, needle in (
+                (lambda: onepass.sort(np.zeros(3, dtype=np.int16)), TypeError, "keys"),
+                (lambda: onepass.sort(np.zeros((2, 2), dtype=np.int32)), ValueError, "keys"),
+                (lambda: onepass.sort(np.zeros(3, dtype=np.int32), end_bit=33), ValueError, "end_bit"),
+                (lambda: onepass.sort(np.zeros(3, dtype=np.int32), begin_bit=8, end_bit=8), ValueError, "begin_bit"),
+                (lambda: onepass.sort(np.zeros(3, dtype=np.int32), np.zeros(2)), ValueError, "values"),
+                (lambda: onepass.sort(np.zeros(3, dtype=np.int32), np.zeros(3, dtype=np.int16)), TypeError,
+                 "values")):
+            with self.assertRaises(error) as ctx:
+                call()
+            self.assertIn(needle, str(ctx.exception))
+
+
 if __name__ == "__main__":
     unittest.main()
