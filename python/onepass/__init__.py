@@ -11,7 +11,7 @@ Gaussian generator"): the values of the C++ ``onepass::gaussian::generate_normal
 of ``generate_normal`` on the GPU for the same seed.
 
 Not in this version: GPU arrays (``__dlpack__`` / ``__cuda_array_interface__`` objects
-are refused with a TypeError) and ``segmented_shuffle``. ``sort`` / ``argsort`` run the
+are refused with a TypeError). ``segmented_shuffle`` runs on the CPU. ``sort`` / ``argsort`` run the
 library's CPU LSD radix sort (oneTBB); the GPU onesweep sort comes with GPU arrays.
 """
 
@@ -19,7 +19,8 @@ import numpy as _np
 
 from . import _onepass
 
-__all__ = ["shuffle", "unshuffle", "permutation", "normal", "sort", "argsort", "__version__", "DEFAULT_ROUNDS"]
+__all__ = ["shuffle", "unshuffle", "permutation", "segmented_shuffle", "segmented_unshuffle", "segment_seed",
+           "normal", "sort", "argsort", "__version__", "DEFAULT_ROUNDS"]
 
 __version__ = _onepass.__version__
 #: Feistel rounds of the VariablePhilox bijection unless given (the paper's recommendation, §5).
@@ -258,3 +259,71 @@ def argsort(keys, *, descending=False, begin_bit=0, end_bit=None):
     if keys.size:
         _onepass.sort_pairs(keys, keys_out, index, index_out, begin, end, bool(descending))
     return index_out.view(_np.int64)
+
+
+def segment_seed(seed, segment):
+    """The seed with which segment ``segment`` of ``segmented_shuffle(x, seed)`` is shuffled:
+    ``segmented_shuffle(x, seed)[s] == shuffle(x[s], segment_seed(seed, s))`` (rows), the
+    library's onepass::shuffle::segment_seed. Both arguments: integers in [0, 2^64-1]."""
+    return int(_onepass.segment_seed(_check_seed(seed), _check_seed(segment, "segment")))
+
+
+def _segmented(x, seed, offsets, out, rounds, inverse):
+    seed = _check_seed(seed)
+    rounds = _check_rounds(rounds)
+    x = _as_numpy(x)
+    if x.dtype.hasobject or x.dtype.itemsize not in (1, 2, 4, 8, 16):
+        raise TypeError("x: dtype must have 1, 2, 4, 8 or 16 bytes per item, got %s" % x.dtype)
+    if offsets is None:
+        if x.ndim != 2:
+            raise ValueError("x: without offsets, must be 2-d (rows are the segments), got %d-d" % x.ndim)
+        num_segments, row = x.shape
+        offs = _np.zeros(1, dtype=_np.int64)
+    else:
+        if x.ndim != 1:
+            raise ValueError("x: with offsets, must be 1-d, got %d-d" % x.ndim)
+        offs = _np.ascontiguousarray(_as_numpy(offsets))
+        if offs.ndim != 1 or offs.shape[0] < 1 or offs.dtype.kind not in "iu":
+            raise ValueError("offsets: must be a 1-d integer array of num_segments + 1 begin offsets")
+        if offs.size and (int(offs[0]) != 0 or _np.any(_np.diff(offs.astype(_np.int64)) < 0)
+                          or int(offs[-1]) > x.shape[0]):
+            raise ValueError("offsets: must start at 0, not decrease, and end at most at len(x) = %d" % x.shape[0])
+        offs = offs.astype(_np.int64)
+        num_segments, row = offs.shape[0] - 1, 0
+    if out is not None:
+        if not isinstance(out, _np.ndarray):
+            raise TypeError("out: must be a NumPy array, got %s" % type(out).__name__)
+        if out.shape != x.shape or out.dtype != x.dtype:
+            raise ValueError("out: must have x's shape %s and dtype %s, got %s and %s"
+                             % (x.shape, x.dtype, out.shape, out.dtype))
+        if not out.flags.writeable or _np.shares_memory(out, x):
+            raise ValueError("out: must be writeable and must not overlap x")
+    src = _np.ascontiguousarray(x)
+    result = _np.empty_like(src)
+    item = src.dtype.itemsize
+    if src.size:
+        _onepass.segmented_bytes(src.reshape(-1).view(_np.uint8).reshape(src.size, item),
+                                 result.reshape(-1).view(_np.uint8).reshape(src.size, item), offs, num_segments, row,
+                                 item, seed, rounds, inverse, offsets is not None)
+    if out is None:
+        return result
+    out[...] = result
+    return out
+
+
+def segmented_shuffle(x, seed, *, offsets=None, out=None, rounds=DEFAULT_ROUNDS):
+    """Many independent shuffles in one call: each row of a 2-d ``x`` (``offsets=None``), or
+    each segment ``x[offsets[s]:offsets[s+1]]`` of a 1-d ``x`` (CSR-style begin offsets,
+    ``offsets[0] == 0``, non-decreasing, ``offsets[-1] <= len(x)``; items after the last
+    offset are copied), shuffled with its own seed ``segment_seed(seed, s)``:
+    ``segmented_shuffle(x, seed)[s] == shuffle(x[s], segment_seed(seed, s))`` — the
+    library's onepass::shuffle::segmented_shuffle (CPU, oneTBB over the segments and inside
+    long ones). x: items of 1, 2, 4, 8 or 16 bytes. seed: [0, 2^64-1]; rounds: [1, 64].
+    Returns a new array (or ``out``). Raises TypeError / ValueError naming the argument;
+    nothing is written then."""
+    return _segmented(x, seed, offsets, out, rounds, False)
+
+
+def segmented_unshuffle(x, seed, *, offsets=None, out=None, rounds=DEFAULT_ROUNDS):
+    """The inverse of :func:`segmented_shuffle` for the same seed, offsets and rounds."""
+    return _segmented(x, seed, offsets, out, rounds, True)

@@ -18,6 +18,7 @@
 #include "onepass/bijection/variable_philox.hpp"
 #include "onepass/gaussian/cpu_generate.hpp"
 #include "onepass/error.hpp"
+#include "onepass/shuffle/cpu_segmented_shuffle.hpp"
 #include "onepass/shuffle/cpu_shuffle.hpp"
 #include "onepass/sort/cpu_radix_sort.hpp"
 
@@ -136,6 +137,50 @@ void sort_pairs_into(nb::ndarray<const Key, nb::ndim<1>, nb::c_contig, nb::devic
   onepass::sort::radix_sort_pairs(ks, kd, vs, vd, n, begin_bit, end_bit, descending);
 }
 
+/// Segmented shuffle of items of `item` bytes (1, 2, 4, 8 or 16; checked in Python): x and
+/// out hold num_items items as raw bytes; offsets (int64, num_segments + 1) or, when empty,
+/// rows of `row_length` items. The library's segmented_shuffle / segmented_unshuffle.
+template <class T>
+void segmented_typed(const std::uint8_t* in, std::uint8_t* out, std::uint64_t num_items, const std::int64_t* offsets,
+                     std::uint64_t num_segments, std::uint64_t row_length, std::uint64_t seed, unsigned rounds,
+                     bool inverse) {
+  namespace sh = onepass::shuffle;
+  const T* src = reinterpret_cast<const T*>(in);
+  T* dst = reinterpret_cast<T*>(out);
+  if (offsets != nullptr) {
+    if (inverse) sh::segmented_unshuffle(src, dst, num_items, offsets, num_segments, seed, rounds);
+    else sh::segmented_shuffle(src, dst, num_items, offsets, num_segments, seed, rounds);
+  } else {
+    if (inverse) sh::segmented_unshuffle(src, dst, num_segments, row_length, seed, rounds);
+    else sh::segmented_shuffle(src, dst, num_segments, row_length, seed, rounds);
+  }
+}
+
+void segmented_bytes(bytes_2d x, bytes_2d out, nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig,
+                     nb::device::cpu> offsets, std::uint64_t num_segments, std::uint64_t row_length,
+                     std::size_t item, std::uint64_t seed, unsigned rounds, bool inverse, bool use_offsets) {
+  // x, out: num_items x item bytes.
+  const std::uint64_t num_items = x.shape(0);
+  if (x.shape(1) != item || out.shape(0) != num_items || out.shape(1) != item)
+    throw nb::value_error("out: must have the shape of x");
+  const std::uint8_t* src = x.data();
+  std::uint8_t* dst = out.data();
+  const std::int64_t* off = use_offsets ? offsets.data() : nullptr;
+  if (use_offsets && offsets.shape(0) != num_segments + 1)
+    throw nb::value_error("offsets: must hold num_segments + 1 values");
+  nb::gil_scoped_release release;
+  switch (item) {
+    case 1: segmented_typed<row_of<1>>(src, dst, num_items, off, num_segments, row_length, seed, rounds, inverse); break;
+    case 2: segmented_typed<row_of<2>>(src, dst, num_items, off, num_segments, row_length, seed, rounds, inverse); break;
+    case 4: segmented_typed<row_of<4>>(src, dst, num_items, off, num_segments, row_length, seed, rounds, inverse); break;
+    case 8: segmented_typed<row_of<8>>(src, dst, num_items, off, num_segments, row_length, seed, rounds, inverse); break;
+    case 16:
+      segmented_typed<row_of<16>>(src, dst, num_items, off, num_segments, row_length, seed, rounds, inverse);
+      break;
+    default: throw nb::type_error("x: items of 1, 2, 4, 8 or 16 bytes");
+  }
+}
+
 template <class Key>
 void bind_sorts(nb::module_& m) {
   m.def("sort_keys", &sort_keys_into<Key>, nb::arg("keys"), nb::arg("keys_out"), nb::arg("begin_bit"),
@@ -162,6 +207,11 @@ NB_MODULE(_onepass, m) {
         nb::arg("form"), "Fills out (n float64) with N(mean, stddev^2) samples of the warp Gaussian generator.");
   m.def("normal_into", &normal_into<float>, nb::arg("out"), nb::arg("mean"), nb::arg("stddev"), nb::arg("seed"),
         nb::arg("form"), "Fills out (n float32): the float64 samples rounded to nearest.");
+  m.def("segmented_bytes", &segmented_bytes, nb::arg("x"), nb::arg("out"), nb::arg("offsets"),
+        nb::arg("num_segments"), nb::arg("row_length"), nb::arg("item"), nb::arg("seed"), nb::arg("rounds"),
+        nb::arg("inverse"), nb::arg("use_offsets"));
+  m.def("segment_seed", [](std::uint64_t seed, std::uint64_t s) { return onepass::shuffle::segment_seed(seed, s); },
+        nb::arg("seed"), nb::arg("segment"), "The seed of segment s of a segmented shuffle with `seed`.");
   bind_sorts<std::uint32_t>(m);
   bind_sorts<std::int32_t>(m);
   bind_sorts<float>(m);

@@ -179,6 +179,61 @@ class Normal(unittest.TestCase):
             onepass.normal(4, -1)
 
 
+class Segmented(unittest.TestCase):
+    def test_each_row_is_the_single_shuffle_with_its_segment_seed(self):
+        for rows, n in ((1, 1), (5, 17), (64, 256), (3, 0), (0, 4)):
+            x = np.arange(rows * n, dtype=np.float64).reshape(rows, n)
+            y = onepass.segmented_shuffle(x, 2024)
+            for s in range(rows):
+                np.testing.assert_array_equal(y[s], onepass.shuffle(x[s], onepass.segment_seed(2024, s)))
+            np.testing.assert_array_equal(onepass.segmented_unshuffle(y, 2024), x)
+
+    def test_offsets_ragged_and_tail(self):
+        rng = np.random.default_rng(3)
+        lengths = [0, 1, 2, 3, 100, 0, 513]
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        x = rng.integers(0, 2 ** 31, size=int(offsets[-1]) + 5).astype(np.uint32)  # 5 items past the end
+        y = onepass.segmented_shuffle(x, 9, offsets=offsets)
+        for s, (a, b) in enumerate(zip(offsets[:-1], offsets[1:])):
+            np.testing.assert_array_equal(y[a:b], onepass.shuffle(x[a:b], onepass.segment_seed(9, s)))
+        np.testing.assert_array_equal(y[offsets[-1]:], x[offsets[-1]:])
+        np.testing.assert_array_equal(onepass.segmented_unshuffle(y, 9, offsets=offsets), x)
+        # The rows form equals the offsets form with equal lengths.
+        grid = rng.integers(0, 100, size=(6, 7)).astype(np.int16)
+        np.testing.assert_array_equal(onepass.segmented_shuffle(grid, 1).reshape(-1),
+                                      onepass.segmented_shuffle(grid.reshape(-1), 1, offsets=np.arange(0, 43, 7)))
+
+    def test_neighbouring_segments_are_independent_chi_square(self):
+        # Joint outcomes of the permutations of two neighbouring 3-item rows over many rows:
+        # 36 cells, each expected rows / 36 times (chi-square, 35 degrees of freedom).
+        rows = 36 * 400
+        x = np.tile(np.arange(3, dtype=np.uint8), (rows, 1))
+        y = onepass.segmented_shuffle(x, 77)
+        code = y[:, 0] * 3 + y[:, 1]  # the permutation of a row, from its first two items
+        index = {v: i for i, v in enumerate(sorted(set((p[0] * 3 + p[1]) for p in
+                                                         [(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)])))}
+        single = np.array([index[int(c)] for c in code])
+        pairs = single[0::2] * 6 + single[1::2]
+        counts = np.bincount(pairs, minlength=36)
+        expected = len(pairs) / 36
+        chi2 = float(((counts - expected) ** 2 / expected).sum())
+        self.assertLess(chi2, 66.6)  # the 0.999 quantile of chi-square with 35 degrees of freedom
+
+    def test_bad_arguments(self):
+        x = np.arange(10)
+        for kwargs, error, needle in (({"offsets": [0, 5, 3]}, ValueError, "offsets"),
+                                      ({"offsets": [1, 5]}, ValueError, "offsets"),
+                                      ({"offsets": [0, 11]}, ValueError, "offsets")):
+            with self.assertRaises(error) as ctx:
+                onepass.segmented_shuffle(x, 1, **kwargs)
+            self.assertIn(needle, str(ctx.exception))
+        with self.assertRaises(ValueError):
+            onepass.segmented_shuffle(x, 1)  # 1-d without offsets
+        rec = np.zeros((2, 3), dtype=[("a", np.int8), ("b", np.int16)])  # 3-byte items
+        with self.assertRaises(TypeError):
+            onepass.segmented_shuffle(rec, 1)
+
+
 class Sort(unittest.TestCase):
     def test_keys_and_pairs_against_numpy_stable_sort(self):
         rng = np.random.default_rng(1)
