@@ -15,7 +15,10 @@ are refused with a TypeError). ``segmented_shuffle`` runs on the CPU. ``sort`` /
 library's CPU LSD radix sort (oneTBB); the GPU onesweep sort comes with GPU arrays.
 """
 
+from typing import Optional, Sequence, Tuple, Union
+
 import numpy as _np
+import numpy.typing as _npt
 
 from . import _onepass
 
@@ -100,7 +103,8 @@ def _run(x, seed, axis, out, rounds, inverse, function):
     return out
 
 
-def shuffle(x, seed, *, axis=0, out=None, rounds=DEFAULT_ROUNDS):
+def shuffle(x: _npt.ArrayLike, seed: int, *, axis: int = 0, out: Optional[_np.ndarray] = None,
+            rounds: int = DEFAULT_ROUNDS) -> _np.ndarray:
     """Random permutation of ``x`` along ``axis``, out of place.
 
     x: array-like of any fixed-size dtype (int8 … float64, bool, complex, structured
@@ -120,7 +124,8 @@ def shuffle(x, seed, *, axis=0, out=None, rounds=DEFAULT_ROUNDS):
     return _run(x, seed, axis, out, rounds, False, _onepass.shuffle_bytes)
 
 
-def unshuffle(x, seed, *, axis=0, out=None, rounds=DEFAULT_ROUNDS):
+def unshuffle(x: _npt.ArrayLike, seed: int, *, axis: int = 0, out: Optional[_np.ndarray] = None,
+              rounds: int = DEFAULT_ROUNDS) -> _np.ndarray:
     """The inverse of :func:`shuffle` for the same seed, rounds and axis:
     ``unshuffle(shuffle(x, s), s)`` equals ``x``. Arguments, shapes and errors as
     :func:`shuffle` (the library's bijective_unshuffle_copy, which scatters along the same
@@ -128,7 +133,7 @@ def unshuffle(x, seed, *, axis=0, out=None, rounds=DEFAULT_ROUNDS):
     return _run(x, seed, axis, out, rounds, True, _onepass.shuffle_bytes)
 
 
-def permutation(n, seed, *, rounds=DEFAULT_ROUNDS):
+def permutation(n: int, seed: int, *, rounds: int = DEFAULT_ROUNDS) -> _np.ndarray:
     """The permutation of 0 … n-1 that :func:`shuffle` applies for this seed: an int64
     array ``p`` of length n with ``shuffle(x, seed)[j] == x[p[j]]``; equal to the output of
     ``onepass permutation --n n --seed seed``.
@@ -148,7 +153,8 @@ def permutation(n, seed, *, rounds=DEFAULT_ROUNDS):
     return p.view(_np.int64)
 
 
-def normal(shape, seed, *, dtype=_np.float64, mean=0.0, std=1.0, coefficients=4):
+def normal(shape: Union[int, Sequence[int]], seed: int, *, dtype: _npt.DTypeLike = _np.float64, mean: float = 0.0,
+           std: float = 1.0, coefficients: int = 4) -> _np.ndarray:
     """Normal samples N(mean, std^2) of the warp-parallel Gaussian generator (article
     "Training a random Gaussian generator": a Hadamard butterfly over a warp of 32 table
     lookups; the library's optimised table), as a new array.
@@ -214,7 +220,8 @@ def _sort_args(keys, begin_bit, end_bit):
     return keys, int(begin_bit), end
 
 
-def sort(keys, values=None, *, descending=False, begin_bit=0, end_bit=None):
+def sort(keys: _npt.ArrayLike, values: Optional[_npt.ArrayLike] = None, *, descending: bool = False,
+         begin_bit: int = 0, end_bit: Optional[int] = None) -> Union[_np.ndarray, Tuple[_np.ndarray, _np.ndarray]]:
     """Stable sort of ``keys`` (and ``values`` along with them), returned as new arrays.
 
     keys: 1-d array of uint32, int32, float32, uint64, int64 or float64; floats in IEEE
@@ -249,7 +256,8 @@ def sort(keys, values=None, *, descending=False, begin_bit=0, end_bit=None):
     return keys_out, values_out
 
 
-def argsort(keys, *, descending=False, begin_bit=0, end_bit=None):
+def argsort(keys: _npt.ArrayLike, *, descending: bool = False, begin_bit: int = 0,
+            end_bit: Optional[int] = None) -> _np.ndarray:
     """Indices (int64) that sort ``keys`` stably: ``keys[argsort(keys)]`` equals
     ``sort(keys)``. Arguments and errors as :func:`sort`."""
     keys, begin, end = _sort_args(keys, begin_bit, end_bit)
@@ -261,7 +269,7 @@ def argsort(keys, *, descending=False, begin_bit=0, end_bit=None):
     return index_out.view(_np.int64)
 
 
-def segment_seed(seed, segment):
+def segment_seed(seed: int, segment: int) -> int:
     """The seed with which segment ``segment`` of ``segmented_shuffle(x, seed)`` is shuffled:
     ``segmented_shuffle(x, seed)[s] == shuffle(x[s], segment_seed(seed, s))`` (rows), the
     library's onepass::shuffle::segment_seed. Both arguments: integers in [0, 2^64-1]."""
@@ -311,7 +319,8 @@ def _segmented(x, seed, offsets, out, rounds, inverse):
     return out
 
 
-def segmented_shuffle(x, seed, *, offsets=None, out=None, rounds=DEFAULT_ROUNDS):
+def segmented_shuffle(x: _npt.ArrayLike, seed: int, *, offsets: Optional[_npt.ArrayLike] = None,
+                      out: Optional[_np.ndarray] = None, rounds: int = DEFAULT_ROUNDS) -> _np.ndarray:
     """Many independent shuffles in one call: each row of a 2-d ``x`` (``offsets=None``), or
     each segment ``x[offsets[s]:offsets[s+1]]`` of a 1-d ``x`` (CSR-style begin offsets,
     ``offsets[0] == 0``, non-decreasing, ``offsets[-1] <= len(x)``; items after the last
@@ -324,6 +333,7 @@ def segmented_shuffle(x, seed, *, offsets=None, out=None, rounds=DEFAULT_ROUNDS)
     return _segmented(x, seed, offsets, out, rounds, False)
 
 
-def segmented_unshuffle(x, seed, *, offsets=None, out=None, rounds=DEFAULT_ROUNDS):
+def segmented_unshuffle(x: _npt.ArrayLike, seed: int, *, offsets: Optional[_npt.ArrayLike] = None,
+                        out: Optional[_np.ndarray] = None, rounds: int = DEFAULT_ROUNDS) -> _np.ndarray:
     """The inverse of :func:`segmented_shuffle` for the same seed, offsets and rounds."""
     return _segmented(x, seed, offsets, out, rounds, True)
