@@ -136,7 +136,7 @@ def provenance(meta, name, lead=()):
             continue
         value = meta[key]
         if key == "commit":
-            value = "`%s`%s" % (value, " (uncommitted changes)" if meta.get("worktree_dirty") else "")
+            value = "`%s`%s" % (value, pv.dirty_text(meta))
         elif key == "command":
             value = "`%s`" % value
         elif key == "run_seconds":
@@ -784,7 +784,7 @@ class Report:
         rows = []
         for name, (source, meta) in sorted(self.gpu_provenance.items()):
             commit = "`%s`%s" % (pv.short(meta.get("commit", "unknown")),
-                                 " (uncommitted changes)" if meta.get("worktree_dirty") else "")
+                                 pv.dirty_text(meta))
             rows.append(("`%s`" % name, "%s (%s)" % (meta.get("gpu_name", "?"), source.device or "this run"),
                          str(meta.get("date", "?"))[:10], commit, pv.freshness_cell(name, meta),
                          pv.clocks_text(meta, lead="").rstrip(".")))

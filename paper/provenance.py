@@ -138,10 +138,23 @@ def code_freshness(experiment, commit, repo=REPO_ROOT):
     return out
 
 
+def dirty_text(meta, long=False):
+    """How the report qualifies a result's commit: nothing for a clean tree; for a dirty one,
+    "uncommitted changes" — unless `make record-gpu` accepted the flag with a reason
+    (recorded_note), which then is what it was (e.g. a copy of the committed tree carrying
+    git-ignored build outputs)."""
+    if not meta.get("worktree_dirty"):
+        return ""
+    if meta.get("recorded_note"):
+        return " (dirty flag accepted when recorded: %s)" % meta["recorded_note"] if long else \
+            " (dirty flag accepted when recorded, see its meta.json)"
+    return " (uncommitted changes in the measuring tree)" if long else " (uncommitted changes)"
+
+
 def freshness_text(experiment, meta, repo=REPO_ROOT):
     """One sentence: the commit the data were measured at and whether the measured code changed since."""
     commit = meta.get("commit", "unknown")
-    dirty = " (uncommitted changes in the measuring tree)" if meta.get("worktree_dirty") else ""
+    dirty = dirty_text(meta, long=True)
     f = code_freshness(experiment, commit, repo)
     head = "Data measured at commit `%s`%s" % (short(commit), dirty)
     if f["status"] == "current":

@@ -214,3 +214,13 @@ class SharedReaders(unittest.TestCase):
         self.assertEqual(sr.number_or_none("2.5"), 2.5)
         self.assertIsNone(sr.number_or_none(""))
         self.assertIsNone(sr.number_or_none(None))
+
+
+class DirtyText(unittest.TestCase):
+    def test_how_a_dirty_flag_is_shown(self):
+        from paper import provenance as pv
+        self.assertEqual(pv.dirty_text({"worktree_dirty": False}), "")
+        self.assertEqual(pv.dirty_text({"worktree_dirty": True}), " (uncommitted changes)")
+        accepted = {"worktree_dirty": True, "recorded_note": "a copy of the clean tree"}
+        self.assertIn("accepted", pv.dirty_text(accepted))
+        self.assertIn("a copy of the clean tree", pv.dirty_text(accepted, long=True))
