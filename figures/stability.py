@@ -1,4 +1,4 @@
-"""Repeated-run stability of the GPU timing tables (issue 12, item 2): the same experiment
+"""Repeated-run stability of the GPU timing tables: the same experiment
 run twice at one commit on one GPU (results/recorded/<device>/ and its run2/ folder),
 compared row by row.
 

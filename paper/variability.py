@@ -1,4 +1,4 @@
-"""The report's "Variability of the GPU timings" section (issue 12, item 2): how far the
+"""The report's "Variability of the GPU timings" section: how far the
 timed repetitions of each GPU table spread, how far a second run of the same commit on
 the same GPU moved (results/recorded/<device>/run2/), and the headline ratios with the
 range their repetitions allow. Everything is computed from the CSVs by

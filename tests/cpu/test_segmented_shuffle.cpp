@@ -1,5 +1,5 @@
-// The CPU segmented shuffle (issue 14, part 2): per segment it equals the single
-// VariablePhilox shuffle with segment_seed(seed, s); the uniform-length overload equals
+// The CPU segmented shuffle (onepass/shuffle/cpu_segmented_shuffle.hpp): per segment it
+// equals the single VariablePhilox shuffle with segment_seed(seed, s); the uniform-length overload equals
 // the offsets form; unshuffle inverts it; chi-square uniformity of each segment position
 // and independence of neighbouring segments (and a deliberately broken seed rule is
 // caught); every bad argument gets onepass::error before anything is written.
