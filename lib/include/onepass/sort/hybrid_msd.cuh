@@ -1,0 +1,833 @@
+// onepass/sort/hybrid_msd.cuh — hybrid MSD radix sort on the GPU (CUDA), after Stehle &
+// Jacobsen, "A Memory Bandwidth-Efficient Hybrid Radix Sort on GPUs" (SIGMOD 2017; HRS
+// in the Onesweep paper's Figures 9–11).
+//
+// The sort consumes 8-bit digits from the most significant end of the bit range
+// [begin_bit, end_bit) of the keys' order-preserving words (sort/key_traits.hpp, the
+// same transform as onesweep: ascending or descending, IEEE totalOrder for float/double).
+// Work is organised in levels (HRS §4: "MSD radix sort passes"); level L handles the
+// "large" buckets, those of more than local_max keys, and splits each by its digit L:
+//
+//   1. tile histogram (HRS §4.1, the bucket histogram): the buckets are cut into tiles of
+//      tile_items keys (a tile never spans two buckets); one block per tile counts its
+//      digits in shared memory and writes the 2^8 counts to a count matrix laid out
+//      bucket by bucket, digit-major inside a bucket ([bucket][digit][tile of bucket]);
+//   2. one exclusive scan of the whole count matrix (cub::DeviceScan, bookkeeping that is
+//      not the subject of the paper): inside a bucket's region, entry (d, j) minus the
+//      region's first entry is the offset, from the bucket's start, of the first key of
+//      digit d in tile j — the keys of digit d of earlier tiles and of all smaller digits;
+//   3. scatter (HRS §4.2): one block per tile ranks its keys by digit (a block-wide
+//      stable multisplit, cub::BlockRadixRankMatch over keys loaded warp-striped),
+//      stages them in shared memory in digit order and writes each digit's run to its
+//      place, so that global writes coalesce. A bucket whose keys all share digit L (the
+//      scan shows one digit holding the bucket) is not moved: the data stays where it is
+//      and the level costs only its histogram read (long common prefixes, HRS §4.4);
+//   4. classification (one block per bucket, thread d for digit d): each child bucket
+//      of more than local_max keys becomes a large bucket of level L + 1 (its slots in
+//      the next bucket list, tile table and window table taken with atomics, so the
+//      bookkeeping stays on the device: no host round trip between levels); a child of
+//      (local_max / 2, local_max] keys becomes a local-sort segment of its own; smaller
+//      children are batched (HRS §4.3, "merging small buckets"): a parent's small
+//      children whose first key falls in the same window of local_max / 2 positions of
+//      the parent form one contiguous range of at most local_max keys, finished by one
+//      block;
+//   5. local finish (HRS §4.3, "local sort"): one block per segment or window loads its
+//      range (at most local_max keys) into shared memory, finds the bits that vary
+//      inside it, and sorts on them with a block-wide LSD radix sort (cub::BlockRadixSort,
+//      stable), writing the final output.
+// After the last level, large buckets left with no bits to sort on (more than local_max
+// equal keys) are copied to the output.
+//
+// Every step is stable (tiles are laid out in input order, the multisplit and the block
+// sort keep ties in order), so the sort is stable: keys equal on the sorted bits keep
+// their input order, and pairs keep each value with its key.
+//
+// Global passes: uniform 64-bit keys, 2^28 of them (local_max = 8192): level 0 (2^28 ->
+// 256 buckets of 2^20), level 1 (-> 65536 buckets of about 4096), then the local finish:
+// two histogram reads, two scatters and one local read and write, where onesweep makes
+// one histogram read and eight scatters.
+//
+// Differences from the paper's code (the authors' published code was read, not copied):
+// bucket counts never go to the host (kernels are launched for the largest possible
+// number of tiles, buckets and windows, and the blocks beyond the device-side counts exit
+// at once); sizes are 64-bit (any n); ties keep their order (HRS's scatter is not
+// stable); digits are always 8 bits (the last level narrower when the bit range is not a
+// multiple of 8).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_radix_rank.cuh>
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "onepass/cuda_check.hpp"
+#include "onepass/device_launch.cuh"
+#include "onepass/error.hpp"
+#include "onepass/sort/key_traits.hpp"
+#include "onepass/sort/onesweep.cuh"
+#include "onepass/sort/sort_args.hpp"
+
+namespace onepass::sort::hybrid_msd {
+
+/// Bits per MSD digit (HRS §4: 8-bit digits, 256 buckets per split).
+inline constexpr unsigned digit_bits = 8;
+inline constexpr unsigned radix = 1u << digit_bits;
+
+/// The double buffer of the double-buffer overloads (the same type as onesweep's).
+using onepass::sort::onesweep::double_buffer;
+
+namespace detail {
+
+using onepass::sort::no_values;
+using onepass::sort::onesweep::detail::value_word;
+using onepass::sort::onesweep::detail::from_ordered;
+using onepass::sort::onesweep::detail::to_ordered;
+
+/// Threads of the histogram / scatter / copy blocks (one tile each).
+inline constexpr int tile_block = 256;
+/// Keys per thread of a tile: 32 KB of keys (or values) per tile.
+template <class Key, class Word>
+inline constexpr int tile_items_per_thread = (sizeof(Key) > sizeof(Word) ? sizeof(Key) : sizeof(Word)) == 8 ? 16 : 32;
+
+/// Threads and keys per thread of the local-finish blocks: local_max = 512 x 16 = 8192 keys.
+inline constexpr int local_block = 512;
+inline constexpr int local_items = 16;
+/// Largest bucket finished in shared memory, and the window of the small-bucket batches.
+inline constexpr std::uint64_t local_max = std::uint64_t{local_block} * local_items;
+inline constexpr std::uint64_t window_items = local_max / 2;
+
+/// Which buffer holds a bucket's keys (and values): the caller's input, the output, or
+/// the scratch buffer.
+enum : std::uint32_t { in_buffer = 0, out_buffer = 1, scratch_buffer = 2 };
+/// Where a scatter out of buffer `sel` writes: scratch, unless it reads scratch.
+__host__ __device__ constexpr std::uint32_t scatter_target(std::uint32_t sel) {
+  return sel == scratch_buffer ? out_buffer : scratch_buffer;
+}
+
+/// One large bucket of a level: keys [begin, begin + count) of buffer `sel`; its tiles are
+/// [tile_base, tile_base + tiles) of the level's tile table, its count-matrix region starts
+/// at tile_base * radix, its small-child windows at window_base.
+struct bucket {
+  std::uint64_t begin;
+  std::uint64_t count;
+  std::uint64_t tile_base;
+  std::uint64_t window_base;
+  std::uint32_t tiles;
+  std::uint32_t sel;
+};
+
+/// A range [begin, end) finished by one local-sort block, read from buffer `sel`.
+struct segment {
+  std::uint64_t begin;
+  std::uint64_t end;
+  std::uint32_t sel;
+  std::uint32_t pad;
+};
+
+/// Device-side sizes of one level's lists (allocated with atomics by classification).
+struct level_counts {
+  unsigned long long buckets;
+  unsigned long long tiles;
+  unsigned long long windows;
+  unsigned long long segments;
+};
+
+/// The three key (or value) buffers, indexed by bucket::sel.
+template <class T>
+struct buffers {
+  const T* in;
+  T* out;
+  T* scratch;
+  __device__ __forceinline__ const T* source(std::uint32_t sel) const {
+    return sel == in_buffer ? in : (sel == out_buffer ? out : scratch);
+  }
+  __device__ __forceinline__ T* target(std::uint32_t sel) const { return sel == out_buffer ? out : scratch; }
+};
+
+/// The per-level tables a level's kernels share.
+struct level_tables {
+  const bucket* buckets;          // this level's large buckets
+  const std::uint32_t* tile_bucket;  // tile -> bucket
+  const level_counts* counts;     // this level's sizes
+  std::uint32_t* matrix;          // tile digit counts, [bucket][digit][tile of bucket]
+  const unsigned long long* scanned;  // exclusive scan of matrix (64-bit)
+};
+
+/// Digit of a transformed word: bits [shift, shift + bits).
+template <class Bits>
+struct digit_of {
+  unsigned shift;
+  std::uint32_t mask;
+  __device__ __forceinline__ std::uint32_t Digit(Bits b) const { return static_cast<std::uint32_t>(b >> shift) & mask; }
+};
+
+/// Level 0: one bucket (the whole input, in buffer `in`) and its tile table. (Templates
+/// on Key so that the header can be included by several translation units.)
+template <class Key>
+__global__ void init_level_kernel(bucket* buckets, std::uint32_t* tile_bucket, level_counts* counts, std::uint64_t n,
+                                  std::uint64_t tiles, std::uint32_t sel) {
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i == 0) {
+    buckets[0] = bucket{0, n, 0, 0, static_cast<std::uint32_t>(tiles), sel};
+    *counts = level_counts{1, tiles, n / window_items + 1, 0};
+  }
+  for (std::uint64_t t = i; t < tiles; t += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) tile_bucket[t] = 0;
+}
+
+/// A tile's place: its bucket and key range.
+struct tile_place {
+  bucket b;
+  std::uint64_t j;      // tile index inside the bucket
+  std::uint64_t begin;  // first key
+  std::uint32_t count;  // keys of the tile
+};
+
+template <int TileItems>
+__device__ __forceinline__ tile_place locate_tile(const level_tables& t, std::uint64_t tile) {
+  tile_place p;
+  p.b = t.buckets[t.tile_bucket[tile]];
+  p.j = tile - p.b.tile_base;
+  p.begin = p.b.begin + p.j * TileItems;
+  const std::uint64_t left = p.b.begin + p.b.count - p.begin;
+  p.count = static_cast<std::uint32_t>(left < TileItems ? left : TileItems);
+  return p;
+}
+
+/// Step 1: the digit counts of one tile into the count matrix.
+template <class Key, class Word, bool Descending>
+__global__ void __launch_bounds__(tile_block) tile_histogram_kernel(level_tables t, buffers<Key> keys, unsigned shift,
+                                                                    std::uint32_t mask) {
+  constexpr int items = tile_items_per_thread<Key, Word>;
+  constexpr int tile_items = tile_block * items;
+  constexpr int warps = tile_block / 32;
+  __shared__ std::uint32_t s_counts[warps][radix];
+  const std::uint64_t tile = blockIdx.x;
+  if (tile >= t.counts->tiles) return;
+  const tile_place p = locate_tile<tile_items>(t, tile);
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int i = threadIdx.x; i < warps * static_cast<int>(radix); i += tile_block) (&s_counts[0][0])[i] = 0;
+  __syncthreads();
+  const Key* src = keys.source(p.b.sel) + p.begin;
+  for (std::uint32_t i = threadIdx.x; i < p.count; i += tile_block) {
+    const std::uint32_t d = static_cast<std::uint32_t>(to_ordered<Key, Descending>(src[i]) >> shift) & mask;
+    atomicAdd(&s_counts[warp][d], 1u);
+  }
+  (void)lane;
+  __syncthreads();
+  std::uint32_t* region = t.matrix + p.b.tile_base * radix;
+  for (unsigned d = threadIdx.x; d < radix; d += tile_block) {
+    std::uint32_t c = 0;
+#pragma unroll
+    for (int w = 0; w < warps; ++w) c += s_counts[w][d];
+    region[static_cast<std::uint64_t>(d) * p.b.tiles + p.j] = c;
+  }
+}
+
+/// Count of digit d in bucket b (from the scanned matrix).
+__device__ __forceinline__ std::uint64_t bucket_digit_count(const unsigned long long* scanned, const bucket& b,
+                                                             unsigned d) {
+  const unsigned long long* region = scanned + b.tile_base * radix;
+  return region[static_cast<std::uint64_t>(d + 1) * b.tiles] - region[static_cast<std::uint64_t>(d) * b.tiles];
+}
+
+/// Step 3: the scatter of one tile (keys, then values, through shared memory in digit
+/// order).
+template <class Key, class Word, bool Descending>
+__global__ void __launch_bounds__(tile_block, 2) scatter_kernel(level_tables t, buffers<Key> keys, buffers<Word> values,
+                                                             unsigned shift, std::uint32_t mask) {
+  constexpr bool has_values = !std::is_same_v<Word, no_values>;
+  using bits_type = typename radix_traits<Key>::bits_type;
+  constexpr int items = tile_items_per_thread<Key, Word>;
+  constexpr int tile_items = tile_block * items;
+  using rank_t = cub::BlockRadixRankMatch<tile_block, digit_bits, false>;
+  static_assert(rank_t::BINS_TRACKED_PER_THREAD == 1, "one digit per thread");
+  using value_t = std::conditional_t<has_values, Word, unsigned char>;
+  struct stage {
+    union {
+      typename rank_t::TempStorage rank;
+      bits_type keys[tile_items];
+      value_t values[tile_items];
+    };
+    unsigned char digits[has_values ? tile_items : 1];
+    long long base[radix];  // global position of tile slot s of digit d: base[d] + s
+    int trivial;
+  };
+  __shared__ stage s;
+  const std::uint64_t tile = blockIdx.x;
+  if (tile >= t.counts->tiles) return;
+  const tile_place p = locate_tile<tile_items>(t, tile);
+  const Key* src = keys.source(p.b.sel) + p.begin;
+  if (threadIdx.x == 0) {
+    const std::uint32_t d0 = static_cast<std::uint32_t>(to_ordered<Key, Descending>(src[0]) >> shift) & mask;
+    s.trivial = bucket_digit_count(t.scanned, p.b, d0) == p.b.count;
+  }
+  __syncthreads();
+  if (s.trivial) return;  // every key of the bucket has this digit: the bucket stays in place
+
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  // Warp-striped: key i of thread (warp, lane) is tile position warp * 32 * items + i * 32 + lane,
+  // the order in which BlockRadixRankMatch ranks (so the ranking is stable).
+  bits_type k[items];
+  int rank[items];
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    const std::uint32_t pos = warp * 32 * items + i * 32 + lane;
+    k[i] = pos < p.count ? to_ordered<Key, Descending>(src[pos]) : ~bits_type{0};  // padding: last digit, after the keys
+  }
+  int prefix[1];
+  // Padding words are all ones: digit `mask`, ranked after the real keys of that digit.
+  rank_t(s.rank).RankKeys(k, rank, digit_of<bits_type>{shift, mask}, prefix);
+  {
+    const unsigned d = threadIdx.x;
+    const unsigned long long* region = t.scanned + p.b.tile_base * radix;
+    const unsigned long long first = region[static_cast<std::uint64_t>(d) * p.b.tiles + p.j] - region[0];
+    s.base[d] = static_cast<long long>(p.b.begin + first) - prefix[0];
+  }
+  __syncthreads();  // the rank storage is reused for the keys
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    s.keys[rank[i]] = k[i];
+    if constexpr (has_values) s.digits[rank[i]] = static_cast<unsigned char>((k[i] >> shift) & mask);
+  }
+  __syncthreads();
+  Key* dst = keys.target(p.b.sel);
+  for (std::uint32_t slot = threadIdx.x; slot < p.count; slot += tile_block) {
+    const bits_type w = s.keys[slot];
+    const unsigned d = static_cast<unsigned>(w >> shift) & mask;
+    dst[s.base[d] + slot] = from_ordered<Key, Descending>(w);
+  }
+  if constexpr (has_values) {
+    const Word* vsrc = values.source(p.b.sel) + p.begin;
+    Word v[items];
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      const std::uint32_t pos = warp * 32 * items + i * 32 + lane;
+      if (pos < p.count) v[i] = vsrc[pos];
+    }
+    __syncthreads();  // the keys' slots are reused for the values
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      const std::uint32_t pos = warp * 32 * items + i * 32 + lane;
+      if (pos < p.count) s.values[rank[i]] = v[i];
+    }
+    __syncthreads();
+    Word* vdst = values.target(p.b.sel);
+    for (std::uint32_t slot = threadIdx.x; slot < p.count; slot += tile_block)
+      vdst[s.base[s.digits[slot]] + slot] = s.values[slot];
+  }
+}
+
+/// Step 4: the children of one large bucket (block b, thread d for digit d).
+/// After the last level the large children (runs of equal keys) are only copied.
+template <class Key>
+__global__ void __launch_bounds__(radix) classify_kernel(level_tables t, bucket* next_buckets,
+                                                         std::uint32_t* next_tile_bucket, level_counts* next_counts,
+                                                         segment* segments, level_counts* segment_counts,
+                                                         unsigned long long* window_lo, unsigned long long* window_hi,
+                                                         std::uint32_t* window_sel, int tile_items) {
+  __shared__ std::uint32_t s_large[radix];
+  __shared__ std::uint64_t s_large_base[radix], s_large_tiles[radix];
+  __shared__ int s_num_large;
+  __shared__ int s_trivial;
+  const std::uint64_t bi = blockIdx.x;
+  if (bi >= t.counts->buckets) return;
+  const bucket b = t.buckets[bi];
+  const unsigned d = threadIdx.x;
+  if (d == 0) {
+    s_num_large = 0;
+    s_trivial = 0;
+  }
+  __syncthreads();
+  const unsigned long long* region = t.scanned + b.tile_base * radix;
+  const std::uint64_t first = region[static_cast<std::uint64_t>(d) * b.tiles] - region[0];
+  const std::uint64_t count = region[static_cast<std::uint64_t>(d + 1) * b.tiles] - region[static_cast<std::uint64_t>(d) * b.tiles];
+  if (count == b.count) s_trivial = 1;
+  __syncthreads();
+  // A bucket of one digit was not moved: its only child is the bucket itself, same buffer.
+  const std::uint32_t sel = s_trivial ? b.sel : scatter_target(b.sel);
+  const std::uint64_t begin = b.begin + first;
+  if (count > local_max) {
+    // Large child: the next level's bucket (after the last level: copied to the output).
+    const std::uint64_t tiles = (count + tile_items - 1) / tile_items;
+    const auto idx = atomicAdd(&next_counts->buckets, 1ull);
+    const auto tile_base = atomicAdd(&next_counts->tiles, static_cast<unsigned long long>(tiles));
+    const auto window_base = atomicAdd(&next_counts->windows, static_cast<unsigned long long>(count / window_items + 1));
+    next_buckets[idx] = bucket{begin, count, tile_base, window_base, static_cast<std::uint32_t>(tiles), sel};
+    const int slot = atomicAdd(&s_num_large, 1);
+    s_large[slot] = static_cast<std::uint32_t>(idx);
+    s_large_base[slot] = tile_base;
+    s_large_tiles[slot] = tiles;
+  } else if (count > window_items) {
+    const auto idx = atomicAdd(&segment_counts->segments, 1ull);
+    segments[idx] = segment{begin, begin + count, sel, 0};
+  } else if (count > 0) {
+    const std::uint64_t w = b.window_base + (begin - b.begin) / window_items;
+    atomicMin(&window_lo[w], static_cast<unsigned long long>(begin));
+    atomicMax(&window_hi[w], static_cast<unsigned long long>(begin + count));
+    window_sel[w] = sel;  // every small child of this bucket has the same buffer
+  }
+  __syncthreads();
+  // The tile table of the large children, written by the whole block.
+  for (int c = 0; c < s_num_large; ++c) {
+    const std::uint64_t base = s_large_base[c], tiles = s_large_tiles[c];
+    for (std::uint64_t i = threadIdx.x; i < tiles; i += radix) next_tile_bucket[base + i] = s_large[c];
+  }
+}
+
+/// Step 5: the local finish of one window (blocks [0, window_blocks)) or one segment
+/// (the blocks after): sorts the range's keys on the bits [begin_bit, shift) that vary
+/// inside it and writes them (and their values) to the output.
+template <class Key, class Word, bool Descending>
+__global__ void __launch_bounds__(local_block, 1) local_sort_kernel(
+    buffers<Key> keys, buffers<Word> values, const unsigned long long* window_lo, const unsigned long long* window_hi,
+    const std::uint32_t* window_sel, std::uint64_t window_blocks, const level_counts* window_counts,
+    const segment* segments, const level_counts* segment_counts, unsigned begin_bit, unsigned shift) {
+  constexpr bool has_values = !std::is_same_v<Word, no_values>;
+  using bits_type = typename radix_traits<Key>::bits_type;
+  using value_t = std::conditional_t<has_values, Word, cub::NullType>;
+  using sort_t = cub::BlockRadixSort<bits_type, local_block, local_items, value_t>;
+  using load_keys_t = cub::BlockLoad<bits_type, local_block, local_items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using load_values_t = cub::BlockLoad<std::conditional_t<has_values, Word, int>, local_block, local_items,
+                                       cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  struct stage {
+    union {
+      typename sort_t::TempStorage sort;
+      typename load_keys_t::TempStorage load_keys;
+      typename load_values_t::TempStorage load_values;
+    };
+    bits_type varying;
+  };
+  extern __shared__ __align__(16) unsigned char smem[];
+  stage& s = *reinterpret_cast<stage*>(smem);
+
+  std::uint64_t lo, hi;
+  std::uint32_t sel;
+  const std::uint64_t blk = blockIdx.x;
+  if (blk < window_blocks) {
+    if (blk >= window_counts->windows) return;
+    lo = window_lo[blk];
+    if (lo == ~0ull) return;  // no small child starts in this window
+    hi = window_hi[blk];
+    sel = window_sel[blk];
+  } else {
+    const std::uint64_t i = blk - window_blocks;
+    if (i >= segment_counts->segments) return;
+    const segment g = segments[i];
+    lo = g.begin;
+    hi = g.end;
+    sel = g.sel;
+  }
+  const int m = static_cast<int>(hi - lo);
+  const bits_type* ksrc = reinterpret_cast<const bits_type*>(keys.source(sel) + lo);
+  bits_type k[local_items];
+  load_keys_t(s.load_keys).Load(ksrc, k, m, ~bits_type{0});
+  // Blocked: key i of thread t is range position t * local_items + i.
+  const bits_type sort_mask =
+      (shift >= 8 * sizeof(bits_type) ? ~bits_type{0} : ((bits_type{1} << shift) - 1)) & ~((bits_type{1} << begin_bit) - 1);
+  if (threadIdx.x == 0) s.varying = 0;
+  bits_type first = 0;
+  __syncthreads();  // (the load's storage is not read again)
+  first = to_ordered<Key, Descending>(radix_traits<Key>::from_bits(ksrc[0]));
+  bits_type var = 0;
+#pragma unroll
+  for (int i = 0; i < local_items; ++i) {
+    const int pos = threadIdx.x * local_items + i;
+    if (pos < m) {
+      k[i] = to_ordered<Key, Descending>(radix_traits<Key>::from_bits(k[i]));
+      var |= (k[i] ^ first) & sort_mask;
+    } else {
+      k[i] = ~bits_type{0};
+    }
+  }
+  // OR of the varying bits over the block.
+  if constexpr (sizeof(bits_type) == 8) {
+    atomicOr(reinterpret_cast<unsigned long long*>(&s.varying), static_cast<unsigned long long>(var));
+  } else {
+    atomicOr(reinterpret_cast<unsigned int*>(&s.varying), static_cast<unsigned int>(var));
+  }
+  __syncthreads();
+  const bits_type varying = s.varying;
+  const unsigned end = varying == 0 ? 0u : 8u * sizeof(bits_type) - (sizeof(bits_type) == 8 ? __clzll(static_cast<long long>(varying)) : __clz(static_cast<int>(varying)));
+  __syncthreads();  // s.varying shares the union's neighbourhood; the sort storage is reused below
+  Key* kdst = keys.out + lo;
+  if constexpr (has_values) {
+    Word v[local_items];
+    const Word* vsrc = values.source(sel) + lo;
+    load_values_t(s.load_values).Load(vsrc, v, m);
+    __syncthreads();
+    if (end > begin_bit) {
+      sort_t(s.sort).SortBlockedToStriped(k, v, static_cast<int>(begin_bit), static_cast<int>(end));
+#pragma unroll
+      for (int i = 0; i < local_items; ++i) {
+        const int pos = i * local_block + threadIdx.x;
+        if (pos < m) {
+          kdst[pos] = from_ordered<Key, Descending>(k[i]);
+          values.out[lo + pos] = v[i];
+        }
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < local_items; ++i) {
+        const int pos = threadIdx.x * local_items + i;
+        if (pos < m) {
+          kdst[pos] = from_ordered<Key, Descending>(k[i]);
+          values.out[lo + pos] = v[i];
+        }
+      }
+    }
+  } else {
+    if (end > begin_bit) {
+      sort_t(s.sort).SortBlockedToStriped(k, static_cast<int>(begin_bit), static_cast<int>(end));
+#pragma unroll
+      for (int i = 0; i < local_items; ++i) {
+        const int pos = i * local_block + threadIdx.x;
+        if (pos < m) kdst[pos] = from_ordered<Key, Descending>(k[i]);
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < local_items; ++i) {
+        const int pos = threadIdx.x * local_items + i;
+        if (pos < m) kdst[pos] = from_ordered<Key, Descending>(k[i]);
+      }
+    }
+  }
+}
+
+/// Bytes of dynamic shared memory of local_sort_kernel.
+template <class Key, class Word>
+constexpr std::size_t local_shared_bytes() {
+  using bits_type = typename radix_traits<Key>::bits_type;
+  constexpr bool has_values = !std::is_same_v<Word, no_values>;
+  using value_t = std::conditional_t<has_values, Word, cub::NullType>;
+  using sort_t = cub::BlockRadixSort<bits_type, local_block, local_items, value_t>;
+  using load_keys_t = cub::BlockLoad<bits_type, local_block, local_items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using load_values_t = cub::BlockLoad<std::conditional_t<has_values, Word, int>, local_block, local_items,
+                                       cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  std::size_t a = sizeof(typename sort_t::TempStorage);
+  if (sizeof(typename load_keys_t::TempStorage) > a) a = sizeof(typename load_keys_t::TempStorage);
+  if (sizeof(typename load_values_t::TempStorage) > a) a = sizeof(typename load_values_t::TempStorage);
+  return (a + 15) / 16 * 16 + 16;
+}
+
+/// After the last level: the large buckets left (runs of more than local_max equal keys)
+/// copied to the output, one tile per block.
+template <class Key, class Word>
+__global__ void __launch_bounds__(tile_block) copy_kernel(level_tables t, buffers<Key> keys, buffers<Word> values) {
+  constexpr bool has_values = !std::is_same_v<Word, no_values>;
+  constexpr int tile_items = tile_block * tile_items_per_thread<Key, Word>;
+  const std::uint64_t tile = blockIdx.x;
+  if (tile >= t.counts->tiles) return;
+  const tile_place p = locate_tile<tile_items>(t, tile);
+  if (keys.source(p.b.sel) == keys.out) return;  // already in place (or in == out)
+  const Key* ks = keys.source(p.b.sel) + p.begin;
+  for (std::uint32_t i = threadIdx.x; i < p.count; i += tile_block) keys.out[p.begin + i] = ks[i];
+  if constexpr (has_values) {
+    const Word* vs = values.source(p.b.sel) + p.begin;
+    for (std::uint32_t i = threadIdx.x; i < p.count; i += tile_block) values.out[p.begin + i] = vs[i];
+  }
+}
+
+/// The kernels and temporary storage of one hybrid MSD sort of n keys of type Key
+/// (values of type Value; no_values for keys-only), bits [begin_bit, end_bit).
+template <class Key, class Value>
+class plan {
+ public:
+  using word = std::conditional_t<std::is_same_v<Value, no_values>, no_values, value_word<Value>>;
+  static constexpr bool has_values = !std::is_same_v<Value, no_values>;
+  static constexpr int tile_items = tile_block * tile_items_per_thread<Key, word>;
+
+  plan(std::uint64_t n, unsigned begin_bit, unsigned end_bit, bool descending)
+      : n_(n), begin_bit_(begin_bit), end_bit_(end_bit), descending_(descending) {
+    levels_ = (end_bit - begin_bit + digit_bits - 1) / digit_bits;
+    max_buckets_ = n / (local_max + 1) + 1;
+    max_tiles_ = (n + tile_items - 1) / tile_items + max_buckets_;
+    max_windows_ = n / window_items + max_buckets_ + 1;
+    max_segments_ = n / (window_items + 1) + 2;
+    matrix_entries_ = max_tiles_ * radix + 1;
+    scan_bytes_ = 0;
+    if (n > local_max) {
+      ONEPASS_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, scan_bytes_, static_cast<const std::uint32_t*>(nullptr),
+                                                        static_cast<unsigned long long*>(nullptr), cuda::std::plus<>{},
+                                                        0ull, static_cast<std::int64_t>(matrix_entries_)));
+    }
+  }
+
+  /// Global levels (MSD digit places) at most; the number run depends on the keys.
+  unsigned max_levels() const { return levels_; }
+  /// True when the input goes straight to the local finish (n <= local_max).
+  bool local_only() const { return n_ <= local_max; }
+
+  std::size_t temp_bytes() const {
+    std::size_t b = onepass::device::temp_alignment;
+    for (std::size_t part : parts()) b += onepass::device::align_up(part);
+    return b;
+  }
+
+  /// Enqueues the sort: keys.in -> keys.out (values alike), scratch buffers of n keys
+  /// (values) in keys.scratch (values.scratch); keys.in may equal keys.out.
+  void run(void* d_temp, buffers<Key> keys, buffers<word> values, cudaStream_t stream) const {
+    if (n_ == 0) return;
+    if (descending_) {
+      run_order<true>(d_temp, keys, values, stream);
+    } else {
+      run_order<false>(d_temp, keys, values, stream);
+    }
+  }
+
+ private:
+  std::array<std::size_t, 12> parts() const {
+    const bool levels = n_ > local_max;
+    return {levels ? matrix_entries_ * sizeof(std::uint32_t) : 0,
+            levels ? matrix_entries_ * sizeof(unsigned long long) : 0,
+            scan_bytes_,
+            levels ? max_buckets_ * sizeof(bucket) : 0,
+            levels ? max_buckets_ * sizeof(bucket) : 0,
+            levels ? max_tiles_ * sizeof(std::uint32_t) : 0,
+            levels ? max_tiles_ * sizeof(std::uint32_t) : 0,
+            3 * sizeof(level_counts),
+            max_segments_ * sizeof(segment),
+            levels ? max_windows_ * sizeof(unsigned long long) : 0,
+            levels ? max_windows_ * sizeof(unsigned long long) : 0,
+            levels ? max_windows_ * sizeof(std::uint32_t) : 0};
+  }
+
+  template <bool Descending>
+  void run_order(void* d_temp, buffers<Key> keys, buffers<word> values, cudaStream_t stream) const {
+    using onepass::device::align_up;
+    const auto sizes = parts();
+    unsigned char* p = onepass::device::aligned_start(d_temp);
+    unsigned char* ptr[12];
+    for (int i = 0; i < 12; ++i) {
+      ptr[i] = p;
+      p += align_up(sizes[i]);
+    }
+    auto* matrix = reinterpret_cast<std::uint32_t*>(ptr[0]);
+    auto* scanned = reinterpret_cast<unsigned long long*>(ptr[1]);
+    void* scan_temp = ptr[2];
+    bucket* bucket_list[2] = {reinterpret_cast<bucket*>(ptr[3]), reinterpret_cast<bucket*>(ptr[4])};
+    std::uint32_t* tile_bucket[2] = {reinterpret_cast<std::uint32_t*>(ptr[5]), reinterpret_cast<std::uint32_t*>(ptr[6])};
+    auto* counts = reinterpret_cast<level_counts*>(ptr[7]);  // [0], [1]: levels (alternating); [2]: segments
+    auto* segments = reinterpret_cast<segment*>(ptr[8]);
+    auto* window_lo = reinterpret_cast<unsigned long long*>(ptr[9]);
+    auto* window_hi = reinterpret_cast<unsigned long long*>(ptr[10]);
+    auto* window_sel = reinterpret_cast<std::uint32_t*>(ptr[11]);
+
+    constexpr auto local = local_sort_kernel<Key, word, Descending>;
+    constexpr std::size_t local_shared = local_shared_bytes<Key, word>();
+    onepass::sort::onesweep::detail::allow_dynamic_shared<local>(local_shared);
+
+    if (n_ <= local_max) {
+      // One local sort of the whole input on all its bits.
+      const segment whole{0, n_, in_buffer, 0};
+      const level_counts c{0, 0, 0, 1};
+      ONEPASS_CUDA_CHECK(cudaMemcpyAsync(segments, &whole, sizeof(segment), cudaMemcpyHostToDevice, stream));
+      ONEPASS_CUDA_CHECK(cudaMemcpyAsync(counts + 2, &c, sizeof(level_counts), cudaMemcpyHostToDevice, stream));
+      local<<<1, local_block, local_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, 0, counts + 2, segments,
+                                                      counts + 2, begin_bit_, end_bit_);
+      ONEPASS_CUDA_CHECK_LAUNCH();
+      return;
+    }
+
+    const std::uint64_t tiles0 = (n_ + tile_items - 1) / tile_items;
+    init_level_kernel<Key><<<static_cast<unsigned>(std::min<std::uint64_t>((tiles0 + 255) / 256, 4096)), 256, 0, stream>>>(
+        bucket_list[0], tile_bucket[0], counts, n_, tiles0, in_buffer);
+    ONEPASS_CUDA_CHECK_LAUNCH();
+    const auto tile_grid = static_cast<unsigned>(max_tiles_);
+    for (unsigned level = 0; level < levels_; ++level) {
+      const int cur = level % 2, nxt = 1 - cur;
+      const unsigned top = end_bit_ - level * digit_bits;
+      const unsigned shift = top - begin_bit_ > digit_bits ? top - digit_bits : begin_bit_;
+      const std::uint32_t mask = (1u << (top - shift)) - 1u;
+      const bool last = shift == begin_bit_;
+      level_tables t{bucket_list[cur], tile_bucket[cur], counts + cur, matrix, scanned};
+      tile_histogram_kernel<Key, word, Descending><<<tile_grid, tile_block, 0, stream>>>(t, keys, shift, mask);
+      ONEPASS_CUDA_CHECK_LAUNCH();
+      std::size_t scan_bytes = scan_bytes_;
+      ONEPASS_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(scan_temp, scan_bytes, matrix, scanned, cuda::std::plus<>{},
+                                                        0ull, static_cast<std::int64_t>(matrix_entries_), stream));
+      scatter_kernel<Key, word, Descending><<<tile_grid, tile_block, 0, stream>>>(t, keys, values, shift, mask);
+      ONEPASS_CUDA_CHECK_LAUNCH();
+      ONEPASS_CUDA_CHECK(cudaMemsetAsync(counts + nxt, 0, sizeof(level_counts), stream));
+      ONEPASS_CUDA_CHECK(cudaMemsetAsync(counts + 2, 0, sizeof(level_counts), stream));
+      ONEPASS_CUDA_CHECK(cudaMemsetAsync(window_lo, 0xFF, max_windows_ * sizeof(unsigned long long), stream));
+      ONEPASS_CUDA_CHECK(cudaMemsetAsync(window_hi, 0, max_windows_ * sizeof(unsigned long long), stream));
+      classify_kernel<Key><<<static_cast<unsigned>(max_buckets_), radix, 0, stream>>>(
+          t, bucket_list[nxt], tile_bucket[nxt], counts + nxt, segments, counts + 2, window_lo, window_hi, window_sel,
+          tile_items);
+      ONEPASS_CUDA_CHECK_LAUNCH();
+      local<<<static_cast<unsigned>(max_windows_ + max_segments_), local_block, local_shared, stream>>>(
+          keys, values, window_lo, window_hi, window_sel, max_windows_, counts + cur, segments, counts + 2, begin_bit_,
+          shift);
+      ONEPASS_CUDA_CHECK_LAUNCH();
+      if (last) {
+        level_tables rest{bucket_list[nxt], tile_bucket[nxt], counts + nxt, matrix, scanned};
+        copy_kernel<Key, word><<<tile_grid, tile_block, 0, stream>>>(rest, keys, values);
+        ONEPASS_CUDA_CHECK_LAUNCH();
+      }
+    }
+  }
+
+  std::uint64_t n_;
+  unsigned begin_bit_, end_bit_;
+  bool descending_;
+  unsigned levels_ = 0;
+  std::uint64_t max_buckets_ = 0, max_tiles_ = 0, max_windows_ = 0, max_segments_ = 0, matrix_entries_ = 0;
+  std::size_t scan_bytes_ = 0;
+};
+
+template <class Key, class Value>
+void sort_copy(const char* function, void* d_temp, std::size_t& temp_bytes, const Key* keys_in, Key* keys_out,
+               const Value* values_in, Value* values_out, std::size_t n, unsigned begin_bit, unsigned end_bit,
+               bool descending, cudaStream_t stream) {
+  namespace os = onepass::sort::onesweep::detail;
+  constexpr bool has_values = !std::is_same_v<Value, no_values>;
+  using word = typename plan<Key, Value>::word;
+  os::check_bits(function, begin_bit, end_bit, radix_traits<Key>::bits);
+  plan<Key, Value> p(n, begin_bit, end_bit, descending);
+  const bool scratch = !p.local_only();
+  const std::size_t plan_bytes = p.temp_bytes();
+  const std::size_t key_bytes = scratch ? onepass::device::align_up(n * sizeof(Key)) : 0;
+  std::size_t value_bytes = 0;
+  if constexpr (has_values) value_bytes = scratch ? onepass::device::align_up(n * sizeof(Value)) : 0;
+  const std::size_t required = plan_bytes + key_bytes + value_bytes;
+  if (d_temp == nullptr) {
+    temp_bytes = required;
+    return;
+  }
+  if (n == 0) return;
+  os::check_pointer(function, "d_keys_in", keys_in);
+  os::check_pointer(function, "d_keys_out", keys_out);
+  os::check_disjoint(function, "d_keys_out", "d_keys_in", keys_out, keys_in, n);
+  if constexpr (has_values) {
+    os::check_pointer(function, "d_values_in", values_in);
+    os::check_pointer(function, "d_values_out", values_out);
+    os::check_disjoint(function, "d_values_out", "d_values_in", values_out, values_in, n);
+  }
+  os::check_temp(function, temp_bytes, required);
+  unsigned char* extra = onepass::device::aligned_start(d_temp) + (plan_bytes - onepass::device::temp_alignment);
+  buffers<Key> k{keys_in, keys_out, reinterpret_cast<Key*>(extra)};
+  buffers<word> v{};
+  if constexpr (has_values)
+    v = buffers<word>{reinterpret_cast<const word*>(values_in), reinterpret_cast<word*>(values_out),
+                      reinterpret_cast<word*>(extra + key_bytes)};
+  p.run(d_temp, k, v, stream);
+}
+
+template <class Key, class Value>
+void sort_buffers(const char* function, void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys,
+                  double_buffer<Value>* values, std::size_t n, unsigned begin_bit, unsigned end_bit, bool descending,
+                  cudaStream_t stream) {
+  namespace os = onepass::sort::onesweep::detail;
+  constexpr bool has_values = !std::is_same_v<Value, no_values>;
+  using word = typename plan<Key, Value>::word;
+  os::check_bits(function, begin_bit, end_bit, radix_traits<Key>::bits);
+  plan<Key, Value> p(n, begin_bit, end_bit, descending);
+  const std::size_t required = p.temp_bytes();
+  if (d_temp == nullptr) {
+    temp_bytes = required;
+    return;
+  }
+  os::check_selector(function, "keys", keys.selector);
+  if constexpr (has_values) os::check_selector(function, "values", values->selector);
+  if (n == 0) return;
+  os::check_pointer(function, "keys.buffers[0]", keys.buffers[0]);
+  os::check_pointer(function, "keys.buffers[1]", keys.buffers[1]);
+  os::check_disjoint(function, "keys.buffers[1]", "keys.buffers[0]", keys.buffers[1], keys.buffers[0], n);
+  if constexpr (has_values) {
+    os::check_pointer(function, "values.buffers[0]", values->buffers[0]);
+    os::check_pointer(function, "values.buffers[1]", values->buffers[1]);
+    os::check_disjoint(function, "values.buffers[1]", "values.buffers[0]", values->buffers[1], values->buffers[0], n);
+  }
+  os::check_temp(function, temp_bytes, required);
+  // The sorted data ends in keys.current(): the input is read from it at level 0 (or by
+  // the local sort, in place), then it is the output; the alternate is the scratch.
+  buffers<Key> k{keys.current(), keys.current(), keys.alternate()};
+  buffers<word> v{};
+  if constexpr (has_values)
+    v = buffers<word>{reinterpret_cast<const word*>(values->current()), reinterpret_cast<word*>(values->current()),
+                      reinterpret_cast<word*>(values->alternate())};
+  p.run(d_temp, k, v, stream);
+}
+
+}  // namespace detail
+
+/// Sorts n keys with the hybrid MSD radix sort (Stehle & Jacobsen 2017, §4; see the file
+/// comment): d_keys_out[0, n) = d_keys_in[0, n) in ascending (or, with `descending`,
+/// descending) order of the bits [begin_bit, end_bit) of their order-preserving transform
+/// (sort/key_traits.hpp, as onesweep::sort_keys: IEEE totalOrder for float/double).
+/// Stable: keys equal on those bits keep their input order. Out-of-place: d_keys_in is
+/// not modified.
+///
+/// Key: uint32_t, int32_t, float, uint64_t, int64_t or double. d_keys_in, d_keys_out:
+/// device pointers to n keys, not overlapping. begin_bit < end_bit <= 8 * sizeof(Key).
+/// n: any size_t. Global passes: at most ceil((end_bit - begin_bit) / 8) levels, each a
+/// histogram read and a scatter of the keys still in buckets of more than 8192 keys, then
+/// one shared-memory finish per bucket of at most 8192 keys.
+///
+/// CUB's two-phase temporary storage: with d_temp == nullptr only temp_bytes is set
+/// (from n and the bit range; nothing enqueued). Otherwise d_temp must hold at least that
+/// many bytes (any alignment); the work is enqueued on `stream`, not waited for. Storage:
+/// n keys of scratch when n > 8192, plus about 1.2 bytes per key of bookkeeping (count
+/// matrix, its scan, bucket and tile lists) for 8-byte keys, 0.6 for 4-byte keys.
+///
+/// Throws onepass::error (nothing enqueued) for end_bit > 8 * sizeof(Key) or begin_bit >=
+/// end_bit, and in the run phase for null or misaligned pointers with n > 0, overlapping
+/// input and output, or temp_bytes below the query's answer; throws
+/// onepass::runtime_failure when a CUDA call or launch fails.
+template <class Key>
+void sort_keys(void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out, std::size_t n,
+               unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits, bool descending = false,
+               cudaStream_t stream = 0) {
+  onepass::sort::onesweep::detail::check_types<Key, detail::no_values>();
+  detail::sort_copy<Key, detail::no_values>("onepass::sort::hybrid_msd::sort_keys", d_temp, temp_bytes, d_keys_in,
+                                            d_keys_out, nullptr, nullptr, n, begin_bit, end_bit, descending, stream);
+}
+
+/// Sorts n (key, value) pairs by key with the hybrid MSD radix sort, stable: as
+/// sort_keys, and d_values_out[i] is the value that came with d_keys_out[i]. Value: any
+/// trivially copyable type of 4 or 8 bytes; d_values_in, d_values_out: device pointers to
+/// n values, aligned to sizeof(Value), not overlapping each other. Temporary storage:
+/// sort_keys's plus n values of scratch when n > 8192. Throws as sort_keys, also for
+/// null, misaligned or overlapping value pointers.
+template <class Key, class Value>
+void sort_pairs(void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out, const Value* d_values_in,
+                Value* d_values_out, std::size_t n, unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits,
+                bool descending = false, cudaStream_t stream = 0) {
+  onepass::sort::onesweep::detail::check_types<Key, Value>();
+  detail::sort_copy<Key, Value>("onepass::sort::hybrid_msd::sort_pairs", d_temp, temp_bytes, d_keys_in, d_keys_out,
+                                d_values_in, d_values_out, n, begin_bit, end_bit, descending, stream);
+}
+
+/// Sorts the n keys of keys.current() (double-buffer variant): both buffers (n keys each,
+/// not overlapping) may be overwritten; the sorted keys end in keys.current() (the
+/// selector is not changed). Order, stability, bit range and errors as sort_keys (plus a
+/// selector other than 0 or 1). Temporary storage: the bookkeeping only (no n keys).
+template <class Key>
+void sort_keys(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, std::size_t n, unsigned begin_bit = 0,
+               unsigned end_bit = radix_traits<Key>::bits, bool descending = false, cudaStream_t stream = 0) {
+  onepass::sort::onesweep::detail::check_types<Key, detail::no_values>();
+  detail::sort_buffers<Key, detail::no_values>("onepass::sort::hybrid_msd::sort_keys", d_temp, temp_bytes, keys,
+                                               nullptr, n, begin_bit, end_bit, descending, stream);
+}
+
+/// Sorts n pairs held in keys.current() / values.current() (double-buffer variant): as the
+/// keys-only double-buffer sort_keys; the sorted pairs end in the current buffers.
+template <class Key, class Value>
+void sort_pairs(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, double_buffer<Value>& values,
+                std::size_t n, unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits,
+                bool descending = false, cudaStream_t stream = 0) {
+  onepass::sort::onesweep::detail::check_types<Key, Value>();
+  detail::sort_buffers<Key, Value>("onepass::sort::hybrid_msd::sort_pairs", d_temp, temp_bytes, keys, &values, n,
+                                   begin_bit, end_bit, descending, stream);
+}
+
+}  // namespace onepass::sort::hybrid_msd

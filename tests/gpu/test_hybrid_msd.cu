@@ -1,0 +1,463 @@
+// Tests of the hybrid MSD radix sort (lib/include/onepass/sort/hybrid_msd.cuh) and of
+// onepass::sort (sort/sort.cuh): output equals std::stable_sort by ordered_bits
+// (sort/key_traits.hpp) restricted to [begin_bit, end_bit), for every key type and order,
+// on random, all-equal, sorted, reversed, few-distinct and entropy-band inputs; sizes 0, 1,
+// the local-finish threshold +- 1 (the whole input, and one top-digit bucket of exactly
+// that many keys), tile boundaries; heavily skewed inputs (one bucket holds 99% of the
+// keys; all keys share their top 24 / 56 bits); pairs are stable (values = input index)
+// with 4- and 8-byte values; both APIs; the registry entries; one input above 2^31 keys
+// (checked on the GPU); bad arguments. Skipped (GTEST_SKIP) without a CUDA device.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "onepass/error.hpp"
+#include "onepass/registry.hpp"
+#include "onepass/sort/hybrid_msd.cuh"
+#include "onepass/sort/key_traits.hpp"
+#include "onepass/sort/sort.cuh"
+#include "gpu_test_support.hpp"
+
+namespace {
+
+namespace hm = onepass::sort::hybrid_msd;
+using onepass::sort::key_field;
+using onepass::sort::ordered_bits;
+using onepass::sort::radix_traits;
+using onepass::testing::cuda_ok;
+using onepass::testing::dev;
+using onepass::testing::download;
+using onepass::testing::have_gpu;
+using onepass::testing::upload;
+
+#define REQUIRE_GPU()                                                                \
+  do {                                                                               \
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device: hybrid MSD GPU test skipped"; \
+  } while (0)
+
+constexpr std::size_t local_max = hm::detail::local_max;
+constexpr std::size_t window = hm::detail::window_items;
+
+template <class Key>
+Key from_word(std::uint64_t w) {
+  using bits_type = typename radix_traits<Key>::bits_type;
+  return onepass::sort::detail::bit_cast_from<Key, bits_type>(static_cast<bits_type>(w));
+}
+
+enum class pattern { random, all_equal, sorted, reversed, few_distinct, entropy4, top_bits_shared, skew99 };
+
+template <class Key>
+std::vector<Key> make_keys(pattern p, std::size_t n, std::uint64_t seed) {
+  constexpr unsigned bits = 8 * sizeof(Key);
+  std::mt19937_64 rng(seed);
+  std::vector<Key> keys(n);
+  const std::uint64_t common = rng();
+  const Key equal = from_word<Key>(rng());
+  Key set[5];
+  for (auto& k : set) k = from_word<Key>(rng());
+  for (auto& k : keys) {
+    switch (p) {
+      case pattern::all_equal: k = equal; break;
+      case pattern::few_distinct: k = set[rng() % 5]; break;
+      case pattern::entropy4: k = from_word<Key>(rng() & rng() & rng() & rng()); break;
+      case pattern::top_bits_shared: {
+        // Only the low (bits - 24) bits vary for 32-bit keys, the low 8 for 64-bit keys.
+        const unsigned free_bits = bits == 32 ? 8 : 8;
+        const std::uint64_t low_mask = (std::uint64_t{1} << free_bits) - 1;
+        k = from_word<Key>((common & ~low_mask) | (rng() & low_mask));
+        break;
+      }
+      case pattern::skew99:
+        // 99% of the keys in one top-digit bucket (top byte 0x5A), the rest anywhere.
+        if (rng() % 100 != 0) {
+          const std::uint64_t w = rng();
+          k = from_word<Key>((w & ((std::uint64_t{1} << (bits - 8)) - 1)) | (std::uint64_t{0x5A} << (bits - 8)));
+        } else {
+          k = from_word<Key>(rng());
+        }
+        break;
+      default: k = from_word<Key>(rng()); break;
+    }
+  }
+  if (p == pattern::sorted || p == pattern::reversed) {
+    std::sort(keys.begin(), keys.end(), [](Key a, Key b) { return ordered_bits(a, false) < ordered_bits(b, false); });
+    if (p == pattern::reversed) std::reverse(keys.begin(), keys.end());
+  }
+  return keys;
+}
+
+template <class Key>
+std::vector<std::uint32_t> oracle(const std::vector<Key>& keys, unsigned begin_bit, unsigned end_bit, bool descending) {
+  std::vector<std::uint32_t> idx(keys.size());
+  std::iota(idx.begin(), idx.end(), 0u);
+  std::stable_sort(idx.begin(), idx.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return key_field(ordered_bits(keys[a], descending), begin_bit, end_bit) <
+           key_field(ordered_bits(keys[b], descending), begin_bit, end_bit);
+  });
+  return idx;
+}
+
+enum class api { out_of_place, double_buffer, selector };
+
+struct config {
+  unsigned begin_bit = 0, end_bit = 0;  // end 0: key width
+  bool descending = false;
+  api how = api::out_of_place;
+};
+
+std::string describe(const config& c, std::size_t n) {
+  return "n=" + std::to_string(n) + " bits=[" + std::to_string(c.begin_bit) + "," + std::to_string(c.end_bit) + ")" +
+         (c.descending ? " descending" : " ascending") +
+         (c.how == api::double_buffer ? " double-buffer" : c.how == api::selector ? " onepass::sort" : " out-of-place");
+}
+
+/// Sorts on the GPU with `c` and compares with the oracle; Value = void: keys only
+/// (values are the input index otherwise).
+template <class Key, class Value = void>
+void check(const std::vector<Key>& keys, config c, const std::string& what) {
+  constexpr bool pairs = !std::is_void_v<Value>;
+  using V = std::conditional_t<pairs, Value, std::uint32_t>;
+  if (c.end_bit == 0) c.end_bit = radix_traits<Key>::bits;
+  const std::size_t n = keys.size();
+  std::vector<V> values(pairs ? n : 0);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<V>(i);
+  dev k0(n * sizeof(Key)), k1(n * sizeof(Key)), v0(pairs ? n * sizeof(V) : 0), v1(pairs ? n * sizeof(V) : 0);
+  upload(k0.as<Key>(), keys);
+  if (pairs) upload(v0.as<V>(), values);
+  if (n) cuda_ok(cudaMemset(k1.p, 0xA5, n * sizeof(Key)), "poison");
+  if (pairs && n) cuda_ok(cudaMemset(v1.p, 0xA5, n * sizeof(V)), "poison");
+  std::size_t temp_bytes = 0;
+  const Key* result_keys = k1.as<Key>();
+  const V* result_values = v1.as<V>();
+  if (c.how == api::double_buffer) {
+    hm::double_buffer<Key> kd(k0.as<Key>(), k1.as<Key>());
+    hm::double_buffer<V> vd(v0.as<V>(), v1.as<V>());
+    if constexpr (pairs) {
+      hm::sort_pairs(nullptr, temp_bytes, kd, vd, n, c.begin_bit, c.end_bit, c.descending);
+      dev temp(temp_bytes);
+      hm::sort_pairs(temp.p, temp_bytes, kd, vd, n, c.begin_bit, c.end_bit, c.descending);
+      cuda_ok(cudaDeviceSynchronize(), "sort_pairs (double buffer)");
+      EXPECT_EQ(vd.selector, 0);
+      result_values = vd.current();
+    } else {
+      hm::sort_keys(nullptr, temp_bytes, kd, n, c.begin_bit, c.end_bit, c.descending);
+      dev temp(temp_bytes);
+      hm::sort_keys(temp.p, temp_bytes, kd, n, c.begin_bit, c.end_bit, c.descending);
+      cuda_ok(cudaDeviceSynchronize(), "sort_keys (double buffer)");
+    }
+    EXPECT_EQ(kd.selector, 0);
+    result_keys = kd.current();
+  } else {
+    const bool sel = c.how == api::selector;
+    if constexpr (pairs) {
+      auto run = [&](void* t) {
+        if (sel)
+          onepass::sort::sort_pairs(t, temp_bytes, k0.as<const Key>(), k1.as<Key>(), v0.as<const V>(), v1.as<V>(), n,
+                                    c.begin_bit, c.end_bit, c.descending);
+        else
+          hm::sort_pairs(t, temp_bytes, k0.as<const Key>(), k1.as<Key>(), v0.as<const V>(), v1.as<V>(), n, c.begin_bit,
+                         c.end_bit, c.descending);
+      };
+      run(nullptr);
+      dev temp(temp_bytes);
+      run(temp.p);
+    } else {
+      auto run = [&](void* t) {
+        if (sel)
+          onepass::sort::sort_keys(t, temp_bytes, k0.as<const Key>(), k1.as<Key>(), n, c.begin_bit, c.end_bit,
+                                   c.descending);
+        else
+          hm::sort_keys(t, temp_bytes, k0.as<const Key>(), k1.as<Key>(), n, c.begin_bit, c.end_bit, c.descending);
+      };
+      run(nullptr);
+      dev temp(temp_bytes);
+      run(temp.p);
+    }
+    cuda_ok(cudaDeviceSynchronize(), "sort");
+    const auto in_after = download(k0.as<Key>(), n);
+    EXPECT_EQ(0, n ? std::memcmp(in_after.data(), keys.data(), n * sizeof(Key)) : 0) << what << ": input modified";
+  }
+  const auto out_keys = download(result_keys, n);
+  const auto out_values = pairs ? download(result_values, n) : std::vector<V>{};
+  const auto idx = oracle(keys, c.begin_bit, c.end_bit, c.descending);
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(0, std::memcmp(&out_keys[i], &keys[idx[i]], sizeof(Key)))
+        << what << " " << describe(c, n) << ": key mismatch at " << i;
+    if constexpr (pairs)
+      ASSERT_EQ(static_cast<std::uint64_t>(out_values[i]), static_cast<std::uint64_t>(idx[i]))
+          << what << " " << describe(c, n) << ": value (input index) mismatch at " << i << " (not stable)";
+  }
+}
+
+template <class Key>
+void check_key_type(const char* name) {
+  const std::size_t sizes[] = {0, 1, 2, 1000, local_max - 1, local_max, local_max + 1, 3 * local_max + 17, 250003};
+  std::uint64_t seed = 11;
+  for (bool descending : {false, true}) {
+    for (std::size_t n : sizes) {
+      for (pattern p : {pattern::random, pattern::all_equal, pattern::sorted, pattern::reversed, pattern::few_distinct,
+                        pattern::entropy4}) {
+        config c;
+        c.descending = descending;
+        check<Key>(make_keys<Key>(p, n, ++seed), c, name);
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+struct HybridMsd : ::testing::Test {
+  void SetUp() override { REQUIRE_GPU(); }
+};
+
+TEST_F(HybridMsd, KeysU32) { check_key_type<std::uint32_t>("u32"); }
+TEST_F(HybridMsd, KeysI32) { check_key_type<std::int32_t>("i32"); }
+TEST_F(HybridMsd, KeysF32) { check_key_type<float>("f32"); }
+TEST_F(HybridMsd, KeysU64) { check_key_type<std::uint64_t>("u64"); }
+TEST_F(HybridMsd, KeysI64) { check_key_type<std::int64_t>("i64"); }
+TEST_F(HybridMsd, KeysF64) { check_key_type<double>("f64"); }
+
+// Pairs, stable, 4- and 8-byte values, both APIs and the selector, larger inputs
+// (several levels: 2^22 keys make two levels of 32-bit keys).
+TEST_F(HybridMsd, PairsStable) {
+  std::uint64_t seed = 100;
+  for (api how : {api::out_of_place, api::double_buffer, api::selector}) {
+    for (std::size_t n : {std::size_t{5000}, std::size_t{70001}, std::size_t{1} << 22}) {
+      for (pattern p : {pattern::random, pattern::few_distinct, pattern::entropy4}) {
+        config c;
+        c.how = how;
+        check<std::uint32_t, std::uint32_t>(make_keys<std::uint32_t>(p, n, ++seed), c, "u32/u32");
+        check<std::uint64_t, std::uint64_t>(make_keys<std::uint64_t>(p, n, ++seed), c, "u64/u64");
+        c.descending = true;
+        check<std::uint32_t, std::uint64_t>(make_keys<std::uint32_t>(p, n, ++seed), c, "u32/u64");
+        check<double, std::uint32_t>(make_keys<double>(p, n, ++seed), c, "f64/u32");
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// Bit ranges: the MSD levels start at end_bit (the last level narrower), keys differ
+// outside the range.
+TEST_F(HybridMsd, BitRanges) {
+  std::uint64_t seed = 200;
+  const std::pair<unsigned, unsigned> ranges32[] = {{0, 12}, {4, 28}, {7, 32}, {31, 32}, {0, 31}};
+  const std::pair<unsigned, unsigned> ranges64[] = {{0, 20}, {13, 64}, {33, 40}, {0, 63}, {60, 64}};
+  for (std::size_t n : {std::size_t{3000}, std::size_t{200001}}) {
+    for (auto [b, e] : ranges32) {
+      config c{b, e, (b % 2) == 1, api::out_of_place};
+      check<std::uint32_t, std::uint32_t>(make_keys<std::uint32_t>(pattern::random, n, ++seed), c, "u32 range");
+      check<float>(make_keys<float>(pattern::random, n, ++seed), c, "f32 range");
+    }
+    for (auto [b, e] : ranges64) {
+      config c{b, e, (e % 2) == 1, api::double_buffer};
+      check<std::int64_t, std::uint32_t>(make_keys<std::int64_t>(pattern::random, n, ++seed), c, "i64 range");
+    }
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// Skewed inputs: 99% of the keys in one top-digit bucket; all keys sharing their top 24
+// (u32) or 56 (u64) bits, so the first levels find one bucket holding every key (it is not
+// moved); all-equal keys above local_max (copied after the last level).
+TEST_F(HybridMsd, Skewed) {
+  std::uint64_t seed = 300;
+  for (std::size_t n : {std::size_t{20000}, std::size_t{1} << 21}) {
+    for (pattern p : {pattern::skew99, pattern::top_bits_shared, pattern::all_equal}) {
+      for (api how : {api::out_of_place, api::double_buffer}) {
+        config c;
+        c.how = how;
+        check<std::uint32_t, std::uint32_t>(make_keys<std::uint32_t>(p, n, ++seed), c, "u32 skewed");
+        check<std::uint64_t>(make_keys<std::uint64_t>(p, n, ++seed), c, "u64 skewed");
+        c.descending = true;
+        check<std::int64_t, std::uint64_t>(make_keys<std::int64_t>(p, n, ++seed), c, "i64 skewed");
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// A top-digit bucket of exactly local_max - 1, local_max, local_max + 1, window and
+// window + 1 keys (local finish vs. a further level; segment vs. window batch), beside
+// buckets of every other size class, and tile boundaries inside buckets.
+TEST_F(HybridMsd, LocalFinishThreshold) {
+  std::uint64_t seed = 400;
+  const std::size_t tile32 = hm::detail::plan<std::uint32_t, hm::detail::no_values>::tile_items;
+  for (std::size_t m : {local_max - 1, local_max, local_max + 1, window, window + 1, tile32 - 1, tile32 + 1,
+                        2 * tile32}) {
+    std::mt19937_64 rng(++seed);
+    std::vector<std::uint32_t> keys;
+    for (std::size_t i = 0; i < m; ++i) keys.push_back((0x7Bu << 24) | static_cast<std::uint32_t>(rng() & 0xFFFFFF));
+    for (std::size_t i = 0; i < 3 * local_max + 5; ++i) keys.push_back(static_cast<std::uint32_t>(rng()));
+    for (std::size_t i = 0; i < 37; ++i) keys.push_back((0x7Cu << 24) | static_cast<std::uint32_t>(rng() & 0xFFFFFF));
+    std::shuffle(keys.begin(), keys.end(), rng);
+    config c;
+    check<std::uint32_t, std::uint32_t>(keys, c, "threshold m=" + std::to_string(m));
+    c.how = api::double_buffer;
+    check<std::uint32_t>(keys, c, "threshold m=" + std::to_string(m));
+    std::vector<std::uint64_t> keys64(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) keys64[i] = (std::uint64_t{keys[i]} << 32) | (rng() & 0xFFFF);
+    c.how = api::out_of_place;
+    check<std::uint64_t, std::uint64_t>(keys64, c, "threshold64 m=" + std::to_string(m));
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// Every registry entry (hybrid_msd, onepass_sort) for every shape sorts like the oracle.
+TEST_F(HybridMsd, RegistryEntries) {
+  namespace reg = onepass::registry;
+  int seen = 0;
+  for (const auto& e : reg::sorts()) {
+    if (e.where != reg::device::gpu || (e.name != "hybrid_msd" && e.name != "onepass_sort")) continue;
+    ++seen;
+    const std::size_t n = 300001;
+    const bool pairs = e.shape == reg::sort_shape::pairs_u32_u32 || e.shape == reg::sort_shape::pairs_u64_u64;
+    const std::size_t kb = e.shape == reg::sort_shape::keys_u64 || e.shape == reg::sort_shape::pairs_u64_u64 ? 8 : 4;
+    std::mt19937_64 rng(seen);
+    std::vector<unsigned char> host(n * kb);
+    for (auto& b : host) b = static_cast<unsigned char>(rng());
+    std::vector<std::uint64_t> vals(n);
+    std::iota(vals.begin(), vals.end(), 0);
+    dev ki(n * kb), ko(n * kb), vi(pairs ? n * kb : 0), vo(pairs ? n * kb : 0);
+    cuda_ok(cudaMemcpy(ki.p, host.data(), n * kb, cudaMemcpyHostToDevice), "upload");
+    if (pairs) {
+      std::vector<unsigned char> vb(n * kb);
+      for (std::size_t i = 0; i < n; ++i) std::memcpy(&vb[i * kb], &vals[i], kb);
+      cuda_ok(cudaMemcpy(vi.p, vb.data(), n * kb, cudaMemcpyHostToDevice), "upload");
+    }
+    reg::sort_params p;
+    std::size_t temp_bytes = 0;
+    e.gpu_run(nullptr, temp_bytes, ki.p, ko.p, vi.p, vo.p, n, p, nullptr);
+    dev temp(temp_bytes);
+    e.gpu_run(temp.p, temp_bytes, ki.p, ko.p, vi.p, vo.p, n, p, nullptr);
+    cuda_ok(cudaDeviceSynchronize(), "registry sort");
+    std::vector<unsigned char> out(n * kb);
+    cuda_ok(cudaMemcpy(out.data(), ko.p, n * kb, cudaMemcpyDeviceToHost), "download");
+    // Keys in order (by the key type's order) and a permutation of the input.
+    auto key_at = [&](const std::vector<unsigned char>& v, std::size_t i) -> std::uint64_t {
+      if (kb == 8) {
+        std::uint64_t x;
+        std::memcpy(&x, &v[i * 8], 8);
+        return x;
+      }
+      std::uint32_t x;
+      std::memcpy(&x, &v[i * 4], 4);
+      if (e.shape == reg::sort_shape::keys_f32) {
+        float f;
+        std::memcpy(&f, &x, 4);
+        return ordered_bits(f, false);
+      }
+      return x;
+    };
+    std::vector<std::uint64_t> a(n), b(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      a[i] = key_at(host, i);
+      b[i] = key_at(out, i);
+    }
+    std::sort(a.begin(), a.end());
+    ASSERT_EQ(a, b) << e.name << " " << reg::to_string(e.shape);
+  }
+  EXPECT_EQ(seen, 10) << "hybrid_msd and onepass_sort for the five shapes";
+}
+
+// The selector's rule: 64-bit keys from 2^24 keys on take the hybrid sort.
+TEST_F(HybridMsd, SelectorRule) {
+  using onepass::sort::algorithm;
+  using onepass::sort::choose_algorithm;
+  EXPECT_EQ(choose_algorithm(8, 0, std::uint64_t{1} << 28, 64), algorithm::hybrid_msd);
+  EXPECT_EQ(choose_algorithm(4, 0, std::uint64_t{1} << 28, 32), algorithm::onesweep);
+  EXPECT_EQ(choose_algorithm(8, 0, 1000, 64), algorithm::onesweep);
+  std::size_t t = 0;
+  EXPECT_EQ(onepass::sort::sort_keys<std::uint64_t>(nullptr, t, nullptr, nullptr, std::size_t{1} << 28),
+            algorithm::hybrid_msd);
+  EXPECT_GT(t, 0u);
+}
+
+// Bad input: the same errors as onesweep, nothing enqueued.
+TEST_F(HybridMsd, BadArguments) {
+  std::size_t t = 0;
+  EXPECT_THROW(hm::sort_keys<std::uint32_t>(nullptr, t, nullptr, nullptr, 10, 0, 33), onepass::error);
+  EXPECT_THROW(hm::sort_keys<std::uint64_t>(nullptr, t, nullptr, nullptr, 10, 9, 9), onepass::error);
+  hm::sort_keys<std::uint32_t>(nullptr, t, nullptr, nullptr, 100000);
+  dev temp(t), k(400000);
+  EXPECT_THROW(hm::sort_keys<std::uint32_t>(temp.p, t, nullptr, k.as<std::uint32_t>(), 100000), onepass::error);
+  EXPECT_THROW(hm::sort_keys<std::uint32_t>(temp.p, t, k.as<std::uint32_t>(), k.as<std::uint32_t>() + 1, 100000),
+               onepass::error);
+  std::size_t small = t - 1;
+  dev out(400000);
+  EXPECT_THROW(hm::sort_keys<std::uint32_t>(temp.p, small, k.as<std::uint32_t>(), out.as<std::uint32_t>(), 100000),
+               onepass::error);
+  try {
+    hm::sort_keys<std::uint32_t>(nullptr, t, nullptr, nullptr, 10, 0, 40);
+    FAIL() << "no throw";
+  } catch (const onepass::error& e) {
+    EXPECT_NE(std::string(e.what()).find("end_bit"), std::string::npos) << e.what();
+  }
+}
+
+// ----------------------------------------------------------------------------
+// Above 2^31 keys, checked on the GPU (keys from a hash of the index; sorted order and
+// an unchanged multiset: sum and hash sum).
+
+__host__ __device__ inline std::uint64_t mix64(std::uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return x;
+}
+
+__global__ void fill_hashed(std::uint32_t* keys, std::uint64_t n, std::uint64_t seed) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::uint64_t{gridDim.x} * blockDim.x)
+    keys[i] = static_cast<std::uint32_t>(mix64(i ^ seed));
+}
+
+__global__ void check_sorted(const std::uint32_t* keys, std::uint64_t n, unsigned long long* sums) {
+  unsigned long long s0 = 0, s1 = 0, bad = 0;
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::uint64_t{gridDim.x} * blockDim.x) {
+    const std::uint32_t k = keys[i];
+    s0 += k;
+    s1 += mix64(k);
+    if (i + 1 < n && keys[i + 1] < k) ++bad;
+  }
+  atomicAdd(&sums[0], s0);
+  atomicAdd(&sums[1], s1);
+  atomicAdd(&sums[2], bad);
+}
+
+TEST_F(HybridMsd, Above2Pow31Keys) {
+  const std::uint64_t n = (std::uint64_t{1} << 31) + (std::uint64_t{1} << 20) + 7;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  cuda_ok(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  std::size_t temp_bytes = 0;
+  hm::sort_keys<std::uint32_t>(nullptr, temp_bytes, nullptr, nullptr, n);
+  const std::uint64_t need = 2 * n * 4 + temp_bytes + (std::uint64_t{1} << 30);
+  if (need > free_bytes) GTEST_SKIP() << "needs " << need << " bytes of GPU memory, " << free_bytes << " free";
+  dev k0(n * 4), k1(n * 4), temp(temp_bytes), sums(6 * 8);
+  fill_hashed<<<4096, 256>>>(k0.as<std::uint32_t>(), n, 0x99);
+  cuda_ok(cudaMemset(sums.p, 0, 6 * 8), "memset");
+  auto* s = sums.as<unsigned long long>();
+  check_sorted<<<4096, 256>>>(k0.as<std::uint32_t>(), n, s);
+  hm::sort_keys(temp.p, temp_bytes, k0.as<const std::uint32_t>(), k1.as<std::uint32_t>(), n);
+  check_sorted<<<4096, 256>>>(k1.as<std::uint32_t>(), n, s + 3);
+  cuda_ok(cudaDeviceSynchronize(), "large sort");
+  unsigned long long h[6];
+  cuda_ok(cudaMemcpy(h, s, sizeof(h), cudaMemcpyDeviceToHost), "sums");
+  EXPECT_EQ(h[5], 0u) << "order violations";
+  EXPECT_EQ(h[3], h[0]) << "key sum changed";
+  EXPECT_EQ(h[4], h[1]) << "key hash sum changed";
+}
+
+}  // namespace
