@@ -57,10 +57,9 @@
 
 #include <cuda_runtime.h>
 
-#include <cub/block/block_load.cuh>
 #include <cub/block/block_radix_rank.cuh>
-#include <cub/block/block_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
 
 #include <algorithm>
 #include <array>
@@ -202,7 +201,8 @@ __device__ __forceinline__ tile_place locate_tile(const level_tables& t, std::ui
   return p;
 }
 
-/// Step 1: the digit counts of one tile into the count matrix.
+/// Step 1: the digit counts of each tile into the count matrix (blocks loop over the
+/// level's tiles: the grid is one wave, and a level without large buckets costs a launch).
 template <class Key, class Word, bool Descending>
 __global__ void __launch_bounds__(tile_block) tile_histogram_kernel(level_tables t, buffers<Key> keys, unsigned shift,
                                                                     std::uint32_t mask) {
@@ -210,25 +210,112 @@ __global__ void __launch_bounds__(tile_block) tile_histogram_kernel(level_tables
   constexpr int tile_items = tile_block * items;
   constexpr int warps = tile_block / 32;
   __shared__ std::uint32_t s_counts[warps][radix];
-  const std::uint64_t tile = blockIdx.x;
-  if (tile >= t.counts->tiles) return;
-  const tile_place p = locate_tile<tile_items>(t, tile);
-  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  for (int i = threadIdx.x; i < warps * static_cast<int>(radix); i += tile_block) (&s_counts[0][0])[i] = 0;
-  __syncthreads();
-  const Key* src = keys.source(p.b.sel) + p.begin;
-  for (std::uint32_t i = threadIdx.x; i < p.count; i += tile_block) {
-    const std::uint32_t d = static_cast<std::uint32_t>(to_ordered<Key, Descending>(src[i]) >> shift) & mask;
-    atomicAdd(&s_counts[warp][d], 1u);
-  }
-  (void)lane;
-  __syncthreads();
-  std::uint32_t* region = t.matrix + p.b.tile_base * radix;
-  for (unsigned d = threadIdx.x; d < radix; d += tile_block) {
-    std::uint32_t c = 0;
+  const std::uint64_t tiles = t.counts->tiles;
+  const unsigned warp = threadIdx.x / 32;
+  for (std::uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const tile_place p = locate_tile<tile_items>(t, tile);
+    for (int i = threadIdx.x; i < warps * static_cast<int>(radix); i += tile_block) (&s_counts[0][0])[i] = 0;
+    __syncthreads();
+    const Key* src = keys.source(p.b.sel) + p.begin;
+    for (std::uint32_t i = threadIdx.x; i < p.count; i += tile_block) {
+      const std::uint32_t d = static_cast<std::uint32_t>(to_ordered<Key, Descending>(src[i]) >> shift) & mask;
+      atomicAdd(&s_counts[warp][d], 1u);
+    }
+    __syncthreads();
+    std::uint32_t* region = t.matrix + p.b.tile_base * radix;
+    for (unsigned d = threadIdx.x; d < radix; d += tile_block) {
+      std::uint32_t c = 0;
 #pragma unroll
-    for (int w = 0; w < warps; ++w) c += s_counts[w][d];
-    region[static_cast<std::uint64_t>(d) * p.b.tiles + p.j] = c;
+      for (int w = 0; w < warps; ++w) c += s_counts[w][d];
+      region[static_cast<std::uint64_t>(d) * p.b.tiles + p.j] = c;
+    }
+    __syncthreads();
+  }
+}
+
+// Step 2: exclusive scan of the level's count matrix (its first tiles * radix + 1
+// entries; the count is on the device), in chunks of scan_chunk entries: chunk sums,
+// one block scanning the sums, then each chunk scanned from its offset.
+inline constexpr int scan_block = 256;
+inline constexpr int scan_items = 16;
+inline constexpr std::uint64_t scan_chunk = std::uint64_t{scan_block} * scan_items;
+
+__device__ __forceinline__ std::uint64_t matrix_entries(const level_counts* counts) {
+  return counts->tiles * radix + 1;
+}
+
+template <class Key>
+__global__ void __launch_bounds__(scan_block) scan_reduce_kernel(const level_counts* counts,
+                                                                 const std::uint32_t* matrix,
+                                                                 unsigned long long* chunk_sums) {
+  using reduce_t = cub::BlockReduce<unsigned long long, scan_block>;
+  __shared__ typename reduce_t::TempStorage s;
+  const std::uint64_t entries = matrix_entries(counts);
+  const std::uint64_t chunks = (entries + scan_chunk - 1) / scan_chunk;
+  for (std::uint64_t c = blockIdx.x; c < chunks; c += gridDim.x) {
+    unsigned long long sum = 0;
+    const std::uint64_t base = c * scan_chunk;
+#pragma unroll
+    for (int i = 0; i < scan_items; ++i) {
+      const std::uint64_t e = base + static_cast<std::uint64_t>(i) * scan_block + threadIdx.x;
+      if (e < entries) sum += matrix[e];
+    }
+    const unsigned long long total = reduce_t(s).Sum(sum);
+    if (threadIdx.x == 0) chunk_sums[c] = total;
+    __syncthreads();
+  }
+}
+
+template <class Key>
+__global__ void __launch_bounds__(1024) scan_chunks_kernel(const level_counts* counts,
+                                                           unsigned long long* chunk_sums) {
+  using scan_t = cub::BlockScan<unsigned long long, 1024>;
+  __shared__ typename scan_t::TempStorage s;
+  __shared__ unsigned long long s_carry;
+  const std::uint64_t chunks = (matrix_entries(counts) + scan_chunk - 1) / scan_chunk;
+  if (threadIdx.x == 0) s_carry = 0;
+  __syncthreads();
+  for (std::uint64_t base = 0; base < chunks; base += 1024) {
+    const std::uint64_t c = base + threadIdx.x;
+    const unsigned long long v = c < chunks ? chunk_sums[c] : 0ull;
+    unsigned long long prefix, total;
+    scan_t(s).ExclusiveSum(v, prefix, total);
+    const unsigned long long carry = s_carry;
+    if (c < chunks) chunk_sums[c] = carry + prefix;
+    __syncthreads();
+    if (threadIdx.x == 0) s_carry = carry + total;
+    __syncthreads();
+  }
+}
+
+template <class Key>
+__global__ void __launch_bounds__(scan_block) scan_apply_kernel(const level_counts* counts,
+                                                                const std::uint32_t* matrix,
+                                                                const unsigned long long* chunk_sums,
+                                                                unsigned long long* scanned) {
+  using scan_t = cub::BlockScan<unsigned long long, scan_block>;
+  __shared__ typename scan_t::TempStorage s;
+  const std::uint64_t entries = matrix_entries(counts);
+  const std::uint64_t chunks = (entries + scan_chunk - 1) / scan_chunk;
+  for (std::uint64_t c = blockIdx.x; c < chunks; c += gridDim.x) {
+    // Thread t scans entries [t * scan_items, (t + 1) * scan_items) of the chunk.
+    const std::uint64_t base = c * scan_chunk + static_cast<std::uint64_t>(threadIdx.x) * scan_items;
+    std::uint32_t v[scan_items];
+    unsigned long long sum = 0;
+#pragma unroll
+    for (int i = 0; i < scan_items; ++i) {
+      v[i] = base + i < entries ? matrix[base + i] : 0u;
+      sum += v[i];
+    }
+    unsigned long long prefix;
+    scan_t(s).ExclusiveSum(sum, prefix);
+    prefix += chunk_sums[c];
+#pragma unroll
+    for (int i = 0; i < scan_items; ++i) {
+      if (base + i < entries) scanned[base + i] = prefix;
+      prefix += v[i];
+    }
+    __syncthreads();
   }
 }
 
@@ -239,11 +326,12 @@ __device__ __forceinline__ std::uint64_t bucket_digit_count(const unsigned long 
   return region[static_cast<std::uint64_t>(d + 1) * b.tiles] - region[static_cast<std::uint64_t>(d) * b.tiles];
 }
 
-/// Step 3: the scatter of one tile (keys, then values, through shared memory in digit
-/// order).
+/// Step 3: the scatter of each tile (keys, then values, through shared memory in digit
+/// order). Blocks loop over the level's tiles.
 template <class Key, class Word, bool Descending>
-__global__ void __launch_bounds__(tile_block, 2) scatter_kernel(level_tables t, buffers<Key> keys, buffers<Word> values,
-                                                             unsigned shift, std::uint32_t mask) {
+__global__ void __launch_bounds__(tile_block, 2) scatter_kernel(level_tables t, buffers<Key> keys,
+                                                                buffers<Word> values, unsigned shift,
+                                                                std::uint32_t mask) {
   constexpr bool has_values = !std::is_same_v<Word, no_values>;
   using bits_type = typename radix_traits<Key>::bits_type;
   constexpr int items = tile_items_per_thread<Key, Word>;
@@ -262,72 +350,77 @@ __global__ void __launch_bounds__(tile_block, 2) scatter_kernel(level_tables t, 
     int trivial;
   };
   __shared__ stage s;
-  const std::uint64_t tile = blockIdx.x;
-  if (tile >= t.counts->tiles) return;
-  const tile_place p = locate_tile<tile_items>(t, tile);
-  const Key* src = keys.source(p.b.sel) + p.begin;
-  if (threadIdx.x == 0) {
-    const std::uint32_t d0 = static_cast<std::uint32_t>(to_ordered<Key, Descending>(src[0]) >> shift) & mask;
-    s.trivial = bucket_digit_count(t.scanned, p.b, d0) == p.b.count;
-  }
-  __syncthreads();
-  if (s.trivial) return;  // every key of the bucket has this digit: the bucket stays in place
-
+  const std::uint64_t tiles = t.counts->tiles;
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  // Warp-striped: key i of thread (warp, lane) is tile position warp * 32 * items + i * 32 + lane,
-  // the order in which BlockRadixRankMatch ranks (so the ranking is stable).
-  bits_type k[items];
-  int rank[items];
-#pragma unroll
-  for (int i = 0; i < items; ++i) {
-    const std::uint32_t pos = warp * 32 * items + i * 32 + lane;
-    k[i] = pos < p.count ? to_ordered<Key, Descending>(src[pos]) : ~bits_type{0};  // padding: last digit, after the keys
-  }
-  int prefix[1];
-  // Padding words are all ones: digit `mask`, ranked after the real keys of that digit.
-  rank_t(s.rank).RankKeys(k, rank, digit_of<bits_type>{shift, mask}, prefix);
-  {
-    const unsigned d = threadIdx.x;
-    const unsigned long long* region = t.scanned + p.b.tile_base * radix;
-    const unsigned long long first = region[static_cast<std::uint64_t>(d) * p.b.tiles + p.j] - region[0];
-    s.base[d] = static_cast<long long>(p.b.begin + first) - prefix[0];
-  }
-  __syncthreads();  // the rank storage is reused for the keys
-#pragma unroll
-  for (int i = 0; i < items; ++i) {
-    s.keys[rank[i]] = k[i];
-    if constexpr (has_values) s.digits[rank[i]] = static_cast<unsigned char>((k[i] >> shift) & mask);
-  }
-  __syncthreads();
-  Key* dst = keys.target(p.b.sel);
-  for (std::uint32_t slot = threadIdx.x; slot < p.count; slot += tile_block) {
-    const bits_type w = s.keys[slot];
-    const unsigned d = static_cast<unsigned>(w >> shift) & mask;
-    dst[s.base[d] + slot] = from_ordered<Key, Descending>(w);
-  }
-  if constexpr (has_values) {
-    const Word* vsrc = values.source(p.b.sel) + p.begin;
-    Word v[items];
-#pragma unroll
-    for (int i = 0; i < items; ++i) {
-      const std::uint32_t pos = warp * 32 * items + i * 32 + lane;
-      if (pos < p.count) v[i] = vsrc[pos];
-    }
-    __syncthreads();  // the keys' slots are reused for the values
-#pragma unroll
-    for (int i = 0; i < items; ++i) {
-      const std::uint32_t pos = warp * 32 * items + i * 32 + lane;
-      if (pos < p.count) s.values[rank[i]] = v[i];
+  for (std::uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const tile_place p = locate_tile<tile_items>(t, tile);
+    const Key* src = keys.source(p.b.sel) + p.begin;
+    if (threadIdx.x == 0) {
+      const std::uint32_t d0 = static_cast<std::uint32_t>(to_ordered<Key, Descending>(src[0]) >> shift) & mask;
+      s.trivial = bucket_digit_count(t.scanned, p.b, d0) == p.b.count;
     }
     __syncthreads();
-    Word* vdst = values.target(p.b.sel);
-    for (std::uint32_t slot = threadIdx.x; slot < p.count; slot += tile_block)
-      vdst[s.base[s.digits[slot]] + slot] = s.values[slot];
+    if (s.trivial) {  // every key of the bucket has this digit: the bucket stays in place
+      __syncthreads();
+      continue;
+    }
+    // Warp-striped: key i of thread (warp, lane) is tile position warp * 32 * items + i * 32
+    // + lane, the order in which BlockRadixRankMatch ranks (so the ranking is stable).
+    bits_type k[items];
+    int rank[items];
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      const std::uint32_t pos = warp * 32 * items + i * 32 + lane;
+      k[i] = pos < p.count ? to_ordered<Key, Descending>(src[pos]) : ~bits_type{0};
+    }
+    // Padding words are all ones: digit `mask`, ranked after the real keys of that digit.
+    int prefix[1];
+    rank_t(s.rank).RankKeys(k, rank, digit_of<bits_type>{shift, mask}, prefix);
+    {
+      const unsigned d = threadIdx.x;
+      const unsigned long long* region = t.scanned + p.b.tile_base * radix;
+      const unsigned long long first = region[static_cast<std::uint64_t>(d) * p.b.tiles + p.j] - region[0];
+      s.base[d] = static_cast<long long>(p.b.begin + first) - prefix[0];
+    }
+    __syncthreads();  // the rank storage is reused for the keys
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      s.keys[rank[i]] = k[i];
+      if constexpr (has_values) s.digits[rank[i]] = static_cast<unsigned char>((k[i] >> shift) & mask);
+    }
+    __syncthreads();
+    Key* dst = keys.target(p.b.sel);
+    for (std::uint32_t slot = threadIdx.x; slot < p.count; slot += tile_block) {
+      const bits_type w = s.keys[slot];
+      const unsigned d = static_cast<unsigned>(w >> shift) & mask;
+      dst[s.base[d] + slot] = from_ordered<Key, Descending>(w);
+    }
+    if constexpr (has_values) {
+      const Word* vsrc = values.source(p.b.sel) + p.begin;
+      Word v[items];
+#pragma unroll
+      for (int i = 0; i < items; ++i) {
+        const std::uint32_t pos = warp * 32 * items + i * 32 + lane;
+        if (pos < p.count) v[i] = vsrc[pos];
+      }
+      __syncthreads();  // the keys' slots are reused for the values
+#pragma unroll
+      for (int i = 0; i < items; ++i) {
+        const std::uint32_t pos = warp * 32 * items + i * 32 + lane;
+        if (pos < p.count) s.values[rank[i]] = v[i];
+      }
+      __syncthreads();
+      Word* vdst = values.target(p.b.sel);
+      for (std::uint32_t slot = threadIdx.x; slot < p.count; slot += tile_block)
+        vdst[s.base[s.digits[slot]] + slot] = s.values[slot];
+    }
+    __syncthreads();
   }
 }
 
-/// Step 4: the children of one large bucket (block b, thread d for digit d).
-/// After the last level the large children (runs of equal keys) are only copied.
+/// Step 4: the children of each large bucket (a block per bucket, thread d for digit d;
+/// blocks loop over the level's buckets). After the last level the large children (runs
+/// of equal keys) are only copied.
 template <class Key>
 __global__ void __launch_bounds__(radix) classify_kernel(level_tables t, bucket* next_buckets,
                                                          std::uint32_t* next_tile_bucket, level_counts* next_counts,
@@ -338,201 +431,254 @@ __global__ void __launch_bounds__(radix) classify_kernel(level_tables t, bucket*
   __shared__ std::uint64_t s_large_base[radix], s_large_tiles[radix];
   __shared__ int s_num_large;
   __shared__ int s_trivial;
-  const std::uint64_t bi = blockIdx.x;
-  if (bi >= t.counts->buckets) return;
-  const bucket b = t.buckets[bi];
+  const std::uint64_t buckets = t.counts->buckets;
   const unsigned d = threadIdx.x;
-  if (d == 0) {
-    s_num_large = 0;
-    s_trivial = 0;
-  }
-  __syncthreads();
-  const unsigned long long* region = t.scanned + b.tile_base * radix;
-  const std::uint64_t first = region[static_cast<std::uint64_t>(d) * b.tiles] - region[0];
-  const std::uint64_t count = region[static_cast<std::uint64_t>(d + 1) * b.tiles] - region[static_cast<std::uint64_t>(d) * b.tiles];
-  if (count == b.count) s_trivial = 1;
-  __syncthreads();
-  // A bucket of one digit was not moved: its only child is the bucket itself, same buffer.
-  const std::uint32_t sel = s_trivial ? b.sel : scatter_target(b.sel);
-  const std::uint64_t begin = b.begin + first;
-  if (count > local_max) {
-    // Large child: the next level's bucket (after the last level: copied to the output).
-    const std::uint64_t tiles = (count + tile_items - 1) / tile_items;
-    const auto idx = atomicAdd(&next_counts->buckets, 1ull);
-    const auto tile_base = atomicAdd(&next_counts->tiles, static_cast<unsigned long long>(tiles));
-    const auto window_base = atomicAdd(&next_counts->windows, static_cast<unsigned long long>(count / window_items + 1));
-    next_buckets[idx] = bucket{begin, count, tile_base, window_base, static_cast<std::uint32_t>(tiles), sel};
-    const int slot = atomicAdd(&s_num_large, 1);
-    s_large[slot] = static_cast<std::uint32_t>(idx);
-    s_large_base[slot] = tile_base;
-    s_large_tiles[slot] = tiles;
-  } else if (count > window_items) {
-    const auto idx = atomicAdd(&segment_counts->segments, 1ull);
-    segments[idx] = segment{begin, begin + count, sel, 0};
-  } else if (count > 0) {
-    const std::uint64_t w = b.window_base + (begin - b.begin) / window_items;
-    atomicMin(&window_lo[w], static_cast<unsigned long long>(begin));
-    atomicMax(&window_hi[w], static_cast<unsigned long long>(begin + count));
-    window_sel[w] = sel;  // every small child of this bucket has the same buffer
-  }
-  __syncthreads();
-  // The tile table of the large children, written by the whole block.
-  for (int c = 0; c < s_num_large; ++c) {
-    const std::uint64_t base = s_large_base[c], tiles = s_large_tiles[c];
-    for (std::uint64_t i = threadIdx.x; i < tiles; i += radix) next_tile_bucket[base + i] = s_large[c];
+  for (std::uint64_t bi = blockIdx.x; bi < buckets; bi += gridDim.x) {
+    const bucket b = t.buckets[bi];
+    if (d == 0) {
+      s_num_large = 0;
+      s_trivial = 0;
+    }
+    __syncthreads();
+    const unsigned long long* region = t.scanned + b.tile_base * radix;
+    const std::uint64_t first = region[static_cast<std::uint64_t>(d) * b.tiles] - region[0];
+    const std::uint64_t count =
+        region[static_cast<std::uint64_t>(d + 1) * b.tiles] - region[static_cast<std::uint64_t>(d) * b.tiles];
+    if (count == b.count) s_trivial = 1;
+    __syncthreads();
+    // A bucket of one digit was not moved: its only child is the bucket itself, same buffer.
+    const std::uint32_t sel = s_trivial ? b.sel : scatter_target(b.sel);
+    const std::uint64_t begin = b.begin + first;
+    if (count > local_max) {
+      const std::uint64_t tiles = (count + tile_items - 1) / tile_items;
+      const auto idx = atomicAdd(&next_counts->buckets, 1ull);
+      const auto tile_base = atomicAdd(&next_counts->tiles, static_cast<unsigned long long>(tiles));
+      const auto window_base =
+          atomicAdd(&next_counts->windows, static_cast<unsigned long long>(count / window_items + 1));
+      next_buckets[idx] = bucket{begin, count, tile_base, window_base, static_cast<std::uint32_t>(tiles), sel};
+      const int slot = atomicAdd(&s_num_large, 1);
+      s_large[slot] = static_cast<std::uint32_t>(idx);
+      s_large_base[slot] = tile_base;
+      s_large_tiles[slot] = tiles;
+    } else if (count > window_items) {
+      const auto idx = atomicAdd(&segment_counts->segments, 1ull);
+      segments[idx] = segment{begin, begin + count, sel, 0};
+    } else if (count > 0) {
+      const std::uint64_t w = b.window_base + (begin - b.begin) / window_items;
+      atomicMin(&window_lo[w], static_cast<unsigned long long>(begin));
+      atomicMax(&window_hi[w], static_cast<unsigned long long>(begin + count));
+      window_sel[w] = sel;  // every small child of this bucket has the same buffer
+    }
+    __syncthreads();
+    // The tile table of the large children, written by the whole block.
+    for (int c = 0; c < s_num_large; ++c) {
+      const std::uint64_t base = s_large_base[c], tiles = s_large_tiles[c];
+      for (std::uint64_t i = threadIdx.x; i < tiles; i += radix) next_tile_bucket[base + i] = s_large[c];
+    }
+    __syncthreads();
   }
 }
 
-/// Step 5: the local finish of one window (blocks [0, window_blocks)) or one segment
-/// (the blocks after): sorts the range's keys on the bits [begin_bit, shift) that vary
-/// inside it and writes them (and their values) to the output.
+/// Shared memory of the local finish.
+template <class Key, class Word>
+struct local_stage {
+  using bits_type = typename radix_traits<Key>::bits_type;
+  using rank_t = cub::BlockRadixRankMatch<local_block, digit_bits, false>;
+  static constexpr bool has_values = !std::is_same_v<Word, no_values>;
+  union {
+    typename rank_t::TempStorage rank;
+    bits_type keys[local_max];
+  };
+  std::uint16_t index[has_values ? local_max : 1];  // input position of each slot's key
+  bits_type varying;
+  int long_run;
+};
+
+/// Longest run of keys equal on the top bits that the local finish sorts by insertion
+/// (longer runs: LSD passes over the remaining bits).
+inline constexpr int local_tie_run = 16;
+
+/// Step 5: the local finish of each window, then each segment (blocks loop over them):
+/// sorts the range (at most local_max keys, all sharing the bits at and above `top`) on
+/// the bits that vary inside it and writes keys and values to the output. Passes of 8
+/// bits, least significant first, each a stable block-wide multisplit
+/// (cub::BlockRadixRankMatch) through shared memory; when more than 16 bits vary, only the
+/// top 16 are sorted that way and runs of keys equal on them (rare for random keys) are
+/// finished by insertion, or, when a run is longer than local_tie_run, by passes over the
+/// remaining bits.
 template <class Key, class Word, bool Descending>
 __global__ void __launch_bounds__(local_block, 1) local_sort_kernel(
     buffers<Key> keys, buffers<Word> values, const unsigned long long* window_lo, const unsigned long long* window_hi,
-    const std::uint32_t* window_sel, std::uint64_t window_blocks, const level_counts* window_counts,
-    const segment* segments, const level_counts* segment_counts, unsigned begin_bit, unsigned shift) {
-  constexpr bool has_values = !std::is_same_v<Word, no_values>;
-  using bits_type = typename radix_traits<Key>::bits_type;
-  using value_t = std::conditional_t<has_values, Word, cub::NullType>;
-  using sort_t = cub::BlockRadixSort<bits_type, local_block, local_items, value_t>;
-  using load_keys_t = cub::BlockLoad<bits_type, local_block, local_items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
-  using load_values_t = cub::BlockLoad<std::conditional_t<has_values, Word, int>, local_block, local_items,
-                                       cub::BLOCK_LOAD_WARP_TRANSPOSE>;
-  struct stage {
-    union {
-      typename sort_t::TempStorage sort;
-      typename load_keys_t::TempStorage load_keys;
-      typename load_values_t::TempStorage load_values;
-    };
-    bits_type varying;
-  };
+    const std::uint32_t* window_sel, const level_counts* window_counts, const segment* segments,
+    const level_counts* segment_counts, unsigned begin_bit, unsigned top) {
+  using stage = local_stage<Key, Word>;
+  using bits_type = typename stage::bits_type;
+  using rank_t = typename stage::rank_t;
+  constexpr bool has_values = stage::has_values;
+  constexpr int items = local_items;
+  constexpr unsigned key_bits = 8 * sizeof(bits_type);
   extern __shared__ __align__(16) unsigned char smem[];
   stage& s = *reinterpret_cast<stage*>(smem);
-
-  std::uint64_t lo, hi;
-  std::uint32_t sel;
-  const std::uint64_t blk = blockIdx.x;
-  if (blk < window_blocks) {
-    if (blk >= window_counts->windows) return;
-    lo = window_lo[blk];
-    if (lo == ~0ull) return;  // no small child starts in this window
-    hi = window_hi[blk];
-    sel = window_sel[blk];
-  } else {
-    const std::uint64_t i = blk - window_blocks;
-    if (i >= segment_counts->segments) return;
-    const segment g = segments[i];
-    lo = g.begin;
-    hi = g.end;
-    sel = g.sel;
-  }
-  const int m = static_cast<int>(hi - lo);
-  const bits_type* ksrc = reinterpret_cast<const bits_type*>(keys.source(sel) + lo);
-  bits_type k[local_items];
-  load_keys_t(s.load_keys).Load(ksrc, k, m, ~bits_type{0});
-  // Blocked: key i of thread t is range position t * local_items + i.
-  const bits_type sort_mask =
-      (shift >= 8 * sizeof(bits_type) ? ~bits_type{0} : ((bits_type{1} << shift) - 1)) & ~((bits_type{1} << begin_bit) - 1);
-  if (threadIdx.x == 0) s.varying = 0;
-  bits_type first = 0;
-  __syncthreads();  // (the load's storage is not read again)
-  first = to_ordered<Key, Descending>(radix_traits<Key>::from_bits(ksrc[0]));
-  bits_type var = 0;
-#pragma unroll
-  for (int i = 0; i < local_items; ++i) {
-    const int pos = threadIdx.x * local_items + i;
-    if (pos < m) {
-      k[i] = to_ordered<Key, Descending>(radix_traits<Key>::from_bits(k[i]));
-      var |= (k[i] ^ first) & sort_mask;
+  const std::uint64_t windows = window_counts != nullptr ? window_counts->windows : 0;
+  const std::uint64_t jobs = windows + segment_counts->segments;
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const bits_type sort_mask = (top >= key_bits ? ~bits_type{0} : ((bits_type{1} << top) - 1)) &
+                              ~((bits_type{1} << begin_bit) - 1);
+  for (std::uint64_t job = blockIdx.x; job < jobs; job += gridDim.x) {
+    std::uint64_t lo, hi;
+    std::uint32_t sel;
+    if (job < windows) {
+      lo = window_lo[job];
+      if (lo == ~0ull) continue;  // no small child starts in this window (block-uniform)
+      hi = window_hi[job];
+      sel = window_sel[job];
     } else {
-      k[i] = ~bits_type{0};
+      const segment g = segments[job - windows];
+      lo = g.begin;
+      hi = g.end;
+      sel = g.sel;
     }
-  }
-  // OR of the varying bits over the block.
-  if constexpr (sizeof(bits_type) == 8) {
-    atomicOr(reinterpret_cast<unsigned long long*>(&s.varying), static_cast<unsigned long long>(var));
-  } else {
-    atomicOr(reinterpret_cast<unsigned int*>(&s.varying), static_cast<unsigned int>(var));
-  }
-  __syncthreads();
-  const bits_type varying = s.varying;
-  const unsigned end = varying == 0 ? 0u : 8u * sizeof(bits_type) - (sizeof(bits_type) == 8 ? __clzll(static_cast<long long>(varying)) : __clz(static_cast<int>(varying)));
-  __syncthreads();  // s.varying shares the union's neighbourhood; the sort storage is reused below
-  Key* kdst = keys.out + lo;
-  if constexpr (has_values) {
-    Word v[local_items];
-    const Word* vsrc = values.source(sel) + lo;
-    load_values_t(s.load_values).Load(vsrc, v, m);
+    const int m = static_cast<int>(hi - lo);
+    const Key* ksrc = keys.source(sel) + lo;
+    const bits_type first = to_ordered<Key, Descending>(ksrc[0]);
+    if (threadIdx.x == 0) {
+      s.varying = 0;
+      s.long_run = 0;
+    }
+    // Warp-striped loads (coalesced; the rank order of BlockRadixRankMatch).
+    bits_type k[items];
+    std::uint32_t idx[items];
+    bits_type var = 0;
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      const int pos = warp * 32 * items + i * 32 + lane;
+      idx[i] = static_cast<std::uint32_t>(pos);
+      if (pos < m) {
+        k[i] = to_ordered<Key, Descending>(ksrc[pos]);
+        var |= (k[i] ^ first) & sort_mask;
+      } else {
+        k[i] = ~bits_type{0};  // padding: after every key at every pass
+      }
+    }
     __syncthreads();
-    if (end > begin_bit) {
-      sort_t(s.sort).SortBlockedToStriped(k, v, static_cast<int>(begin_bit), static_cast<int>(end));
+    if constexpr (sizeof(bits_type) == 8) {
+      if (var) atomicOr(reinterpret_cast<unsigned long long*>(&s.varying), static_cast<unsigned long long>(var));
+    } else {
+      if (var) atomicOr(reinterpret_cast<unsigned int*>(&s.varying), static_cast<unsigned int>(var));
+    }
+    __syncthreads();
+    const bits_type varying = s.varying;
+    Key* kdst = keys.out + lo;
+    if (varying == 0) {
+      // Nothing to sort (one key, or keys equal on the sorted bits): copied in order.
 #pragma unroll
-      for (int i = 0; i < local_items; ++i) {
-        const int pos = i * local_block + threadIdx.x;
+      for (int i = 0; i < items; ++i) {
+        const int pos = warp * 32 * items + i * 32 + lane;
         if (pos < m) {
           kdst[pos] = from_ordered<Key, Descending>(k[i]);
-          values.out[lo + pos] = v[i];
+          if constexpr (has_values) values.out[lo + pos] = values.source(sel)[lo + pos];
         }
       }
-    } else {
+      __syncthreads();
+      continue;
+    }
+    const unsigned low_bit = sizeof(bits_type) == 8 ? __ffsll(static_cast<long long>(varying)) - 1
+                                                    : __ffs(static_cast<int>(varying)) - 1;
+    const unsigned high_bit = key_bits - (sizeof(bits_type) == 8 ? __clzll(static_cast<long long>(varying))
+                                                                  : __clz(static_cast<int>(varying)));
+    // One stable pass on bits [bit, bit + width): rank, then place keys (and input
+    // positions) in shared memory in rank order, then reload them warp-striped.
+    auto pass = [&](unsigned bit, unsigned width) {
+      int rank[items];
+      rank_t(s.rank).RankKeys(k, rank, digit_of<bits_type>{bit, (1u << width) - 1u});
+      __syncthreads();  // the rank storage is reused for the keys
 #pragma unroll
-      for (int i = 0; i < local_items; ++i) {
-        const int pos = threadIdx.x * local_items + i;
-        if (pos < m) {
-          kdst[pos] = from_ordered<Key, Descending>(k[i]);
-          values.out[lo + pos] = v[i];
+      for (int i = 0; i < items; ++i) {
+        s.keys[rank[i]] = k[i];
+        if constexpr (has_values) s.index[rank[i]] = static_cast<std::uint16_t>(idx[i]);
+      }
+      __syncthreads();
+#pragma unroll
+      for (int i = 0; i < items; ++i) {
+        const int pos = warp * 32 * items + i * 32 + lane;
+        k[i] = s.keys[pos];
+        if constexpr (has_values) idx[i] = s.index[pos];
+      }
+      __syncthreads();
+    };
+    auto passes = [&](unsigned from, unsigned to) {
+      for (unsigned bit = from; bit < to; bit += digit_bits) pass(bit, to - bit < digit_bits ? to - bit : digit_bits);
+    };
+    const unsigned split = high_bit - low_bit > 16 ? high_bit - 16 : low_bit;
+    passes(split, high_bit);
+    if (split > low_bit) {
+      // Keys are in slot order in s.keys (the last pass placed them): runs equal on bits
+      // [split, high_bit) are sorted on the full word by insertion, one thread per run.
+      for (int slot = threadIdx.x; slot < m; slot += local_block) {
+        auto top_of = [&](bits_type w) { return (w & sort_mask) >> split; };
+        const bits_type head = top_of(s.keys[slot]);
+        if ((slot > 0 && top_of(s.keys[slot - 1]) == head) || slot + 1 >= m || top_of(s.keys[slot + 1]) != head)
+          continue;  // not the first slot of a run of two or more
+        int end = slot + 1;
+        while (end < m && top_of(s.keys[end]) == head && end - slot <= local_tie_run) ++end;
+        if (end - slot > local_tie_run) {
+          s.long_run = 1;
+          continue;
+        }
+        for (int i = slot + 1; i < end; ++i) {
+          const bits_type key = s.keys[i];
+          std::uint16_t from = 0;
+          if constexpr (has_values) from = s.index[i];
+          int j = i - 1;
+          while (j >= slot && (s.keys[j] & sort_mask) > (key & sort_mask)) {
+            s.keys[j + 1] = s.keys[j];
+            if constexpr (has_values) s.index[j + 1] = s.index[j];
+            --j;
+          }
+          s.keys[j + 1] = key;
+          if constexpr (has_values) s.index[j + 1] = from;
         }
       }
-    }
-  } else {
-    if (end > begin_bit) {
-      sort_t(s.sort).SortBlockedToStriped(k, static_cast<int>(begin_bit), static_cast<int>(end));
+      __syncthreads();
+      if (s.long_run) {
+        // Long runs: LSD passes over the remaining bits, then the top bits again (stable
+        // passes from an order that keeps equal keys in input order).
 #pragma unroll
-      for (int i = 0; i < local_items; ++i) {
-        const int pos = i * local_block + threadIdx.x;
-        if (pos < m) kdst[pos] = from_ordered<Key, Descending>(k[i]);
-      }
-    } else {
-#pragma unroll
-      for (int i = 0; i < local_items; ++i) {
-        const int pos = threadIdx.x * local_items + i;
-        if (pos < m) kdst[pos] = from_ordered<Key, Descending>(k[i]);
+        for (int i = 0; i < items; ++i) {
+          const int pos = warp * 32 * items + i * 32 + lane;
+          k[i] = s.keys[pos];
+          if constexpr (has_values) idx[i] = s.index[pos];
+        }
+        __syncthreads();
+        passes(low_bit, split);
+        passes(split, high_bit);
       }
     }
+    // s.keys (and s.index) hold the range in sorted order.
+    for (int slot = threadIdx.x; slot < m; slot += local_block) {
+      kdst[slot] = from_ordered<Key, Descending>(s.keys[slot]);
+      if constexpr (has_values) values.out[lo + slot] = values.source(sel)[lo + s.index[slot]];
+    }
+    __syncthreads();
   }
-}
-
-/// Bytes of dynamic shared memory of local_sort_kernel.
-template <class Key, class Word>
-constexpr std::size_t local_shared_bytes() {
-  using bits_type = typename radix_traits<Key>::bits_type;
-  constexpr bool has_values = !std::is_same_v<Word, no_values>;
-  using value_t = std::conditional_t<has_values, Word, cub::NullType>;
-  using sort_t = cub::BlockRadixSort<bits_type, local_block, local_items, value_t>;
-  using load_keys_t = cub::BlockLoad<bits_type, local_block, local_items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
-  using load_values_t = cub::BlockLoad<std::conditional_t<has_values, Word, int>, local_block, local_items,
-                                       cub::BLOCK_LOAD_WARP_TRANSPOSE>;
-  std::size_t a = sizeof(typename sort_t::TempStorage);
-  if (sizeof(typename load_keys_t::TempStorage) > a) a = sizeof(typename load_keys_t::TempStorage);
-  if (sizeof(typename load_values_t::TempStorage) > a) a = sizeof(typename load_values_t::TempStorage);
-  return (a + 15) / 16 * 16 + 16;
 }
 
 /// After the last level: the large buckets left (runs of more than local_max equal keys)
-/// copied to the output, one tile per block.
+/// copied to the output, one tile per block iteration.
 template <class Key, class Word>
 __global__ void __launch_bounds__(tile_block) copy_kernel(level_tables t, buffers<Key> keys, buffers<Word> values) {
   constexpr bool has_values = !std::is_same_v<Word, no_values>;
   constexpr int tile_items = tile_block * tile_items_per_thread<Key, Word>;
-  const std::uint64_t tile = blockIdx.x;
-  if (tile >= t.counts->tiles) return;
-  const tile_place p = locate_tile<tile_items>(t, tile);
-  if (keys.source(p.b.sel) == keys.out) return;  // already in place (or in == out)
-  const Key* ks = keys.source(p.b.sel) + p.begin;
-  for (std::uint32_t i = threadIdx.x; i < p.count; i += tile_block) keys.out[p.begin + i] = ks[i];
-  if constexpr (has_values) {
-    const Word* vs = values.source(p.b.sel) + p.begin;
-    for (std::uint32_t i = threadIdx.x; i < p.count; i += tile_block) values.out[p.begin + i] = vs[i];
+  const std::uint64_t tiles = t.counts->tiles;
+  for (std::uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const tile_place p = locate_tile<tile_items>(t, tile);
+    if (keys.source(p.b.sel) == keys.out) continue;  // already in place (or in == out)
+    const Key* ks = keys.source(p.b.sel) + p.begin;
+    for (std::uint32_t i = threadIdx.x; i < p.count; i += tile_block) keys.out[p.begin + i] = ks[i];
+    if constexpr (has_values) {
+      const Word* vs = values.source(p.b.sel) + p.begin;
+      for (std::uint32_t i = threadIdx.x; i < p.count; i += tile_block) values.out[p.begin + i] = vs[i];
+    }
   }
 }
 
@@ -553,12 +699,7 @@ class plan {
     max_windows_ = n / window_items + max_buckets_ + 1;
     max_segments_ = n / (window_items + 1) + 2;
     matrix_entries_ = max_tiles_ * radix + 1;
-    scan_bytes_ = 0;
-    if (n > local_max) {
-      ONEPASS_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, scan_bytes_, static_cast<const std::uint32_t*>(nullptr),
-                                                        static_cast<unsigned long long*>(nullptr), cuda::std::plus<>{},
-                                                        0ull, static_cast<std::int64_t>(matrix_entries_)));
-    }
+    max_chunks_ = (matrix_entries_ + scan_chunk - 1) / scan_chunk;
   }
 
   /// Global levels (MSD digit places) at most; the number run depends on the keys.
@@ -588,7 +729,7 @@ class plan {
     const bool levels = n_ > local_max;
     return {levels ? matrix_entries_ * sizeof(std::uint32_t) : 0,
             levels ? matrix_entries_ * sizeof(unsigned long long) : 0,
-            scan_bytes_,
+            levels ? max_chunks_ * sizeof(unsigned long long) : 0,
             levels ? max_buckets_ * sizeof(bucket) : 0,
             levels ? max_buckets_ * sizeof(bucket) : 0,
             levels ? max_tiles_ * sizeof(std::uint32_t) : 0,
@@ -612,7 +753,7 @@ class plan {
     }
     auto* matrix = reinterpret_cast<std::uint32_t*>(ptr[0]);
     auto* scanned = reinterpret_cast<unsigned long long*>(ptr[1]);
-    void* scan_temp = ptr[2];
+    auto* chunk_sums = reinterpret_cast<unsigned long long*>(ptr[2]);
     bucket* bucket_list[2] = {reinterpret_cast<bucket*>(ptr[3]), reinterpret_cast<bucket*>(ptr[4])};
     std::uint32_t* tile_bucket[2] = {reinterpret_cast<std::uint32_t*>(ptr[5]), reinterpret_cast<std::uint32_t*>(ptr[6])};
     auto* counts = reinterpret_cast<level_counts*>(ptr[7]);  // [0], [1]: levels (alternating); [2]: segments
@@ -622,7 +763,7 @@ class plan {
     auto* window_sel = reinterpret_cast<std::uint32_t*>(ptr[11]);
 
     constexpr auto local = local_sort_kernel<Key, word, Descending>;
-    constexpr std::size_t local_shared = local_shared_bytes<Key, word>();
+    constexpr std::size_t local_shared = sizeof(local_stage<Key, word>);
     onepass::sort::onesweep::detail::allow_dynamic_shared<local>(local_shared);
 
     if (n_ <= local_max) {
@@ -631,17 +772,36 @@ class plan {
       const level_counts c{0, 0, 0, 1};
       ONEPASS_CUDA_CHECK(cudaMemcpyAsync(segments, &whole, sizeof(segment), cudaMemcpyHostToDevice, stream));
       ONEPASS_CUDA_CHECK(cudaMemcpyAsync(counts + 2, &c, sizeof(level_counts), cudaMemcpyHostToDevice, stream));
-      local<<<1, local_block, local_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, 0, counts + 2, segments,
+      local<<<1, local_block, local_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr, segments,
                                                       counts + 2, begin_bit_, end_bit_);
       ONEPASS_CUDA_CHECK_LAUNCH();
       return;
     }
 
+    // Grids of one wave (the kernels loop over the level's work, whose size is on the
+    // device): a level with nothing left costs a launch per kernel.
+    using onepass::device::resident_blocks;
+    constexpr auto histogram = tile_histogram_kernel<Key, word, Descending>;
+    constexpr auto scatter = scatter_kernel<Key, word, Descending>;
+    constexpr auto classify = classify_kernel<Key>;
+    constexpr auto copy = copy_kernel<Key, word>;
+    constexpr auto reduce = scan_reduce_kernel<Key>;
+    constexpr auto apply = scan_apply_kernel<Key>;
+    auto wave = [](unsigned slots, std::uint64_t most) {
+      return static_cast<unsigned>(most < slots ? (most > 0 ? most : 1) : slots);
+    };
+    const unsigned histogram_grid = wave(resident_blocks<histogram>(tile_block), max_tiles_);
+    const unsigned scatter_grid = wave(resident_blocks<scatter>(tile_block), max_tiles_);
+    const unsigned classify_grid = wave(resident_blocks<classify>(radix), max_buckets_);
+    const unsigned copy_grid = wave(resident_blocks<copy>(tile_block), max_tiles_);
+    const unsigned reduce_grid = wave(resident_blocks<reduce>(scan_block), max_chunks_);
+    const unsigned apply_grid = wave(resident_blocks<apply>(scan_block), max_chunks_);
+    const unsigned local_grid = wave(resident_blocks<local>(local_block, local_shared), max_windows_ + max_segments_);
+
     const std::uint64_t tiles0 = (n_ + tile_items - 1) / tile_items;
     init_level_kernel<Key><<<static_cast<unsigned>(std::min<std::uint64_t>((tiles0 + 255) / 256, 4096)), 256, 0, stream>>>(
         bucket_list[0], tile_bucket[0], counts, n_, tiles0, in_buffer);
     ONEPASS_CUDA_CHECK_LAUNCH();
-    const auto tile_grid = static_cast<unsigned>(max_tiles_);
     for (unsigned level = 0; level < levels_; ++level) {
       const int cur = level % 2, nxt = 1 - cur;
       const unsigned top = end_bit_ - level * digit_bits;
@@ -649,28 +809,31 @@ class plan {
       const std::uint32_t mask = (1u << (top - shift)) - 1u;
       const bool last = shift == begin_bit_;
       level_tables t{bucket_list[cur], tile_bucket[cur], counts + cur, matrix, scanned};
-      tile_histogram_kernel<Key, word, Descending><<<tile_grid, tile_block, 0, stream>>>(t, keys, shift, mask);
+      histogram<<<histogram_grid, tile_block, 0, stream>>>(t, keys, shift, mask);
       ONEPASS_CUDA_CHECK_LAUNCH();
-      std::size_t scan_bytes = scan_bytes_;
-      ONEPASS_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(scan_temp, scan_bytes, matrix, scanned, cuda::std::plus<>{},
-                                                        0ull, static_cast<std::int64_t>(matrix_entries_), stream));
-      scatter_kernel<Key, word, Descending><<<tile_grid, tile_block, 0, stream>>>(t, keys, values, shift, mask);
+      reduce<<<reduce_grid, scan_block, 0, stream>>>(counts + cur, matrix, chunk_sums);
+      ONEPASS_CUDA_CHECK_LAUNCH();
+      scan_chunks_kernel<Key><<<1, 1024, 0, stream>>>(counts + cur, chunk_sums);
+      ONEPASS_CUDA_CHECK_LAUNCH();
+      apply<<<apply_grid, scan_block, 0, stream>>>(counts + cur, matrix, chunk_sums, scanned);
+      ONEPASS_CUDA_CHECK_LAUNCH();
+      scatter<<<scatter_grid, tile_block, 0, stream>>>(t, keys, values, shift, mask);
       ONEPASS_CUDA_CHECK_LAUNCH();
       ONEPASS_CUDA_CHECK(cudaMemsetAsync(counts + nxt, 0, sizeof(level_counts), stream));
       ONEPASS_CUDA_CHECK(cudaMemsetAsync(counts + 2, 0, sizeof(level_counts), stream));
       ONEPASS_CUDA_CHECK(cudaMemsetAsync(window_lo, 0xFF, max_windows_ * sizeof(unsigned long long), stream));
       ONEPASS_CUDA_CHECK(cudaMemsetAsync(window_hi, 0, max_windows_ * sizeof(unsigned long long), stream));
-      classify_kernel<Key><<<static_cast<unsigned>(max_buckets_), radix, 0, stream>>>(
-          t, bucket_list[nxt], tile_bucket[nxt], counts + nxt, segments, counts + 2, window_lo, window_hi, window_sel,
-          tile_items);
+      classify<<<classify_grid, radix, 0, stream>>>(t, bucket_list[nxt], tile_bucket[nxt], counts + nxt, segments,
+                                                    counts + 2, window_lo, window_hi, window_sel, tile_items);
       ONEPASS_CUDA_CHECK_LAUNCH();
-      local<<<static_cast<unsigned>(max_windows_ + max_segments_), local_block, local_shared, stream>>>(
-          keys, values, window_lo, window_hi, window_sel, max_windows_, counts + cur, segments, counts + 2, begin_bit_,
-          shift);
+      // The children share the bits at and above `top`: windows hold several children,
+      // which differ in this level's digit, so the local sort covers [begin_bit, top).
+      local<<<local_grid, local_block, local_shared, stream>>>(keys, values, window_lo, window_hi, window_sel,
+                                                               counts + cur, segments, counts + 2, begin_bit_, top);
       ONEPASS_CUDA_CHECK_LAUNCH();
       if (last) {
         level_tables rest{bucket_list[nxt], tile_bucket[nxt], counts + nxt, matrix, scanned};
-        copy_kernel<Key, word><<<tile_grid, tile_block, 0, stream>>>(rest, keys, values);
+        copy<<<copy_grid, tile_block, 0, stream>>>(rest, keys, values);
         ONEPASS_CUDA_CHECK_LAUNCH();
       }
     }
@@ -681,7 +844,7 @@ class plan {
   bool descending_;
   unsigned levels_ = 0;
   std::uint64_t max_buckets_ = 0, max_tiles_ = 0, max_windows_ = 0, max_segments_ = 0, matrix_entries_ = 0;
-  std::size_t scan_bytes_ = 0;
+  std::uint64_t max_chunks_ = 0;
 };
 
 template <class Key, class Value>
