@@ -170,6 +170,7 @@ void check(const std::vector<Key>& keys, config c, const std::string& what) {
       run(nullptr);
       dev temp(temp_bytes);
       run(temp.p);
+      cuda_ok(cudaDeviceSynchronize(), "sort");
     } else {
       auto run = [&](void* t) {
         if (sel)
@@ -181,8 +182,8 @@ void check(const std::vector<Key>& keys, config c, const std::string& what) {
       run(nullptr);
       dev temp(temp_bytes);
       run(temp.p);
+      cuda_ok(cudaDeviceSynchronize(), "sort");
     }
-    cuda_ok(cudaDeviceSynchronize(), "sort");
     const auto in_after = download(k0.as<Key>(), n);
     EXPECT_EQ(0, n ? std::memcmp(in_after.data(), keys.data(), n * sizeof(Key)) : 0) << what << ": input modified";
   }

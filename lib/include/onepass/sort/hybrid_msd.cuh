@@ -149,7 +149,10 @@ struct buffers {
   __device__ __forceinline__ const T* source(std::uint32_t sel) const {
     return sel == in_buffer ? in : (sel == out_buffer ? out : scratch);
   }
-  __device__ __forceinline__ T* target(std::uint32_t sel) const { return sel == out_buffer ? out : scratch; }
+  /// The buffer a scatter out of buffer `sel` writes (scatter_target).
+  __device__ __forceinline__ T* target(std::uint32_t sel) const {
+    return scatter_target(sel) == out_buffer ? out : scratch;
+  }
 };
 
 /// The per-level tables a level's kernels share.
@@ -488,6 +491,7 @@ struct local_stage {
   union {
     typename rank_t::TempStorage rank;
     bits_type keys[local_max];
+    std::conditional_t<has_values, Word, unsigned char> values[local_max];  // after the keys are written
   };
   std::uint16_t index[has_values ? local_max : 1];  // input position of each slot's key
   bits_type varying;
@@ -614,8 +618,11 @@ __global__ void __launch_bounds__(local_block, 1) local_sort_kernel(
     if (split > low_bit) {
       // Keys are in slot order in s.keys (the last pass placed them): runs equal on bits
       // [split, high_bit) are sorted on the full word by insertion, one thread per run.
+      auto top_of = [&](bits_type w) { return (w & sort_mask) >> split; };
+      constexpr int per_thread = local_max / local_block;
+      int run_begin[per_thread], run_end[per_thread];
+      int runs = 0;
       for (int slot = threadIdx.x; slot < m; slot += local_block) {
-        auto top_of = [&](bits_type w) { return (w & sort_mask) >> split; };
         const bits_type head = top_of(s.keys[slot]);
         if ((slot > 0 && top_of(s.keys[slot - 1]) == head) || slot + 1 >= m || top_of(s.keys[slot + 1]) != head)
           continue;  // not the first slot of a run of two or more
@@ -623,8 +630,15 @@ __global__ void __launch_bounds__(local_block, 1) local_sort_kernel(
         while (end < m && top_of(s.keys[end]) == head && end - slot <= local_tie_run) ++end;
         if (end - slot > local_tie_run) {
           s.long_run = 1;
-          continue;
+        } else {
+          run_begin[runs] = slot;
+          run_end[runs] = end;
+          ++runs;
         }
+      }
+      __syncthreads();  // every run found before any is reordered
+      for (int r = 0; r < runs; ++r) {
+        const int slot = run_begin[r], end = run_end[r];
         for (int i = slot + 1; i < end; ++i) {
           const bits_type key = s.keys[i];
           std::uint16_t from = 0;
@@ -655,9 +669,25 @@ __global__ void __launch_bounds__(local_block, 1) local_sort_kernel(
       }
     }
     // s.keys (and s.index) hold the range in sorted order.
-    for (int slot = threadIdx.x; slot < m; slot += local_block) {
-      kdst[slot] = from_ordered<Key, Descending>(s.keys[slot]);
-      if constexpr (has_values) values.out[lo + slot] = values.source(sel)[lo + s.index[slot]];
+    for (int slot = threadIdx.x; slot < m; slot += local_block) kdst[slot] = from_ordered<Key, Descending>(s.keys[slot]);
+    if constexpr (has_values) {
+      // The values go through shared memory (by input position), since the source may be
+      // the output itself (the double-buffer API, or a window already in the output).
+      const Word* vsrc = values.source(sel) + lo;
+      Word v[items];
+#pragma unroll
+      for (int i = 0; i < items; ++i) {
+        const int pos = warp * 32 * items + i * 32 + lane;
+        if (pos < m) v[i] = vsrc[pos];
+      }
+      __syncthreads();  // the keys' buffer is reused
+#pragma unroll
+      for (int i = 0; i < items; ++i) {
+        const int pos = warp * 32 * items + i * 32 + lane;
+        if (pos < m) s.values[pos] = v[i];
+      }
+      __syncthreads();
+      for (int slot = threadIdx.x; slot < m; slot += local_block) values.out[lo + slot] = s.values[s.index[slot]];
     }
     __syncthreads();
   }
