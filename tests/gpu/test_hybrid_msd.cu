@@ -46,6 +46,7 @@ using onepass::testing::upload;
 
 constexpr std::size_t local_max = hm::detail::local_max;
 constexpr std::size_t window = hm::detail::window_items;
+constexpr std::size_t small_max = hm::detail::small_max;
 
 template <class Key>
 Key from_word(std::uint64_t w) {
@@ -201,7 +202,8 @@ void check(const std::vector<Key>& keys, config c, const std::string& what) {
 
 template <class Key>
 void check_key_type(const char* name) {
-  const std::size_t sizes[] = {0, 1, 2, 1000, local_max - 1, local_max, local_max + 1, 3 * local_max + 17, 250003};
+  const std::size_t sizes[] = {0,         1,         2,         1000, small_max, small_max + 1, local_max - 1,
+                               local_max, local_max + 1, 3 * local_max + 17, 250003};
   std::uint64_t seed = 11;
   for (bool descending : {false, true}) {
     for (std::size_t n : sizes) {
@@ -287,14 +289,15 @@ TEST_F(HybridMsd, Skewed) {
   }
 }
 
-// A top-digit bucket of exactly local_max - 1, local_max, local_max + 1, window and
-// window + 1 keys (local finish vs. a further level; segment vs. window batch), beside
+// A top-digit bucket of exactly local_max - 1, local_max, local_max + 1, small_max,
+// small_max + 1, window and window + 1 keys (local finish vs. a further level; the large
+// vs. the small local shape; segment vs. window batch), beside
 // buckets of every other size class, and tile boundaries inside buckets.
 TEST_F(HybridMsd, LocalFinishThreshold) {
   std::uint64_t seed = 400;
   const std::size_t tile32 = hm::detail::plan<std::uint32_t, hm::detail::no_values>::tile_items;
-  for (std::size_t m : {local_max - 1, local_max, local_max + 1, window, window + 1, tile32 - 1, tile32 + 1,
-                        2 * tile32}) {
+  for (std::size_t m : {local_max - 1, local_max, local_max + 1, small_max, small_max + 1, window, window + 1,
+                        tile32 - 1, tile32 + 1, 2 * tile32}) {
     std::mt19937_64 rng(++seed);
     std::vector<std::uint32_t> keys;
     for (std::size_t i = 0; i < m; ++i) keys.push_back((0x7Bu << 24) | static_cast<std::uint32_t>(rng() & 0xFFFFFF));

@@ -57,7 +57,9 @@
 
 #include <cuda_runtime.h>
 
+#include <cub/block/block_load.cuh>
 #include <cub/block/block_radix_rank.cuh>
+#include <cub/block/block_store.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 
@@ -97,12 +99,21 @@ inline constexpr int tile_block = 256;
 template <class Key, class Word>
 inline constexpr int tile_items_per_thread = (sizeof(Key) > sizeof(Word) ? sizeof(Key) : sizeof(Word)) == 8 ? 16 : 32;
 
-/// Threads and keys per thread of the local-finish blocks: local_max = 512 x 16 = 8192 keys.
-inline constexpr int local_block = 512;
-inline constexpr int local_items = 16;
-/// Largest bucket finished in shared memory, and the window of the small-bucket batches.
-inline constexpr std::uint64_t local_max = std::uint64_t{local_block} * local_items;
-inline constexpr std::uint64_t window_items = local_max / 2;
+/// The two shapes of the local finish (threads x keys per thread): small ranges (at most
+/// 4096 keys: windows and children of up to 4096 keys) take 256 x 16, two blocks per SM;
+/// larger children, up to local_max = 512 x 12 = 6144 keys, take 512 x 12. (One 512 x 16
+/// shape for everything left half of each block idle on children of about 4096 keys, the
+/// size uniform keys reach after two levels at 2^28, and one block per SM: 9.0 ms of a
+/// 14.4 ms sort of 2^28 u64 keys on an H100.)
+inline constexpr int small_block = 256;
+inline constexpr int small_items = 16;
+inline constexpr int large_block = 512;
+inline constexpr int large_items = 12;
+inline constexpr std::uint64_t small_max = std::uint64_t{small_block} * small_items;
+/// Largest bucket finished in shared memory, and the window of the small-bucket batches
+/// (a window holds at most 2 x window_items = small_max keys).
+inline constexpr std::uint64_t local_max = std::uint64_t{large_block} * large_items;
+inline constexpr std::uint64_t window_items = small_max / 2;
 
 /// Which buffer holds a bucket's keys (and values): the caller's input, the output, or
 /// the scratch buffer.
@@ -137,7 +148,8 @@ struct level_counts {
   unsigned long long buckets;
   unsigned long long tiles;
   unsigned long long windows;
-  unsigned long long segments;
+  unsigned long long segments;        // children of (window_items, small_max] keys
+  unsigned long long large_segments;  // children of (small_max, local_max] keys
 };
 
 /// The three key (or value) buffers, indexed by bucket::sel.
@@ -180,7 +192,7 @@ __global__ void init_level_kernel(bucket* buckets, std::uint32_t* tile_bucket, l
   const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i == 0) {
     buckets[0] = bucket{0, n, 0, 0, static_cast<std::uint32_t>(tiles), sel};
-    *counts = level_counts{1, tiles, n / window_items + 1, 0};
+    *counts = level_counts{1, tiles, n / window_items + 1, 0, 0};
   }
   for (std::uint64_t t = i; t < tiles; t += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) tile_bucket[t] = 0;
 }
@@ -296,28 +308,33 @@ __global__ void __launch_bounds__(scan_block) scan_apply_kernel(const level_coun
                                                                 const std::uint32_t* matrix,
                                                                 const unsigned long long* chunk_sums,
                                                                 unsigned long long* scanned) {
+  // Coalesced: loads and stores go through shared memory (warp transposes); each thread
+  // scans scan_items consecutive entries.
+  using load_t = cub::BlockLoad<std::uint32_t, scan_block, scan_items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using store_t = cub::BlockStore<unsigned long long, scan_block, scan_items, cub::BLOCK_STORE_WARP_TRANSPOSE>;
   using scan_t = cub::BlockScan<unsigned long long, scan_block>;
-  __shared__ typename scan_t::TempStorage s;
+  __shared__ union {
+    typename load_t::TempStorage load;
+    typename store_t::TempStorage store;
+    typename scan_t::TempStorage scan;
+  } s;
   const std::uint64_t entries = matrix_entries(counts);
   const std::uint64_t chunks = (entries + scan_chunk - 1) / scan_chunk;
   for (std::uint64_t c = blockIdx.x; c < chunks; c += gridDim.x) {
-    // Thread t scans entries [t * scan_items, (t + 1) * scan_items) of the chunk.
-    const std::uint64_t base = c * scan_chunk + static_cast<std::uint64_t>(threadIdx.x) * scan_items;
+    const std::uint64_t base = c * scan_chunk;
+    const int valid = static_cast<int>(entries - base < scan_chunk ? entries - base : scan_chunk);
     std::uint32_t v[scan_items];
-    unsigned long long sum = 0;
+    load_t(s.load).Load(matrix + base, v, valid, 0u);
+    unsigned long long x[scan_items];
 #pragma unroll
-    for (int i = 0; i < scan_items; ++i) {
-      v[i] = base + i < entries ? matrix[base + i] : 0u;
-      sum += v[i];
-    }
-    unsigned long long prefix;
-    scan_t(s).ExclusiveSum(sum, prefix);
-    prefix += chunk_sums[c];
+    for (int i = 0; i < scan_items; ++i) x[i] = v[i];
+    __syncthreads();
+    scan_t(s.scan).ExclusiveSum(x, x);
+    const unsigned long long offset = chunk_sums[c];
 #pragma unroll
-    for (int i = 0; i < scan_items; ++i) {
-      if (base + i < entries) scanned[base + i] = prefix;
-      prefix += v[i];
-    }
+    for (int i = 0; i < scan_items; ++i) x[i] += offset;
+    __syncthreads();
+    store_t(s.store).Store(scanned + base, x, valid);
     __syncthreads();
   }
 }
@@ -427,7 +444,8 @@ __global__ void __launch_bounds__(tile_block, 2) scatter_kernel(level_tables t, 
 template <class Key>
 __global__ void __launch_bounds__(radix) classify_kernel(level_tables t, bucket* next_buckets,
                                                          std::uint32_t* next_tile_bucket, level_counts* next_counts,
-                                                         segment* segments, level_counts* segment_counts,
+                                                         segment* segments, segment* large_segments,
+                                                         level_counts* segment_counts,
                                                          unsigned long long* window_lo, unsigned long long* window_hi,
                                                          std::uint32_t* window_sel, int tile_items) {
   __shared__ std::uint32_t s_large[radix];
@@ -463,6 +481,9 @@ __global__ void __launch_bounds__(radix) classify_kernel(level_tables t, bucket*
       s_large[slot] = static_cast<std::uint32_t>(idx);
       s_large_base[slot] = tile_base;
       s_large_tiles[slot] = tiles;
+    } else if (count > small_max) {
+      const auto idx = atomicAdd(&segment_counts->large_segments, 1ull);
+      large_segments[idx] = segment{begin, begin + count, sel, 0};
     } else if (count > window_items) {
       const auto idx = atomicAdd(&segment_counts->segments, 1ull);
       segments[idx] = segment{begin, begin + count, sel, 0};
@@ -483,17 +504,18 @@ __global__ void __launch_bounds__(radix) classify_kernel(level_tables t, bucket*
 }
 
 /// Shared memory of the local finish.
-template <class Key, class Word>
+template <class Key, class Word, int Block, int Items>
 struct local_stage {
   using bits_type = typename radix_traits<Key>::bits_type;
-  using rank_t = cub::BlockRadixRankMatch<local_block, digit_bits, false>;
+  using rank_t = cub::BlockRadixRankMatch<Block, digit_bits, false>;
   static constexpr bool has_values = !std::is_same_v<Word, no_values>;
+  static constexpr int capacity = Block * Items;
   union {
     typename rank_t::TempStorage rank;
-    bits_type keys[local_max];
-    std::conditional_t<has_values, Word, unsigned char> values[local_max];  // after the keys are written
+    bits_type keys[capacity];
+    std::conditional_t<has_values, Word, unsigned char> values[capacity];  // after the keys are written
   };
-  std::uint16_t index[has_values ? local_max : 1];  // input position of each slot's key
+  std::uint16_t index[has_values ? capacity : 1];  // input position of each slot's key
   bits_type varying;
   int long_run;
 };
@@ -510,21 +532,22 @@ inline constexpr int local_tie_run = 16;
 /// top 16 are sorted that way and runs of keys equal on them (rare for random keys) are
 /// finished by insertion, or, when a run is longer than local_tie_run, by passes over the
 /// remaining bits.
-template <class Key, class Word, bool Descending>
-__global__ void __launch_bounds__(local_block, 1) local_sort_kernel(
+template <class Key, class Word, bool Descending, int Block, int Items, int MinBlocks>
+__global__ void __launch_bounds__(Block, MinBlocks) local_sort_kernel(
     buffers<Key> keys, buffers<Word> values, const unsigned long long* window_lo, const unsigned long long* window_hi,
     const std::uint32_t* window_sel, const level_counts* window_counts, const segment* segments,
-    const level_counts* segment_counts, unsigned begin_bit, unsigned top) {
-  using stage = local_stage<Key, Word>;
+    const unsigned long long* segment_count, unsigned begin_bit, unsigned shift, unsigned top) {
+  constexpr int local_block = Block;
+  using stage = local_stage<Key, Word, Block, Items>;
   using bits_type = typename stage::bits_type;
   using rank_t = typename stage::rank_t;
   constexpr bool has_values = stage::has_values;
-  constexpr int items = local_items;
+  constexpr int items = Items;
   constexpr unsigned key_bits = 8 * sizeof(bits_type);
   extern __shared__ __align__(16) unsigned char smem[];
   stage& s = *reinterpret_cast<stage*>(smem);
   const std::uint64_t windows = window_counts != nullptr ? window_counts->windows : 0;
-  const std::uint64_t jobs = windows + segment_counts->segments;
+  const std::uint64_t jobs = windows + *segment_count;
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const bits_type sort_mask = (top >= key_bits ? ~bits_type{0} : ((bits_type{1} << top) - 1)) &
                               ~((bits_type{1} << begin_bit) - 1);
@@ -613,27 +636,42 @@ __global__ void __launch_bounds__(local_block, 1) local_sort_kernel(
     auto passes = [&](unsigned from, unsigned to) {
       for (unsigned bit = from; bit < to; bit += digit_bits) pass(bit, to - bit < digit_bits ? to - bit : digit_bits);
     };
-    const unsigned split = high_bit - low_bit > 16 ? high_bit - 16 : low_bit;
+    // Windows hold several children, already in order of this level's digit [shift, top):
+    // the passes cover that digit and the 16 bits under it (segments and single children:
+    // the top 16 varying bits), and runs of keys equal on those bits are then finished.
+    const unsigned below = high_bit < shift ? high_bit : shift;
+    const unsigned split = below > low_bit + 16 ? below - 16 : low_bit;
     passes(split, high_bit);
     if (split > low_bit) {
-      // Keys are in slot order in s.keys (the last pass placed them): runs equal on bits
-      // [split, high_bit) are sorted on the full word by insertion, one thread per run.
+      // Keys are in slot order in s.keys (the last pass placed them). Runs equal on bits
+      // [split, high_bit) that are out of order on the full word are sorted by insertion,
+      // one thread per run, when at most local_tie_run long; a longer unsorted run sets
+      // long_run (runs of equal keys, however long, need nothing).
       auto top_of = [&](bits_type w) { return (w & sort_mask) >> split; };
-      constexpr int per_thread = local_max / local_block;
+      constexpr int per_thread = Items;
       int run_begin[per_thread], run_end[per_thread];
       int runs = 0;
       for (int slot = threadIdx.x; slot < m; slot += local_block) {
-        const bits_type head = top_of(s.keys[slot]);
-        if ((slot > 0 && top_of(s.keys[slot - 1]) == head) || slot + 1 >= m || top_of(s.keys[slot + 1]) != head)
-          continue;  // not the first slot of a run of two or more
-        int end = slot + 1;
-        while (end < m && top_of(s.keys[end]) == head && end - slot <= local_tie_run) ++end;
-        if (end - slot > local_tie_run) {
-          s.long_run = 1;
-        } else {
-          run_begin[runs] = slot;
-          run_end[runs] = end;
-          ++runs;
+        const bits_type here = top_of(s.keys[slot]);
+        const bool same_next = slot + 1 < m && top_of(s.keys[slot + 1]) == here;
+        if (!same_next) continue;
+        const bool head = slot == 0 || top_of(s.keys[slot - 1]) != here;
+        if ((s.keys[slot] & sort_mask) > (s.keys[slot + 1] & sort_mask)) {
+          // A descent: its run must be short enough for insertion.
+          int b = slot;
+          while (b > 0 && slot - b <= local_tie_run && top_of(s.keys[b - 1]) == here) --b;
+          int e = slot + 2;
+          while (e < m && e - b <= local_tie_run && top_of(s.keys[e]) == here) ++e;
+          if (e - b > local_tie_run || (b > 0 && top_of(s.keys[b - 1]) == here)) s.long_run = 1;
+        }
+        if (head) {
+          int end = slot + 2;
+          while (end < m && end - slot <= local_tie_run && top_of(s.keys[end]) == here) ++end;
+          if (end - slot <= local_tie_run) {
+            run_begin[runs] = slot;
+            run_end[runs] = end;
+            ++runs;
+          }
         }
       }
       __syncthreads();  // every run found before any is reordered
@@ -728,6 +766,7 @@ class plan {
     max_tiles_ = (n + tile_items - 1) / tile_items + max_buckets_;
     max_windows_ = n / window_items + max_buckets_ + 1;
     max_segments_ = n / (window_items + 1) + 2;
+    max_large_segments_ = n / (small_max + 1) + 2;
     matrix_entries_ = max_tiles_ * radix + 1;
     max_chunks_ = (matrix_entries_ + scan_chunk - 1) / scan_chunk;
   }
@@ -755,7 +794,7 @@ class plan {
   }
 
  private:
-  std::array<std::size_t, 12> parts() const {
+  std::array<std::size_t, 13> parts() const {
     const bool levels = n_ > local_max;
     return {levels ? matrix_entries_ * sizeof(std::uint32_t) : 0,
             levels ? matrix_entries_ * sizeof(unsigned long long) : 0,
@@ -766,6 +805,7 @@ class plan {
             levels ? max_tiles_ * sizeof(std::uint32_t) : 0,
             3 * sizeof(level_counts),
             max_segments_ * sizeof(segment),
+            max_large_segments_ * sizeof(segment),
             levels ? max_windows_ * sizeof(unsigned long long) : 0,
             levels ? max_windows_ * sizeof(unsigned long long) : 0,
             levels ? max_windows_ * sizeof(std::uint32_t) : 0};
@@ -776,8 +816,8 @@ class plan {
     using onepass::device::align_up;
     const auto sizes = parts();
     unsigned char* p = onepass::device::aligned_start(d_temp);
-    unsigned char* ptr[12];
-    for (int i = 0; i < 12; ++i) {
+    unsigned char* ptr[13];
+    for (int i = 0; i < 13; ++i) {
       ptr[i] = p;
       p += align_up(sizes[i]);
     }
@@ -788,22 +828,31 @@ class plan {
     std::uint32_t* tile_bucket[2] = {reinterpret_cast<std::uint32_t*>(ptr[5]), reinterpret_cast<std::uint32_t*>(ptr[6])};
     auto* counts = reinterpret_cast<level_counts*>(ptr[7]);  // [0], [1]: levels (alternating); [2]: segments
     auto* segments = reinterpret_cast<segment*>(ptr[8]);
-    auto* window_lo = reinterpret_cast<unsigned long long*>(ptr[9]);
-    auto* window_hi = reinterpret_cast<unsigned long long*>(ptr[10]);
-    auto* window_sel = reinterpret_cast<std::uint32_t*>(ptr[11]);
+    auto* large_segments = reinterpret_cast<segment*>(ptr[9]);
+    auto* window_lo = reinterpret_cast<unsigned long long*>(ptr[10]);
+    auto* window_hi = reinterpret_cast<unsigned long long*>(ptr[11]);
+    auto* window_sel = reinterpret_cast<std::uint32_t*>(ptr[12]);
 
-    constexpr auto local = local_sort_kernel<Key, word, Descending>;
-    constexpr std::size_t local_shared = sizeof(local_stage<Key, word>);
-    onepass::sort::onesweep::detail::allow_dynamic_shared<local>(local_shared);
+    constexpr auto small = local_sort_kernel<Key, word, Descending, small_block, small_items, 2>;
+    constexpr auto large = local_sort_kernel<Key, word, Descending, large_block, large_items, 1>;
+    constexpr std::size_t small_shared = sizeof(local_stage<Key, word, small_block, small_items>);
+    constexpr std::size_t large_shared = sizeof(local_stage<Key, word, large_block, large_items>);
+    onepass::sort::onesweep::detail::allow_dynamic_shared<small>(small_shared);
+    onepass::sort::onesweep::detail::allow_dynamic_shared<large>(large_shared);
 
     if (n_ <= local_max) {
       // One local sort of the whole input on all its bits.
       const segment whole{0, n_, in_buffer, 0};
-      const level_counts c{0, 0, 0, 1};
+      const level_counts c{0, 0, 0, 1, 1};
       ONEPASS_CUDA_CHECK(cudaMemcpyAsync(segments, &whole, sizeof(segment), cudaMemcpyHostToDevice, stream));
       ONEPASS_CUDA_CHECK(cudaMemcpyAsync(counts + 2, &c, sizeof(level_counts), cudaMemcpyHostToDevice, stream));
-      local<<<1, local_block, local_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr, segments,
-                                                      counts + 2, begin_bit_, end_bit_);
+      if (n_ <= small_max) {
+        small<<<1, small_block, small_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr, segments,
+                                                        &counts[2].segments, begin_bit_, end_bit_, end_bit_);
+      } else {
+        large<<<1, large_block, large_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr, segments,
+                                                        &counts[2].large_segments, begin_bit_, end_bit_, end_bit_);
+      }
       ONEPASS_CUDA_CHECK_LAUNCH();
       return;
     }
@@ -826,7 +875,8 @@ class plan {
     const unsigned copy_grid = wave(resident_blocks<copy>(tile_block), max_tiles_);
     const unsigned reduce_grid = wave(resident_blocks<reduce>(scan_block), max_chunks_);
     const unsigned apply_grid = wave(resident_blocks<apply>(scan_block), max_chunks_);
-    const unsigned local_grid = wave(resident_blocks<local>(local_block, local_shared), max_windows_ + max_segments_);
+    const unsigned small_grid = wave(resident_blocks<small>(small_block, small_shared), max_windows_ + max_segments_);
+    const unsigned large_grid = wave(resident_blocks<large>(large_block, large_shared), max_large_segments_);
 
     const std::uint64_t tiles0 = (n_ + tile_items - 1) / tile_items;
     init_level_kernel<Key><<<static_cast<unsigned>(std::min<std::uint64_t>((tiles0 + 255) / 256, 4096)), 256, 0, stream>>>(
@@ -854,12 +904,18 @@ class plan {
       ONEPASS_CUDA_CHECK(cudaMemsetAsync(window_lo, 0xFF, max_windows_ * sizeof(unsigned long long), stream));
       ONEPASS_CUDA_CHECK(cudaMemsetAsync(window_hi, 0, max_windows_ * sizeof(unsigned long long), stream));
       classify<<<classify_grid, radix, 0, stream>>>(t, bucket_list[nxt], tile_bucket[nxt], counts + nxt, segments,
-                                                    counts + 2, window_lo, window_hi, window_sel, tile_items);
+                                                    large_segments, counts + 2, window_lo, window_hi, window_sel,
+                                                    tile_items);
       ONEPASS_CUDA_CHECK_LAUNCH();
       // The children share the bits at and above `top`: windows hold several children,
       // which differ in this level's digit, so the local sort covers [begin_bit, top).
-      local<<<local_grid, local_block, local_shared, stream>>>(keys, values, window_lo, window_hi, window_sel,
-                                                               counts + cur, segments, counts + 2, begin_bit_, top);
+      small<<<small_grid, small_block, small_shared, stream>>>(keys, values, window_lo, window_hi, window_sel,
+                                                               counts + cur, segments, &counts[2].segments,
+                                                               begin_bit_, shift, top);
+      ONEPASS_CUDA_CHECK_LAUNCH();
+      large<<<large_grid, large_block, large_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr,
+                                                               large_segments, &counts[2].large_segments,
+                                                               begin_bit_, shift, top);
       ONEPASS_CUDA_CHECK_LAUNCH();
       if (last) {
         level_tables rest{bucket_list[nxt], tile_bucket[nxt], counts + nxt, matrix, scanned};
@@ -874,7 +930,7 @@ class plan {
   bool descending_;
   unsigned levels_ = 0;
   std::uint64_t max_buckets_ = 0, max_tiles_ = 0, max_windows_ = 0, max_segments_ = 0, matrix_entries_ = 0;
-  std::uint64_t max_chunks_ = 0;
+  std::uint64_t max_chunks_ = 0, max_large_segments_ = 0;
 };
 
 template <class Key, class Value>
