@@ -52,6 +52,8 @@ STYLES = {
     # ---- Onesweep (registry names of experiments/common/sort_bench.cu)
     "onesweep": (OURS, "o", "ours"),
     "onesweep_db": (OURS_LIGHT, "s", "ours"),
+    "hybrid_msd": ("#08306b", "D", "ours"),      # our hybrid MSD sort (after HRS): darkest blue
+    "onepass_sort": ("#e6550d", "*", "ours"),    # onepass::sort (the selector): orange star
     "cub(best)": (CUB_BEST, "o", "cub"),
     "cub_onesweep_n64": ("#238b45", "^", "cub"),
     "cub_onesweep_n32": ("#74c476", "v", "cub"),

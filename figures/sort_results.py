@@ -75,6 +75,8 @@ SHAPE_DISPLAY = {
 DISPLAY = {
     "onesweep": "onesweep (ours)",
     "onesweep_db": "onesweep (ours, double buffer)",
+    "hybrid_msd": "hybrid MSD (ours, after HRS)",
+    "onepass_sort": "onepass::sort (ours: selector)",
     CUB_BEST: "CUB (best)",
     "cub_onesweep_n64": "CUB onesweep, in/out, 64-bit count",
     "cub_onesweep_n32": "CUB onesweep, in/out, 32-bit count",
@@ -92,9 +94,9 @@ SHORT = {
 }
 # Colours by registry name, from figures/palette.py (the same in every figure).
 COLOURS = {a: palette.colour(a) for a in (
-    "onesweep", "onesweep_db", CUB_BEST, "cub_onesweep_n64", "cub_onesweep_n32", "cub_onesweep_db_n64",
+    "onesweep", "onesweep_db", "hybrid_msd", "onepass_sort", CUB_BEST, "cub_onesweep_n64", "cub_onesweep_n32", "cub_onesweep_db_n64",
     "cub_onesweep_db_n32", "cub_onesweep", "cub_reduce_then_scan", "thrust_sort", "vren")}
-ORDER = ["onesweep", "onesweep_db", CUB_BEST, "cub_onesweep_n64", "cub_onesweep_n32", "cub_onesweep_db_n64",
+ORDER = ["onesweep", "onesweep_db", "hybrid_msd", "onepass_sort", CUB_BEST, "cub_onesweep_n64", "cub_onesweep_n32", "cub_onesweep_db_n64",
          "cub_onesweep_db_n32", "cub_onesweep", "cub_reduce_then_scan", "thrust_sort", "vren"]
 # "Saturating problem sizes" (paper §4) for the summary numbers: n >= 2^SATURATING_LOG2.
 SATURATING_LOG2 = 26
@@ -794,4 +796,168 @@ def draw_sort_figures(results_dir, out_dir, recorded_root):
                 written += draw_sort_figure(rows, meta, out_dir, name, source, facts)
         except sr.MissingInput as e:
             problems.append("%s not drawn: %s" % (name, e))
+    # onepass::sort's choices (issue 13), from Figs. 9 and 11 when they hold both of our sorts.
+    panels = []
+    for name, title in (("onesweep_fig09_keys32", "u32 keys (Fig. 9 run)"),
+                        ("onesweep_fig11_keys64", "u64 keys (Fig. 11 run)")):
+        source = sr.gpu_source(results_dir, name, recorded_root)
+        if source is None:
+            continue
+        try:
+            rows, meta = load_sort_experiment(source.directory, name)
+        except sr.MissingInput:
+            continue
+        panels.append((title, rows, meta))
+    drawn = draw_selector_figure(panels, out_dir) if panels else []
+    written += drawn
+    if panels and not drawn:
+        notes.append("%s: not drawn, Figs. 9 / 11 hold no %s rows" % (SELECTOR_FIGURE, HYBRID))
     return written, problems, notes
+
+
+# --------------------------------------------------------------------------- HRS (issue 13)
+
+HYBRID = "hybrid_msd"      # our hybrid MSD radix sort after HRS (Stehle & Jacobsen 2017)
+SELECTOR = "onepass_sort"  # onepass::sort: onesweep or the hybrid sort, chosen per call
+# The paper's HRS statements (§4/§5) compared on the figures' q = 1 series.
+HRS_DROP_KEYS = 550_000_000
+
+
+def _series(rows, algorithm, q=1, min_n=0):
+    return sorted((int(r["n"]), float(r["keys_per_second"])) for r in rows
+                  if r["algorithm"] == algorithm and int(r["q"]) == q and r["keys_per_second"]
+                  and int(r["n"]) >= min_n)
+
+
+def _median(values):
+    values = sorted(values)
+    if not values:
+        return None
+    m = len(values) // 2
+    return values[m] if len(values) % 2 else 0.5 * (values[m - 1] + values[m])
+
+
+def hybrid_statements(rows, q=1):
+    """Numbers beside the paper's HRS statements, from one figure's rows at band q:
+    advantage: median over n >= 2^SATURATING_LOG2 of hybrid / onesweep (keys/s) and how many
+    sizes; drop: median hybrid keys/s for 2^27 <= n <= HRS_DROP_KEYS and above it, and their
+    ratio (None when either side has no size); choppy: median |relative change| of keys/s
+    between neighbouring sizes (n >= 2^20) for the hybrid sort and for onesweep."""
+    hyb = dict(_series(rows, HYBRID, q))
+    ones = dict(_series(rows, OURS, q))
+    adv = [hyb[n] / ones[n] for n in hyb if n in ones and n >= 2 ** SATURATING_LOG2]
+    below = [v for n, v in hyb.items() if 2 ** 27 <= n <= HRS_DROP_KEYS]
+    above = [v for n, v in hyb.items() if n > HRS_DROP_KEYS]
+
+    def choppy(series):
+        pts = [(n, v) for n, v in sorted(series.items()) if n >= 2 ** 20]
+        steps = [abs(b[1] / a[1] - 1) for a, b in zip(pts, pts[1:])]
+        return _median(steps)
+
+    mb, ma = _median(below), _median(above)
+    return {"advantage": _median(adv), "advantage_sizes": len(adv),
+            "drop_below": mb, "drop_above": ma, "drop_ratio": (ma / mb) if ma and mb else None,
+            "choppy_hybrid": choppy(hyb), "choppy_onesweep": choppy(ones)}
+
+
+def selector_choices(meta):
+    """{(shape, n): algorithm} from meta.json's onepass_sort_choice ("shape n=N: algorithm; ...")."""
+    out = {}
+    text = str(meta.get("onepass_sort_choice", ""))
+    if ":" not in text:
+        return out
+    body = text.split("): ", 1)[1] if "): " in text else text
+    for item in body.split(";"):
+        item = item.strip()
+        if " n=" not in item or ": " not in item:
+            continue
+        head, alg = item.rsplit(": ", 1)
+        shape, n = head.split(" n=", 1)
+        try:
+            out[(shape.strip(), int(n))] = alg.strip()
+        except ValueError:
+            continue
+    return out
+
+
+# Issue 13's targets: onepass::sort (onepass_sort) / CUB (best) on sort_headline, same run.
+SELECTOR_TARGETS = [
+    ("u64 keys, q = 1, n = 2^28", "keys_u64", 1, 28, 28, 1.3),
+    ("u64 + u64 pairs, q = 1, n = 2^28", "pairs_u64_u64", 1, 28, 28, 1.2),
+]
+# onepass_sort against the faster of ours (onesweep, hybrid_msd) at every point.
+SELECTOR_KEEPS = 0.97
+
+
+def selector_points(rows):
+    """[{shape, q, n, onesweep, hybrid, selector, cub, best_ours, keeps, vs_cub}] at every point
+    with onepass_sort and both of ours measured (keys/s; cub: CUB (best) or None);
+    keeps = selector / max(onesweep, hybrid), vs_cub = selector / cub."""
+    value = {(r["algorithm"], r["shape"], int(r["q"]), int(r["n"])): float(r["keys_per_second"])
+             for r in rows if r["keys_per_second"]}
+    best = cub_best(rows)
+    out = []
+    for (alg, shape, q, n), v in sorted(value.items()):
+        if alg != SELECTOR:
+            continue
+        o, h = value.get((OURS, shape, q, n)), value.get((HYBRID, shape, q, n))
+        if o is None or h is None:
+            continue
+        b = best.get((shape, q, n))
+        cub = float(b["keys_per_second"]) if b else None
+        out.append({"shape": shape, "q": q, "n": n, "onesweep": o, "hybrid": h, "selector": v, "cub": cub,
+                    "best_ours": max(o, h), "keeps": v / max(o, h), "vs_cub": (v / cub) if cub else None})
+    return out
+
+
+SELECTOR_FIGURE = "sort_selector"
+
+
+def draw_selector_figure(panels, out_dir):
+    """onepass::sort's choice over (n, q): one panel per (title, rows, meta) in `panels` (Fig.
+    9's u32 keys, Fig. 11's u64 keys); at each point measured with both of our sorts, the fill
+    says which was faster there (blue: onesweep, dark: hybrid MSD) and the marker what
+    onepass::sort ran (circle: onesweep, diamond: hybrid MSD; from meta.json). Returns the
+    written paths (none when no panel has both sorts)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    usable = []
+    for title, rows, meta in panels:
+        value = {(r["algorithm"], int(r["q"]), int(r["n"])): float(r["keys_per_second"]) for r in rows
+                 if r["keys_per_second"]}
+        pts = sorted({(q, n) for (a, q, n) in value if a == HYBRID} & {(q, n) for (a, q, n) in value if a == OURS})
+        if pts:
+            usable.append((title, rows, meta, value, pts))
+    if not usable:
+        return []
+    fig, axes = plt.subplots(1, len(usable), figsize=(6.2 * len(usable), 3.9), squeeze=False)
+    for ax, (title, rows, meta, value, pts) in zip(axes[0], usable):
+        choices = selector_choices(meta)
+        shape = rows[0]["shape"]
+        bands = sorted({q for q, _ in pts})
+        for q, n in pts:
+            faster = HYBRID if value[(HYBRID, q, n)] > value[(OURS, q, n)] else OURS
+            chose = choices.get((shape, n))
+            marker = "D" if chose == HYBRID else ("o" if chose == OURS else "x")
+            ax.scatter(math.log2(n), bands.index(q), s=26, marker=marker, color=palette.colour(faster),
+                       edgecolors="black" if chose and chose != faster else "none", linewidths=0.9, zorder=3)
+        ax.set_yticks(range(len(bands)))
+        ax.set_yticklabels(["q = %d" % q for q in bands])
+        ax.set_xlabel("log2 n (keys)")
+        ax.set_title(title, fontsize=10.5)
+        ax.grid(True, axis="x", alpha=0.3)
+    handles = [Line2D([], [], ls="", marker="s", color=palette.colour(OURS), label="faster: onesweep"),
+               Line2D([], [], ls="", marker="s", color=palette.colour(HYBRID), label="faster: hybrid MSD"),
+               Line2D([], [], ls="", marker="o", color="#777777", label="onepass::sort ran onesweep"),
+               Line2D([], [], ls="", marker="D", color="#777777", label="onepass::sort ran hybrid MSD"),
+               Line2D([], [], ls="", marker="o", color="white", markeredgecolor="black",
+                      label="black edge: choice not the faster")]
+    fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=8.5, framealpha=0.92)
+    fig.suptitle("onepass::sort: which of our sorts was faster, and which one it ran", fontsize=11)
+    fig.tight_layout(rect=(0, 0.13, 1, 0.95))
+    footer(fig, sr.machine_label(usable[0][2], None))
+    return save_figure(fig, out_dir, SELECTOR_FIGURE)

@@ -963,11 +963,16 @@ class Report:
                  "it matters. Ours is `onesweep` (the out-of-place API) unless a column says otherwise. Runs "
                  "recorded before these configurations existed name the one CUB sort `cub_onesweep`; it was the "
                  "in/out overload with a 32-bit count and is read as `cub_onesweep_n32`.")
-        self.add("**HRS** (Stehle & Jacobsen, SIGMOD 2017), the paper's MSD comparison in Figs. 9–11, is not "
-                 "measured: it has no licensed, buildable public code. The paper's own finding about it (§4): "
-                 "Onesweep is more consistent across entropy bands and faster in almost all cases for 32-bit keys; "
-                 "HRS leads for large 64-bit inputs.")
+        self.add("**HRS** (Stehle & Jacobsen, SIGMOD 2017), the paper's MSD comparison in Figs. 9–11, has no "
+                 "licensed, buildable public code; we wrote the algorithm from its paper: `%s` "
+                 "(`lib/include/onepass/sort/hybrid_msd.cuh`: 8-bit MSD levels of a bucket histogram and a "
+                 "coalesced scatter, buckets of up to 6144 keys finished in shared memory, small buckets batched, "
+                 "the bookkeeping on the device), drawn in Figs. 9–11 beside ours. `%s` is `onepass::sort`, which "
+                 "runs onesweep or the hybrid sort per call. The paper's own finding about HRS (§4): Onesweep is "
+                 "more consistent across entropy bands and faster in almost all cases for 32-bit keys; HRS leads "
+                 "for large 64-bit inputs." % (so.HYBRID, so.SELECTOR))
         self.sort_headline_section(headline)
+        self.selector_section(headline, sort_data)
         for name, (fig_no, what) in so.SORT_EXPERIMENTS.items():
             self.add("## Fig. %d — %s" % (fig_no, what))
             if name in sort_data:
@@ -1028,6 +1033,84 @@ class Report:
                           {"met": "met", "not met": "**not met**"}.get(verdict, verdict)))
             out.append((what, verdict, low, threshold))
         return table((heading, "ours / CUB (best)", "measured", "verdict"), trows, "lrll"), out
+
+    def selector_section(self, headline, sort_data):
+        """Issue 13: the hybrid MSD sort (after HRS) and onepass::sort against onesweep and CUB
+        (best) at the headline points, the selector's choices, its targets, and the paper's HRS
+        statements beside our hybrid sort's numbers from Figs. 9 and 11."""
+        self.add("## Hybrid MSD (after HRS) and `onepass::sort` (issue 13)")
+        heading = "issue-13 target (the project's, not a claim of the paper)"
+        if headline is None or not any(r["algorithm"] == so.SELECTOR for r in headline[1]):
+            self.add("**Not measured yet:** no `%s` rows in `%s.csv` (fresh or recorded). `%s` and `%s` are "
+                     "registered GPU sorts; a GPU run of `%s` times them beside onesweep and CUB."
+                     % (so.SELECTOR, so.HEADLINE, so.HYBRID, so.SELECTOR, so.HEADLINE))
+            self.summary.append(("onepass::sort and the hybrid MSD sort (issue 13 targets)", "not measured yet",
+                                 "no %s rows in %s.csv" % (so.SELECTOR, so.HEADLINE)))
+            return
+        source, rows, meta = headline
+        choices = so.selector_choices(meta)
+        pts = so.selector_points(rows)
+        body = []
+        for p in pts:
+            c = choices.get((p["shape"], p["n"]), "—")
+            faster = "hybrid_msd" if p["hybrid"] > p["onesweep"] else "onesweep"
+            body.append([so.SHAPE_DISPLAY.get(p["shape"], p["shape"]), p["q"], so.size_text(p["n"]),
+                         "%.2f" % (p["onesweep"] / 1e9), "%.2f" % (p["hybrid"] / 1e9), "%.2f" % (p["selector"] / 1e9),
+                         "%.2f" % (p["cub"] / 1e9) if p["cub"] else "—", c, faster,
+                         ("**%.3f**" if p["keeps"] < so.SELECTOR_KEEPS else "%.3f") % p["keeps"],
+                         "—" if p["vs_cub"] is None else ("**%.3f**" if p["vs_cub"] < 1 else "%.3f") % p["vs_cub"],
+                         "—" if not p["cub"] else "%.3f" % (p["hybrid"] / p["cub"])])
+        self.add(self._measured_on(source, meta) + " GKey/s; *chose*: what `onepass::sort` ran there (logged by the "
+                 "experiment, meta.json `onepass_sort_choice`); *faster*: the faster of our two sorts in this run; "
+                 "*kept*: onepass::sort / the faster of ours (bold below %.2f); ratios to CUB (best) below 1 in bold."
+                 % so.SELECTOR_KEEPS,
+                 table(["shape", "q", "n", "onesweep", "hybrid MSD", "onepass::sort", "CUB (best)", "chose",
+                        "faster", "kept", "onepass::sort / CUB (best)", "hybrid / CUB (best)"], body,
+                       "lrrrrrrllrrr"))
+        sel_points = [dict(p, ratio=p["vs_cub"], ours=p["selector"], best=p["cub"],
+                           winner=so.short(so.cub_best(rows)[(p["shape"], p["q"], p["n"])]["algorithm"]))
+                      for p in pts if p["vs_cub"] is not None]
+        text, results = self._targets_table(so.SELECTOR_TARGETS, sel_points, heading)
+        lost = [p for p in pts if p["keeps"] < so.SELECTOR_KEEPS]
+        below = [p for p in pts if p["vs_cub"] is not None and p["best_ours"] / p["cub"] >= 1 and p["vs_cub"] < 1]
+        lines = ["onepass::sort ≥ %.2f× the faster of ours at every point: %s" % (
+                     so.SELECTOR_KEEPS, "**not met** at %s" % ", ".join(
+                         "%s %s (%.3f)" % (p["shape"], so.size_text(p["n"]), p["keeps"]) for p in lost)
+                     if lost else "met (%d points; lowest %.3f)" % (len(pts), min(p["keeps"] for p in pts))),
+                 "onepass::sort ≥ 1.0× CUB (best) wherever either of ours is: %s" % (
+                     "**not met** at %s" % ", ".join("%s %s (%.3f)" % (p["shape"], so.size_text(p["n"]), p["vs_cub"])
+                                                     for p in below) if below else "met")]
+        verdict, why = targets_verdict(results)
+        if lost or below:
+            verdict = "not all met"
+        self.add("Issue 13's targets, `onepass::sort` against CUB (best) in the same run:", text,
+                 "\n".join("- " + l for l in lines),
+                 "**Verdict (issue 13 targets): %s.**%s" % (verdict, (" " + sentence(why)) if why else ""))
+        self.summary.append(("onepass::sort and the hybrid MSD sort (issue 13 targets)", verdict,
+                             "; ".join(lines)))
+        # The paper's HRS statements beside our hybrid sort (Figs. 9 and 11, q = 1).
+        notes = []
+        for name, what in (("onesweep_fig09_keys32", "u32 keys (Fig. 9)"), ("onesweep_fig11_keys64",
+                                                                           "u64 keys (Fig. 11)")):
+            if name not in sort_data:
+                continue
+            st = so.hybrid_statements(sort_data[name][1])
+            if st["advantage"] is None:
+                continue
+            drop = ("median %.2f GKey/s above %s keys against %.2f from 2^27 to there (%.2f×)"
+                    % (st["drop_above"] / 1e9, so.size_text(so.HRS_DROP_KEYS), st["drop_below"] / 1e9,
+                       st["drop_ratio"]) if st["drop_ratio"] else "no sizes on both sides of %s keys"
+                    % so.size_text(so.HRS_DROP_KEYS))
+            notes.append("- %s, q = 1: *advantage for 64-bit keys* — hybrid / onesweep %.2f× (median over %d sizes "
+                         "n ≥ 2^%d); *drop above ~550M keys* — %s; *choppier* — median change between neighbouring "
+                         "sizes %.1f %% for the hybrid sort, %.1f %% for onesweep."
+                         % (what, st["advantage"], st["advantage_sizes"], so.SATURATING_LOG2, drop,
+                            100 * st["choppy_hybrid"], 100 * st["choppy_onesweep"]))
+        if notes:
+            self.add("The paper's HRS statements (§4–5: HRS's response is choppier, it drops above about 550M "
+                     "keys, and it leads for 64-bit keys) beside our hybrid sort after it:", "\n".join(notes))
+        self.add(self.figure("sort_selector", "onepass::sort's choice and the faster of our two sorts over (n, q), "
+                             "u32 keys (Fig. 9's run) and u64 keys (Fig. 11's run)"))
 
     def sort_headline_section(self, headline):
         """Issue 11's one-screen sort table (experiment sort_headline): ours, CUB (best) and the
@@ -1157,8 +1240,9 @@ class Report:
                      16: facts["keys32_q16_gkeys"]["number"]}
             body.append(["*paper: Onesweep, A100 (§4 text)*"] + [sr.fmt_num(paper[q]) if q in paper else "—"
                                                                   for q in bands])
-        body.append(["*HRS (MSD, paper's comparison)*"] + ["not measured: no licensed, buildable public code"] +
-                    [""] * (len(bands) - 1))
+        if so.HYBRID not in algorithms:
+            body.append(["*HRS (MSD, paper's comparison)*"] + ["not measured in this run (ours after it: `%s`)"
+                                                              % so.HYBRID] + [""] * (len(bands) - 1))
         self.add("GKey/s, " + note + ":", table(["algorithm"] + ["q = %d" % q for q in bands], body,
                                                  "l" + "r" * len(bands)))
         why = []

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -16,6 +17,7 @@
 #include "harness.hpp"
 #include "onepass/error.hpp"
 #include "onepass/random/counter_hash.hpp"
+#include "onepass/sort/sort.cuh"
 
 namespace onepass::experiments::gpu {
 
@@ -147,6 +149,7 @@ struct bench {
   timer& t;
   cudaStream_t stream;
   std::vector<std::string> skipped, failed, copy_rates;
+  std::set<std::string> choices;  // what onepass_sort (onepass::sort) ran, by shape and n
   std::size_t rows = 0;
   bool fatal = false;
 
@@ -160,6 +163,10 @@ struct bench {
     constexpr bool pairs = !std::is_void_v<Value>;
     constexpr std::size_t value_size = pairs ? sizeof(std::conditional_t<pairs, Value, char>) : 0;
     measurement p;
+    if (e.name == "onepass_sort")
+      choices.insert(std::string(reg::to_string(e.shape)) + " n=" + std::to_string(n) + ": " +
+                     onepass::sort::to_string(onepass::sort::choose_algorithm(sizeof(Key), value_size, n,
+                                                                              8 * sizeof(Key))));
     try {
       const reg::sort_params params;  // ascending, all key bits (the paper's setting)
       const void* ki = e.in_place ? static_cast<const void*>(keys_out) : keys_in;
@@ -357,6 +364,10 @@ void note_common(run& r, const bench& b) {
                                            " (shape:n:rate; cudaMemcpyAsync device to device of the keys, bytes = 2 "
                                            "x key bytes, median of the timed runs)");
   r.note("rows", std::to_string(b.rows));
+  if (!b.choices.empty())
+    r.note("onepass_sort_choice", "the algorithm onepass::sort (registry name onepass_sort) ran at each shape and n "
+                                  "(sort/sort.cuh, choose_algorithm): " +
+                                      join(std::vector<std::string>(b.choices.begin(), b.choices.end()), "; "));
   if (!b.skipped.empty()) r.note("skipped", join(b.skipped, "; "));
   if (!b.failed.empty()) r.note("failed", join(b.failed, "; "));
 }

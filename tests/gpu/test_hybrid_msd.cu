@@ -373,11 +373,17 @@ TEST_F(HybridMsd, RegistryEntries) {
   EXPECT_EQ(seen, 10) << "hybrid_msd and onepass_sort for the five shapes";
 }
 
-// The selector's rule: 64-bit keys from 2^24 keys on take the hybrid sort.
+// The selector's rule: keys of more than 32 sorted bits take the hybrid sort from 2^25
+// keys on (2^22 with values); 32-bit keys always take onesweep.
 TEST_F(HybridMsd, SelectorRule) {
   using onepass::sort::algorithm;
   using onepass::sort::choose_algorithm;
   EXPECT_EQ(choose_algorithm(8, 0, std::uint64_t{1} << 28, 64), algorithm::hybrid_msd);
+  EXPECT_EQ(choose_algorithm(8, 0, std::uint64_t{1} << 25, 64), algorithm::hybrid_msd);
+  EXPECT_EQ(choose_algorithm(8, 0, (std::uint64_t{1} << 25) - 1, 64), algorithm::onesweep);
+  EXPECT_EQ(choose_algorithm(8, 8, std::uint64_t{1} << 22, 64), algorithm::hybrid_msd);
+  EXPECT_EQ(choose_algorithm(8, 8, (std::uint64_t{1} << 22) - 1, 64), algorithm::onesweep);
+  EXPECT_EQ(choose_algorithm(8, 0, std::uint64_t{1} << 28, 32), algorithm::onesweep);
   EXPECT_EQ(choose_algorithm(4, 0, std::uint64_t{1} << 28, 32), algorithm::onesweep);
   EXPECT_EQ(choose_algorithm(8, 0, 1000, 64), algorithm::onesweep);
   std::size_t t = 0;

@@ -9,7 +9,8 @@
 // instead of reading them on the host (a synchronisation per sort), the hybrid sort uses
 // them itself: a bucket whose keys all share the next digit is not moved (hybrid_msd.cuh,
 // step 3), so skew costs it a histogram read per such level, not a pass.
-// Thresholds: measured on an H100 (sort_headline; see choose_algorithm).
+// Thresholds: measured on an H100 (sort_headline; see choose_algorithm). The experiments
+// log the choice (sort_bench: meta.json "onepass_sort_choice").
 #pragma once
 
 #include <cuda_runtime.h>
@@ -31,13 +32,18 @@ inline const char* to_string(algorithm a) { return a == algorithm::onesweep ? "o
 
 /// The algorithm onepass::sort takes for n keys of key_bytes bytes (4 or 8) with values of
 /// value_bytes bytes (0 for keys only, else 4 or 8), sorted on `bits` bits (1..64).
-/// The hybrid MSD sort makes about ceil(log_256(n / 8192)) + 1 passes where onesweep makes
-/// ceil(bits / 8) + 1/2; it is taken where it was measured faster (H100, sort_headline,
-/// uniform keys): 64-bit keys from 2^24 keys on.
+/// The hybrid MSD sort makes about ceil(log_256(n / 6144)) + 1 passes over the data
+/// (two scatters and a local finish for 2^28 uniform keys) where onesweep makes
+/// ceil(bits / 8) + 1/2; it is taken where it was measured faster on an H100
+/// (sort_headline, uniform keys, CUB in the same run; ours in microseconds,
+/// onesweep / hybrid): 64-bit keys 1066 / 1129 at 2^24, 4170 / 3749 at 2^26, 15276 /
+/// 12197 at 2^28; 64-bit pairs 202 / 284 at 2^20, 2120 / 1695 at 2^24. So: keys wider
+/// than 32 sorted bits from 2^25 keys on, with values from 2^22 on; 32-bit keys never
+/// (0.50-0.75x onesweep: four onesweep passes leave the MSD sort nothing to save).
 inline algorithm choose_algorithm(std::size_t key_bytes, std::size_t value_bytes, std::uint64_t n, unsigned bits) {
-  (void)value_bytes;
-  if (key_bytes == 8 && bits > 32 && n >= (std::uint64_t{1} << 24)) return algorithm::hybrid_msd;
-  return algorithm::onesweep;
+  if (key_bytes != 8 || bits <= 32) return algorithm::onesweep;
+  const std::uint64_t from = value_bytes == 0 ? std::uint64_t{1} << 25 : std::uint64_t{1} << 22;
+  return n >= from ? algorithm::hybrid_msd : algorithm::onesweep;
 }
 
 /// Sorts n keys on the GPU: the output of onesweep::sort_keys and hybrid_msd::sort_keys
