@@ -57,7 +57,7 @@ template <class Key, class Value>
 void add(reg::sort_shape shape) {
   reg::add_sort(reg::sort_entry{"hybrid_msd", reg::device::gpu, shape, "Hybrid MSD (onepass, after HRS)",
                                 "Hybrid MSD radix sort after Stehle & Jacobsen (SIGMOD 2017) §4: 8-bit MSD levels "
-                                "(bucket histogram, coalesced scatter), buckets of <= 8192 keys finished in shared "
+                                "(bucket histogram, coalesced scatter), buckets of <= 6144 keys finished in shared "
                                 "memory, small buckets batched; bookkeeping on the device",
                                 {},
                                 hybrid<Key, Value>});

@@ -374,7 +374,8 @@ TEST_F(HybridMsd, RegistryEntries) {
 }
 
 // The selector's rule: keys of more than 32 sorted bits take the hybrid sort from 2^25
-// keys on (2^22 with values); 32-bit keys always take onesweep.
+// keys on (2^22 with values) up to hybrid_max_keys (two levels); 32-bit keys always take
+// onesweep.
 TEST_F(HybridMsd, SelectorRule) {
   using onepass::sort::algorithm;
   using onepass::sort::choose_algorithm;
@@ -386,6 +387,12 @@ TEST_F(HybridMsd, SelectorRule) {
   EXPECT_EQ(choose_algorithm(8, 0, std::uint64_t{1} << 28, 32), algorithm::onesweep);
   EXPECT_EQ(choose_algorithm(4, 0, std::uint64_t{1} << 28, 32), algorithm::onesweep);
   EXPECT_EQ(choose_algorithm(8, 0, 1000, 64), algorithm::onesweep);
+  const std::uint64_t top = onepass::sort::hybrid_max_keys;
+  EXPECT_EQ(top, std::uint64_t{65536} * 5632);
+  EXPECT_EQ(choose_algorithm(8, 0, top, 64), algorithm::hybrid_msd);
+  EXPECT_EQ(choose_algorithm(8, 0, top + 1, 64), algorithm::onesweep);
+  EXPECT_EQ(choose_algorithm(8, 8, top + 1, 64), algorithm::onesweep);
+  EXPECT_EQ(choose_algorithm(8, 8, std::uint64_t{1} << 30, 64), algorithm::onesweep);
   std::size_t t = 0;
   EXPECT_EQ(onepass::sort::sort_keys<std::uint64_t>(nullptr, t, nullptr, nullptr, std::size_t{1} << 28),
             algorithm::hybrid_msd);

@@ -12,10 +12,11 @@
 //      tile_items keys (a tile never spans two buckets); one block per tile counts its
 //      digits in shared memory and writes the 2^8 counts to a count matrix laid out
 //      bucket by bucket, digit-major inside a bucket ([bucket][digit][tile of bucket]);
-//   2. one exclusive scan of the whole count matrix (cub::DeviceScan, bookkeeping that is
-//      not the subject of the paper): inside a bucket's region, entry (d, j) minus the
-//      region's first entry is the offset, from the bucket's start, of the first key of
-//      digit d in tile j — the keys of digit d of earlier tiles and of all smaller digits;
+//   2. one exclusive scan of the whole count matrix (three kernels over chunks of 4096
+//      entries, reading the level's tile count from the device): inside a bucket's
+//      region, entry (d, j) minus the region's first entry is the offset, from the
+//      bucket's start, of the first key of digit d in tile j — the keys of digit d of
+//      earlier tiles and of all smaller digits;
 //   3. scatter (HRS §4.2): one block per tile ranks its keys by digit (a block-wide
 //      stable multisplit, cub::BlockRadixRankMatch over keys loaded warp-striped),
 //      stages them in shared memory in digit order and writes each digit's run to its
@@ -26,15 +27,17 @@
 //      of more than local_max keys becomes a large bucket of level L + 1 (its slots in
 //      the next bucket list, tile table and window table taken with atomics, so the
 //      bookkeeping stays on the device: no host round trip between levels); a child of
-//      (local_max / 2, local_max] keys becomes a local-sort segment of its own; smaller
-//      children are batched (HRS §4.3, "merging small buckets"): a parent's small
-//      children whose first key falls in the same window of local_max / 2 positions of
-//      the parent form one contiguous range of at most local_max keys, finished by one
-//      block;
+//      (small_max, local_max] keys becomes a local-sort segment of the large shape, one
+//      of (window_items, small_max] keys a segment of the small shape; smaller children
+//      are batched (HRS §4.3, "merging small buckets"): a parent's small children whose
+//      first key falls in the same window of window_items positions of the parent form
+//      one contiguous range of at most small_max keys, finished by one block;
 //   5. local finish (HRS §4.3, "local sort"): one block per segment or window loads its
-//      range (at most local_max keys) into shared memory, finds the bits that vary
-//      inside it, and sorts on them with a block-wide LSD radix sort (cub::BlockRadixSort,
-//      stable), writing the final output.
+//      range into shared memory, finds the bits that vary inside it, and sorts on them
+//      with 8-bit stable block-wide multisplit passes (cub::BlockRadixRankMatch), least
+//      significant first, over at most the top 16 varying bits; runs of keys equal on
+//      those bits are finished by insertion (rare for random keys; LSD passes over the
+//      remaining bits when a run is longer than local_tie_run), writing the final output.
 // After the last level, large buckets left with no bits to sort on (more than local_max
 // equal keys) are copied to the output.
 //
@@ -42,10 +45,15 @@
 // sort keep ties in order), so the sort is stable: keys equal on the sorted bits keep
 // their input order, and pairs keep each value with its key.
 //
-// Global passes: uniform 64-bit keys, 2^28 of them (local_max = 8192): level 0 (2^28 ->
+// Global passes: uniform 64-bit keys, 2^28 of them (local_max = 6144): level 0 (2^28 ->
 // 256 buckets of 2^20), level 1 (-> 65536 buckets of about 4096), then the local finish:
 // two histogram reads, two scatters and one local read and write, where onesweep makes
-// one histogram read and eight scatters.
+// one histogram read and eight scatters. Above 2^16 x local_max (about 4.0e8) uniform
+// keys, a third level is needed whose buckets (about 2^14 keys at 2^30) leave each
+// 4096-key tile with runs of about 16 keys per digit: the scatter's writes no longer
+// coalesce, and the sort falls behind onesweep (measured on an H100 at 2^30 u64 keys:
+// 0.82x onesweep; the Onesweep paper reports HRS's drop above ~550M keys).
+// onepass::sort (sort/sort.cuh) takes onesweep there.
 //
 // Differences from the paper's code (the authors' published code was read, not copied):
 // bucket counts never go to the host (kernels are launched for the largest possible
@@ -1019,13 +1027,13 @@ void sort_buffers(const char* function, void* d_temp, std::size_t& temp_bytes, d
 /// Key: uint32_t, int32_t, float, uint64_t, int64_t or double. d_keys_in, d_keys_out:
 /// device pointers to n keys, not overlapping. begin_bit < end_bit <= 8 * sizeof(Key).
 /// n: any size_t. Global passes: at most ceil((end_bit - begin_bit) / 8) levels, each a
-/// histogram read and a scatter of the keys still in buckets of more than 8192 keys, then
-/// one shared-memory finish per bucket of at most 8192 keys.
+/// histogram read and a scatter of the keys still in buckets of more than local_max =
+/// 6144 keys, then one shared-memory finish per bucket of at most local_max keys.
 ///
 /// CUB's two-phase temporary storage: with d_temp == nullptr only temp_bytes is set
 /// (from n and the bit range; nothing enqueued). Otherwise d_temp must hold at least that
 /// many bytes (any alignment); the work is enqueued on `stream`, not waited for. Storage:
-/// n keys of scratch when n > 8192, plus about 1.2 bytes per key of bookkeeping (count
+/// n keys of scratch when n > local_max, plus about 1.2 bytes per key of bookkeeping (count
 /// matrix, its scan, bucket and tile lists) for 8-byte keys, 0.6 for 4-byte keys.
 ///
 /// Throws onepass::error (nothing enqueued) for end_bit > 8 * sizeof(Key) or begin_bit >=
@@ -1045,7 +1053,7 @@ void sort_keys(void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key*
 /// sort_keys, and d_values_out[i] is the value that came with d_keys_out[i]. Value: any
 /// trivially copyable type of 4 or 8 bytes; d_values_in, d_values_out: device pointers to
 /// n values, aligned to sizeof(Value), not overlapping each other. Temporary storage:
-/// sort_keys's plus n values of scratch when n > 8192. Throws as sort_keys, also for
+/// sort_keys's plus n values of scratch when n > local_max. Throws as sort_keys, also for
 /// null, misaligned or overlapping value pointers.
 template <class Key, class Value>
 void sort_pairs(void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out, const Value* d_values_in,

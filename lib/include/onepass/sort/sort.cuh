@@ -30,6 +30,14 @@ enum class algorithm { onesweep, hybrid_msd };
 /// "onesweep" or "hybrid_msd".
 inline const char* to_string(algorithm a) { return a == algorithm::onesweep ? "onesweep" : "hybrid_msd"; }
 
+/// Largest n for which onepass::sort takes the hybrid MSD sort: uniform keys are
+/// local-finished after two levels (2^16 buckets of n / 2^16 keys each) while
+/// n / 2^16 stays under local_max by about 6.5 standard deviations of a bucket's
+/// Poisson spread (512 keys), i.e. n <= 2^16 x 5632 = 369,098,752 (about 2^28.46).
+/// Beyond, a third level whose scatter does not coalesce makes the hybrid sort slower
+/// than onesweep (hybrid_msd.cuh, "Global passes").
+inline constexpr std::uint64_t hybrid_max_keys = (std::uint64_t{1} << 16) * (hybrid_msd::detail::local_max - 512);
+
 /// The algorithm onepass::sort takes for n keys of key_bytes bytes (4 or 8) with values of
 /// value_bytes bytes (0 for keys only, else 4 or 8), sorted on `bits` bits (1..64).
 /// The hybrid MSD sort makes about ceil(log_256(n / 6144)) + 1 passes over the data
@@ -37,11 +45,12 @@ inline const char* to_string(algorithm a) { return a == algorithm::onesweep ? "o
 /// ceil(bits / 8) + 1/2; it is taken where it was measured faster on an H100
 /// (sort_headline, uniform keys, CUB in the same run; ours in microseconds,
 /// onesweep / hybrid): 64-bit keys 1066 / 1129 at 2^24, 4170 / 3749 at 2^26, 15276 /
-/// 12197 at 2^28; 64-bit pairs 202 / 284 at 2^20, 2120 / 1695 at 2^24. So: keys wider
-/// than 32 sorted bits from 2^25 keys on, with values from 2^22 on; 32-bit keys never
-/// (0.50-0.75x onesweep: four onesweep passes leave the MSD sort nothing to save).
+/// 12197 at 2^28, 64-bit pairs 202 / 284 at 2^20, 2120 / 1695 at 2^24; and not at 2^30
+/// (64-bit keys 0.82x, pairs 0.85x onesweep: a third level). So: keys wider than 32
+/// sorted bits from 2^25 keys (with values from 2^22) up to hybrid_max_keys; 32-bit keys
+/// never (0.50-0.75x onesweep: four onesweep passes leave the MSD sort nothing to save).
 inline algorithm choose_algorithm(std::size_t key_bytes, std::size_t value_bytes, std::uint64_t n, unsigned bits) {
-  if (key_bytes != 8 || bits <= 32) return algorithm::onesweep;
+  if (key_bytes != 8 || bits <= 32 || n > hybrid_max_keys) return algorithm::onesweep;
   const std::uint64_t from = value_bytes == 0 ? std::uint64_t{1} << 25 : std::uint64_t{1} << 22;
   return n >= from ? algorithm::hybrid_msd : algorithm::onesweep;
 }
