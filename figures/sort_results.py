@@ -861,7 +861,8 @@ def hybrid_statements(rows, q=1):
 
 
 def selector_choices(meta):
-    """{(shape, n): algorithm} from meta.json's onepass_sort_choice ("shape n=N: algorithm; ...")."""
+    """{(shape, n, q): algorithm} from meta.json's onepass_sort_choice ("shape n=N q=Q: algorithm;
+    ..."); entries logged without a band (older runs: "shape n=N: algorithm") have q = None."""
     out = {}
     text = str(meta.get("onepass_sort_choice", ""))
     if ":" not in text:
@@ -872,12 +873,19 @@ def selector_choices(meta):
         if " n=" not in item or ": " not in item:
             continue
         head, alg = item.rsplit(": ", 1)
-        shape, n = head.split(" n=", 1)
+        shape, rest = head.split(" n=", 1)
+        n, _, q = rest.partition(" q=")
         try:
-            out[(shape.strip(), int(n))] = alg.strip()
+            out[(shape.strip(), int(n), int(q) if q.strip() else None)] = alg.strip()
         except ValueError:
             continue
     return out
+
+
+def choice_at(choices, shape, n, q):
+    """What onepass::sort ran at (shape, n, q) according to selector_choices, else None."""
+    got = choices.get((shape, n, q))
+    return got if got is not None else choices.get((shape, n, None))
 
 
 # Issue 13's targets: onepass::sort (onepass_sort) / CUB (best) on sort_headline, same run.
@@ -941,7 +949,7 @@ def draw_selector_figure(panels, out_dir):
         bands = sorted({q for q, _ in pts})
         for q, n in pts:
             faster = HYBRID if value[(HYBRID, q, n)] > value[(OURS, q, n)] else OURS
-            chose = choices.get((shape, n))
+            chose = choice_at(choices, shape, n, q)
             marker = "D" if chose == HYBRID else ("o" if chose == OURS else "x")
             ax.scatter(math.log2(n), bands.index(q), s=26, marker=marker, color=palette.colour(faster),
                        edgecolors="black" if chose and chose != faster else "none", linewidths=0.9, zorder=3)

@@ -158,15 +158,12 @@ struct bench {
   /// copied into the outputs before every run, outside the timed region, and sort there.
   template <class Key, class Value>
   measurement measure(const reg::sort_entry& e, const Key* keys_in, Key* keys_out, const Value* values_in,
-                      Value* values_out, std::size_t n, std::pair<unsigned long long, unsigned long long> key_print,
+                      Value* values_out, std::size_t n, unsigned q,
+                      std::pair<unsigned long long, unsigned long long> key_print,
                       std::pair<unsigned long long, unsigned long long> value_print) {
     constexpr bool pairs = !std::is_void_v<Value>;
     constexpr std::size_t value_size = pairs ? sizeof(std::conditional_t<pairs, Value, char>) : 0;
     measurement p;
-    if (e.name == "onepass_sort")
-      choices.insert(std::string(reg::to_string(e.shape)) + " n=" + std::to_string(n) + ": " +
-                     onepass::sort::to_string(onepass::sort::choose_algorithm(sizeof(Key), value_size, n,
-                                                                              8 * sizeof(Key))));
     try {
       const reg::sort_params params;  // ascending, all key bits (the paper's setting)
       const void* ki = e.in_place ? static_cast<const void*>(keys_out) : keys_in;
@@ -195,6 +192,14 @@ struct bench {
       ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
       ONEPASS_EXPERIMENT_CUDA(cudaStreamSynchronize(stream));
       temp.reset();
+      if (e.name == "onepass_sort") {
+        // What onepass::sort ran on these keys (its rule is deterministic in the keys).
+        device_buffer sample(onepass::sort::sample_storage_bytes);
+        const auto chose = onepass::sort::select_algorithm(keys_in, n, value_size, 0, 8 * sizeof(Key), sample.get(),
+                                                           stream);
+        choices.insert(std::string(reg::to_string(e.shape)) + " n=" + std::to_string(n) + " q=" + std::to_string(q) +
+                       ": " + onepass::sort::to_string(chose));
+      }
       device_buffer bad(3 * sizeof(unsigned long long));
       ONEPASS_EXPERIMENT_CUDA(cudaMemsetAsync(bad.get(), 0, bad.bytes(), stream));
       check_sorted_kernel<Key, Value><<<blocks_for(n), threads, 0, stream>>>(keys_out, keys_in, values_out, n,
@@ -278,7 +283,7 @@ struct bench {
       for (const auto& e : algorithms) {
         const measurement p = measure<Key, Value>(
             e, keys_in.as<const Key>(), keys_out.as<Key>(), pairs ? values_in.as<const value_type>() : nullptr,
-            pairs ? values_out.as<value_type>() : nullptr, n, key_print, value_print);
+            pairs ? values_out.as<value_type>() : nullptr, n, q, key_print, value_print);
         const std::string where = e.name + " at " + where_size + ", q = " + std::to_string(q);
         switch (p.what) {
           case measurement::status::measured: {
@@ -365,8 +370,8 @@ void note_common(run& r, const bench& b) {
                                            "x key bytes, median of the timed runs)");
   r.note("rows", std::to_string(b.rows));
   if (!b.choices.empty())
-    r.note("onepass_sort_choice", "the algorithm onepass::sort (registry name onepass_sort) ran at each shape and n "
-                                  "(sort/sort.cuh, choose_algorithm): " +
+    r.note("onepass_sort_choice", "the algorithm onepass::sort (registry name onepass_sort) ran at each shape, n and band q "
+                                  "(sort/sort.cuh, select_algorithm on the same keys): " +
                                       join(std::vector<std::string>(b.choices.begin(), b.choices.end()), "; "));
   if (!b.skipped.empty()) r.note("skipped", join(b.skipped, "; "));
   if (!b.failed.empty()) r.note("failed", join(b.failed, "; "));

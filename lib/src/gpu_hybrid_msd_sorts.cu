@@ -63,7 +63,8 @@ void add(reg::sort_shape shape) {
                                 hybrid<Key, Value>});
   reg::add_sort(reg::sort_entry{"onepass_sort", reg::device::gpu, shape, "onepass::sort (selector)",
                                 "onepass::sort: onesweep or the hybrid MSD sort per call, chosen from key width, "
-                                "value width, n and the bit range (sort/sort.cuh)",
+                                "value width, n, the bit range and a 2^14-key sample's top-16-bit prefixes "
+                                "(sort/sort.cuh)",
                                 {},
                                 selected<Key, Value>});
 }

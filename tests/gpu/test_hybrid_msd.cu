@@ -373,12 +373,14 @@ TEST_F(HybridMsd, RegistryEntries) {
   EXPECT_EQ(seen, 10) << "hybrid_msd and onepass_sort for the five shapes";
 }
 
-// The selector's rule: keys of more than 32 sorted bits take the hybrid sort from 2^25
-// keys on (2^22 with values) up to hybrid_max_keys (two levels); 32-bit keys always take
-// onesweep.
+// The selector's stage 1 (sort.cuh): at most local_max keys take the hybrid sort's
+// single-block finish; above, keys of more than 32 sorted bits are hybrid candidates from
+// 2^25 keys on (2^22 with values) up to hybrid_max_keys (two levels); 32-bit keys take
+// onesweep. Stage 2's threshold on the sample's shared pairs.
 TEST_F(HybridMsd, SelectorRule) {
   using onepass::sort::algorithm;
   using onepass::sort::choose_algorithm;
+  using onepass::sort::choose_from_sample;
   EXPECT_EQ(choose_algorithm(8, 0, std::uint64_t{1} << 28, 64), algorithm::hybrid_msd);
   EXPECT_EQ(choose_algorithm(8, 0, std::uint64_t{1} << 25, 64), algorithm::hybrid_msd);
   EXPECT_EQ(choose_algorithm(8, 0, (std::uint64_t{1} << 25) - 1, 64), algorithm::onesweep);
@@ -386,17 +388,89 @@ TEST_F(HybridMsd, SelectorRule) {
   EXPECT_EQ(choose_algorithm(8, 8, (std::uint64_t{1} << 22) - 1, 64), algorithm::onesweep);
   EXPECT_EQ(choose_algorithm(8, 0, std::uint64_t{1} << 28, 32), algorithm::onesweep);
   EXPECT_EQ(choose_algorithm(4, 0, std::uint64_t{1} << 28, 32), algorithm::onesweep);
-  EXPECT_EQ(choose_algorithm(8, 0, 1000, 64), algorithm::onesweep);
+  EXPECT_EQ(choose_algorithm(8, 0, local_max, 64), algorithm::hybrid_msd);
+  EXPECT_EQ(choose_algorithm(4, 4, local_max, 32), algorithm::hybrid_msd);
+  EXPECT_EQ(choose_algorithm(4, 0, 0, 32), algorithm::hybrid_msd);
+  EXPECT_EQ(choose_algorithm(8, 0, local_max + 1, 64), algorithm::onesweep);
+  EXPECT_EQ(choose_algorithm(4, 0, local_max + 1, 32), algorithm::onesweep);
   const std::uint64_t top = onepass::sort::hybrid_max_keys;
   EXPECT_EQ(top, std::uint64_t{65536} * 5632);
   EXPECT_EQ(choose_algorithm(8, 0, top, 64), algorithm::hybrid_msd);
   EXPECT_EQ(choose_algorithm(8, 0, top + 1, 64), algorithm::onesweep);
   EXPECT_EQ(choose_algorithm(8, 8, top + 1, 64), algorithm::onesweep);
   EXPECT_EQ(choose_algorithm(8, 8, std::uint64_t{1} << 30, 64), algorithm::onesweep);
+  // Stage 2: uniform keys share a 16-bit prefix in about 1 / 2^16 of the sample's pairs.
+  const std::uint64_t pairs = std::uint64_t{onepass::sort::sample_keys} * (onepass::sort::sample_keys - 1) / 2;
+  EXPECT_EQ(choose_from_sample(std::uint64_t{1} << 28, pairs / 65536), algorithm::hybrid_msd);
+  EXPECT_EQ(choose_from_sample(std::uint64_t{1} << 28, pairs / 65536 * 2), algorithm::onesweep);
+  EXPECT_EQ(choose_from_sample(std::uint64_t{1} << 25, pairs / 65536 * 10), algorithm::hybrid_msd);
+  EXPECT_EQ(choose_from_sample(std::uint64_t{1} << 25, pairs / 65536 * 12), algorithm::onesweep);
   std::size_t t = 0;
   EXPECT_EQ(onepass::sort::sort_keys<std::uint64_t>(nullptr, t, nullptr, nullptr, std::size_t{1} << 28),
             algorithm::hybrid_msd);
   EXPECT_GT(t, 0u);
+}
+
+// Stage 2 on real keys: uniform 64-bit keys stay with the hybrid sort, skewed ones (the
+// bit-AND of two words, Fig. 11's band q = 2; all keys sharing their top 24 bits) go to
+// onesweep; sort_keys / sort_pairs run what select_algorithm answers, and sort correctly.
+TEST_F(HybridMsd, SelectorSamplesTheKeys) {
+  REQUIRE_GPU();
+  using onepass::sort::algorithm;
+  const std::size_t n = std::size_t{1} << 25;
+  std::mt19937_64 rng(2026);
+  std::vector<std::uint64_t> uniform(n), and2(n), shared(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    uniform[i] = rng();
+    and2[i] = rng() & rng();
+    shared[i] = (std::uint64_t{0xABCDEF} << 40) | (rng() >> 24);
+  }
+  dev sample(onepass::sort::sample_storage_bytes);
+  const struct {
+    const char* name;
+    const std::vector<std::uint64_t>* keys;
+    algorithm expected;
+  } cases[] = {{"uniform", &uniform, algorithm::hybrid_msd},
+               {"and2", &and2, algorithm::onesweep},
+               {"top 24 bits shared", &shared, algorithm::onesweep}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    dev in(n * 8), out(n * 8), vals(n * 4), vout(n * 4);
+    upload(in.as<std::uint64_t>(), *c.keys);
+    EXPECT_EQ(onepass::sort::select_algorithm(in.as<std::uint64_t>(), n, 0, 0, 64, sample.p), c.expected);
+    cuda_ok(cudaDeviceSynchronize(), "select_algorithm");
+    std::size_t bytes = 0;
+    onepass::sort::sort_keys(nullptr, bytes, in.as<std::uint64_t>(), out.as<std::uint64_t>(), n);
+    dev temp(bytes);
+    EXPECT_EQ(onepass::sort::sort_keys(temp.p, bytes, in.as<std::uint64_t>(), out.as<std::uint64_t>(), n), c.expected);
+    cuda_ok(cudaDeviceSynchronize(), "sort_keys");
+    std::vector<std::uint64_t> expect = *c.keys;
+    std::sort(expect.begin(), expect.end());
+    EXPECT_TRUE(download(out.as<std::uint64_t>(), n) == expect);
+    // Pairs: the same choice (values of 4 bytes), values follow their keys stably.
+    std::vector<std::uint32_t> idx(n);
+    std::iota(idx.begin(), idx.end(), 0u);
+    upload(vals.as<std::uint32_t>(), idx);
+    bytes = 0;
+    onepass::sort::sort_pairs(nullptr, bytes, in.as<std::uint64_t>(), out.as<std::uint64_t>(),
+                              vals.as<std::uint32_t>(), vout.as<std::uint32_t>(), n);
+    dev temp2(bytes);
+    EXPECT_EQ(onepass::sort::sort_pairs(temp2.p, bytes, in.as<std::uint64_t>(), out.as<std::uint64_t>(),
+                                        vals.as<std::uint32_t>(), vout.as<std::uint32_t>(), n),
+              c.expected);
+    cuda_ok(cudaDeviceSynchronize(), "sort_pairs");
+    const auto got = download(vout.as<std::uint32_t>(), n);
+    std::vector<std::uint32_t> stable(n);
+    std::iota(stable.begin(), stable.end(), 0u);
+    std::stable_sort(stable.begin(), stable.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return (*c.keys)[a] < (*c.keys)[b]; });
+    EXPECT_TRUE(got == stable);
+  }
+  // Stage 2's argument checks.
+  EXPECT_THROW(onepass::sort::select_algorithm<std::uint64_t>(nullptr, n, 0, 0, 64, sample.p), onepass::error);
+  EXPECT_THROW(onepass::sort::select_algorithm(reinterpret_cast<const std::uint64_t*>(sample.p), n, 0, 0, 64, nullptr),
+               onepass::error);
+  EXPECT_THROW(onepass::sort::select_algorithm<std::uint64_t>(nullptr, n, 0, 65, 64, sample.p), onepass::error);
 }
 
 // Bad input: the same errors as onesweep, nothing enqueued.

@@ -178,5 +178,30 @@ class RatioRanges(unittest.TestCase):
         self.assertEqual(so.ratio_ranges([self.row("onesweep", 1.0, 0.9, 1.2)]), {})
 
 
+class SelectorChoices(unittest.TestCase):
+    """onepass::sort's logged choices (meta.json onepass_sort_choice) and selector_points."""
+
+    def test_choices_by_band_and_older_logs_without_band(self):
+        meta = {"onepass_sort_choice": "the algorithm onepass::sort ran at each shape, n and band q (sort/sort.cuh, "
+                                       "select_algorithm on the same keys): keys_u64 n=33554432 q=1: hybrid_msd; "
+                                       "keys_u64 n=33554432 q=4: onesweep; keys_u32 n=4603: hybrid_msd"}
+        c = so.selector_choices(meta)
+        self.assertEqual(c[("keys_u64", 33554432, 1)], "hybrid_msd")
+        self.assertEqual(so.choice_at(c, "keys_u64", 33554432, 4), "onesweep")
+        self.assertEqual(so.choice_at(c, "keys_u32", 4603, 16), "hybrid_msd")  # logged without a band
+        self.assertIsNone(so.choice_at(c, "keys_u64", 1024, 1))
+        self.assertEqual(so.selector_choices({}), {})
+
+    def test_points_keep_ratio_against_the_faster_of_ours(self):
+        rows = [t.sort_row("onesweep", "keys_u64", 4, 25, 10e9), t.sort_row("hybrid_msd", "keys_u64", 4, 25, 4e9),
+                t.sort_row("onepass_sort", "keys_u64", 4, 25, 9.9e9), t.sort_row("cub_onesweep_n64", "keys_u64", 4, 25, 9e9)]
+        p, = so.selector_points(rows)
+        self.assertAlmostEqual(p["keeps"], 0.99)
+        self.assertAlmostEqual(p["vs_cub"], 1.1)
+        rows[2] = t.sort_row("onepass_sort", "keys_u64", 4, 25, 4e9)  # the selector took the slower sort
+        p, = so.selector_points(rows)
+        self.assertLess(p["keeps"], so.SELECTOR_KEEPS)
+
+
 if __name__ == "__main__":
     unittest.main()
