@@ -19,10 +19,10 @@
 //      share a prefix comes back to the host. The hybrid sort is taken when the estimate
 //      is at most two_level_bucket_max. For uniform keys the estimate is about n / 2^16,
 //      so this agrees with hybrid_max_keys.
-//   Stage 2 costs three small kernels and one stream synchronisation (the 8-byte pair
-//   count is copied to the host; tens of microseconds beside sorts of milliseconds), so
-//   a call in stage 2's range waits for the stream's earlier work and cannot be captured
-//   in a CUDA graph; every other call is asynchronous. choose_algorithm(key_bytes,
+//   Stage 2 costs a memset, one small kernel and one stream synchronisation (the kernel
+//   writes the pair count to pinned host memory; microseconds beside sorts of
+//   milliseconds), so a call in stage 2's range waits for the stream's earlier work and
+//   cannot be captured in a CUDA graph; every other call is asynchronous. choose_algorithm(key_bytes,
 //   value_bytes, n, bits) answers stage 1 alone without touching the device.
 // The experiments log the choice (sort_bench: meta.json "onepass_sort_choice").
 #pragma once
@@ -103,36 +103,41 @@ inline algorithm choose_from_sample(std::uint64_t n, std::uint64_t shared_pairs)
 
 namespace detail {
 
-inline constexpr int sample_block = 256;
+inline constexpr int sample_block = 1024;
 inline constexpr std::uint32_t prefix_bins = 1u << sample_prefix_bits;
 
 /// Bytes of stage 2's storage at the front of the caller's temporary storage: the prefix
-/// counts and the pair count (256-byte aligned sizes).
-inline constexpr std::size_t sample_bytes =
-    device::align_up(prefix_bins * sizeof(std::uint32_t)) + device::align_up(sizeof(unsigned long long));
+/// counts, then the count of blocks done (zeroed together by one memset).
+inline constexpr std::size_t sample_counts_bytes = prefix_bins * sizeof(std::uint32_t);
+inline constexpr std::size_t sample_bytes = device::align_up(sample_counts_bytes + sizeof(unsigned));
 
-/// Counts the top-16-bit prefixes (bits [shift, shift + 16) of the ordered word) of
-/// sample_keys keys: key i is read at a pseudo-random position of stratum i (n /
-/// sample_keys positions each; n >= sample_keys), so no position is read twice.
+/// Stage 2 in one launch: each of the sample_keys / sample_block blocks counts the
+/// top-16-bit prefixes (bits [shift, shift + 16) of the ordered word) of its keys, key i
+/// read at a pseudo-random position of stratum i (n / sample_keys positions each; n >=
+/// sample_keys, so no position is read twice); the last block to finish sums c (c - 1) / 2
+/// over the counts (the pairs of sampled keys sharing a prefix) and writes the sum to
+/// `pairs` (host-mapped memory: no copy back). (A template so that the header can be
+/// included by several translation units.)
 template <class Key>
-__global__ void __launch_bounds__(sample_block) sample_prefix_kernel(const Key* keys, std::uint64_t n, unsigned shift,
-                                                                    std::uint32_t* counts) {
+__global__ void __launch_bounds__(sample_block) sample_pairs_kernel(const Key* keys, std::uint64_t n, unsigned shift,
+                                                                   std::uint32_t* counts, unsigned* blocks_done,
+                                                                   unsigned long long* pairs) {
+  __shared__ bool last;
+  __shared__ unsigned long long partial[sample_block / 32];
   const std::uint32_t i = blockIdx.x * sample_block + threadIdx.x;
-  if (i >= sample_keys) return;
   const std::uint64_t stratum = n / sample_keys;
   const std::uint64_t pos = i * stratum + __umul64hi(random::mix64(i + random::golden_gamma), stratum);
   const auto word = radix_traits<Key>::to_bits(keys[pos]);
   atomicAdd(&counts[static_cast<std::uint32_t>(word >> shift) & (prefix_bins - 1)], 1u);
-}
-
-/// Pairs of sampled keys sharing a prefix: the sum of c (c - 1) / 2 over the counts (one
-/// block). (A template so that the header can be included by several translation units.)
-template <class Count>
-__global__ void __launch_bounds__(1024) shared_pairs_kernel(const Count* counts, unsigned long long* pairs) {
-  __shared__ unsigned long long partial[32];
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(blocks_done, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
   unsigned long long sum = 0;
-  for (std::uint32_t b = threadIdx.x; b < prefix_bins; b += 1024) {
-    const unsigned long long c = counts[b];
+  for (std::uint32_t b = threadIdx.x; b < prefix_bins; b += sample_block) {
+    const unsigned long long c = __ldcg(counts + b);
     if (c > 1) sum += c * (c - 1) / 2;
   }
   for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
@@ -141,28 +146,46 @@ __global__ void __launch_bounds__(1024) shared_pairs_kernel(const Count* counts,
   if (threadIdx.x < 32) {
     sum = partial[threadIdx.x];
     for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
-    if (threadIdx.x == 0) *pairs = sum;
+    if (threadIdx.x == 0) {
+      *reinterpret_cast<volatile unsigned long long*>(pairs) = sum;
+      __threadfence_system();
+    }
   }
 }
 
-/// Stage 2 on the device (enqueued on `stream`, then waited for): the sample's shared
-/// pairs of keys[0, n) on bits [end_bit - 16, end_bit). `storage`: sample_bytes bytes,
-/// 256-byte aligned.
+/// This host thread's slot of pinned, device-mapped host memory for stage 2's result
+/// (allocated on first use, freed when the thread ends).
+inline unsigned long long* result_slot(unsigned long long** device_view) {
+  thread_local struct slot {
+    unsigned long long* host = nullptr;
+    ~slot() {
+      if (host) cudaFreeHost(host);
+    }
+  } s;
+  if (s.host == nullptr)
+    ONEPASS_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&s.host), sizeof(unsigned long long),
+                                     cudaHostAllocMapped | cudaHostAllocPortable));
+  ONEPASS_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(device_view), s.host, 0));
+  return s.host;
+}
+
+/// Stage 2 on the device (a memset and one kernel enqueued on `stream`, then waited for):
+/// the sample's shared pairs of keys[0, n) on bits [end_bit - 16, end_bit). `storage`:
+/// sample_bytes bytes, 256-byte aligned.
 template <class Key>
 std::uint64_t sample_shared_pairs(const Key* keys, std::uint64_t n, unsigned end_bit, unsigned char* storage,
                                   cudaStream_t stream) {
   auto* counts = reinterpret_cast<std::uint32_t*>(storage);
-  auto* pairs = reinterpret_cast<unsigned long long*>(storage + device::align_up(prefix_bins * sizeof(std::uint32_t)));
-  ONEPASS_CUDA_CHECK(cudaMemsetAsync(counts, 0, prefix_bins * sizeof(std::uint32_t), stream));
-  sample_prefix_kernel<Key><<<sample_keys / sample_block, sample_block, 0, stream>>>(
-      keys, n, end_bit - sample_prefix_bits, counts);
+  auto* blocks_done = reinterpret_cast<unsigned*>(storage + sample_counts_bytes);
+  unsigned long long* device_view = nullptr;
+  volatile unsigned long long* host = result_slot(&device_view);
+  *host = ~0ull;
+  ONEPASS_CUDA_CHECK(cudaMemsetAsync(storage, 0, sample_counts_bytes + sizeof(unsigned), stream));
+  sample_pairs_kernel<Key><<<sample_keys / sample_block, sample_block, 0, stream>>>(
+      keys, n, end_bit - sample_prefix_bits, counts, blocks_done, device_view);
   ONEPASS_CUDA_CHECK(cudaGetLastError());
-  shared_pairs_kernel<std::uint32_t><<<1, 1024, 0, stream>>>(counts, pairs);
-  ONEPASS_CUDA_CHECK(cudaGetLastError());
-  unsigned long long host = 0;
-  ONEPASS_CUDA_CHECK(cudaMemcpyAsync(&host, pairs, sizeof host, cudaMemcpyDeviceToHost, stream));
   ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return host;
+  return *host;
 }
 
 }  // namespace detail
@@ -173,7 +196,7 @@ inline constexpr std::size_t sample_storage_bytes = detail::sample_bytes + devic
 /// The algorithm sort_keys / sort_pairs run on n keys d_keys[0, n) sorted on bits
 /// [begin_bit, end_bit) with values of value_bytes bytes (0: keys only): stage 1 of the
 /// rule (file comment), then, for the hybrid candidates above local_sort_max_keys, stage 2
-/// on the keys, which enqueues three small kernels on `stream` using d_sample (device
+/// on the keys, which enqueues a memset and one small kernel on `stream` using d_sample (device
 /// storage of at least sample_storage_bytes bytes, any alignment) and waits for the
 /// stream. Elsewhere nothing is enqueued and d_sample may be null. Throws onepass::error
 /// naming the argument for end_bit > 8 * sizeof(Key), begin_bit >= end_bit, and, where
