@@ -924,7 +924,7 @@ SELECTOR_FIGURE = "sort_selector"
 def draw_selector_figure(panels, out_dir):
     """onepass::sort's choice over (n, q): one panel per (title, rows, meta) in `panels` (Fig.
     9's u32 keys, Fig. 11's u64 keys); at each point measured with both of our sorts, the fill
-    says which was faster there (blue: onesweep, dark: hybrid MSD) and the marker what
+    says which was faster there (blue: onesweep, amber: hybrid MSD) and the marker what
     onepass::sort ran (circle: onesweep, diamond: hybrid MSD; from meta.json). Returns the
     written paths (none when no panel has both sorts)."""
     import matplotlib
@@ -942,6 +942,9 @@ def draw_selector_figure(panels, out_dir):
             usable.append((title, rows, meta, value, pts))
     if not usable:
         return []
+    # Fill by the faster sort: onesweep in our blue, the hybrid sort in amber (its palette
+    # colour, the darkest blue, is hard to tell from ours at this marker size).
+    faster_colour = {OURS: palette.colour(OURS), HYBRID: "#f0a30a"}
     fig, axes = plt.subplots(1, len(usable), figsize=(6.2 * len(usable), 3.9), squeeze=False)
     for ax, (title, rows, meta, value, pts) in zip(axes[0], usable):
         choices = selector_choices(meta)
@@ -951,15 +954,15 @@ def draw_selector_figure(panels, out_dir):
             faster = HYBRID if value[(HYBRID, q, n)] > value[(OURS, q, n)] else OURS
             chose = choice_at(choices, shape, n, q)
             marker = "D" if chose == HYBRID else ("o" if chose == OURS else "x")
-            ax.scatter(math.log2(n), bands.index(q), s=26, marker=marker, color=palette.colour(faster),
+            ax.scatter(math.log2(n), bands.index(q), s=26, marker=marker, color=faster_colour[faster],
                        edgecolors="black" if chose and chose != faster else "none", linewidths=0.9, zorder=3)
         ax.set_yticks(range(len(bands)))
         ax.set_yticklabels(["q = %d" % q for q in bands])
         ax.set_xlabel("log2 n (keys)")
         ax.set_title(title, fontsize=10.5)
         ax.grid(True, axis="x", alpha=0.3)
-    handles = [Line2D([], [], ls="", marker="s", color=palette.colour(OURS), label="faster: onesweep"),
-               Line2D([], [], ls="", marker="s", color=palette.colour(HYBRID), label="faster: hybrid MSD"),
+    handles = [Line2D([], [], ls="", marker="s", color=faster_colour[OURS], label="faster: onesweep"),
+               Line2D([], [], ls="", marker="s", color=faster_colour[HYBRID], label="faster: hybrid MSD"),
                Line2D([], [], ls="", marker="o", color="#777777", label="onepass::sort ran onesweep"),
                Line2D([], [], ls="", marker="D", color="#777777", label="onepass::sort ran hybrid MSD"),
                Line2D([], [], ls="", marker="o", color="white", markeredgecolor="black",
