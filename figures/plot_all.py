@@ -66,6 +66,7 @@ from figures.figure_files import footer, save_figure
 from figures import palette  # one colour per algorithm, every figure
 from figures import sort_results
 from figures import gaussian_results  # warp Gaussian figures
+from figures import segmented_results  # the segmented shuffle's figure
 
 palette.apply_rc()
 PASS_COLOUR = palette.OURS
@@ -695,6 +696,7 @@ def main(argv=None):
     written += sort_written
     problems += sort_problems
     written, problems = gaussian_results.extend(args.results, args.out, recorded_root, written, problems)
+    written, problems = segmented_results.extend(args.results, args.out, recorded_root, written, problems)
 
     for path in written:
         print("plot_all: wrote %s" % path)

@@ -30,6 +30,7 @@ import sys
 from figures import shuffle_results as sr
 from figures import sort_results as so
 from figures import gaussian_results  # the warp Gaussian section
+from figures import segmented_results  # the segmented shuffle section
 from paper import provenance as pv  # commit vs measured code, clocks
 from paper import claims  # one claims table per seed document
 from paper import variability  # spread, repeated runs, ranges, seed replicates
@@ -1487,6 +1488,7 @@ def main(argv=None):
         return 1
     report.onesweep_sections(sort_data, table2, headline)
     gaussian_results.report_section(report, args.results, recorded)
+    segmented_results.report_section(report, args.results, recorded)
     gaussian_source = sr.gpu_source(args.results, "gaussian_throughput", recorded)
     if gaussian_source is not None:  # its section is figures/gaussian_results.py's; the table names its commit
         try:

@@ -1,7 +1,8 @@
 // onepass/shuffle/cpu_segmented_shuffle.hpp — many independent bijective shuffles in
-// one call on the CPU (oneTBB): the segmented (batched) shuffle of issue 14, part 2.
+// one call on the CPU (oneTBB): the segmented (batched) shuffle. Its GPU twin is
+// shuffle/gpu_segmented_shuffle.cuh.
 //
-// Definition — one permutation for everyone (CPU today, the GPU path later):
+// Definition — one permutation for everyone (CPU and GPU):
 //
 //   Segment s = [segment_offsets[s], segment_offsets[s + 1]) of length
 //   m_s = segment_offsets[s + 1] - segment_offsets[s] is shuffled exactly as
@@ -15,7 +16,7 @@
 //   Items in [segment_offsets[num_segments], num_items) belong to no segment and are
 //   copied to out unchanged. segmented_unshuffle applies the inverse, segment by segment.
 //
-// The seed rule (segment_seed below) is a counter-based hash (random/counter_hash.hpp)
+// The seed rule (segment_seed, shuffle/segment_seed.hpp) is a counter-based hash (random/counter_hash.hpp)
 // of (seed, s) on a stream reserved for segments:
 //
 //   segment_seed(seed, s) = counter_hash(seed, segment_seed_stream)(s)
@@ -45,19 +46,9 @@
 #include "onepass/error.hpp"
 #include "onepass/random/counter_hash.hpp"
 #include "onepass/shuffle/cpu_shuffle.hpp"
+#include "onepass/shuffle/segment_seed.hpp"
 
 namespace onepass::shuffle {
-
-/// counter_hash stream id reserved for per-segment seeds ("segments" in ASCII); differs
-/// from the small stream ids the baselines use, so segment seeds share no stream with them.
-inline constexpr std::uint64_t segment_seed_stream = 0x7365676d656e7473ull;
-
-/// The seed of segment s of a segmented shuffle with `seed` (see the file comment):
-/// counter_hash(seed, segment_seed_stream)(s). Any 64-bit seed and s; for a fixed seed,
-/// distinct s give distinct seeds. Host and device (ONEPASS_HD), constexpr.
-ONEPASS_HD constexpr std::uint64_t segment_seed(std::uint64_t seed, std::uint64_t s) {
-  return random::counter_hash(seed, segment_seed_stream)(s);
-}
 
 namespace detail {
 

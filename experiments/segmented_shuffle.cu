@@ -1,0 +1,345 @@
+// experiments/segmented_shuffle.cu — many independent shuffles in one call: our GPU
+// segmented shuffle (shuffle/gpu_segmented_shuffle.cuh; Mitchell et al., "Bandwidth-Optimal
+// Random Shuffling for GPUs", §4, per segment) against what users run today, all timed in
+// the same run on B rows of n uint64 items (B * n = 2^28 at the default scale) and on one
+// ragged case (row lengths drawn log-uniformly from 1 to 2^16):
+//   segmented_shuffle         ours (uniform-length overload; offsets for the ragged case)
+//   cub_segmented_radix_sort  cub::DeviceSegmentedRadixSort::SortPairs of random 32-bit keys,
+//                             the items as values (key generation timed)
+//   cub_segmented_sort        cub::DeviceSegmentedSort::SortPairs, the same keys and values
+//   segment_id_sort           one cub::DeviceRadixSort::SortPairs over 64-bit keys
+//                             (row << 32 | random 32 bits), the items as values
+//   loop_shuffle              one gpu::bijective_shuffle (Bijective2) launch per row (only
+//                             where there are at most 4096 rows: a launch each)
+//   copy                      cudaMemcpyAsync of the same bytes (the bandwidth reference)
+// Timing: gpu_harness's timer (warm-up runs, then --reps timed runs with CUDA events, L2
+// flushed before each); temporary storage, offsets and buffers allocated outside the timed
+// region. After timing, one untimed run into a poisoned output is checked on the device:
+// each output row holds exactly its own input row's items (every item once).
+//
+// Output: <out>/segmented_shuffle.csv with
+//   algorithm,n,num_segments,num_items,reps,seconds_median,seconds_min,seconds_max,items_per_second
+// n = the row length (0 for the ragged case); items_per_second = num_items / seconds_median.
+//
+// Exit status: 0 when everything was measured or skipped for memory, 1 when an algorithm
+// failed its check, 2 for bad arguments, 3 when there is no CUDA device (nothing written).
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_segmented_radix_sort.cuh>
+#include <cub/device/device_segmented_sort.cuh>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gpu_harness.cuh"
+#include "harness.hpp"
+#include "onepass/bijection/variable_philox.hpp"
+#include "onepass/error.hpp"
+#include "onepass/random/counter_hash.hpp"
+#include "onepass/shuffle/gpu_segmented_shuffle.cuh"
+#include "onepass/shuffle/gpu_shuffle.cuh"
+#include "onepass/shuffle/segment_seed.hpp"
+
+namespace {
+
+namespace ex = onepass::experiments;
+namespace gpu = onepass::experiments::gpu;
+namespace sg = onepass::shuffle::gpu;
+
+const char* const experiment = "segmented_shuffle";
+
+/// Random 32-bit sort keys for run `salt` (timed with the sorts: the baselines' key generation).
+__global__ void random_keys_kernel(std::uint32_t* keys, std::uint64_t n, std::uint64_t seed) {
+  const onepass::random::counter_hash h(seed, 0x5e9);
+  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::uint64_t>(gridDim.x) * blockDim.x)
+    keys[i] = static_cast<std::uint32_t>(h(i));
+}
+
+/// 64-bit keys row << 32 | random 32 bits (the segment-id trick), rows from the offsets.
+__global__ void row_keys_kernel(std::uint64_t* keys, const std::int64_t* offsets, std::uint64_t rows,
+                                std::uint64_t seed) {
+  const onepass::random::counter_hash h(seed, 0x5ea);
+  for (std::uint64_t r = blockIdx.x; r < rows; r += gridDim.x)
+    for (std::int64_t i = offsets[r] + threadIdx.x; i < offsets[r + 1]; i += blockDim.x)
+      keys[i] = (r << 32) | static_cast<std::uint32_t>(h(static_cast<std::uint64_t>(i)));
+}
+
+/// Flags output items that left their row (input = iota, so an item is its input index).
+__global__ void row_check_kernel(const std::uint64_t* out, const std::int64_t* offsets, std::uint64_t rows,
+                                 unsigned long long* misplaced) {
+  for (std::uint64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const auto b = static_cast<std::uint64_t>(offsets[r]), e = static_cast<std::uint64_t>(offsets[r + 1]);
+    for (std::uint64_t i = b + threadIdx.x; i < e; i += blockDim.x)
+      if (out[i] < b || out[i] >= e) atomicAdd(misplaced, 1ull);
+  }
+}
+
+unsigned grid_for(std::uint64_t work) {
+  const std::uint64_t g = (work + 255) / 256;
+  return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(g, 132 * 16)));
+}
+
+struct shape {
+  std::uint64_t n;  // row length; 0: ragged
+  std::vector<std::int64_t> offsets;
+  std::uint64_t items() const { return static_cast<std::uint64_t>(offsets.back()); }
+  std::uint64_t rows() const { return offsets.size() - 1; }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Segmented shuffle: B rows of n uint64 items (B n = 2^28) and a ragged case, ours vs CUB's segmented "
+               "sorts, the segment-id sort, a loop of single shuffles and a copy"};
+  ex::run r(experiment, app);
+  int log2_total_option = 0;
+  gpu::timing_cli timing_cli;
+  app.add_option("--log2-items", log2_total_option, "log2 of B n, in [12, 31]; default by scale 20/28/28")
+      ->check(CLI::Range(12, 31));
+  gpu::add_timing_options(app, timing_cli);
+  r.parse(argc, argv);
+  if (!gpu::device_ready(experiment)) return 3;
+  const unsigned log2_total = log2_total_option ? static_cast<unsigned>(log2_total_option) : r.pick(20u, 28u, 28u);
+  const std::uint64_t total = std::uint64_t{1} << log2_total;
+  const gpu::timing_options options = gpu::resolve_timing(r, timing_cli, {5, 7, 9});
+  gpu::note_gpu(r);
+
+  std::vector<shape> shapes;
+  for (unsigned w : {8u, 12u, 16u, 20u, 24u}) {
+    if (w > log2_total) continue;
+    shape s{std::uint64_t{1} << w, {0}};
+    for (std::uint64_t i = 0; i < total >> w; ++i) s.offsets.push_back(s.offsets.back() + (std::int64_t{1} << w));
+    shapes.push_back(std::move(s));
+  }
+  {  // ragged: lengths log-uniform in [1, 2^16], the last row trimmed to the total
+    shape s{0, {0}};
+    std::mt19937_64 rng(r.seed());
+    std::uniform_real_distribution<double> u(0.0, 16.0);
+    while (static_cast<std::uint64_t>(s.offsets.back()) < total) {
+      const auto len = static_cast<std::int64_t>(std::floor(std::exp2(u(rng))));
+      s.offsets.push_back(std::min<std::int64_t>(s.offsets.back() + std::max<std::int64_t>(1, len),
+                                                 static_cast<std::int64_t>(total)));
+    }
+    shapes.push_back(std::move(s));
+  }
+
+  gpu::stream stream;
+  gpu::timer timer(stream.get(), options);
+  const cudaStream_t st = stream.get();
+  r.open_csv({"algorithm", "n", "num_segments", "num_items", "reps", "seconds_median", "seconds_min", "seconds_max",
+              "items_per_second"});
+  std::vector<std::string> skipped, failed;
+  std::size_t rows_written = 0;
+  const std::uint64_t seed = r.seed();
+
+  for (const shape& sh : shapes) {
+    const std::uint64_t n_items = sh.items(), n_rows = sh.rows();
+    const std::string where_shape = sh.n ? "n = 2^" + std::to_string(static_cast<int>(std::log2(sh.n))) +
+                                               " (" + std::to_string(n_rows) + " rows)"
+                                         : "ragged (" + std::to_string(n_rows) + " rows)";
+    gpu::device_buffer in, out, offsets, keys_in, keys_out, keys64_in, keys64_out;
+    try {
+      in = gpu::device_buffer(n_items * 8);
+      out = gpu::device_buffer(n_items * 8);
+      offsets = gpu::device_buffer(sh.offsets.size() * 8);
+    } catch (const gpu::out_of_memory& e) {
+      skipped.push_back(where_shape + ": buffers: " + e.what());
+      continue;
+    }
+    ONEPASS_EXPERIMENT_CUDA(cudaMemcpy(offsets.get(), sh.offsets.data(), sh.offsets.size() * 8, cudaMemcpyHostToDevice));
+    gpu::fill_iota(in.as<std::uint64_t>(), n_items, st);
+    const auto* d_in = in.as<const std::uint64_t>();
+    auto* d_out = out.as<std::uint64_t>();
+    const auto* d_off = offsets.as<const std::int64_t>();
+
+    struct algorithm {
+      std::string name;
+      std::function<std::size_t()> query;                 // temporary bytes
+      std::function<void(void*, std::size_t, int)> run;   // (temp, bytes, run index)
+      bool permutes;                                      // checked as a per-row permutation
+    };
+    std::vector<algorithm> algorithms;
+    algorithms.push_back({"copy", [] { return std::size_t{0}; },
+                          [&](void*, std::size_t, int) {
+                            ONEPASS_EXPERIMENT_CUDA(cudaMemcpyAsync(d_out, d_in, n_items * 8, cudaMemcpyDeviceToDevice, st));
+                          },
+                          false});
+    if (sh.n) {
+      algorithms.push_back({"segmented_shuffle",
+                            [&] {
+                              std::size_t b = 0;
+                              sg::segmented_shuffle<std::uint64_t>(nullptr, b, d_in, d_out, n_rows, sh.n, seed);
+                              return b;
+                            },
+                            [&](void* t, std::size_t b, int k) {
+                              sg::segmented_shuffle<std::uint64_t>(t, b, d_in, d_out, n_rows, sh.n, seed + k, 24, st);
+                            },
+                            true});
+    } else {
+      algorithms.push_back({"segmented_shuffle",
+                            [&] {
+                              std::size_t b = 0;
+                              sg::segmented_shuffle<std::uint64_t, std::int64_t>(nullptr, b, d_in, d_out, n_items,
+                                                                                 d_off, n_rows, seed);
+                              return b;
+                            },
+                            [&](void* t, std::size_t b, int k) {
+                              sg::segmented_shuffle<std::uint64_t, std::int64_t>(t, b, d_in, d_out, n_items, d_off,
+                                                                                 n_rows, seed + k, 24, st);
+                            },
+                            true});
+    }
+    // Sort baselines: key buffers allocated here (outside timing), keys generated inside.
+    bool sort_buffers = true;
+    try {
+      keys_in = gpu::device_buffer(n_items * 4);
+      keys_out = gpu::device_buffer(n_items * 4);
+      keys64_in = gpu::device_buffer(n_items * 8);
+      keys64_out = gpu::device_buffer(n_items * 8);
+    } catch (const gpu::out_of_memory& e) {
+      skipped.push_back("sort baselines at " + where_shape + ": key buffers: " + e.what());
+      sort_buffers = false;
+    }
+    if (sort_buffers) {
+      auto* k_in = keys_in.as<std::uint32_t>();
+      auto* k_out = keys_out.as<std::uint32_t>();
+      const int segs = static_cast<int>(std::min<std::uint64_t>(n_rows, 0x7fffffff));
+      const int items = static_cast<int>(std::min<std::uint64_t>(n_items, 0x7fffffff));
+      algorithms.push_back({"cub_segmented_radix_sort",
+                            [&] {
+                              std::size_t b = 0;
+                              ONEPASS_EXPERIMENT_CUDA(cub::DeviceSegmentedRadixSort::SortPairs(
+                                  nullptr, b, k_in, k_out, d_in, d_out, items, segs, d_off, d_off + 1, 0, 32, st));
+                              return b;
+                            },
+                            [&](void* t, std::size_t b, int k) {
+                              random_keys_kernel<<<grid_for(n_items), 256, 0, st>>>(k_in, n_items, seed + k);
+                              ONEPASS_EXPERIMENT_CUDA(cub::DeviceSegmentedRadixSort::SortPairs(
+                                  t, b, k_in, k_out, d_in, d_out, items, segs, d_off, d_off + 1, 0, 32, st));
+                            },
+                            true});
+      algorithms.push_back({"cub_segmented_sort",
+                            [&] {
+                              std::size_t b = 0;
+                              ONEPASS_EXPERIMENT_CUDA(cub::DeviceSegmentedSort::SortPairs(
+                                  nullptr, b, k_in, k_out, d_in, d_out, items, segs, d_off, d_off + 1, st));
+                              return b;
+                            },
+                            [&](void* t, std::size_t b, int k) {
+                              random_keys_kernel<<<grid_for(n_items), 256, 0, st>>>(k_in, n_items, seed + k);
+                              ONEPASS_EXPERIMENT_CUDA(cub::DeviceSegmentedSort::SortPairs(
+                                  t, b, k_in, k_out, d_in, d_out, items, segs, d_off, d_off + 1, st));
+                            },
+                            true});
+      auto* k64_in = keys64_in.as<std::uint64_t>();
+      auto* k64_out = keys64_out.as<std::uint64_t>();
+      const int end_bit = 32 + std::max(1, static_cast<int>(std::ceil(std::log2(static_cast<double>(n_rows) + 1))));
+      algorithms.push_back({"segment_id_sort",
+                            [&] {
+                              std::size_t b = 0;
+                              ONEPASS_EXPERIMENT_CUDA(cub::DeviceRadixSort::SortPairs(
+                                  nullptr, b, k64_in, k64_out, d_in, d_out, static_cast<std::int64_t>(n_items), 0,
+                                  std::min(64, end_bit), st));
+                              return b;
+                            },
+                            [&](void* t, std::size_t b, int k) {
+                              row_keys_kernel<<<grid_for(n_rows * 256), 256, 0, st>>>(k64_in, d_off, n_rows, seed + k);
+                              ONEPASS_EXPERIMENT_CUDA(cub::DeviceRadixSort::SortPairs(
+                                  t, b, k64_in, k64_out, d_in, d_out, static_cast<std::int64_t>(n_items), 0,
+                                  std::min(64, end_bit), st));
+                            },
+                            true});
+    }
+    if (n_rows <= 4096) {
+      std::uint64_t longest = 0;
+      for (std::uint64_t i = 0; i < n_rows; ++i)
+        longest = std::max<std::uint64_t>(longest, static_cast<std::uint64_t>(sh.offsets[i + 1] - sh.offsets[i]));
+      algorithms.push_back({"loop_shuffle",
+                            [&, longest] {
+                              std::size_t b = 0;
+                              sg::bijective_shuffle<std::uint64_t>(
+                                  nullptr, b, d_in, d_out, longest,
+                                  onepass::bijection::variable_philox::for_length(longest, 1));
+                              return b;
+                            },
+                            [&](void* t, std::size_t b, int k) {
+                              for (std::uint64_t i = 0; i < n_rows; ++i) {
+                                const auto begin = static_cast<std::uint64_t>(sh.offsets[i]);
+                                const auto len = static_cast<std::uint64_t>(sh.offsets[i + 1]) - begin;
+                                if (len == 0) continue;
+                                std::size_t bb = b;
+                                sg::bijective_shuffle<std::uint64_t>(
+                                    t, bb, d_in + begin, d_out + begin, len,
+                                    onepass::bijection::variable_philox::for_length(
+                                        len, onepass::shuffle::segment_seed(seed + k, i)),
+                                    sg::fusion::bijective2, st);
+                              }
+                            },
+                            true});
+    } else {
+      skipped.push_back("loop_shuffle at " + where_shape + ": more than 4096 rows (a launch per row)");
+    }
+
+    for (const auto& a : algorithms) {
+      const std::string where = a.name + " at " + where_shape;
+      try {
+        const std::size_t bytes = a.query();
+        gpu::device_buffer temp(std::max<std::size_t>(bytes, 1));
+        const gpu::timing t = timer.measure([&](int k) { a.run(temp.get(), bytes, k); });
+        // Check: one more run into a poisoned output.
+        gpu::poison(d_out, n_items, st);
+        a.run(temp.get(), bytes, 0);
+        ONEPASS_EXPERIMENT_CUDA(cudaStreamSynchronize(st));
+        std::string message = "copy";
+        if (a.permutes) {
+          const gpu::permutation_check pc = gpu::check_iota_output(d_out, n_items, true, st);
+          gpu::device_buffer bad(8);
+          ONEPASS_EXPERIMENT_CUDA(cudaMemsetAsync(bad.get(), 0, 8, st));
+          row_check_kernel<<<grid_for(n_rows * 256), 256, 0, st>>>(d_out, d_off, n_rows,
+                                                                   bad.as<unsigned long long>());
+          unsigned long long misplaced = 0;
+          ONEPASS_EXPERIMENT_CUDA(cudaMemcpyAsync(&misplaced, bad.get(), 8, cudaMemcpyDeviceToHost, st));
+          ONEPASS_EXPERIMENT_CUDA(cudaStreamSynchronize(st));
+          if (!pc.ok() || misplaced) {
+            failed.push_back(where + ": " + pc.describe() + ", " + std::to_string(misplaced) + " item(s) left their row");
+            ex::progress(experiment, "FAILED " + failed.back());
+            continue;
+          }
+          message = "checked: every row a permutation of itself";
+        }
+        const double rate = static_cast<double>(n_items) / t.median;
+        r.row(a.name, sh.n, n_rows, n_items, t.reps(), t.median, t.min, t.max, rate);
+        ++rows_written;
+        std::ostringstream line;
+        line.precision(4);
+        line << where << ": " << gpu::rate_text(rate) << " (median " << t.median * 1e3 << " ms; " << message << ")";
+        ex::progress(experiment, line.str());
+      } catch (const gpu::out_of_memory& e) {
+        skipped.push_back(where + ": " + e.what());
+        ex::progress(experiment, "SKIPPED (memory) " + skipped.back());
+      } catch (const std::exception& e) {
+        failed.push_back(where + ": " + e.what());
+        ex::progress(experiment, "FAILED " + failed.back());
+        cudaGetLastError();
+      }
+    }
+  }
+  r.note("element_type", "uint64");
+  r.note("total_items", "2^" + std::to_string(log2_total) + " per shape (B n)");
+  r.note("ragged", "row lengths floor(2^U), U uniform in [0, 16), at least 1, the last row trimmed to the total");
+  r.note("rounds", "24 (ours and loop_shuffle)");
+  r.note("keys", "sort baselines: random 32-bit keys from a counter hash, generated inside the timed call; "
+                 "segment_id_sort: row << 32 | random 32 bits, sorted on bits [0, 32 + ceil(log2(rows + 1)))");
+  r.note("check", "after timing, one untimed run into a poisoned output: every item once (bitmap) and in its own row");
+  r.note("rows", std::to_string(rows_written));
+  if (!skipped.empty()) r.note("skipped", ex::join(skipped, "; "));
+  if (!failed.empty()) r.note("failed", ex::join(failed, "; "));
+  r.finish();
+  return failed.empty() ? 0 : 1;
+}
