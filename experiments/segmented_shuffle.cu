@@ -196,7 +196,14 @@ int main(int argc, char** argv) {
                             true});
     }
     // Sort baselines: key buffers allocated here (outside timing), keys generated inside.
+    // (Everything the lambdas read lives at this loop level, so it outlives them.)
     bool sort_buffers = true;
+    std::uint32_t *k_in = nullptr, *k_out = nullptr;
+    std::uint64_t *k64_in = nullptr, *k64_out = nullptr;
+    const int segs = static_cast<int>(std::min<std::uint64_t>(n_rows, 0x7fffffff));
+    const int items = static_cast<int>(std::min<std::uint64_t>(n_items, 0x7fffffff));
+    const int end_bit =
+        std::min(64, 32 + std::max(1, static_cast<int>(std::ceil(std::log2(static_cast<double>(n_rows) + 1)))));
     try {
       keys_in = gpu::device_buffer(n_items * 4);
       keys_out = gpu::device_buffer(n_items * 4);
@@ -207,10 +214,8 @@ int main(int argc, char** argv) {
       sort_buffers = false;
     }
     if (sort_buffers) {
-      auto* k_in = keys_in.as<std::uint32_t>();
-      auto* k_out = keys_out.as<std::uint32_t>();
-      const int segs = static_cast<int>(std::min<std::uint64_t>(n_rows, 0x7fffffff));
-      const int items = static_cast<int>(std::min<std::uint64_t>(n_items, 0x7fffffff));
+      k_in = keys_in.as<std::uint32_t>();
+      k_out = keys_out.as<std::uint32_t>();
       algorithms.push_back({"cub_segmented_radix_sort",
                             [&] {
                               std::size_t b = 0;
@@ -237,22 +242,21 @@ int main(int argc, char** argv) {
                                   t, b, k_in, k_out, d_in, d_out, items, segs, d_off, d_off + 1, st));
                             },
                             true});
-      auto* k64_in = keys64_in.as<std::uint64_t>();
-      auto* k64_out = keys64_out.as<std::uint64_t>();
-      const int end_bit = 32 + std::max(1, static_cast<int>(std::ceil(std::log2(static_cast<double>(n_rows) + 1))));
+      k64_in = keys64_in.as<std::uint64_t>();
+      k64_out = keys64_out.as<std::uint64_t>();
       algorithms.push_back({"segment_id_sort",
                             [&] {
                               std::size_t b = 0;
                               ONEPASS_EXPERIMENT_CUDA(cub::DeviceRadixSort::SortPairs(
                                   nullptr, b, k64_in, k64_out, d_in, d_out, static_cast<std::int64_t>(n_items), 0,
-                                  std::min(64, end_bit), st));
+                                  end_bit, st));
                               return b;
                             },
                             [&](void* t, std::size_t b, int k) {
                               row_keys_kernel<<<grid_for(n_rows * 256), 256, 0, st>>>(k64_in, d_off, n_rows, seed + k);
                               ONEPASS_EXPERIMENT_CUDA(cub::DeviceRadixSort::SortPairs(
                                   t, b, k64_in, k64_out, d_in, d_out, static_cast<std::int64_t>(n_items), 0,
-                                  std::min(64, end_bit), st));
+                                  end_bit, st));
                             },
                             true});
     }

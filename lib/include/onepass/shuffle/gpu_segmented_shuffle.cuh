@@ -94,14 +94,17 @@ __device__ inline void segment_keys(std::uint64_t seed, std::uint64_t s, unsigne
   for (unsigned i = 0; i < rounds; ++i) keys[i] = static_cast<std::uint32_t>(words[i]);
 }
 
-/// VariablePhilox's image of Items indices x[k] (bit-identical to
-/// bijection::variable_philox::operator(), the rounds of the Items interleaved).
-template <int Items>
+/// VariablePhilox's image of Items indices x[k], bit-identical to
+/// bijection::variable_philox::operator() (the device form of gpu_shuffle.cuh's
+/// philox_evaluator: 32-bit halves, M0 * L's high word as umulhi(M0lo, L) + M0hi * L; even
+/// domains carry r unmasked, odd domains carry the spare bit as lo * 2 + bit). Rounds > 0:
+/// that many rounds, unrolled, keys read once into registers; 0: `rounds`, a loop.
+template <bool Odd, int Rounds, int Items>
 __device__ __forceinline__ void images(const std::uint64_t (&x)[Items], std::uint64_t (&w)[Items],
                                        const std::uint32_t* keys, unsigned rounds, unsigned domain_bits) {
-  constexpr std::uint64_t multiplier = bijection::variable_philox::multiplier;
+  constexpr std::uint32_t m_lo = static_cast<std::uint32_t>(bijection::variable_philox::multiplier);
+  constexpr std::uint32_t m_hi = static_cast<std::uint32_t>(bijection::variable_philox::multiplier >> 32);
   const unsigned left_bits = domain_bits / 2, right_bits = domain_bits - left_bits;
-  const unsigned d = right_bits - left_bits;
   const std::uint32_t left_mask = static_cast<std::uint32_t>(low_mask(left_bits));
   const std::uint32_t right_mask = static_cast<std::uint32_t>(low_mask(right_bits));
   std::uint32_t l[Items], r[Items];
@@ -110,19 +113,46 @@ __device__ __forceinline__ void images(const std::uint64_t (&x)[Items], std::uin
     l[k] = static_cast<std::uint32_t>(x[k] >> right_bits) & left_mask;
     r[k] = static_cast<std::uint32_t>(x[k]) & right_mask;
   }
-  for (unsigned i = 0; i < rounds; ++i) {
-    const std::uint32_t key = keys[i];
+  auto round = [&](std::uint32_t key) {
 #pragma unroll
     for (int k = 0; k < Items; ++k) {
-      const std::uint64_t product = multiplier * static_cast<std::uint64_t>(l[k]);
-      const std::uint32_t odd_bit = static_cast<std::uint32_t>(static_cast<std::uint64_t>(r[k]) >> left_bits);
-      const std::uint32_t new_l = (static_cast<std::uint32_t>(product >> 32) ^ key ^ r[k]) & left_mask;
-      r[k] = ((static_cast<std::uint32_t>(product) << d) | odd_bit) & right_mask;
+      const std::uint32_t lo = m_lo * l[k];
+      const std::uint32_t hi = __umulhi(m_lo, l[k]) + m_hi * l[k];
+      const std::uint32_t new_l = (hi ^ key ^ r[k]) & left_mask;
+      if constexpr (Odd) {
+        r[k] = (lo * 2u + (r[k] >> left_bits)) & right_mask;
+      } else {
+        r[k] = lo;  // unmasked: only (hi ^ key ^ r) & mask and the final mask read it
+      }
       l[k] = new_l;
     }
+  };
+  if constexpr (Rounds > 0) {
+    std::uint32_t key[Rounds];
+#pragma unroll
+    for (int i = 0; i < Rounds; ++i) key[i] = keys[i];
+#pragma unroll
+    for (int i = 0; i < Rounds; ++i) round(key[i]);
+  } else {
+#pragma unroll 1
+    for (unsigned i = 0; i < rounds; ++i) round(keys[i]);
   }
 #pragma unroll
-  for (int k = 0; k < Items; ++k) w[k] = (static_cast<std::uint64_t>(l[k]) << right_bits) | r[k];
+  for (int k = 0; k < Items; ++k) w[k] = (static_cast<std::uint64_t>(l[k]) << right_bits) | (r[k] & right_mask);
+}
+
+/// Calls fn(std::integral_constant<bool, Odd>, std::integral_constant<int, Rounds>) for
+/// a domain of 2^bits and `rounds` rounds (24 unrolled).
+template <class Fn>
+__device__ __forceinline__ void with_round_shape(unsigned bits, unsigned rounds, Fn&& fn) {
+  constexpr int unrolled = static_cast<int>(bijection::default_rounds);
+  if (rounds == bijection::default_rounds) {
+    if (bits & 1u) fn(std::true_type{}, std::integral_constant<int, unrolled>{});
+    else fn(std::false_type{}, std::integral_constant<int, unrolled>{});
+  } else {
+    if (bits & 1u) fn(std::true_type{}, std::integral_constant<int, 0>{});
+    else fn(std::false_type{}, std::integral_constant<int, 0>{});
+  }
 }
 
 /// Warp path: warps take groups of 32 segments (grid-stride); lane j derives the keys of
@@ -155,12 +185,13 @@ __global__ void __launch_bounds__(warp_block) warp_path_kernel(const T* __restri
       const unsigned bits = bijection::schedule_domain_bits(m);
       const std::uint64_t domain = std::uint64_t{1} << bits;
       const std::uint32_t* keys = my_keys + j * rounds;
+      with_round_shape(bits, rounds, [&](auto odd, auto unrolled) {
       std::uint64_t running = 0;
       for (std::uint64_t base = 0; base < domain; base += 32 * warp_items) {
         std::uint64_t x[warp_items], w[warp_items];
 #pragma unroll
         for (int k = 0; k < warp_items; ++k) x[k] = base + static_cast<std::uint64_t>(k) * 32 + lane;
-        images<warp_items>(x, w, keys, rounds, bits);
+        images<decltype(odd)::value, decltype(unrolled)::value, warp_items>(x, w, keys, rounds, bits);
         std::uint64_t rank[warp_items];
         bool keep[warp_items];
 #pragma unroll
@@ -178,6 +209,7 @@ __global__ void __launch_bounds__(warp_block) warp_path_kernel(const T* __restri
         for (int k = 0; k < warp_items; ++k)
           if (keep[k]) out[seg_begin + (Inverse ? w[k] : rank[k])] = v[k];
       }
+      });
     }
     __syncwarp();
   }
@@ -205,12 +237,13 @@ __global__ void __launch_bounds__(block_threads) block_path_kernel(const T* __re
     __syncthreads();
     const unsigned bits = bijection::schedule_domain_bits(m);
     const std::uint64_t domain = std::uint64_t{1} << bits;
+    with_round_shape(bits, rounds, [&](auto odd, auto unrolled) {
     std::uint64_t running = 0;
     for (std::uint64_t base = 0; base < domain; base += static_cast<std::uint64_t>(block_threads) * block_items) {
       std::uint64_t x[block_items], w[block_items];
 #pragma unroll
       for (int k = 0; k < block_items; ++k) x[k] = base + static_cast<std::uint64_t>(k) * block_threads + threadIdx.x;
-      images<block_items>(x, w, keys, rounds, bits);
+      images<decltype(odd)::value, decltype(unrolled)::value, block_items>(x, w, keys, rounds, bits);
       bool keep[block_items];
       unsigned ballot[block_items];
 #pragma unroll
@@ -245,6 +278,7 @@ __global__ void __launch_bounds__(block_threads) block_path_kernel(const T* __re
       running += offsets[32];
       __syncthreads();  // counts and offsets are rewritten by the next tile
     }
+    });
   }
 }
 
