@@ -1,7 +1,7 @@
 // Tests of the GPU segmented shuffle (lib/include/onepass/shuffle/gpu_segmented_shuffle.cuh):
 // every segment equals the CPU twin (shuffle/cpu_segmented_shuffle.hpp) bit for bit —
-// uniform rows around each path's threshold (lengths 0, 1, 2, 2^k, 2^k + 1, the warp and
-// block limits +- 1), ragged offsets mixing all three paths, several element sizes, other
+// uniform rows around each path's threshold (lengths 0, 1, 2, 2^k, 2^k + 1, the warp,
+// staging and block limits +- 1), ragged offsets mixing all three paths, several element sizes, other
 // round counts; unshuffle o shuffle = identity; more than 2^31 items in one call; chi^2
 // of the 6 permutations of 3-item rows and of the 36 joint outcomes of neighbouring rows;
 // bad offsets rejected before anything is written. Skipped (GTEST_SKIP) without a GPU.
@@ -101,7 +101,9 @@ class GpuSegmentedShuffle : public ::testing::Test {
 // Uniform rows around every threshold: equal to the CPU twin; the unshuffle inverts.
 TEST_F(GpuSegmentedShuffle, UniformRowsEqualTheCpuTwin) {
   const std::uint64_t w = g::warp_segment_max, b = g::block_segment_max;
-  const std::uint64_t lengths[] = {0, 1, 2, 3, 15, 16, 17, 255, 256, 257, w - 1, w, w + 1, 65536, 65537, b, b + 1};
+  const std::uint64_t staged = g::stage_bytes / 8;  // the largest uint64 row the block path stages
+  const std::uint64_t lengths[] = {0,  1,          2,      3,      15,    16,    17,     w - 1, w,
+                                   w + 1, staged - 1, staged, staged + 1, 65536, 65537, b, b + 1};
   for (std::uint64_t len : lengths) {
     const std::uint64_t rows = len == 0 ? 5 : std::max<std::uint64_t>(2, std::min<std::uint64_t>(300, (std::uint64_t{3} << 20) / len));
     const auto in = items<std::uint64_t>(rows * len);

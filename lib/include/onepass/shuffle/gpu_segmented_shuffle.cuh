@@ -11,16 +11,19 @@
 // bit whatever path runs (tests/gpu/test_gpu_segmented_shuffle.cu).
 //
 // Paths by segment length (one launch per path, not per segment):
-//   warp path   (m_s <= warp_segment_max): one warp shuffles one segment at a time. The
-//               32 lanes first derive the round keys of 32 segments at once (lane j:
+//   warp path   (m_s <= warp_segment_max = 256): one warp shuffles one segment at a time.
+//               The 32 lanes first derive the round keys of 32 segments at once (lane j:
 //               segment j of its group, random/mt19937_64_prefix.hpp), into shared
 //               memory; then, per segment, the warp evaluates the bijection over the
 //               domain in chunks of 32 x warp_items indices, ranks the kept images with
 //               ballots and moves in[f(i)] -> out[rank]: one read and one write of each
-//               item, the reads within the segment (L1/L2-resident for short segments).
-//   block path  (warp_segment_max < m_s <= block_segment_max): one block per segment, tiles
-//               of 256 x 4 indices with a block-wide exclusive scan of the ballot counts
-//               and a running offset (no look-back: the block owns the segment).
+//               item, the reads within the segment (2 KB of uint64: L1-resident).
+//   block path  (warp_segment_max < m_s <= block_segment_max = 2^17): one block per
+//               segment (keys from a table one thread per segment fills first); a segment
+//               that fits stage_bytes (32 KB: 4096 uint64) is first read into shared
+//               memory, coalesced, and the bijection gathers from there; tiles of 256 x 4
+//               indices with a block-wide exclusive scan of the ballot counts and a
+//               running offset (no look-back: the block owns the segment).
 //   grid path   (m_s > block_segment_max): the device-wide single-pass Bijective2 kernel
 //               (shuffle/gpu_shuffle.cuh) per segment; at most num_items /
 //               block_segment_max launches.
@@ -52,10 +55,12 @@
 
 namespace onepass::shuffle::gpu {
 
-/// Longest segment of the warp path (a domain of at most 2^12 indices).
-inline constexpr std::uint64_t warp_segment_max = 4096;
+/// Longest segment of the warp path (a domain of at most 2^8 indices: the segment stays in L1).
+inline constexpr std::uint64_t warp_segment_max = 256;
 /// Longest segment of the block path; longer segments take the device-wide kernel.
-inline constexpr std::uint64_t block_segment_max = std::uint64_t{1} << 20;
+inline constexpr std::uint64_t block_segment_max = std::uint64_t{1} << 17;
+/// Bytes of shared memory a block-path block stages its segment in, when the segment fits.
+inline constexpr std::size_t stage_bytes = 32 * 1024;
 
 namespace segmented_detail {
 
@@ -221,8 +226,11 @@ __global__ void __launch_bounds__(warp_block) warp_path_kernel(const T* __restri
 /// ballot counts and a running offset.
 template <bool Inverse, class T, class Offset>
 __global__ void __launch_bounds__(block_threads) block_path_kernel(const T* __restrict__ in, T* __restrict__ out,
-                                                                   segment_source<Offset> src, std::uint64_t seed,
+                                                                   segment_source<Offset> src,
+                                                                   const std::uint32_t* __restrict__ key_table,
                                                                    unsigned rounds) {
+  extern __shared__ __align__(16) unsigned char stage_raw[];  // stage_bytes
+  T* stage = reinterpret_cast<T*>(stage_raw);
   __shared__ std::uint32_t keys[bijection::max_rounds];
   __shared__ std::uint32_t counts[32];
   __shared__ std::uint32_t offsets[33];
@@ -232,8 +240,14 @@ __global__ void __launch_bounds__(block_threads) block_path_kernel(const T* __re
     std::uint64_t s = 0, begin = 0, m = 0;
     src.get(i, s, begin, m);
     if (m == 0) continue;  // uniform across the block
-    __syncthreads();       // the previous segment is done with keys
-    if (threadIdx.x == 0) segment_keys(seed, s, rounds, keys);
+    __syncthreads();       // the previous segment is done with keys and the stage
+    if (threadIdx.x < rounds) keys[threadIdx.x] = key_table[i * rounds + threadIdx.x];
+    // A segment that fits is staged in shared memory (read once, coalesced); the
+    // bijection's reads then come from there.
+    const bool staged = m * sizeof(T) <= stage_bytes;
+    if (staged)
+      for (std::uint64_t j = threadIdx.x; j < m; j += block_threads) stage[j] = in[begin + j];
+    const T* source = staged ? stage : in + begin;
     __syncthreads();
     const unsigned bits = bijection::schedule_domain_bits(m);
     const std::uint64_t domain = std::uint64_t{1} << bits;
@@ -270,7 +284,7 @@ __global__ void __launch_bounds__(block_threads) block_path_kernel(const T* __re
 #pragma unroll
       for (int k = 0; k < block_items; ++k) {
         rank[k] = running + offsets[k * block_warps + warp] + __popc(ballot[k] & lanes_below);
-        if (keep[k]) v[k] = in[begin + (Inverse ? rank[k] : w[k])];
+        if (keep[k]) v[k] = source[Inverse ? rank[k] : w[k]];
       }
 #pragma unroll
       for (int k = 0; k < block_items; ++k)
@@ -279,6 +293,17 @@ __global__ void __launch_bounds__(block_threads) block_path_kernel(const T* __re
       __syncthreads();  // counts and offsets are rewritten by the next tile
     }
     });
+  }
+}
+
+/// key_table[i * rounds + r]: round key r of segment i of `src` (one thread per segment).
+template <class Offset>
+__global__ void __launch_bounds__(256) keys_kernel(segment_source<Offset> src, std::uint64_t seed, unsigned rounds,
+                                                   std::uint32_t* key_table) {
+  for (std::uint64_t i = blockIdx.x * 256ull + threadIdx.x; i < src.count; i += static_cast<std::uint64_t>(gridDim.x) * 256) {
+    std::uint64_t s = 0, begin = 0, len = 0;
+    src.get(i, s, begin, len);
+    segment_keys(seed, s, rounds, key_table + i * rounds);
   }
 }
 
@@ -325,7 +350,7 @@ __global__ void __launch_bounds__(256) classify_kernel(const Offset* offsets, st
 
 /// Temporary storage of a call with offsets.
 struct offsets_layout {
-  std::size_t counts = 0, warp_ids = 0, block_ids = 0, long_list = 0, bijective2 = 0, total = 0;
+  std::size_t counts = 0, warp_ids = 0, block_ids = 0, long_list = 0, key_table = 0, bijective2 = 0, total = 0;
   std::uint64_t long_capacity = 0;
   template <class T>
   static offsets_layout of(std::uint64_t num_items, std::uint64_t num_segments) {
@@ -337,6 +362,7 @@ struct offsets_layout {
     l.warp_ids = layout.add(num_segments * sizeof(std::uint64_t));
     l.block_ids = layout.add(num_segments * sizeof(std::uint64_t));
     l.long_list = layout.add(l.long_capacity * sizeof(long_segment));
+    l.key_table = layout.add(num_segments * bijection::max_rounds * sizeof(std::uint32_t));
     l.bijective2 = layout.add(num_items > block_segment_max
                                   ? detail::bijective2_temp_bytes<T>(bijection::schedule_domain_bits(num_items))
                                   : 1);
@@ -353,7 +379,7 @@ inline void check_rounds(const char* function, unsigned rounds) {
 /// Launches the warp and block paths over `src` lists (counts known on the host).
 template <bool Inverse, class T, class Offset>
 void launch_short_paths(const T* in, T* out, segment_source<Offset> warp_src, segment_source<Offset> block_src,
-                        std::uint64_t seed, unsigned rounds, cudaStream_t stream) {
+                        std::uint32_t* key_table, std::uint64_t seed, unsigned rounds, cudaStream_t stream) {
   if (warp_src.count > 0) {
     constexpr auto kernel = &warp_path_kernel<Inverse, T, Offset>;
     const std::size_t shared = static_cast<std::size_t>(warp_block / 32) * 32 * rounds * sizeof(std::uint32_t);
@@ -370,10 +396,13 @@ void launch_short_paths(const T* in, T* out, segment_source<Offset> warp_src, se
     ONEPASS_CUDA_CHECK_LAUNCH();
   }
   if (block_src.count > 0) {
+    keys_kernel<Offset><<<detail::stride_grid(block_src.count, 256), 256, 0, stream>>>(block_src, seed, rounds,
+                                                                                      key_table);
+    ONEPASS_CUDA_CHECK_LAUNCH();
     constexpr auto kernel = &block_path_kernel<Inverse, T, Offset>;
-    const std::uint64_t slots = device::resident_blocks<kernel>(block_threads);
+    const std::uint64_t slots = device::resident_blocks<kernel>(block_threads, stage_bytes);
     const unsigned grid = static_cast<unsigned>(block_src.count < slots ? block_src.count : slots);
-    kernel<<<grid, block_threads, 0, stream>>>(in, out, block_src, seed, rounds);
+    kernel<<<grid, block_threads, stage_bytes, stream>>>(in, out, block_src, key_table, rounds);
     ONEPASS_CUDA_CHECK_LAUNCH();
   }
 }
@@ -441,7 +470,8 @@ void segmented_offsets(const char* function, void* d_temp, std::size_t& temp_byt
                                        cudaMemcpyDeviceToHost, stream));
   if (host.grid > 0) ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
   launch_short_paths<Inverse>(d_in, d_out, segment_source<Offset>{d_offsets, 0, warp_ids, host.warp},
-                              segment_source<Offset>{d_offsets, 0, block_ids, host.block}, seed, rounds, stream);
+                              segment_source<Offset>{d_offsets, 0, block_ids, host.block},
+                              reinterpret_cast<std::uint32_t*>(base + layout.key_table), seed, rounds, stream);
   for (const auto& l : longs)
     grid_path<Inverse>(base + layout.bijective2, d_in, d_out, l.s, l.begin, l.length, seed, rounds, stream);
   if (host.last_offset < num_items)
@@ -463,9 +493,10 @@ void segmented_uniform(const char* function, void* d_temp, std::size_t& temp_byt
   check_rounds(function, rounds);
   const std::uint64_t num_items = num_segments * segment_length;
   detail::temp_layout layout;
+  const bool block_rows = segment_length > warp_segment_max && segment_length <= block_segment_max;
   layout.add(segment_length > block_segment_max
                  ? detail::bijective2_temp_bytes<T>(bijection::schedule_domain_bits(segment_length))
-                 : 1);
+                 : block_rows ? num_segments * rounds * sizeof(std::uint32_t) : 1);
   if (d_temp == nullptr) {
     temp_bytes = layout.total();
     return;
@@ -481,10 +512,11 @@ void segmented_uniform(const char* function, void* d_temp, std::size_t& temp_byt
   }
   const segment_source<std::uint64_t> all{nullptr, segment_length, nullptr, num_segments};
   const segment_source<std::uint64_t> none{nullptr, segment_length, nullptr, 0};
+  auto* key_table = reinterpret_cast<std::uint32_t*>(detail::temp_layout::aligned_start(d_temp));
   if (segment_length <= warp_segment_max)
-    launch_short_paths<Inverse>(d_in, d_out, all, none, seed, rounds, stream);
+    launch_short_paths<Inverse>(d_in, d_out, all, none, key_table, seed, rounds, stream);
   else
-    launch_short_paths<Inverse>(d_in, d_out, none, all, seed, rounds, stream);
+    launch_short_paths<Inverse>(d_in, d_out, none, all, key_table, seed, rounds, stream);
 }
 
 }  // namespace segmented_detail
