@@ -27,6 +27,10 @@
 //   grid path   (m_s > block_segment_max): the device-wide single-pass Bijective2 kernel
 //               (shuffle/gpu_shuffle.cuh) per segment; at most num_items /
 //               block_segment_max launches.
+//   tiled path  (rows of one length that do not fit the stage; the uniform overload): every
+//               row's tiles in one persistent launch of a single-pass kernel, tiles taken in
+//               order so that the rows in flight stay in L2; the decoupled look-back of each
+//               tile stops at its row's first tile, which publishes an inclusive prefix.
 // With offsets, one classification kernel reads the offsets, checks them (the first
 // decrease, offsets[0], the last offset against num_items) and sorts the segments into
 // the three lists with atomics (segments are independent, so the lists' order does not
@@ -50,6 +54,7 @@
 #include "onepass/device_launch.cuh"
 #include "onepass/error.hpp"
 #include "onepass/random/mt19937_64_prefix.hpp"
+#include "onepass/scan/tile_state.cuh"
 #include "onepass/shuffle/gpu_shuffle.cuh"
 #include "onepass/shuffle/segment_seed.hpp"
 
@@ -296,6 +301,86 @@ __global__ void __launch_bounds__(block_threads) block_path_kernel(const T* __re
   }
 }
 
+/// Tiled path (uniform rows longer than the stage): all rows' tiles in one persistent
+/// launch, taken in order from the tile counter, so the tiles in flight belong to a few
+/// consecutive rows (their items stay in L2). Tile t is local tile t mod tiles_per_row of
+/// row t / tiles_per_row; a row's first tile publishes its count as an inclusive prefix at
+/// once, so the decoupled look-back of the single-pass scan (scan/tile_state.cuh) never
+/// crosses into the previous row. Keys from the key table (row order).
+template <bool Inverse, bool Odd, int Rounds, class T>
+__global__ void __launch_bounds__(block_threads) tiled_path_kernel(const T* __restrict__ in, T* __restrict__ out,
+                                                                   std::uint64_t m, unsigned bits,
+                                                                   std::uint64_t tiles_per_row, std::uint64_t num_tiles,
+                                                                   const std::uint32_t* __restrict__ key_table,
+                                                                   unsigned rounds,
+                                                                   scan::tile_state<std::uint64_t> state) {
+  __shared__ std::uint32_t keys[bijection::max_rounds];
+  __shared__ std::uint32_t counts[32];
+  __shared__ std::uint32_t offsets[33];
+  __shared__ std::uint64_t tile_id, prefix;
+  constexpr std::uint64_t tile_items = static_cast<std::uint64_t>(block_threads) * block_items;
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const unsigned lanes_below = (1u << lane) - 1u;
+  const std::uint64_t domain = std::uint64_t{1} << bits;
+  for (;;) {
+    if (threadIdx.x == 0) tile_id = state.acquire_tile();
+    __syncthreads();  // (1) the tile id; the previous tile is done with the shared arrays
+    const std::uint64_t tile = tile_id;
+    if (tile >= num_tiles) return;
+    const std::uint64_t row = tile / tiles_per_row, local = tile - row * tiles_per_row;
+    if (threadIdx.x < rounds) keys[threadIdx.x] = key_table[row * rounds + threadIdx.x];
+    __syncthreads();  // (2) keys
+    const std::uint64_t begin = row * m, base = local * tile_items;
+    std::uint64_t x[block_items], w[block_items];
+#pragma unroll
+    for (int k = 0; k < block_items; ++k) x[k] = base + static_cast<std::uint64_t>(k) * block_threads + threadIdx.x;
+    images<Odd, Rounds, block_items>(x, w, keys, rounds, bits);
+    bool keep[block_items];
+    unsigned ballot[block_items];
+    T v[block_items];
+#pragma unroll
+    for (int k = 0; k < block_items; ++k) {
+      keep[k] = x[k] < domain && w[k] < m;
+      ballot[k] = __ballot_sync(0xffffffffu, keep[k]);
+      if (lane == 0) counts[k * block_warps + warp] = __popc(ballot[k]);
+      if constexpr (!Inverse)
+        if (keep[k]) v[k] = in[begin + w[k]];  // issued before the scan: its latency overlaps the look-back
+    }
+    __syncthreads();  // (3) counts
+    if (warp == 0) {
+      const std::uint32_t c = counts[lane];
+      std::uint32_t incl = c;
+#pragma unroll
+      for (int d = 1; d < 32; d *= 2) {
+        const std::uint32_t up = __shfl_up_sync(0xffffffffu, incl, d);
+        if (lane >= static_cast<unsigned>(d)) incl += up;
+      }
+      offsets[lane] = incl - c;
+      const std::uint64_t aggregate = __shfl_sync(0xffffffffu, incl, 31);
+      std::uint64_t exclusive = 0;
+      if (local == 0) {
+        if (lane == 0) state.publish(tile, scan::tile_status::inclusive_prefix, aggregate);
+      } else {
+        if (lane == 0) state.publish(tile, scan::tile_status::aggregate, aggregate);
+        exclusive = state.warp_look_back(tile);
+        if (lane == 0) state.publish(tile, scan::tile_status::inclusive_prefix, exclusive + aggregate);
+      }
+      if (lane == 0) prefix = exclusive;
+    }
+    __syncthreads();  // (4) offsets and prefix
+    const std::uint64_t before = prefix;
+#pragma unroll
+    for (int k = 0; k < block_items; ++k) {
+      const std::uint64_t rank = before + offsets[k * block_warps + warp] + __popc(ballot[k] & lanes_below);
+      if constexpr (Inverse) {
+        if (keep[k]) out[begin + w[k]] = in[begin + rank];
+      } else {
+        if (keep[k]) out[begin + rank] = v[k];
+      }
+    }
+  }
+}
+
 /// key_table[i * rounds + r]: round key r of segment i of `src` (one thread per segment).
 template <class Offset>
 __global__ void __launch_bounds__(256) keys_kernel(segment_source<Offset> src, std::uint64_t seed, unsigned rounds,
@@ -374,6 +459,20 @@ struct offsets_layout {
 inline void check_rounds(const char* function, unsigned rounds) {
   require(rounds >= 1 && rounds <= bijection::max_rounds, function, "rounds",
           "must be in [1, " + std::to_string(bijection::max_rounds) + "], got " + std::to_string(rounds));
+}
+
+/// Host: calls fn(std::integral_constant<bool, Odd>, std::integral_constant<int, Rounds>)
+/// for a domain of 2^bits and `rounds` rounds (24 unrolled), to pick a kernel.
+template <class Fn>
+void with_host_round_shape(unsigned bits, unsigned rounds, Fn&& fn) {
+  constexpr int unrolled = static_cast<int>(bijection::default_rounds);
+  if (rounds == bijection::default_rounds) {
+    if (bits & 1u) fn(std::true_type{}, std::integral_constant<int, unrolled>{});
+    else fn(std::false_type{}, std::integral_constant<int, unrolled>{});
+  } else {
+    if (bits & 1u) fn(std::true_type{}, std::integral_constant<int, 0>{});
+    else fn(std::false_type{}, std::integral_constant<int, 0>{});
+  }
 }
 
 /// Launches the warp and block paths over `src` lists (counts known on the host).
@@ -492,11 +591,15 @@ void segmented_uniform(const char* function, void* d_temp, std::size_t& temp_byt
               std::to_string(num_segments));
   check_rounds(function, rounds);
   const std::uint64_t num_items = num_segments * segment_length;
+  // Rows that do not fit the stage take the tiled path: one launch over every row's tiles.
+  const bool tiled = segment_length * sizeof(T) > stage_bytes;
+  const unsigned bits = bijection::schedule_domain_bits(segment_length);
+  constexpr std::uint64_t tile_items = static_cast<std::uint64_t>(block_threads) * block_items;
+  const std::uint64_t tiles_per_row = ((std::uint64_t{1} << bits) + tile_items - 1) / tile_items;
+  const std::uint64_t num_tiles = tiled ? num_segments * tiles_per_row : 0;
   detail::temp_layout layout;
-  const bool block_rows = segment_length > warp_segment_max && segment_length <= block_segment_max;
-  layout.add(segment_length > block_segment_max
-                 ? detail::bijective2_temp_bytes<T>(bijection::schedule_domain_bits(segment_length))
-                 : block_rows ? num_segments * rounds * sizeof(std::uint32_t) : 1);
+  const std::size_t key_offset = layout.add(segment_length > warp_segment_max ? num_segments * rounds * 4 : 1);
+  const std::size_t state_offset = layout.add(tiled ? scan::tile_state<std::uint64_t>::temp_bytes(num_tiles) : 1);
   if (d_temp == nullptr) {
     temp_bytes = layout.total();
     return;
@@ -504,15 +607,25 @@ void segmented_uniform(const char* function, void* d_temp, std::size_t& temp_byt
   detail::check_temp(function, temp_bytes, layout.total());
   if (num_items == 0) return;
   detail::check_pointers(function, d_in, d_out, num_items);
-  if (segment_length > block_segment_max) {
-    unsigned char* base = detail::temp_layout::aligned_start(d_temp);
-    for (std::uint64_t s = 0; s < num_segments; ++s)
-      grid_path<Inverse>(base, d_in, d_out, s, s * segment_length, segment_length, seed, rounds, stream);
-    return;
-  }
   const segment_source<std::uint64_t> all{nullptr, segment_length, nullptr, num_segments};
   const segment_source<std::uint64_t> none{nullptr, segment_length, nullptr, 0};
-  auto* key_table = reinterpret_cast<std::uint32_t*>(detail::temp_layout::aligned_start(d_temp));
+  auto* key_table = reinterpret_cast<std::uint32_t*>(detail::temp_layout::aligned_start(d_temp) + key_offset);
+  if (tiled) {
+    keys_kernel<std::uint64_t><<<detail::stride_grid(num_segments, 256), 256, 0, stream>>>(all, seed, rounds,
+                                                                                          key_table);
+    ONEPASS_CUDA_CHECK_LAUNCH();
+    const scan::tile_state<std::uint64_t> state(detail::temp_layout::aligned_start(d_temp) + state_offset, num_tiles);
+    state.initialize(stream);
+    with_host_round_shape(bits, rounds, [&](auto odd, auto unrolled) {
+      constexpr auto kernel = &tiled_path_kernel<Inverse, decltype(odd)::value, decltype(unrolled)::value, T>;
+      const std::uint64_t slots = device::resident_blocks<kernel>(block_threads);
+      const unsigned grid = static_cast<unsigned>(num_tiles < slots ? num_tiles : slots);
+      kernel<<<grid, block_threads, 0, stream>>>(d_in, d_out, segment_length, bits, tiles_per_row, num_tiles,
+                                                 key_table, rounds, state);
+      ONEPASS_CUDA_CHECK_LAUNCH();
+    });
+    return;
+  }
   if (segment_length <= warp_segment_max)
     launch_short_paths<Inverse>(d_in, d_out, all, none, key_table, seed, rounds, stream);
   else
