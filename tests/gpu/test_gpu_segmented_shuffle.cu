@@ -100,7 +100,7 @@ class GpuSegmentedShuffle : public ::testing::Test {
 
 // Uniform rows around every threshold: equal to the CPU twin; the unshuffle inverts.
 TEST_F(GpuSegmentedShuffle, UniformRowsEqualTheCpuTwin) {
-  const std::uint64_t w = g::warp_segment_max, b = g::block_segment_max;
+  const std::uint64_t w = g::warp_segment_max, b = std::uint64_t{1} << 17;  // b: rows of many tiles
   const std::uint64_t staged = g::stage_bytes / 8;  // the largest uint64 row the block path stages
   const std::uint64_t lengths[] = {0,  1,          2,      3,      15,    16,    17,     w - 1, w,
                                    w + 1, staged - 1, staged, staged + 1, 65536, 65537, b, b + 1};

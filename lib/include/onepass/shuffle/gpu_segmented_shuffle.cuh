@@ -18,29 +18,30 @@
 //               domain in chunks of 32 x warp_items indices, ranks the kept images with
 //               ballots and moves in[f(i)] -> out[rank]: one read and one write of each
 //               item, the reads within the segment (2 KB of uint64: L1-resident).
-//   block path  (warp_segment_max < m_s <= block_segment_max = 2^17): one block per
-//               segment (keys from a table one thread per segment fills first); a segment
-//               that fits stage_bytes (32 KB: 4096 uint64) is first read into shared
-//               memory, coalesced, and the bijection gathers from there; tiles of 256 x 4
-//               indices with a block-wide exclusive scan of the ballot counts and a
-//               running offset (no look-back: the block owns the segment).
-//   grid path   (m_s > block_segment_max): the device-wide single-pass Bijective2 kernel
-//               (shuffle/gpu_shuffle.cuh) per segment; at most num_items /
-//               block_segment_max launches.
-//   tiled path  (rows of one length that do not fit the stage; the uniform overload): every
-//               row's tiles in one persistent launch of a single-pass kernel, tiles taken in
-//               order so that the rows in flight stay in L2; the decoupled look-back of each
-//               tile stops at its row's first tile, which publishes an inclusive prefix.
+//   block path  (up to stage_bytes = 32 KB of items: 4096 uint64): one block per segment
+//               reads it into shared memory (coalesced, once), then evaluates the bijection
+//               in tiles of 256 x 4 indices ranked by a block-wide exclusive scan of the
+//               ballot counts with a running offset (no look-back: the block owns the
+//               segment), gathering from shared memory; round keys from a table that one
+//               thread per segment fills first.
+//   tiled path  (longer segments): every such segment's tiles (256 x 4 indices) in one
+//               persistent launch of a single-pass kernel; tiles are taken in order from a
+//               counter, so the tiles in flight belong to a few consecutive segments (their
+//               items stay in L2), and each tile's decoupled look-back (scan/tile_state.cuh)
+//               stops at its segment's first tile, which publishes its count as an inclusive
+//               prefix at once.
 // With offsets, one classification kernel reads the offsets, checks them (the first
-// decrease, offsets[0], the last offset against num_items) and sorts the segments into
-// the three lists with atomics (segments are independent, so the lists' order does not
-// matter); the counts and the grid-path segments (at most num_items / block_segment_max)
-// come back to the host, which then launches the paths: a call with offsets waits for the
-// stream once. The uniform-length overload knows its one path on the host and does not
-// wait.
+// decrease, offsets[0], the last offset against num_items) and sorts the segments into the
+// three lists with atomics (segments are independent, so the lists' order does not
+// matter), with the tiled segments' tile counts (scanned on the device into each segment's
+// first tile); the counts come back to the host, which then launches the paths: a call
+// with offsets waits for the stream once. The uniform-length overload knows its one path
+// on the host and does not wait.
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include <cub/device/device_scan.cuh>
 
 #include <cstddef>
 #include <cstdint>
@@ -62,9 +63,8 @@ namespace onepass::shuffle::gpu {
 
 /// Longest segment of the warp path (a domain of at most 2^8 indices: the segment stays in L1).
 inline constexpr std::uint64_t warp_segment_max = 256;
-/// Longest segment of the block path; longer segments take the device-wide kernel.
-inline constexpr std::uint64_t block_segment_max = std::uint64_t{1} << 17;
-/// Bytes of shared memory a block-path block stages its segment in, when the segment fits.
+/// Bytes of shared memory a block-path block stages its segment in: longer segments take
+/// the tiled path.
 inline constexpr std::size_t stage_bytes = 32 * 1024;
 
 namespace segmented_detail {
@@ -301,82 +301,130 @@ __global__ void __launch_bounds__(block_threads) block_path_kernel(const T* __re
   }
 }
 
-/// Tiled path (uniform rows longer than the stage): all rows' tiles in one persistent
+/// Where tile t of the tiled path lies. Uniform rows (tiles_per_row > 0): row t /
+/// tiles_per_row. Listed segments (offsets): entry j of the list with tile_start[j] <= t <
+/// tile_start[j + 1] (binary search; tile_start is the exclusive scan of the entries' tile
+/// counts), segment ids[j].
+template <class Offset>
+struct tile_map {
+  std::uint64_t tiles_per_row;  // > 0: uniform rows of `length`
+  std::uint64_t length;
+  const std::uint64_t* tile_start;
+  const std::uint64_t* ids;
+  const Offset* offsets;
+  std::uint64_t count;  // list entries
+  /// Entry j (key-table row), the tile's index inside its segment, the segment's begin and length.
+  __device__ void find(std::uint64_t tile, std::uint64_t& j, std::uint64_t& local, std::uint64_t& begin,
+                       std::uint64_t& m) const {
+    if (tiles_per_row > 0) {
+      j = tile / tiles_per_row;
+      local = tile - j * tiles_per_row;
+      begin = j * length;
+      m = length;
+      return;
+    }
+    std::uint64_t lo = 0, hi = count;  // the last j with tile_start[j] <= tile
+    while (hi - lo > 1) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (tile_start[mid] <= tile) lo = mid; else hi = mid;
+    }
+    j = lo;
+    local = tile - tile_start[lo];
+    const std::uint64_t s = ids[lo];
+    begin = static_cast<std::uint64_t>(offsets[s]);
+    m = static_cast<std::uint64_t>(offsets[s + 1]) - begin;
+  }
+};
+
+/// Tiles of the tiled path: block_threads x block_items indices.
+inline constexpr std::uint64_t tiled_tile_items = static_cast<std::uint64_t>(block_threads) * block_items;
+
+/// Tiled path (segments that do not fit the stage): every segment's tiles in one persistent
 /// launch, taken in order from the tile counter, so the tiles in flight belong to a few
-/// consecutive rows (their items stay in L2). Tile t is local tile t mod tiles_per_row of
-/// row t / tiles_per_row; a row's first tile publishes its count as an inclusive prefix at
-/// once, so the decoupled look-back of the single-pass scan (scan/tile_state.cuh) never
-/// crosses into the previous row. Keys from the key table (row order).
-template <bool Inverse, bool Odd, int Rounds, class T>
+/// consecutive segments (their items stay in L2). A segment's first tile publishes its
+/// count as an inclusive prefix at once, so the decoupled look-back of the single-pass scan
+/// (scan/tile_state.cuh) never crosses into the previous segment. Keys from the key table
+/// (row j of the map). FixedShape: every segment has the domain parity and round count of
+/// Odd and Rounds (uniform rows); otherwise they are chosen per tile.
+template <bool Inverse, class T, class Offset, bool FixedShape, bool Odd, int Rounds>
 __global__ void __launch_bounds__(block_threads) tiled_path_kernel(const T* __restrict__ in, T* __restrict__ out,
-                                                                   std::uint64_t m, unsigned bits,
-                                                                   std::uint64_t tiles_per_row, std::uint64_t num_tiles,
+                                                                   tile_map<Offset> map, std::uint64_t num_tiles,
                                                                    const std::uint32_t* __restrict__ key_table,
                                                                    unsigned rounds,
                                                                    scan::tile_state<std::uint64_t> state) {
   __shared__ std::uint32_t keys[bijection::max_rounds];
   __shared__ std::uint32_t counts[32];
   __shared__ std::uint32_t offsets[33];
-  __shared__ std::uint64_t tile_id, prefix;
-  constexpr std::uint64_t tile_items = static_cast<std::uint64_t>(block_threads) * block_items;
+  __shared__ std::uint64_t tile_id, prefix, where[4];
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const unsigned lanes_below = (1u << lane) - 1u;
-  const std::uint64_t domain = std::uint64_t{1} << bits;
   for (;;) {
-    if (threadIdx.x == 0) tile_id = state.acquire_tile();
-    __syncthreads();  // (1) the tile id; the previous tile is done with the shared arrays
+    if (threadIdx.x == 0) {
+      const std::uint64_t t = state.acquire_tile();
+      tile_id = t;
+      if (t < num_tiles) map.find(t, where[0], where[1], where[2], where[3]);
+    }
+    __syncthreads();  // (1) the tile and its segment; the previous tile is done with the shared arrays
     const std::uint64_t tile = tile_id;
     if (tile >= num_tiles) return;
-    const std::uint64_t row = tile / tiles_per_row, local = tile - row * tiles_per_row;
-    if (threadIdx.x < rounds) keys[threadIdx.x] = key_table[row * rounds + threadIdx.x];
+    const std::uint64_t j = where[0], local = where[1], begin = where[2], m = where[3];
+    if (threadIdx.x < rounds) keys[threadIdx.x] = key_table[j * rounds + threadIdx.x];
     __syncthreads();  // (2) keys
-    const std::uint64_t begin = row * m, base = local * tile_items;
-    std::uint64_t x[block_items], w[block_items];
+    const unsigned bits = bijection::schedule_domain_bits(m);
+    const std::uint64_t domain = std::uint64_t{1} << bits, base = local * tiled_tile_items;
+    auto body = [&](auto odd, auto unrolled) {
+      std::uint64_t x[block_items], w[block_items];
 #pragma unroll
-    for (int k = 0; k < block_items; ++k) x[k] = base + static_cast<std::uint64_t>(k) * block_threads + threadIdx.x;
-    images<Odd, Rounds, block_items>(x, w, keys, rounds, bits);
-    bool keep[block_items];
-    unsigned ballot[block_items];
-    T v[block_items];
+      for (int k = 0; k < block_items; ++k) x[k] = base + static_cast<std::uint64_t>(k) * block_threads + threadIdx.x;
+      images<decltype(odd)::value, decltype(unrolled)::value, block_items>(x, w, keys, rounds, bits);
+      bool keep[block_items];
+      unsigned ballot[block_items];
+      T v[block_items];
 #pragma unroll
-    for (int k = 0; k < block_items; ++k) {
-      keep[k] = x[k] < domain && w[k] < m;
-      ballot[k] = __ballot_sync(0xffffffffu, keep[k]);
-      if (lane == 0) counts[k * block_warps + warp] = __popc(ballot[k]);
-      if constexpr (!Inverse)
-        if (keep[k]) v[k] = in[begin + w[k]];  // issued before the scan: its latency overlaps the look-back
-    }
-    __syncthreads();  // (3) counts
-    if (warp == 0) {
-      const std::uint32_t c = counts[lane];
-      std::uint32_t incl = c;
-#pragma unroll
-      for (int d = 1; d < 32; d *= 2) {
-        const std::uint32_t up = __shfl_up_sync(0xffffffffu, incl, d);
-        if (lane >= static_cast<unsigned>(d)) incl += up;
+      for (int k = 0; k < block_items; ++k) {
+        keep[k] = x[k] < domain && w[k] < m;
+        ballot[k] = __ballot_sync(0xffffffffu, keep[k]);
+        if (lane == 0) counts[k * block_warps + warp] = __popc(ballot[k]);
+        if constexpr (!Inverse)
+          if (keep[k]) v[k] = in[begin + w[k]];  // issued before the scan: its latency overlaps the look-back
       }
-      offsets[lane] = incl - c;
-      const std::uint64_t aggregate = __shfl_sync(0xffffffffu, incl, 31);
-      std::uint64_t exclusive = 0;
-      if (local == 0) {
-        if (lane == 0) state.publish(tile, scan::tile_status::inclusive_prefix, aggregate);
-      } else {
-        if (lane == 0) state.publish(tile, scan::tile_status::aggregate, aggregate);
-        exclusive = state.warp_look_back(tile);
-        if (lane == 0) state.publish(tile, scan::tile_status::inclusive_prefix, exclusive + aggregate);
-      }
-      if (lane == 0) prefix = exclusive;
-    }
-    __syncthreads();  // (4) offsets and prefix
-    const std::uint64_t before = prefix;
+      __syncthreads();  // (3) counts
+      if (warp == 0) {
+        const std::uint32_t c = counts[lane];
+        std::uint32_t incl = c;
 #pragma unroll
-    for (int k = 0; k < block_items; ++k) {
-      const std::uint64_t rank = before + offsets[k * block_warps + warp] + __popc(ballot[k] & lanes_below);
-      if constexpr (Inverse) {
-        if (keep[k]) out[begin + w[k]] = in[begin + rank];
-      } else {
-        if (keep[k]) out[begin + rank] = v[k];
+        for (int d = 1; d < 32; d *= 2) {
+          const std::uint32_t up = __shfl_up_sync(0xffffffffu, incl, d);
+          if (lane >= static_cast<unsigned>(d)) incl += up;
+        }
+        offsets[lane] = incl - c;
+        const std::uint64_t aggregate = __shfl_sync(0xffffffffu, incl, 31);
+        std::uint64_t exclusive = 0;
+        if (local == 0) {
+          if (lane == 0) state.publish(tile, scan::tile_status::inclusive_prefix, aggregate);
+        } else {
+          if (lane == 0) state.publish(tile, scan::tile_status::aggregate, aggregate);
+          exclusive = state.warp_look_back(tile);
+          if (lane == 0) state.publish(tile, scan::tile_status::inclusive_prefix, exclusive + aggregate);
+        }
+        if (lane == 0) prefix = exclusive;
       }
+      __syncthreads();  // (4) offsets and prefix
+      const std::uint64_t before = prefix;
+#pragma unroll
+      for (int k = 0; k < block_items; ++k) {
+        const std::uint64_t rank = before + offsets[k * block_warps + warp] + __popc(ballot[k] & lanes_below);
+        if constexpr (Inverse) {
+          if (keep[k]) out[begin + w[k]] = in[begin + rank];
+        } else {
+          if (keep[k]) out[begin + rank] = v[k];
+        }
+      }
+    };
+    if constexpr (FixedShape) {
+      body(std::integral_constant<bool, Odd>{}, std::integral_constant<int, Rounds>{});
+    } else {
+      with_round_shape(bits, rounds, body);
     }
   }
 }
@@ -394,22 +442,25 @@ __global__ void __launch_bounds__(256) keys_kernel(segment_source<Offset> src, s
 
 /// What the classification tells the host.
 struct class_counts {
-  unsigned long long first_bad;    // smallest s with offsets[s] > offsets[s + 1] (or ~0)
-  unsigned long long warp, block, grid;
+  unsigned long long first_bad;  // smallest s with offsets[s] > offsets[s + 1] (or ~0)
+  unsigned long long warp, block, tiled, tiles;
   unsigned long long first_offset, last_offset;
 };
 
-/// One grid-path segment, for the host's launches.
-struct long_segment {
-  std::uint64_t s, begin, length;
-};
+/// Tiles of the tiled path for a segment of m items.
+__host__ __device__ inline std::uint64_t tiles_of(std::uint64_t m) {
+  const std::uint64_t domain = std::uint64_t{1} << bijection::schedule_domain_bits(m);
+  return (domain + tiled_tile_items - 1) / tiled_tile_items;
+}
 
-/// Checks the offsets and sorts the segments into the three paths' lists.
+/// Checks the offsets and sorts the segments into the three paths' lists (tiled entries
+/// with their tile counts): up to warp_segment_max items the warp path, up to stage_items
+/// the block path (staged), longer the tiled path.
 template <class Offset>
 __global__ void __launch_bounds__(256) classify_kernel(const Offset* offsets, std::uint64_t num_segments,
-                                                       class_counts* counts, std::uint64_t* warp_ids,
-                                                       std::uint64_t* block_ids, long_segment* long_list,
-                                                       std::uint64_t long_capacity) {
+                                                       std::uint64_t stage_items, class_counts* counts,
+                                                       std::uint64_t* warp_ids, std::uint64_t* block_ids,
+                                                       std::uint64_t* tiled_ids, std::uint64_t* tile_counts) {
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t s = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; s < num_segments;
        s += stride) {
@@ -424,33 +475,44 @@ __global__ void __launch_bounds__(256) classify_kernel(const Offset* offsets, st
     if (len == 0) continue;
     if (len <= warp_segment_max) {
       warp_ids[atomicAdd(&counts->warp, 1ull)] = s;
-    } else if (len <= block_segment_max) {
+    } else if (len <= stage_items) {
       block_ids[atomicAdd(&counts->block, 1ull)] = s;
     } else {
-      const unsigned long long slot = atomicAdd(&counts->grid, 1ull);
-      if (slot < long_capacity) long_list[slot] = long_segment{s, static_cast<std::uint64_t>(a), len};
+      const unsigned long long slot = atomicAdd(&counts->tiled, 1ull);
+      tiled_ids[slot] = s;
+      tile_counts[slot] = tiles_of(len);
+      atomicAdd(&counts->tiles, static_cast<unsigned long long>(tiles_of(len)));
     }
   }
 }
 
+/// Segments of `sizeof_t`-byte items the block path stages (0: none beyond the warp path).
+inline std::uint64_t stage_items_of(std::size_t sizeof_t) { return stage_bytes / sizeof_t; }
+
 /// Temporary storage of a call with offsets.
 struct offsets_layout {
-  std::size_t counts = 0, warp_ids = 0, block_ids = 0, long_list = 0, key_table = 0, bijective2 = 0, total = 0;
-  std::uint64_t long_capacity = 0;
+  std::size_t counts = 0, warp_ids = 0, block_ids = 0, tiled_ids = 0, tile_counts = 0, tile_start = 0, scan = 0,
+              key_table = 0, state = 0, total = 0, scan_bytes = 0;
+  std::uint64_t max_tiles = 0;
   template <class T>
   static offsets_layout of(std::uint64_t num_items, std::uint64_t num_segments) {
     offsets_layout l;
     detail::temp_layout layout;
-    l.long_capacity = num_items / (block_segment_max + 1) + 1;
-    if (l.long_capacity > num_segments) l.long_capacity = num_segments;
+    // Each tiled segment has m > stage_items >= 1 items and at most 2m / tile + 1 tiles.
+    l.max_tiles = 2 * num_items / tiled_tile_items + num_segments + 1;
+    const std::uint64_t list = num_segments * sizeof(std::uint64_t);
     l.counts = layout.add(sizeof(class_counts));
-    l.warp_ids = layout.add(num_segments * sizeof(std::uint64_t));
-    l.block_ids = layout.add(num_segments * sizeof(std::uint64_t));
-    l.long_list = layout.add(l.long_capacity * sizeof(long_segment));
+    l.warp_ids = layout.add(list);
+    l.block_ids = layout.add(list);
+    l.tiled_ids = layout.add(list);
+    l.tile_counts = layout.add(list);
+    l.tile_start = layout.add(list);
+    ONEPASS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, l.scan_bytes, static_cast<std::uint64_t*>(nullptr),
+                                                     static_cast<std::uint64_t*>(nullptr),
+                                                     static_cast<std::int64_t>(num_segments > 0 ? num_segments : 1)));
+    l.scan = layout.add(l.scan_bytes);
     l.key_table = layout.add(num_segments * bijection::max_rounds * sizeof(std::uint32_t));
-    l.bijective2 = layout.add(num_items > block_segment_max
-                                  ? detail::bijective2_temp_bytes<T>(bijection::schedule_domain_bits(num_items))
-                                  : 1);
+    l.state = layout.add(scan::tile_state<std::uint64_t>::temp_bytes(l.max_tiles));
     l.total = layout.total();
     return l;
   }
@@ -506,14 +568,6 @@ void launch_short_paths(const T* in, T* out, segment_source<Offset> warp_src, se
   }
 }
 
-/// The grid path for one segment: Bijective2 over [begin, begin + length).
-template <bool Inverse, class T>
-void grid_path(void* d_temp, const T* in, T* out, std::uint64_t s, std::uint64_t begin, std::uint64_t length,
-               std::uint64_t seed, unsigned rounds, cudaStream_t stream) {
-  const auto f = bijection::variable_philox::for_length(length, segment_seed(seed, s), rounds);
-  detail::run_bijective2<Inverse>(d_temp, in + begin, out + begin, length, f, stream);
-}
-
 template <bool Inverse, class T, class Offset>
 void segmented_offsets(const char* function, void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_out,
                        std::uint64_t num_items, const Offset* d_offsets, std::uint64_t num_segments,
@@ -545,12 +599,15 @@ void segmented_offsets(const char* function, void* d_temp, std::size_t& temp_byt
   auto* counts = reinterpret_cast<class_counts*>(base + layout.counts);
   auto* warp_ids = reinterpret_cast<std::uint64_t*>(base + layout.warp_ids);
   auto* block_ids = reinterpret_cast<std::uint64_t*>(base + layout.block_ids);
-  auto* long_list = reinterpret_cast<long_segment*>(base + layout.long_list);
-  class_counts host{~0ull, 0, 0, 0, 0, 0};
+  auto* tiled_ids = reinterpret_cast<std::uint64_t*>(base + layout.tiled_ids);
+  auto* tile_counts = reinterpret_cast<std::uint64_t*>(base + layout.tile_counts);
+  auto* tile_start = reinterpret_cast<std::uint64_t*>(base + layout.tile_start);
+  auto* key_table = reinterpret_cast<std::uint32_t*>(base + layout.key_table);
+  class_counts host{~0ull, 0, 0, 0, 0, 0, 0};
   ONEPASS_CUDA_CHECK(cudaMemcpyAsync(counts, &host, sizeof host, cudaMemcpyHostToDevice, stream));
   const unsigned grid = detail::stride_grid(num_segments, 256);
-  classify_kernel<Offset><<<grid, 256, 0, stream>>>(d_offsets, num_segments, counts, warp_ids, block_ids, long_list,
-                                                    layout.long_capacity);
+  classify_kernel<Offset><<<grid, 256, 0, stream>>>(d_offsets, num_segments, stage_items_of(sizeof(T)), counts,
+                                                    warp_ids, block_ids, tiled_ids, tile_counts);
   ONEPASS_CUDA_CHECK_LAUNCH();
   ONEPASS_CUDA_CHECK(cudaMemcpyAsync(&host, counts, sizeof host, cudaMemcpyDeviceToHost, stream));
   ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -563,16 +620,27 @@ void segmented_offsets(const char* function, void* d_temp, std::size_t& temp_byt
   require(host.last_offset <= num_items, function, "segment_offsets",
           "[num_segments] must be in [0, num_items] = [0, " + std::to_string(num_items) + "], got " +
               std::to_string(host.last_offset));
-  std::vector<long_segment> longs(host.grid);
-  if (host.grid > 0)
-    ONEPASS_CUDA_CHECK(cudaMemcpyAsync(longs.data(), long_list, host.grid * sizeof(long_segment),
-                                       cudaMemcpyDeviceToHost, stream));
-  if (host.grid > 0) ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
   launch_short_paths<Inverse>(d_in, d_out, segment_source<Offset>{d_offsets, 0, warp_ids, host.warp},
-                              segment_source<Offset>{d_offsets, 0, block_ids, host.block},
-                              reinterpret_cast<std::uint32_t*>(base + layout.key_table), seed, rounds, stream);
-  for (const auto& l : longs)
-    grid_path<Inverse>(base + layout.bijective2, d_in, d_out, l.s, l.begin, l.length, seed, rounds, stream);
+                              segment_source<Offset>{d_offsets, 0, block_ids, host.block}, key_table, seed, rounds,
+                              stream);
+  if (host.tiled > 0) {
+    std::size_t scan_bytes = layout.scan_bytes;
+    ONEPASS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(base + layout.scan, scan_bytes, tile_counts, tile_start,
+                                                     static_cast<std::int64_t>(host.tiled), stream));
+    std::uint32_t* tiled_keys = key_table + host.block * rounds;
+    const segment_source<Offset> tiled_src{d_offsets, 0, tiled_ids, host.tiled};
+    keys_kernel<Offset><<<detail::stride_grid(host.tiled, 256), 256, 0, stream>>>(tiled_src, seed, rounds,
+                                                                                  tiled_keys);
+    ONEPASS_CUDA_CHECK_LAUNCH();
+    const scan::tile_state<std::uint64_t> state(base + layout.state, host.tiles);
+    state.initialize(stream);
+    const tile_map<Offset> map{0, 0, tile_start, tiled_ids, d_offsets, host.tiled};
+    constexpr auto kernel = &tiled_path_kernel<Inverse, T, Offset, false, false, 0>;
+    const std::uint64_t slots = device::resident_blocks<kernel>(block_threads);
+    const unsigned tgrid = static_cast<unsigned>(host.tiles < slots ? host.tiles : slots);
+    kernel<<<tgrid, block_threads, 0, stream>>>(d_in, d_out, map, host.tiles, tiled_keys, rounds, state);
+    ONEPASS_CUDA_CHECK_LAUNCH();
+  }
   if (host.last_offset < num_items)
     ONEPASS_CUDA_CHECK(cudaMemcpyAsync(d_out + host.last_offset, d_in + host.last_offset,
                                        (num_items - host.last_offset) * sizeof(T), cudaMemcpyDeviceToDevice, stream));
@@ -594,8 +662,7 @@ void segmented_uniform(const char* function, void* d_temp, std::size_t& temp_byt
   // Rows that do not fit the stage take the tiled path: one launch over every row's tiles.
   const bool tiled = segment_length * sizeof(T) > stage_bytes;
   const unsigned bits = bijection::schedule_domain_bits(segment_length);
-  constexpr std::uint64_t tile_items = static_cast<std::uint64_t>(block_threads) * block_items;
-  const std::uint64_t tiles_per_row = ((std::uint64_t{1} << bits) + tile_items - 1) / tile_items;
+  const std::uint64_t tiles_per_row = ((std::uint64_t{1} << bits) + tiled_tile_items - 1) / tiled_tile_items;
   const std::uint64_t num_tiles = tiled ? num_segments * tiles_per_row : 0;
   detail::temp_layout layout;
   const std::size_t key_offset = layout.add(segment_length > warp_segment_max ? num_segments * rounds * 4 : 1);
@@ -616,12 +683,13 @@ void segmented_uniform(const char* function, void* d_temp, std::size_t& temp_byt
     ONEPASS_CUDA_CHECK_LAUNCH();
     const scan::tile_state<std::uint64_t> state(detail::temp_layout::aligned_start(d_temp) + state_offset, num_tiles);
     state.initialize(stream);
+    const tile_map<std::uint64_t> map{tiles_per_row, segment_length, nullptr, nullptr, nullptr, num_segments};
     with_host_round_shape(bits, rounds, [&](auto odd, auto unrolled) {
-      constexpr auto kernel = &tiled_path_kernel<Inverse, decltype(odd)::value, decltype(unrolled)::value, T>;
+      constexpr auto kernel =
+          &tiled_path_kernel<Inverse, T, std::uint64_t, true, decltype(odd)::value, decltype(unrolled)::value>;
       const std::uint64_t slots = device::resident_blocks<kernel>(block_threads);
       const unsigned grid = static_cast<unsigned>(num_tiles < slots ? num_tiles : slots);
-      kernel<<<grid, block_threads, 0, stream>>>(d_in, d_out, segment_length, bits, tiles_per_row, num_tiles,
-                                                 key_table, rounds, state);
+      kernel<<<grid, block_threads, 0, stream>>>(d_in, d_out, map, num_tiles, key_table, rounds, state);
       ONEPASS_CUDA_CHECK_LAUNCH();
     });
     return;
@@ -650,8 +718,8 @@ void segmented_uniform(const char* function, void* d_temp, std::size_t& temp_byt
 /// num_segments in [0, 2^63). rounds in [1, 64] (default 24).
 ///
 /// CUB's two-phase temporary storage (d_temp == nullptr: size query, nothing enqueued;
-/// about 16 bytes per segment plus the single shuffle's storage for the longest possible
-/// segment). The run reads the offsets on the device and waits for `stream` once (the
+/// about 300 bytes per segment — id lists, tile counts, a key table of 64 rounds — plus 8
+/// bytes per 1024 items for the tiled path's look-back). The run reads the offsets on the device and waits for `stream` once (the
 /// file comment), then enqueues the shuffle on `stream` without waiting.
 ///
 /// Throws onepass::error naming the argument and its allowed range for num_items,
@@ -680,8 +748,9 @@ void segmented_unshuffle(void* d_temp, std::size_t& temp_bytes, const T* d_in, T
 /// Uniform-length segmented shuffle: num_segments rows of segment_length items, row s =
 /// [s * segment_length, (s + 1) * segment_length); identical to segmented_shuffle with
 /// offsets[s] = s * segment_length. segment_length in [0, 2^63], num_segments *
-/// segment_length <= 2^63; rounds in [1, 64]. Two-phase storage (none but the single
-/// shuffle's for rows longer than block_segment_max); nothing is waited for. Throws
+/// segment_length <= 2^63; rounds in [1, 64]. Two-phase storage (for rows longer than 256
+/// items a key table, 4 bytes per round per row, and for rows beyond the stage 8 bytes per
+/// tile of 1024 indices); nothing is waited for. Throws
 /// onepass::error as segmented_shuffle, before anything is enqueued.
 template <class T>
 void segmented_shuffle(void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_out, std::uint64_t num_segments,
