@@ -176,12 +176,7 @@ template <bool Inverse, class T>
 void segmented_uniform(const char* function, const T* in, T* out, std::uint64_t num_segments,
                        std::uint64_t segment_length, std::uint64_t seed, unsigned rounds) {
   static_assert(std::is_trivially_copyable_v<T>, "segmented shuffle: T must be trivially copyable");
-  require(segment_length <= max_length, function, "segment_length",
-          "must be in [0, 2^63], got " + std::to_string(segment_length));
-  require(segment_length == 0 || num_segments <= max_length / segment_length, function, "num_segments",
-          "must be in [0, 2^63 / segment_length] = [0, " +
-              std::to_string(segment_length == 0 ? max_length : max_length / segment_length) + "], got " +
-              std::to_string(num_segments));
+  checked_uniform_items(function, num_segments, segment_length);
   const std::uint64_t num_items = num_segments * segment_length;
   check_buffers(function, in, out, num_items, sizeof(T), rounds);
   if (segment_length == 0) return;

@@ -152,9 +152,11 @@ __device__ __forceinline__ void images(const std::uint64_t (&x)[Items], std::uin
 }
 
 /// Calls fn(std::integral_constant<bool, Odd>, std::integral_constant<int, Rounds>) for
-/// a domain of 2^bits and `rounds` rounds (24 unrolled).
+/// a domain of 2^bits and `rounds` rounds (24 unrolled): on the device to run the matching
+/// evaluation, on the host to pick the matching kernel.
+#pragma nv_exec_check_disable
 template <class Fn>
-__device__ __forceinline__ void with_round_shape(unsigned bits, unsigned rounds, Fn&& fn) {
+__host__ __device__ __forceinline__ void with_round_shape(unsigned bits, unsigned rounds, Fn&& fn) {
   constexpr int unrolled = static_cast<int>(bijection::default_rounds);
   if (rounds == bijection::default_rounds) {
     if (bits & 1u) fn(std::true_type{}, std::integral_constant<int, unrolled>{});
@@ -379,7 +381,7 @@ __global__ void __launch_bounds__(block_threads) tiled_path_kernel(const T* __re
       images<decltype(odd)::value, decltype(unrolled)::value, block_items>(x, w, keys, rounds, bits);
       bool keep[block_items];
       unsigned ballot[block_items];
-      T v[block_items];
+      [[maybe_unused]] T v[block_items];
 #pragma unroll
       for (int k = 0; k < block_items; ++k) {
         keep[k] = x[k] < domain && w[k] < m;
@@ -523,20 +525,6 @@ inline void check_rounds(const char* function, unsigned rounds) {
           "must be in [1, " + std::to_string(bijection::max_rounds) + "], got " + std::to_string(rounds));
 }
 
-/// Host: calls fn(std::integral_constant<bool, Odd>, std::integral_constant<int, Rounds>)
-/// for a domain of 2^bits and `rounds` rounds (24 unrolled), to pick a kernel.
-template <class Fn>
-void with_host_round_shape(unsigned bits, unsigned rounds, Fn&& fn) {
-  constexpr int unrolled = static_cast<int>(bijection::default_rounds);
-  if (rounds == bijection::default_rounds) {
-    if (bits & 1u) fn(std::true_type{}, std::integral_constant<int, unrolled>{});
-    else fn(std::false_type{}, std::integral_constant<int, unrolled>{});
-  } else {
-    if (bits & 1u) fn(std::true_type{}, std::integral_constant<int, 0>{});
-    else fn(std::false_type{}, std::integral_constant<int, 0>{});
-  }
-}
-
 /// Launches the warp and block paths over `src` lists (counts known on the host).
 template <bool Inverse, class T, class Offset>
 void launch_short_paths(const T* in, T* out, segment_source<Offset> warp_src, segment_source<Offset> block_src,
@@ -651,12 +639,7 @@ void segmented_uniform(const char* function, void* d_temp, std::size_t& temp_byt
                        std::uint64_t num_segments, std::uint64_t segment_length, std::uint64_t seed, unsigned rounds,
                        cudaStream_t stream) {
   static_assert(std::is_trivially_copyable_v<T>, "gpu segmented shuffle: T must be trivially copyable");
-  require(segment_length <= max_length, function, "segment_length",
-          "must be in [0, 2^63], got " + std::to_string(segment_length));
-  require(segment_length == 0 || num_segments <= max_length / segment_length, function, "num_segments",
-          "must be in [0, 2^63 / segment_length] = [0, " +
-              std::to_string(segment_length == 0 ? max_length : max_length / segment_length) + "], got " +
-              std::to_string(num_segments));
+  checked_uniform_items(function, num_segments, segment_length);
   check_rounds(function, rounds);
   const std::uint64_t num_items = num_segments * segment_length;
   // Rows that do not fit the stage take the tiled path: one launch over every row's tiles.
@@ -684,7 +667,7 @@ void segmented_uniform(const char* function, void* d_temp, std::size_t& temp_byt
     const scan::tile_state<std::uint64_t> state(detail::temp_layout::aligned_start(d_temp) + state_offset, num_tiles);
     state.initialize(stream);
     const tile_map<std::uint64_t> map{tiles_per_row, segment_length, nullptr, nullptr, nullptr, num_segments};
-    with_host_round_shape(bits, rounds, [&](auto odd, auto unrolled) {
+    with_round_shape(bits, rounds, [&](auto odd, auto unrolled) {
       constexpr auto kernel =
           &tiled_path_kernel<Inverse, T, std::uint64_t, true, decltype(odd)::value, decltype(unrolled)::value>;
       const std::uint64_t slots = device::resident_blocks<kernel>(block_threads);
