@@ -13,6 +13,9 @@
 //   ours_generator_3 / ours_generator_4   the per-thread API as its docstring shows it:
 //       warp_normal_generator<form::three / four>::next_pair() (one hash per two draws).
 //   ours_generator_next_4   the same API one draw at a time, next() (one hash per draw).
+//   ours_register_philox_3 / ours_register_philox_4   as ours_register_*, but the entropy
+//       words come from cuRAND's Philox4_32_10 (curand_init per thread, one curand4 per
+//       four draws) instead of SplitMix64: the same bit source as cuRAND's rows.
 //   curand_normal2_double   cuRAND device API, Philox4_32_10: curand_init(seed, thread,
 //       0) once per thread inside the timed kernel, then draws/2 calls of
 //       curand_normal2_double (two outputs each). Philox's init is a few integer ops
@@ -184,6 +187,30 @@ __global__ void __launch_bounds__(block_threads)
   sink[t] = static_cast<double>(acc0) + static_cast<double>(acc1);
 }
 
+/// Ours in registers fed by Philox4_32_10 instead of SplitMix64 (like for like with
+/// cuRAND's rows): curand_init per thread as cuRAND's kernel does, then one curand4 per four
+/// draws (each 32-bit word one draw's entropy).
+template <g::form F>
+__global__ void __launch_bounds__(block_threads)
+    ours_register_philox_kernel(double* sink, std::uint64_t pairs_per_thread, std::uint64_t seed, const g::table tab) {
+  __shared__ alignas(16) std::int32_t smem[g::table_entries];
+  g::load_table_to_shared(smem, tab.entries);
+  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  curandStatePhilox4_32_10_t state;
+  curand_init(seed, t, 0, &state);
+  double acc0 = 0.0, acc1 = 0.0;
+  for (std::uint64_t q = 0; q < pairs_per_thread; q += 2) {  // same count in every lane: converged
+    const uint4 w = curand4(&state);
+    acc0 += g::warp_gaussian<F>(w.x, smem, tab.coeff);
+    acc1 += g::warp_gaussian<F>(w.y, smem, tab.coeff);
+    if (q + 1 < pairs_per_thread) {
+      acc0 += g::warp_gaussian<F>(w.z, smem, tab.coeff);
+      acc1 += g::warp_gaussian<F>(w.w, smem, tab.coeff);
+    }
+  }
+  sink[t] = acc0 + acc1;
+}
+
 /// cuRAND device API, Philox4_32_10: one curand_init per thread, then pairs_per_thread
 /// calls of curand_normal2_double.
 __global__ void __launch_bounds__(block_threads)
@@ -349,6 +376,16 @@ int main(int argc, char** argv) {
               [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
                 ours_generator_kernel<g::form::four, false><<<b, block_threads, 0, s>>>(sink, p, seed, tab);
               });
+  in_register("ours_register_philox_3", "ours 3 coefficients fed by Philox4_32_10, curand4 (in registers)", "3",
+              ours_register_philox_kernel<g::form::three>,
+              [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
+                ours_register_philox_kernel<g::form::three><<<b, block_threads, 0, s>>>(sink, p, seed, tab);
+              });
+  in_register("ours_register_philox_4", "ours 4 coefficients fed by Philox4_32_10, curand4 (in registers)", "4",
+              ours_register_philox_kernel<g::form::four>,
+              [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
+                ours_register_philox_kernel<g::form::four><<<b, block_threads, 0, s>>>(sink, p, seed, tab);
+              });
   in_register("curand_normal2_double", "cuRAND device API Philox4_32_10 curand_normal2_double (in registers)", "",
               curand_register_kernel, [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
                 curand_register_kernel<<<b, block_threads, 0, s>>>(sink, p, seed);
@@ -503,8 +540,8 @@ int main(int argc, char** argv) {
   const double peer = rate_of("curand_normal2_double");
   std::ostringstream bar;
   bar.precision(4);
-  for (const char* ours : {"ours_register_3", "ours_register_4", "ours_generator_3", "ours_generator_4",
-                           "ours_generator_next_4"}) {
+  for (const char* ours : {"ours_register_3", "ours_register_4", "ours_register_philox_3", "ours_register_philox_4",
+                           "ours_generator_3", "ours_generator_4", "ours_generator_next_4"}) {
     const double mine = rate_of(ours);
     if (peer > 0 && mine > 0)
       bar << ours << " / curand_normal2_double = " << mine / peer << (mine / peer >= 1.3 ? " (meets" : " (misses")

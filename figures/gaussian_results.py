@@ -361,9 +361,20 @@ def report_section(report, results, recorded_root):
                 ok = ok and rate[name] / peer >= 1.3
             else:
                 ok = False
+        philox = ["%s %.2f×" % (name, rate[name] / peer) for name in ("ours_register_philox_3", "ours_register_philox_4")
+                  if peer and name in rate]
+        for name in ("ours_register_philox_3", "ours_register_philox_4"):
+            if peer and name in rate:
+                ok = ok and rate[name] / peer >= 1.3
         lines.append("Article: %s G outputs/s on a V100 (in registers, tail test). Bar (issue 5): ours ≥ 1.3 × "
                      "`curand_normal2_double` in registers: %s." % (_fmt(_num(art.get("throughput_v100", "0")) / 1e9),
                                                                    ", ".join(ratios) or "not measured"))
+        lines.append("Bit sources: `ours_*` rows draw their entropy from SplitMix64 (`gaussian/entropy.hpp`), "
+                     "`ours_register_philox_*` from cuRAND's Philox4_32_10 (`curand4`, like for like with the cuRAND "
+                     "rows, which all run Philox4_32_10)%s."
+                     % ((": " + ", ".join(philox) + " × `curand_normal2_double`") if philox else
+                        "; no Philox-fed row in this run"))
+        ratios += philox
         report.summary.append(("Gaussian throughput ≥ 1.3 × curand_normal2_double in registers",
                                "met" if ok else "not met", ", ".join(ratios) or "peer missing"))
         for suffix, word, size in (("", "doubles", 8), ("_f32", "floats", 4)):
