@@ -369,10 +369,10 @@ def report_section(report, results, recorded_root):
         lines.append("Article: %s G outputs/s on a V100 (in registers, tail test). Bar (issue 5): ours ≥ 1.3 × "
                      "`curand_normal2_double` in registers: %s." % (_fmt(_num(art.get("throughput_v100", "0")) / 1e9),
                                                                    ", ".join(ratios) or "not measured"))
-        lines.append("Bit sources: `ours_*` rows draw their entropy from SplitMix64 (`gaussian/entropy.hpp`), "
-                     "`ours_register_philox_*` from cuRAND's Philox4_32_10 (`curand4`, like for like with the cuRAND "
-                     "rows, which all run Philox4_32_10)%s."
-                     % ((": " + ", ".join(philox) + " × `curand_normal2_double`") if philox else
+        lines.append("Bit sources: `ours_register_philox_*` draw their entropy from cuRAND's Philox4_32_10 "
+                     "(`curand4`, like for like with the cuRAND rows, which all run Philox4_32_10), the other "
+                     "`ours_*` rows from SplitMix64 (`gaussian/entropy.hpp`)%s."
+                     % (("; the Philox-fed rows against `curand_normal2_double`: " + ", ".join(philox)) if philox else
                         "; no Philox-fed row in this run"))
         ratios += philox
         report.summary.append(("Gaussian throughput ≥ 1.3 × curand_normal2_double in registers",
