@@ -1496,6 +1496,13 @@ def main(argv=None):
                 os.path.join(gaussian_source.directory, "gaussian_throughput.meta.json")))
         except sr.MissingInput as e:
             print("make_report: note: gaussian_throughput provenance not shown: %s" % e, file=sys.stderr)
+    segmented_source = sr.gpu_source(args.results, segmented_results.EXPERIMENT, recorded)
+    if segmented_source is not None:  # its section is figures/segmented_results.py's
+        try:
+            report.note_gpu_provenance(segmented_source, sr.read_meta(
+                os.path.join(segmented_source.directory, segmented_results.EXPERIMENT + ".meta.json")))
+        except sr.MissingInput as e:
+            print("make_report: note: segmented_shuffle provenance not shown: %s" % e, file=sys.stderr)
     timing_dirs = {}  # the folder each GPU timing table is read from (fresh, else recorded)
     for name, _ in variability.EXPERIMENTS:
         source = sr.gpu_source(args.results, name, recorded)
