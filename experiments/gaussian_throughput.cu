@@ -25,7 +25,9 @@
 //   ours_memory_3 / ours_memory_4   onepass::gaussian::generate_normal (both forms).
 //   store_only   a kernel that only writes the same n doubles (out[i] = i, 16-byte stores,
 //       grid = resident blocks): the write-bandwidth reference of the to-memory rows.
-//   The same three with floats: ours_memory_3_f32, ours_memory_4_f32, store_only_f32, and
+//   ours_memory_philox_3   generate_normal's kernel (3 coefficients) with each lane's entropy
+//       from cuRAND's Philox4_32_10 (curand4) instead of SplitMix64; checked by its moments.
+//   The same with floats: ours_memory_3_f32, ours_memory_4_f32, ours_memory_philox_3_f32, store_only_f32, and
 //   cuRAND's curandGenerateNormal (curand_host_philox_f32); dtype column f32.
 // Float in registers: ours_generator_f32_3 (the API's next_pair_float, 3 coefficients)
 // and cuRAND's curand_normal4 (curand_normal4, Philox4_32_10), dtype f32.
@@ -68,6 +70,7 @@
 
 #include "gpu_harness.cuh"
 #include "harness.hpp"
+#include "onepass/device_launch.cuh"
 #include "onepass/gaussian/cpu_generate.hpp"
 #include "onepass/gaussian/entropy.hpp"
 #include "onepass/gaussian/generate.cuh"
@@ -209,6 +212,44 @@ __global__ void __launch_bounds__(block_threads)
     }
   }
   sink[t] = acc0 + acc1;
+}
+
+/// Ours to memory fed by Philox4_32_10: generate_normal's kernel (same grid, warps over
+/// rounds of 32 outputs, two rounds per pair) with each lane's entropy words from
+/// cuRAND's curand4 (curand_init per thread) instead of SplitMix64.
+template <g::form F, class T>
+__global__ void __launch_bounds__(block_threads)
+    ours_memory_philox_kernel(T* out, std::uint64_t n, std::uint64_t seed, const g::table tab) {
+  __shared__ alignas(16) std::int32_t smem[g::table_entries];
+  g::load_table_to_shared(smem, tab.entries);
+  const unsigned lane = threadIdx.x & 31u;
+  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::uint64_t warp = t >> 5, warps = (static_cast<std::uint64_t>(gridDim.x) * blockDim.x) >> 5;
+  curandStatePhilox4_32_10_t state;
+  curand_init(seed, t, 0, &state);
+  const std::uint64_t rounds = (n + 31) / 32, pairs = (rounds + 1) / 2;
+  uint4 words{};
+  bool fresh = false;  // words.z, words.w not used yet
+  for (std::uint64_t q = warp; q < pairs; q += warps) {  // warp-uniform loop
+    std::uint32_t e[2];
+    if (!fresh) {
+      words = curand4(&state);
+      e[0] = words.x;
+      e[1] = words.y;
+    } else {
+      e[0] = words.z;
+      e[1] = words.w;
+    }
+    fresh = !fresh;
+#pragma unroll
+    for (unsigned h = 0; h < 2; ++h) {
+      const std::uint64_t r = 2 * q + h;
+      if (r >= rounds) break;  // warp-uniform
+      const double x = g::warp_gaussian<F>(e[h], smem, tab.coeff);
+      const std::uint64_t i = r * 32 + lane;
+      if (i < n) out[i] = static_cast<T>(x);
+    }
+  }
 }
 
 /// cuRAND device API, Philox4_32_10: one curand_init per thread, then pairs_per_thread
@@ -477,6 +518,47 @@ int main(int argc, char** argv) {
       ex::progress(experiment, "FAILED " + failed.back());
       cudaGetLastError();
     }
+    // The first m outputs' mean and variance within 6 standard errors of N(0, 1).
+    auto moments = [&](const std::vector<T>& got, bool& ok) {
+      const std::uint64_t m = got.size();
+      long double s1 = 0, s2 = 0;
+      for (T v : got) {
+        s1 += v;
+        s2 += static_cast<long double>(v) * v;
+      }
+      const double mean = static_cast<double>(s1 / m), var = static_cast<double>(s2 / m) - mean * mean;
+      ok = std::fabs(mean) < 6.0 / std::sqrt(double(m)) && std::fabs(var - 1.0) < 6.0 * std::sqrt(2.0 / m);
+      std::ostringstream c;
+      c.precision(4);
+      c << "first " << m << ": mean=" << mean << " var=" << var << (ok ? " ok" : " FAILED");
+      return c.str();
+    };
+    try {  // ours fed by Philox4_32_10, 3 coefficients
+      const std::uint64_t rounds = (n + 31) / 32, pairs = (rounds + 1) / 2;
+      const std::uint64_t wanted = (pairs + block_threads / 32 - 1) / (block_threads / 32);
+      const unsigned blocks =
+          static_cast<unsigned>(std::min<std::uint64_t>(wanted, static_cast<std::uint64_t>(onepass::device::multiprocessors()) * 8));
+      row_data d{"ours_memory_philox_3" + suffix,
+                 "ours 3 coefficients fed by Philox4_32_10, curand4, generate_normal's kernel, " + type_word +
+                     " (to memory)",
+                 "to_memory", "3", static_cast<double>(n), 0, {}, {}, dtype};
+      d.time = timer.measure([&](int k) {
+        ours_memory_philox_kernel<g::form::three, T>
+            <<<blocks, block_threads, 0, s>>>(out.as<T>(), n, r.seed() + static_cast<std::uint64_t>(k), tab);
+      });
+      ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
+      stream.synchronize();
+      std::vector<T> got(std::min(n, check_n));
+      ONEPASS_EXPERIMENT_CUDA(cudaMemcpy(got.data(), out.get(), got.size() * sizeof(T), cudaMemcpyDeviceToHost));
+      bool ok = false;
+      d.check = moments(got, ok);
+      if (!ok) failed.push_back(d.algorithm + ": " + d.check);
+      emit(std::move(d));
+    } catch (const std::exception& e) {
+      failed.push_back("ours_memory_philox_3" + suffix + ": " + e.what());
+      ex::progress(experiment, "FAILED " + failed.back());
+      cudaGetLastError();
+    }
     try {
       curand_generator gen;
       CURAND_CALL(curandSetStream(gen.get(), s));
@@ -496,20 +578,10 @@ int main(int argc, char** argv) {
                  "to_memory", "", static_cast<double>(n), 0, {}, {}, dtype};
       d.time = timer.measure([&](int) { generate(); });
       stream.synchronize();
-      const std::uint64_t m = std::min(n, check_n);
-      std::vector<T> got(m);
-      ONEPASS_EXPERIMENT_CUDA(cudaMemcpy(got.data(), out.get(), m * sizeof(T), cudaMemcpyDeviceToHost));
-      long double s1 = 0, s2 = 0;
-      for (T v : got) {
-        s1 += v;
-        s2 += static_cast<long double>(v) * v;
-      }
-      const double mean = static_cast<double>(s1 / m), var = static_cast<double>(s2 / m) - mean * mean;
-      const bool ok = std::fabs(mean) < 6.0 / std::sqrt(double(m)) && std::fabs(var - 1.0) < 6.0 * std::sqrt(2.0 / m);
-      std::ostringstream c;
-      c.precision(4);
-      c << "first " << m << ": mean=" << mean << " var=" << var << (ok ? " ok" : " FAILED");
-      d.check = c.str();
+      std::vector<T> got(std::min(n, check_n));
+      ONEPASS_EXPERIMENT_CUDA(cudaMemcpy(got.data(), out.get(), got.size() * sizeof(T), cudaMemcpyDeviceToHost));
+      bool ok = false;
+      d.check = moments(got, ok);
       if (!ok) failed.push_back(d.algorithm + ": " + d.check);
       emit(std::move(d));
     } catch (const std::exception& e) {

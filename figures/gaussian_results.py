@@ -369,7 +369,7 @@ def report_section(report, results, recorded_root):
         lines.append("Article: %s G outputs/s on a V100 (in registers, tail test). Bar (issue 5): ours ≥ 1.3 × "
                      "`curand_normal2_double` in registers: %s." % (_fmt(_num(art.get("throughput_v100", "0")) / 1e9),
                                                                    ", ".join(ratios) or "not measured"))
-        lines.append("Bit sources: `ours_register_philox_*` draw their entropy from cuRAND's Philox4_32_10 "
+        lines.append("Bit sources: `ours_register_philox_*` and `ours_memory_philox_*` draw their entropy from cuRAND's Philox4_32_10 "
                      "(`curand4`, like for like with the cuRAND rows, which all run Philox4_32_10), the other "
                      "`ours_*` rows from SplitMix64 (`gaussian/entropy.hpp`)%s."
                      % (("; the Philox-fed rows against `curand_normal2_double`: " + ", ".join(philox)) if philox else
@@ -382,10 +382,12 @@ def report_section(report, results, recorded_root):
             if not store:  # the write-bandwidth reference of the to-memory rows (recorded from 30be5b9 on)
                 continue
             parts = ["%s %.3f×" % (name, rate[name] / store)
-                     for name in ("ours_memory_3" + suffix, "ours_memory_4" + suffix) if name in rate]
+                     for name in ("ours_memory_3" + suffix, "ours_memory_4" + suffix, "ours_memory_philox_3" + suffix)
+                     if name in rate]
             peer = rate.get("curand_host_philox" + suffix)
-            if peer and "ours_memory_3" + suffix in rate:
-                parts.append("ours_memory_3%s ÷ cuRAND host %.2f×" % (suffix, rate["ours_memory_3" + suffix] / peer))
+            for name in ("ours_memory_3" + suffix, "ours_memory_philox_3" + suffix):
+                if peer and name in rate:
+                    parts.append("%s ÷ cuRAND host %.2f×" % (name, rate[name] / peer))
             lines.append("To memory against a kernel that only writes the same %s (`store_only%s`, %s G "
                          "outputs/s = %s GB/s): %s." % (word, suffix, _fmt(store / 1e9), _fmt(size * store / 1e9),
                                                        ", ".join(parts) or "no generate_normal row"))
