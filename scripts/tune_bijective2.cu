@@ -335,6 +335,15 @@ void run_all(context& c) {
   block_variant<d::tile_policy<512, 4, 3>>(c, "lib 512x4/3", e, false);
   block_variant<d::tile_policy<512, 2, 4>>(c, "lib 512x2/4", e, false);
   block_variant<d::tile_policy<1024, 2, 2>>(c, "lib 1024x2/2", e, false);
+  // Run 3: small inputs (the library's small tile is 256x2/1 below 2^22 indices).
+  block_variant<d::tile_policy<256, 2, 1>>(c, "lib 256x2/1 (small)", e, false);
+  block_variant<d::tile_policy<256, 2, 4>>(c, "lib 256x2/4", e, false);
+  block_variant<d::tile_policy<128, 2, 8>>(c, "lib 128x2/8", e, false);
+  block_variant<d::tile_policy<128, 2, 16>>(c, "lib 128x2/16", e, false);
+  block_variant<d::tile_policy<64, 4, 16>>(c, "lib 64x4/16", e, false);
+  block_variant<d::tile_policy<64, 2, 32>>(c, "lib 64x2/32", e, false);
+  block_variant<d::tile_policy<256, 1, 8>>(c, "lib 256x1/8", e, false);
+  block_variant<d::tile_policy<128, 1, 16>>(c, "lib 128x1/16", e, false);
 }
 
 int main(int argc, char** argv) {
