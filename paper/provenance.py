@@ -39,13 +39,16 @@ _ONESWEEP_CODE = _SHARED_DEVICE_CODE + [
                   "lib/include/onepass/sort/onesweep.cuh", "lib/include/onepass/sort/key_traits.hpp",
                   "lib/include/onepass/sort/sort_args.hpp", "lib/include/onepass/scan/"]
 # The single GPU shuffle (the segmented shuffle's files beside it are not timed by Table 1 / Fig. 10).
-_SHUFFLE_CODE = _SHARED_DEVICE_CODE + ["lib/include/onepass/shuffle/gpu_shuffle.cuh", "lib/include/onepass/bijection/",
+_SHUFFLE_CODE = _SHARED_DEVICE_CODE + ["lib/include/onepass/shuffle/gpu_shuffle.cuh",
+                 "lib/include/onepass/shuffle/gpu_evaluator.cuh", "lib/include/onepass/shuffle/gpu_staged_shuffle.cuh",
+                 "lib/include/onepass/bijection/",
                  "lib/include/onepass/scan/",
                  "lib/src/gpu_bijective_shuffles.cu", "baselines/gpu/dart_throwing*", "baselines/gpu/*gather*",
                  "baselines/gpu/randperm*", "baselines/gpu/sort_shuffle*", "baselines/gpu/thrust_shuffle*",
                  "baselines/gpu/gpu_baseline_common*"]
 _SEGMENTED_CODE = _SHARED_DEVICE_CODE + [
                    "lib/include/onepass/shuffle/gpu_segmented_shuffle.cuh", "lib/include/onepass/shuffle/gpu_shuffle.cuh",
+                   "lib/include/onepass/shuffle/gpu_evaluator.cuh",
                    "lib/include/onepass/shuffle/segment_seed.hpp", "lib/include/onepass/random/",
                    "lib/include/onepass/bijection/", "lib/include/onepass/scan/"]
 _GAUSSIAN_CODE = ["lib/include/onepass/gaussian/", "lib/src/gaussian_table.cpp",

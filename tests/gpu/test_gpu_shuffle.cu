@@ -190,9 +190,18 @@ class device_case {
     return out;
   }
 
+  /// Forces bijective2's structure (tiled or staged) for the forward shuffle.
+  void force_path(gpu::detail::bijective2_path path) { path_ = path; }
+
  private:
   template <class Bijection>
   void call(void* temp, std::size_t& temp_bytes, const Bijection& f, operation op, fusion variant) {
+    if (op == operation::shuffle && variant == fusion::bijective2 && path_ != gpu::detail::bijective2_path::automatic) {
+      gpu::bijective_shuffle<T>(nullptr, temp_bytes, d_in_.get(), d_out_.get(), m_, f, variant);  // the size query
+      if (temp != nullptr && m_ > 0)
+        gpu::detail::run_bijective2<false>(temp, d_in_.get(), d_out_.get(), m_, f, cudaStream_t{}, path_);
+      return;
+    }
     if (op == operation::shuffle) {
       gpu::bijective_shuffle<T>(temp, temp_bytes, d_in_.get(), d_out_.get(), m_, f, variant);
     } else {
@@ -203,6 +212,7 @@ class device_case {
   std::size_t m_;
   device_buffer<T> d_in_;
   device_buffer<T> d_out_;
+  gpu::detail::bijective2_path path_ = gpu::detail::bijective2_path::automatic;
 };
 
 /// One GPU run of `in` (see device_case::run).
@@ -473,6 +483,103 @@ TEST(GpuShuffle, DomainsLargerThanTheSchedule) {
     expect_gpu_equals_cpu(in, variable_philox(23, std::mt19937_64(m)), all_variants, true, "VariablePhilox", 24);
     expect_gpu_equals_cpu(in, variable_philox(24, std::mt19937_64(m), 3), all_variants, true, "VariablePhilox", 3);
     expect_gpu_equals_cpu(in, lcg(22, std::mt19937_64(m)), all_variants, true, "LCG", 0);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Bijective2's two structures: tiles with the decoupled look-back, and the staged
+// one (every block resident, output ranks from one grid barrier).
+
+/// An H100-like device for the plan's arithmetic (no GPU needed).
+gpu::detail::staged_device h100_like() {
+  gpu::detail::staged_device d;
+  d.sms = 132;
+  d.shared_per_sm = 233472;
+  d.shared_per_block = 232448;
+  d.reserved_per_block = 1024;
+  d.max_threads_per_sm = 2048;
+  d.cooperative = true;
+  return d;
+}
+
+TEST(StagedPlan, CoversTheDomainWithResidentBlocks) {
+  namespace d = gpu::detail;
+  const d::staged_device dev = h100_like();
+  const std::uint64_t warps = d::staged_block / 32;
+  for (std::size_t bytes : {std::size_t{1}, std::size_t{4}, std::size_t{8}, std::size_t{16}}) {
+    for (unsigned bits = 1; bits <= 24; ++bits) {
+      const d::staged_plan p = d::plan_staged(bits, bytes, dev);
+      const std::uint64_t domain = std::uint64_t{1} << bits;
+      // Fits exactly when the worst case (every index flagged) fits the device's shared memory.
+      if (domain * bytes <= (std::uint64_t{1} << 21) * 8) {
+        EXPECT_TRUE(p.fits) << "b = " << bits << ", " << bytes << "-byte elements";
+      }
+      if (domain * bytes > static_cast<std::uint64_t>(dev.sms) * dev.shared_per_sm) {
+        EXPECT_FALSE(p.fits) << "b = " << bits << ", " << bytes << "-byte elements";
+      }
+      if (!p.fits) continue;
+      EXPECT_EQ(p.warp_chunk % d::staged_step, 0u);
+      EXPECT_GE(static_cast<std::uint64_t>(p.blocks) * warps * p.warp_chunk, domain);
+      EXPECT_LT(static_cast<std::uint64_t>(p.blocks - 1) * warps * p.warp_chunk, domain) << "an idle block";
+      EXPECT_EQ(p.shared_bytes, static_cast<std::size_t>(p.warp_chunk) * warps * bytes);
+      EXPECT_LE(p.shared_bytes, dev.shared_per_block);
+      const std::uint64_t per_block = p.shared_bytes + d::staged_static_shared + dev.reserved_per_block;
+      const std::uint64_t per_sm = std::min<std::uint64_t>(dev.shared_per_sm / per_block, 4);
+      EXPECT_LE(p.blocks, per_sm * dev.sms) << "blocks that cannot all be resident";
+      EXPECT_GE(d::staged_temp_bytes(bits), p.blocks * sizeof(std::uint32_t) + onepass::device::temp_alignment);
+    }
+  }
+  gpu::detail::staged_device no_coop = dev;
+  no_coop.cooperative = false;
+  EXPECT_FALSE(d::plan_staged(10, 8, no_coop).fits);
+}
+
+/// Both structures of bijective2 give the CPU permutation (where the staged one fits).
+template <class T>
+void check_both_structures(const std::vector<std::size_t>& sizes, const char* type_name) {
+  namespace d = gpu::detail;
+  for (std::size_t m : sizes) {
+    const auto in = make_input<T>(m);
+    const auto f = variable_philox::for_length(m, 5 * m + sizeof(T));
+    const std::vector<T> expected = run_cpu(in, f, operation::shuffle);
+    device_case<T> c(in);
+    const bool staged_fits = d::plan_staged(f.domain_bits(), sizeof(T), d::query_staged_device()).fits;
+    if (f.domain_bits() <= 16) {
+      ASSERT_TRUE(staged_fits) << "the staged structure should fit 2^" << f.domain_bits() << " indices";
+    }
+    for (d::bijective2_path path : {d::bijective2_path::tiled, d::bijective2_path::staged}) {
+      if (path == d::bijective2_path::staged && !staged_fits) continue;
+      c.force_path(path);
+      const std::vector<T> got = c.run(f, operation::shuffle, fusion::bijective2, 0xA5);
+      const std::size_t at = first_difference(got, expected);
+      ASSERT_EQ(at, m) << type_name << " m = " << m << (path == d::bijective2_path::staged ? " staged" : " tiled")
+                       << ": first difference from the CPU at output " << at;
+    }
+  }
+}
+
+TEST(GpuShuffle, StagedAndTiledStructuresEqualCpu) {
+  REQUIRE_GPU();
+  std::vector<std::size_t> sizes = test_sizes(21);
+  for (std::size_t m : {std::size_t{63}, std::size_t{64}, std::size_t{65}, std::size_t{8191}, std::size_t{8193},
+                        (std::size_t{1} << 20) + 12345})
+    sizes.push_back(m);
+  check_both_structures<std::uint64_t>(sizes, "uint64");
+  if (HasFatalFailure()) return;
+  check_both_structures<std::uint8_t>(test_sizes(18), "uint8");
+  if (HasFatalFailure()) return;
+  check_both_structures<std::uint32_t>(test_sizes(22), "uint32");
+  if (HasFatalFailure()) return;
+  check_both_structures<pair16>(test_sizes(20), "pair16");
+  if (HasFatalFailure()) return;
+  check_both_structures<pair8x2>(test_sizes(20), "pair8x2");
+  if (HasFatalFailure()) return;
+  // The staged structure with a run-time round count and with LCG.
+  for (std::size_t m : {std::size_t{5}, std::size_t{3000}, (std::size_t{1} << 18) + 1}) {
+    const auto in = make_input<std::uint64_t>(m);
+    expect_gpu_equals_cpu(in, variable_philox::for_length(m, m, 7), {fusion::bijective2}, false, "VariablePhilox", 7);
+    expect_gpu_equals_cpu(in, lcg::for_length(m, m), {fusion::bijective2}, false, "LCG", 0);
     if (HasFatalFailure()) return;
   }
 }
