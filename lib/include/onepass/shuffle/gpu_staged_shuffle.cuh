@@ -119,7 +119,9 @@ inline staged_plan plan_staged(unsigned bits, std::size_t element_bytes, const s
   // Start from the piece that spreads the domain over every warp the device holds.
   std::uint64_t chunk = (domain + max_blocks_by_threads * warps - 1) / (max_blocks_by_threads * warps);
   chunk = (chunk + staged_step - 1) / staged_step * staged_step;
-  for (; chunk * warps * element_bytes <= d.shared_per_block; chunk += staged_step) {
+  const std::uint64_t dynamic_limit =
+      d.shared_per_block > staged_static_shared ? d.shared_per_block - staged_static_shared : 0;
+  for (; chunk * warps * element_bytes <= dynamic_limit; chunk += staged_step) {
     const std::uint64_t dynamic = chunk * warps * element_bytes;
     const std::uint64_t per_block = dynamic + staged_static_shared + d.reserved_per_block;
     std::uint64_t per_sm = d.shared_per_sm / per_block;
@@ -258,9 +260,14 @@ void run_staged_with(void* d_temp, const T* d_in, T* d_out, std::uint64_t m, std
   int device = 0;
   ONEPASS_CUDA_CHECK(cudaGetDevice(&device));
   if (device >= cached_devices || !opted_in[device].load(std::memory_order_acquire)) {
+    // The opt-in limit less the kernel's static shared memory (plan_staged keeps the
+    // plan under the opt-in limit less staged_static_shared, an upper bound of it).
     const staged_device d = query_staged_device();
+    cudaFuncAttributes attributes{};
+    ONEPASS_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+    const std::size_t dynamic_limit = d.shared_per_block - attributes.sharedSizeBytes;
     ONEPASS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(d.shared_per_block)));
+                                            static_cast<int>(dynamic_limit)));
     if (device < cached_devices) opted_in[device].store(true, std::memory_order_release);
   }
   auto* counts = reinterpret_cast<std::uint32_t*>(device::aligned_start(d_temp));
