@@ -509,7 +509,7 @@ TEST(StagedPlan, CoversTheDomainWithResidentBlocks) {
   const std::uint64_t warps = d::staged_block / 32;
   for (std::size_t bytes : {std::size_t{1}, std::size_t{4}, std::size_t{8}, std::size_t{16}}) {
     for (unsigned bits = 1; bits <= 24; ++bits) {
-      const d::staged_plan p = d::plan_staged(bits, bytes, dev);
+      const d::staged_plan p = d::plan_staged(bits, bytes, dev, 4);
       const std::uint64_t domain = std::uint64_t{1} << bits;
       // Fits exactly when the worst case (every index flagged) fits the device's shared memory.
       if (domain * bytes <= (std::uint64_t{1} << 21) * 8) {
@@ -532,7 +532,12 @@ TEST(StagedPlan, CoversTheDomainWithResidentBlocks) {
   }
   gpu::detail::staged_device no_coop = dev;
   no_coop.cooperative = false;
-  EXPECT_FALSE(d::plan_staged(10, 8, no_coop).fits);
+  EXPECT_FALSE(d::plan_staged(10, 8, no_coop, 4).fits);
+  // A kernel with fewer resident blocks per SM (more registers) gets a plan within them.
+  const d::staged_plan two = d::plan_staged(21, 8, dev, 2);
+  EXPECT_TRUE(two.fits);
+  EXPECT_LE(two.blocks, 2u * dev.sms);
+  EXPECT_FALSE(d::plan_staged(21, 8, dev, 0).fits);
 }
 
 /// Both structures of bijective2 give the CPU permutation (where the staged one fits).
@@ -544,7 +549,7 @@ void check_both_structures(const std::vector<std::size_t>& sizes, const char* ty
     const auto f = variable_philox::for_length(m, 5 * m + sizeof(T));
     const std::vector<T> expected = run_cpu(in, f, operation::shuffle);
     device_case<T> c(in);
-    const bool staged_fits = d::plan_staged(f.domain_bits(), sizeof(T), d::query_staged_device()).fits;
+    const bool staged_fits = d::takes_staged_structure<T>(f);
     if (f.domain_bits() <= 16) {
       ASSERT_TRUE(staged_fits) << "the staged structure should fit 2^" << f.domain_bits() << " indices";
     }

@@ -16,6 +16,8 @@
 // evaluated through their own operator().
 #pragma once
 
+#include <vector_types.h>  // uint4 (CUDA toolkit; host compilers too)
+
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -118,19 +120,21 @@ struct philox_evaluator {
   // Even domains (left_bits == right_bits, one mask): r is carried unmasked, as the
   // raw low word of the previous round; the host's R' = lo & mask only ever enters
   // (hi ^ key ^ R') & mask, where masking r first changes nothing, and the final R
-  // is masked once after the last round. 2 IMAD + 2 LOP3 per round.
-  // Odd domains: r masked, so r >> left_bits (left_bits <= 31) is the spare bit G
-  // carries (r < 2^(left+1)), and (lo << 1) | bit == lo * 2 + bit.
+  // is masked once after the last round. 3 IMAD + 2 LOP3 per round.
+  // Odd domains (right half one bit wider): r is carried unmasked too. Its low
+  // right_bits bits are the host's R, so bit left_bits of r is the spare bit G
+  // carries (R >> left_bits, as R < 2^(left+1)), and R' = ((lo << 1) | bit) mod
+  // 2^right is the low right_bits bits of (2 M0lo) L | bit: the shift is folded into
+  // the multiplier. 3 IMAD + 4 logic ops (SHF, 3 LOP3) per round.
   ONEPASS_HD void round(std::uint32_t& l, std::uint32_t& r, std::uint32_t round_key) const {
     constexpr std::uint32_t m_lo = static_cast<std::uint32_t>(bijection::variable_philox::multiplier);
     constexpr std::uint32_t m_hi = static_cast<std::uint32_t>(bijection::variable_philox::multiplier >> 32);
-    const std::uint32_t lo = m_lo * l;
     const std::uint32_t hi = mul_hi32(m_lo, l) + m_hi * l;
     const std::uint32_t new_l = (hi ^ round_key ^ r) & left_mask;
     if constexpr (Odd) {
-      r = (lo * 2u + (r >> left_bits)) & right_mask;
+      r = ((2u * m_lo) * l) | ((r >> left_bits) & 1u);  // unmasked; see above
     } else {
-      r = lo;  // unmasked; see above
+      r = m_lo * l;  // unmasked; see above
     }
     l = new_l;
   }

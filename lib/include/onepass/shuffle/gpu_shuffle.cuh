@@ -497,6 +497,17 @@ void run_bijective2_with(void* d_temp, const T* d_in, T* d_out, std::uint64_t m,
 /// Enqueues bijective2: the forward shuffle of a domain whose output fits in shared
 /// memory takes the staged structure (one cooperative launch, gpu_staged_shuffle.cuh),
 /// everything else the tiled look-back kernel; both give the same permutation.
+/// True when the forward bijective2 of f with elements T takes the staged structure
+/// on the current device.
+template <class T, class Bijection>
+bool takes_staged_structure(const Bijection& f) {
+  bool fits = false;
+  with_evaluator(f, [&](const auto& eval) {
+    fits = plan_staged_for<T, std::decay_t<decltype(eval)>>(f.domain_bits()).fits;
+  });
+  return fits;
+}
+
 /// `path` forces one structure (tests compare both with the CPU); `staged` throws
 /// onepass::error when the plan does not fit or for the unshuffle.
 enum class bijective2_path { automatic, tiled, staged };
@@ -509,18 +520,22 @@ void run_bijective2(void* d_temp, const T* d_in, T* d_out, std::uint64_t m, cons
             "the staged structure runs the forward shuffle only");
   }
   if constexpr (!Inverse) {
-    const staged_plan plan = path == bijective2_path::tiled
-                                 ? staged_plan{}
-                                 : plan_staged(f.domain_bits(), sizeof(T), query_staged_device());
-    if (path == bijective2_path::staged) {
-      require(plan.fits, "onepass::shuffle::gpu::detail::run_bijective2", "path",
-              "the staged structure does not fit this domain and element size on this device");
+    bool staged = false;
+    if (path != bijective2_path::tiled) {
+      with_evaluator(f, [&](const auto& eval) {
+        using E = std::decay_t<decltype(eval)>;
+        const staged_plan plan = plan_staged_for<T, E>(f.domain_bits());
+        if (path == bijective2_path::staged) {
+          require(plan.fits, "onepass::shuffle::gpu::detail::run_bijective2", "path",
+                  "the staged structure does not fit this domain and element size on this device");
+        }
+        if (plan.fits) {
+          run_staged_with(d_temp, d_in, d_out, m, std::uint64_t{1} << f.domain_bits(), eval, plan, stream);
+          staged = true;
+        }
+      });
     }
-    if (plan.fits) {
-      const std::uint64_t n = std::uint64_t{1} << f.domain_bits();
-      with_evaluator(f, [&](const auto& eval) { run_staged_with(d_temp, d_in, d_out, m, n, eval, plan, stream); });
-      return;
-    }
+    if (staged) return;
   }
   with_policy<T>(f.domain_bits(), [&](auto policy) {
     run_bijective2_with<decltype(policy), Inverse>(d_temp, d_in, d_out, m, f, stream);

@@ -106,15 +106,21 @@ inline staged_device query_staged_device() {
 inline constexpr std::size_t staged_static_shared = 256;
 
 /// The staged plan for a domain of 2^bits indices and elements of `element_bytes`
-/// bytes on a device `d`: the smallest warp piece (a multiple of staged_step) whose
-/// blocks all fit on the device at once. Pure host arithmetic (tested on the CPU).
-inline staged_plan plan_staged(unsigned bits, std::size_t element_bytes, const staged_device& d) {
+/// bytes on a device `d`, for a kernel of which at most `kernel_blocks_per_sm` blocks
+/// fit on an SM by threads and registers alone (its occupancy without dynamic shared
+/// memory): the smallest warp piece (a multiple of staged_step) whose blocks all fit
+/// on the device at once. Pure host arithmetic (tested on the CPU).
+inline staged_plan plan_staged(unsigned bits, std::size_t element_bytes, const staged_device& d,
+                               unsigned kernel_blocks_per_sm) {
   staged_plan plan;
-  if (!d.cooperative || bits > staged_max_bits || d.shared_per_sm == 0 || element_bytes == 0) return plan;
+  if (!d.cooperative || bits > staged_max_bits || d.shared_per_sm == 0 || element_bytes == 0 ||
+      kernel_blocks_per_sm == 0)
+    return plan;
   constexpr std::uint64_t warps = staged_block / 32;
   const std::uint64_t domain = std::uint64_t{1} << bits;
-  const std::uint64_t threads_limit =
+  std::uint64_t threads_limit =
       d.max_threads_per_sm > 0 ? static_cast<std::uint64_t>(d.max_threads_per_sm) / staged_block : 1;
+  if (threads_limit > kernel_blocks_per_sm) threads_limit = kernel_blocks_per_sm;
   const std::uint64_t max_blocks_by_threads = static_cast<std::uint64_t>(d.sms) * (threads_limit > 0 ? threads_limit : 1);
   // Start from the piece that spreads the domain over every warp the device holds.
   std::uint64_t chunk = (domain + max_blocks_by_threads * warps - 1) / (max_blocks_by_threads * warps);
@@ -245,6 +251,34 @@ __global__ void __launch_bounds__(staged_block)
   for (int v = 0; v < warps; ++v) prefix += block_prefix_part[v];
   prefix += warp_offset[warp];
   for (std::uint32_t j = lane; j < count; j += 32) dst[prefix + j] = piece[j];
+}
+
+/// Blocks of the staged kernel for elements T and evaluator Eval that fit on one SM by
+/// threads and registers (occupancy without dynamic shared memory), queried once per
+/// device. Throws onepass::runtime_failure when the query fails.
+template <class T, class Eval>
+unsigned staged_kernel_blocks_per_sm() {
+  constexpr int cached_devices = 64;
+  static std::atomic<unsigned> cache[cached_devices];
+  int device = 0;
+  ONEPASS_CUDA_CHECK(cudaGetDevice(&device));
+  unsigned blocks = device < cached_devices ? cache[device].load(std::memory_order_relaxed) : 0;
+  if (blocks == 0) {
+    int per_sm = 0;
+    ONEPASS_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, &staged_shuffle_kernel<T, Eval>, staged_block, 0));
+    blocks = static_cast<unsigned>(per_sm > 0 ? per_sm : 0);
+    if (device < cached_devices && blocks > 0) cache[device].store(blocks, std::memory_order_relaxed);
+  }
+  return blocks;
+}
+
+/// The staged plan of the current device for elements T and evaluator Eval.
+template <class T, class Eval>
+staged_plan plan_staged_for(unsigned bits) {
+  const staged_device d = query_staged_device();
+  if (!d.cooperative || bits > staged_max_bits) return staged_plan{};
+  return plan_staged(bits, sizeof(T), d, staged_kernel_blocks_per_sm<T, Eval>());
 }
 
 /// Enqueues the staged shuffle with plan `plan` (fits) on `stream`; d_temp holds at
