@@ -27,13 +27,15 @@
 // once per index. The barrier replaces the look-back, so there is nothing to
 // initialise: temporary storage is one 32-bit count per block.
 //
-// Larger domains are taken in rounds: round r stages the next blocks x warps x piece
-// indices the same way, then the grid barrier, then its outputs follow those of
-// round r - 1 (each block adds up every block's count of the round). Each round
-// costs one barrier, so plan_staged() takes at most staged_max_rounds; beyond, the
-// tiled look-back structure of gpu_shuffle.cuh runs. With uint64 elements on an
-// H100 (132 SMs, 227 KiB per SM) a round holds about 3.2 M indices; domains up to
-// 2^21 take one round.
+// It applies when the staging fits: every block's ranges need at most
+// `Block / 32 * warp_chunk * sizeof(T)` bytes of shared memory (the worst case of a
+// fully flagged range), and all blocks must be resident at once. plan_staged()
+// decides; with uint64 elements on an H100 (132 SMs, 227 KiB per SM) domains up to
+// 2^21 indices fit. Larger domains take the tiles: a version that staged them in
+// rounds (a grid barrier per round) measured 0.59 x the random gather at 2^23 + 1
+// uint64 on the H100 where the tiles reach 0.75 x, and 0.40 x against 0.52 x at
+// 2^21 + 1 (two rounds), because the random 8-byte cp.async loads of a round then
+// wait for the barrier instead of overlapping the next tile's evaluation.
 #pragma once
 
 #include <cooperative_groups.h>
@@ -62,19 +64,10 @@ inline constexpr unsigned staged_max_bits = 30;
 /// Launch shape of the staged kernel for one call.
 struct staged_plan {
   bool fits = false;              ///< false: the caller takes bijective2
-  std::uint32_t warp_chunk = 0;   ///< indices per warp and round (a multiple of staged_step)
+  std::uint32_t warp_chunk = 0;   ///< indices per warp (a multiple of staged_step)
   std::uint32_t blocks = 0;       ///< grid size (every block resident)
-  std::uint32_t rounds = 0;       ///< rounds over the domain (1: everything staged at once)
   std::size_t shared_bytes = 0;   ///< dynamic shared memory per block
 };
-
-/// Most rounds a staged plan takes: beyond, the tiled look-back structure is used.
-/// Each round costs one grid barrier; measured on the H100 (Fig. 10 sizes), the staged
-/// rounds beat the tiles up to this many rounds.
-inline constexpr std::uint32_t staged_max_rounds = 16;
-/// Most blocks of a staged grid (for the temporary storage query, which does not look
-/// at the device): 4 blocks of 512 threads on each of up to 1024 SMs.
-inline constexpr std::uint64_t staged_max_blocks = 4096;
 
 /// Device properties the plan needs, queried once per device.
 struct staged_device {
@@ -121,12 +114,10 @@ inline constexpr std::size_t staged_static_shared = 512;
 /// The staged plan for a domain of 2^bits indices and elements of `element_bytes`
 /// bytes on a device `d`, for a kernel of which at most `kernel_blocks_per_sm` blocks
 /// fit on an SM by threads and registers alone (its occupancy without dynamic shared
-/// memory). One round when the whole domain fits: the smallest warp piece (a multiple
-/// of staged_step) whose blocks all fit on the device at once. Otherwise rounds of
-/// the largest pieces that fit with every SM full, at most max_rounds of them; else
-/// it does not fit. Pure host arithmetic (tested on the CPU).
+/// memory): the smallest warp piece (a multiple of staged_step) whose blocks all fit
+/// on the device at once. Pure host arithmetic (tested on the CPU).
 inline staged_plan plan_staged(unsigned bits, std::size_t element_bytes, const staged_device& d,
-                               unsigned kernel_blocks_per_sm, std::uint32_t max_rounds = staged_max_rounds) {
+                               unsigned kernel_blocks_per_sm) {
   staged_plan plan;
   if (!d.cooperative || bits > staged_max_bits || d.shared_per_sm == 0 || element_bytes == 0 ||
       kernel_blocks_per_sm == 0)
@@ -136,59 +127,37 @@ inline staged_plan plan_staged(unsigned bits, std::size_t element_bytes, const s
   std::uint64_t threads_limit =
       d.max_threads_per_sm > 0 ? static_cast<std::uint64_t>(d.max_threads_per_sm) / staged_block : 1;
   if (threads_limit > kernel_blocks_per_sm) threads_limit = kernel_blocks_per_sm;
-  if (threads_limit == 0) threads_limit = 1;
-  const std::uint64_t max_blocks_by_threads = static_cast<std::uint64_t>(d.sms) * threads_limit;
-  const std::uint64_t dynamic_limit =
-      d.shared_per_block > staged_static_shared ? d.shared_per_block - staged_static_shared : 0;
-  const auto blocks_per_sm = [&](std::uint64_t chunk) {
-    const std::uint64_t per_block = chunk * warps * element_bytes + staged_static_shared + d.reserved_per_block;
-    const std::uint64_t per_sm = d.shared_per_sm / per_block;
-    return per_sm > threads_limit ? threads_limit : per_sm;
-  };
-  // One round: start from the piece that spreads the domain over every warp the device holds.
+  const std::uint64_t max_blocks_by_threads = static_cast<std::uint64_t>(d.sms) * (threads_limit > 0 ? threads_limit : 1);
+  // Start from the piece that spreads the domain over every warp the device holds.
   std::uint64_t chunk = (domain + max_blocks_by_threads * warps - 1) / (max_blocks_by_threads * warps);
   chunk = (chunk + staged_step - 1) / staged_step * staged_step;
+  const std::uint64_t dynamic_limit =
+      d.shared_per_block > staged_static_shared ? d.shared_per_block - staged_static_shared : 0;
   for (; chunk * warps * element_bytes <= dynamic_limit; chunk += staged_step) {
-    const std::uint64_t per_sm = blocks_per_sm(chunk);
+    const std::uint64_t dynamic = chunk * warps * element_bytes;
+    const std::uint64_t per_block = dynamic + staged_static_shared + d.reserved_per_block;
+    std::uint64_t per_sm = d.shared_per_sm / per_block;
+    if (per_sm > threads_limit) per_sm = threads_limit;
     if (per_sm == 0) break;
     const std::uint64_t blocks = (domain + chunk * warps - 1) / (chunk * warps);
     if (blocks <= per_sm * d.sms) {
       plan.fits = true;
       plan.warp_chunk = static_cast<std::uint32_t>(chunk);
       plan.blocks = static_cast<std::uint32_t>(blocks);
-      plan.rounds = 1;
-      plan.shared_bytes = static_cast<std::size_t>(chunk * warps * element_bytes);
+      plan.shared_bytes = static_cast<std::size_t>(dynamic);
       return plan;
     }
   }
-  // Rounds: every SM holds threads_limit blocks with the largest piece that fits.
-  const std::uint64_t per_block_shared = d.shared_per_sm / threads_limit;
-  const std::uint64_t overhead = staged_static_shared + d.reserved_per_block;
-  if (per_block_shared <= overhead) return plan;
-  std::uint64_t big = (per_block_shared - overhead) / (warps * element_bytes);
-  if (big * warps * element_bytes > dynamic_limit) big = dynamic_limit / (warps * element_bytes);
-  big = big / staged_step * staged_step;
-  if (big == 0 || blocks_per_sm(big) < threads_limit || max_blocks_by_threads > staged_max_blocks) return plan;
-  const std::uint64_t per_round = max_blocks_by_threads * warps * big;
-  const std::uint64_t rounds = (domain + per_round - 1) / per_round;
-  if (rounds > max_rounds) return plan;
-  plan.fits = true;
-  plan.warp_chunk = static_cast<std::uint32_t>(big);
-  plan.blocks = static_cast<std::uint32_t>(max_blocks_by_threads);
-  plan.rounds = static_cast<std::uint32_t>(rounds);
-  plan.shared_bytes = static_cast<std::size_t>(big * warps * element_bytes);
   return plan;
 }
 
-/// Temporary storage of the staged path: two 32-bit counts per block (the rounds
-/// alternate between them), 256-byte aligned with slack; blocks are at most one per
-/// 512 * staged_step indices and at most staged_max_blocks.
+/// Temporary storage of the staged path: one 32-bit count per block (at most one
+/// block per 512 * staged_step indices), 256-byte aligned with slack.
 inline std::size_t staged_temp_bytes(unsigned bits) {
   const std::uint64_t domain = std::uint64_t{1} << (bits > staged_max_bits ? staged_max_bits : bits);
   const std::uint64_t per_block = static_cast<std::uint64_t>(staged_block / 32) * staged_step;
-  std::uint64_t blocks = (domain + per_block - 1) / per_block;
-  if (blocks > staged_max_blocks) blocks = staged_max_blocks;
-  return device::align_up(static_cast<std::size_t>(2 * blocks) * sizeof(std::uint32_t)) + device::temp_alignment;
+  const std::uint64_t blocks = (domain + per_block - 1) / per_block;
+  return device::align_up(static_cast<std::size_t>(blocks) * sizeof(std::uint32_t)) + device::temp_alignment;
 }
 
 /// Copies one element from global to shared memory: as cp.async (4-, 8- or 16-byte
@@ -219,100 +188,75 @@ __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wai
 
 /// The staged kernel (see the file comment). Launched cooperatively with
 /// plan.blocks blocks of staged_block threads and plan.shared_bytes of dynamic
-/// shared memory. n: the domain 2^b; m: the output length; round r stages the
-/// indices [r * R, (r + 1) * R) with R = blocks * warps * warp_chunk; block_counts:
-/// 2 * plan.blocks words of scratch (round r uses the half r mod 2, so a block that
-/// publishes round r + 1 never overwrites a count that a slower block still reads).
+/// shared memory. n: the domain 2^b; m: the output length; block_counts: plan.blocks
+/// words of scratch.
 template <class T, class Eval>
 __global__ void __launch_bounds__(staged_block)
     staged_shuffle_kernel(const T* __restrict__ in, T* __restrict__ out, std::uint64_t m, std::uint64_t n,
-                          std::uint32_t warp_chunk, std::uint32_t rounds, const __grid_constant__ Eval f,
+                          std::uint32_t warp_chunk, const __grid_constant__ Eval f,
                           std::uint32_t* __restrict__ block_counts) {
   using bits = element_bits<T>;
   constexpr int warps = staged_block / 32;
   extern __shared__ __align__(16) unsigned char staged_shared[];
   __shared__ std::uint32_t warp_offset[warps + 1];
-  __shared__ std::uint64_t before_part[warps];
-  __shared__ std::uint64_t total_part[warps];
+  __shared__ std::uint64_t block_prefix_part[warps];
   const bits* __restrict__ src = reinterpret_cast<const bits*>(in);
   bits* __restrict__ dst = reinterpret_cast<bits*>(out);
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = threadIdx.x >> 5;
   const std::uint32_t lanes_below = (1u << lane) - 1u;
   bits* piece = reinterpret_cast<bits*>(staged_shared) + static_cast<std::size_t>(warp) * warp_chunk;
-  const std::uint64_t round_items = static_cast<std::uint64_t>(gridDim.x) * warps * warp_chunk;
-  std::uint64_t out_base = 0;  // outputs written by the rounds before
-  auto grid = cooperative_groups::this_grid();
 
-  for (std::uint32_t round = 0; round < rounds; ++round) {
-    // 1. Evaluate the warp's piece and stage its flagged elements in index order.
-    const std::uint64_t begin =
-        static_cast<std::uint64_t>(round) * round_items + (static_cast<std::uint64_t>(blockIdx.x) * warps + warp) * warp_chunk;
-    const std::uint64_t end = begin + warp_chunk < n ? begin + warp_chunk : n;
-    std::uint32_t count = 0;
-    for (std::uint64_t base = begin; base < end; base += staged_step) {
-      std::uint64_t w[staged_items];
-      f.template images<staged_items>(base + lane, 32, w);
+  // 1. Evaluate the warp's piece and stage its flagged elements in index order.
+  const std::uint64_t begin = (static_cast<std::uint64_t>(blockIdx.x) * warps + warp) * warp_chunk;
+  const std::uint64_t end = begin + warp_chunk < n ? begin + warp_chunk : n;
+  std::uint32_t count = 0;
+  for (std::uint64_t base = begin; base < end; base += staged_step) {
+    std::uint64_t w[staged_items];
+    f.template images<staged_items>(base + lane, 32, w);
 #pragma unroll
-      for (int k = 0; k < staged_items; ++k) {
-        const bool flag = (base + static_cast<std::uint64_t>(k) * 32 + lane < end) && (w[k] < m);
-        const std::uint32_t ballot = __ballot_sync(0xFFFFFFFFu, flag);
-        if (flag) stage_element(piece + count + __popc(ballot & lanes_below), src + w[k]);
-        count += static_cast<std::uint32_t>(__popc(ballot));
-      }
+    for (int k = 0; k < staged_items; ++k) {
+      const bool flag = (base + static_cast<std::uint64_t>(k) * 32 + lane < end) && (w[k] < m);
+      const std::uint32_t ballot = __ballot_sync(0xFFFFFFFFu, flag);
+      if (flag) stage_element(piece + count + __popc(ballot & lanes_below), src + w[k]);
+      count += static_cast<std::uint32_t>(__popc(ballot));
     }
-
-    // 2. The block's count and each warp's offset inside the block.
-    std::uint32_t* counts = block_counts + (round & 1u) * gridDim.x;
-    if (lane == 0) warp_offset[warp] = count;
-    cp_async_wait_all();
-    __syncthreads();
-    if (warp == 0) {
-      const std::uint32_t mine = lane < warps ? warp_offset[lane] : 0u;
-      std::uint32_t inclusive = mine;
-#pragma unroll
-      for (int d = 1; d < 32; d <<= 1) {
-        const std::uint32_t other = __shfl_up_sync(0xFFFFFFFFu, inclusive, d);
-        if (lane >= static_cast<unsigned>(d)) inclusive += other;
-      }
-      if (lane < warps) warp_offset[lane] = inclusive - mine;
-      if (lane == 31) {
-        warp_offset[warps] = inclusive;
-        counts[blockIdx.x] = inclusive;
-      }
-    }
-
-    // 3. Every block's count of this round is written (the grid barrier orders memory).
-    grid.sync();
-
-    // 4. The block's exclusive prefix (counts of the blocks before it) and the round's
-    //    total, then each warp writes its staged elements to consecutive outputs.
-    std::uint64_t before = 0, total = 0;
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += staged_block) {
-      const std::uint32_t c = __ldcg(counts + b);
-      total += c;
-      if (b < blockIdx.x) before += c;
-    }
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
-      before += __shfl_down_sync(0xFFFFFFFFu, before, d);
-      total += __shfl_down_sync(0xFFFFFFFFu, total, d);
-    }
-    if (lane == 0) {
-      before_part[warp] = before;
-      total_part[warp] = total;
-    }
-    __syncthreads();
-    std::uint64_t prefix = out_base + warp_offset[warp];
-#pragma unroll
-    for (int v = 0; v < warps; ++v) {
-      prefix += before_part[v];
-      out_base += total_part[v];
-    }
-    for (std::uint32_t j = lane; j < count; j += 32) dst[prefix + j] = piece[j];
-    // The piece, the offsets and the partial sums are read before the next round writes them.
-    __syncthreads();
   }
+
+  // 2. The block's count and each warp's offset inside the block.
+  if (lane == 0) warp_offset[warp] = count;
+  cp_async_wait_all();
+  __syncthreads();
+  if (warp == 0) {
+    const std::uint32_t mine = lane < warps ? warp_offset[lane] : 0u;
+    std::uint32_t inclusive = mine;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const std::uint32_t other = __shfl_up_sync(0xFFFFFFFFu, inclusive, d);
+      if (lane >= static_cast<unsigned>(d)) inclusive += other;
+    }
+    if (lane < warps) warp_offset[lane] = inclusive - mine;
+    if (lane == 31) {
+      warp_offset[warps] = inclusive;
+      block_counts[blockIdx.x] = inclusive;
+    }
+  }
+
+  // 3. Every block's count is written (the grid barrier orders memory).
+  cooperative_groups::this_grid().sync();
+
+  // 4. The block's exclusive prefix: the sum of the counts of the blocks before it.
+  std::uint64_t partial = 0;
+  for (unsigned b = threadIdx.x; b < blockIdx.x; b += staged_block) partial += __ldcg(block_counts + b);
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) partial += __shfl_down_sync(0xFFFFFFFFu, partial, d);
+  if (lane == 0) block_prefix_part[warp] = partial;
+  __syncthreads();
+  std::uint64_t prefix = 0;
+#pragma unroll
+  for (int v = 0; v < warps; ++v) prefix += block_prefix_part[v];
+  prefix += warp_offset[warp];
+  for (std::uint32_t j = lane; j < count; j += 32) dst[prefix + j] = piece[j];
 }
 
 /// Blocks of the staged kernel for elements T and evaluator Eval that fit on one SM by
@@ -368,14 +312,11 @@ void run_staged_with(void* d_temp, const T* d_in, T* d_out, std::uint64_t m, std
                                             static_cast<int>(dynamic_limit)));
     if (device < cached_devices) opted_in[device].store(true, std::memory_order_release);
   }
-  require(plan.fits && plan.rounds >= 1 && plan.blocks >= 1 && plan.blocks <= staged_max_blocks,
-          "onepass::shuffle::gpu::detail::run_staged_with", "plan", "must be a staged plan that fits");
   auto* counts = reinterpret_cast<std::uint32_t*>(device::aligned_start(d_temp));
   std::uint32_t chunk = plan.warp_chunk;
-  std::uint32_t rounds = plan.rounds;
   const T* in_arg = d_in;
   T* out_arg = d_out;
-  void* args[] = {&in_arg, &out_arg, &m, &n, &chunk, &rounds, const_cast<Eval*>(&eval), &counts};
+  void* args[] = {&in_arg, &out_arg, &m, &n, &chunk, const_cast<Eval*>(&eval), &counts};
   ONEPASS_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(plan.blocks),
                                                  dim3(staged_block), args, plan.shared_bytes, stream));
 }
