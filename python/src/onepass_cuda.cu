@@ -8,15 +8,15 @@
 //                        §6 the single-pass fusion): the permutation of the CPU
 //                        variable_philox_shuffle_copy, element for element.
 //   segmented            onepass::shuffle::gpu::segmented_shuffle / segmented_unshuffle.
-//   sort / argsort       onepass::sort::sort_keys / sort_pairs (onesweep or the hybrid MSD
-//                        sort, whichever the library's rule picks).
+//   sort / argsort       in onepass_cuda_sort.cu, _pairs32.cu, _pairs64.cu.
 //   normal               onepass::gaussian::generate_normal (article "Training a random
 //                        Gaussian generator"), equal to generate_normal_cpu bit for bit.
-#include "onepass_cuda.hpp"
+#include "onepass_cuda_common.cuh"
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -26,84 +26,11 @@
 #include "onepass/gaussian/generate.cuh"
 #include "onepass/shuffle/gpu_segmented_shuffle.cuh"
 #include "onepass/shuffle/gpu_shuffle.cuh"
-#include "onepass/sort/sort.cuh"
 
 namespace onepass_py {
 namespace {
 
 namespace sh = onepass::shuffle;
-
-template <std::size_t N>
-struct alignas(N) item_of {
-  unsigned char b[N];
-};
-
-inline cudaStream_t as_stream(std::uintptr_t s) { return reinterpret_cast<cudaStream_t>(s); }
-template <class T>
-inline T* as_ptr(std::uintptr_t p) {
-  return reinterpret_cast<T*>(p);
-}
-
-/// Makes `device` current for the scope, restoring the previous device.
-class device_scope {
- public:
-  explicit device_scope(int device) {
-    ONEPASS_CUDA_CHECK(cudaGetDevice(&previous_));
-    if (previous_ != device) ONEPASS_CUDA_CHECK(cudaSetDevice(device));
-  }
-  ~device_scope() {
-    int now = previous_;
-    if (cudaGetDevice(&now) == cudaSuccess && now != previous_) cudaSetDevice(previous_);
-  }
-  device_scope(const device_scope&) = delete;
-  device_scope& operator=(const device_scope&) = delete;
-
- private:
-  int previous_ = 0;
-};
-
-/// Device memory from cudaMallocAsync on a stream, given back with cudaFreeAsync on it
-/// (stream-ordered: freed after the work enqueued before the release).
-class stream_buffer {
- public:
-  stream_buffer(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
-    if (bytes) ONEPASS_CUDA_CHECK(cudaMallocAsync(&ptr_, bytes, stream));
-  }
-  ~stream_buffer() {
-    if (ptr_) cudaFreeAsync(ptr_, stream_);
-  }
-  stream_buffer(const stream_buffer&) = delete;
-  stream_buffer& operator=(const stream_buffer&) = delete;
-  void* get() const { return ptr_; }
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(ptr_);
-  }
-
- private:
-  void* ptr_ = nullptr;
-  cudaStream_t stream_;
-};
-
-__global__ void iota_kernel(std::uint64_t* out, std::uint64_t n) {
-  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    out[i] = i;
-  }
-}
-
-unsigned grid_for(std::uint64_t work, int device) {
-  int sms = 1;
-  ONEPASS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const std::uint64_t wanted = (work + 255) / 256;
-  return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(wanted, std::uint64_t(sms) * 16)));
-}
-
-void launch_iota(std::uint64_t* out, std::uint64_t n, cudaStream_t stream, int device) {
-  if (n == 0) return;
-  iota_kernel<<<grid_for(n, device), 256, 0, stream>>>(out, n);
-  ONEPASS_CUDA_CHECK_LAUNCH();
-}
 
 /// Rows of `units` words U: out row (a, j) = in row (a, p[j]) (Inverse: out row (a, p[j]) =
 /// in row (a, j)), a < outer, j < n.
@@ -162,34 +89,6 @@ void permutation_into(std::uint64_t* p, std::uint64_t* scratch, std::uint64_t n,
   launch_iota(scratch, n, stream, device);
   shuffle_typed<std::uint64_t>(reinterpret_cast<std::uintptr_t>(scratch), reinterpret_cast<std::uintptr_t>(p), n,
                                seed, rounds, false, stream);
-}
-
-/// Calls fn(Key{}) with the key type of (kind, bytes).
-template <class Fn>
-std::string with_key(char kind, unsigned bytes, Fn&& fn) {
-  if (kind == 'u' && bytes == 4) return fn(std::uint32_t{});
-  if (kind == 'i' && bytes == 4) return fn(std::int32_t{});
-  if (kind == 'f' && bytes == 4) return fn(float{});
-  if (kind == 'u' && bytes == 8) return fn(std::uint64_t{});
-  if (kind == 'i' && bytes == 8) return fn(std::int64_t{});
-  if (kind == 'f' && bytes == 8) return fn(double{});
-  throw onepass::error("keys: dtype must be uint32, int32, float32, uint64, int64 or float64");
-}
-
-template <class Key, class Value>
-std::string sort_pairs_typed(std::uintptr_t keys_in, std::uintptr_t keys_out, std::uintptr_t values_in,
-                             std::uintptr_t values_out, std::uint64_t n, unsigned begin_bit, unsigned end_bit,
-                             bool descending, cudaStream_t stream) {
-  namespace so = onepass::sort;
-  std::size_t bytes = 0;
-  so::sort_pairs<Key, Value>(nullptr, bytes, as_ptr<const Key>(keys_in), as_ptr<Key>(keys_out),
-                             as_ptr<const Value>(values_in), as_ptr<Value>(values_out), n, begin_bit, end_bit,
-                             descending, stream);
-  stream_buffer temp(bytes, stream);
-  const so::algorithm a = so::sort_pairs<Key, Value>(
-      temp.get(), bytes, as_ptr<const Key>(keys_in), as_ptr<Key>(keys_out), as_ptr<const Value>(values_in),
-      as_ptr<Value>(values_out), n, begin_bit, end_bit, descending, stream);
-  return so::to_string(a);
 }
 
 template <class T>
@@ -281,49 +180,6 @@ void segmented(std::uintptr_t in, std::uintptr_t out, std::uint64_t num_items, u
     case 16: segmented_typed<item_of<16>>(in, out, num_items, offsets, offset_bytes, num_segments, row_length, seed, rounds, inverse, stream); break;
     default: throw onepass::error("x: items must have 1, 2, 4, 8 or 16 bytes");
   }
-}
-
-std::string sort(std::uintptr_t keys_in, std::uintptr_t keys_out, std::uintptr_t values_in, std::uintptr_t values_out,
-                 std::uint64_t n, char key_kind, unsigned key_bytes, unsigned value_bytes, unsigned begin_bit,
-                 unsigned end_bit, bool descending, std::uintptr_t stream_id, int device) {
-  if (n == 0) return "empty";
-  device_scope scope(device);
-  const cudaStream_t stream = as_stream(stream_id);
-  return with_key(key_kind, key_bytes, [&](auto key) -> std::string {
-    using Key = decltype(key);
-    namespace so = onepass::sort;
-    if (values_in == 0) {
-      std::size_t bytes = 0;
-      so::sort_keys<Key>(nullptr, bytes, as_ptr<const Key>(keys_in), as_ptr<Key>(keys_out), n, begin_bit, end_bit,
-                         descending, stream);
-      stream_buffer temp(bytes, stream);
-      return so::to_string(so::sort_keys<Key>(temp.get(), bytes, as_ptr<const Key>(keys_in), as_ptr<Key>(keys_out), n,
-                                              begin_bit, end_bit, descending, stream));
-    }
-    if (value_bytes == 4)
-      return sort_pairs_typed<Key, std::uint32_t>(keys_in, keys_out, values_in, values_out, n, begin_bit, end_bit,
-                                                  descending, stream);
-    if (value_bytes == 8)
-      return sort_pairs_typed<Key, std::uint64_t>(keys_in, keys_out, values_in, values_out, n, begin_bit, end_bit,
-                                                  descending, stream);
-    throw onepass::error("values: dtype must have 4 or 8 bytes per element");
-  });
-}
-
-std::string argsort(std::uintptr_t keys_in, std::uintptr_t index_out, std::uint64_t n, char key_kind,
-                    unsigned key_bytes, unsigned begin_bit, unsigned end_bit, bool descending, std::uintptr_t stream_id,
-                    int device) {
-  if (n == 0) return "empty";
-  device_scope scope(device);
-  const cudaStream_t stream = as_stream(stream_id);
-  stream_buffer index(n * sizeof(std::uint64_t), stream), keys_out(n * std::size_t{key_bytes}, stream);
-  launch_iota(index.as<std::uint64_t>(), n, stream, device);
-  return with_key(key_kind, key_bytes, [&](auto key) -> std::string {
-    using Key = decltype(key);
-    return sort_pairs_typed<Key, std::uint64_t>(keys_in, reinterpret_cast<std::uintptr_t>(keys_out.get()),
-                                                reinterpret_cast<std::uintptr_t>(index.get()), index_out, n,
-                                                begin_bit, end_bit, descending, stream);
-  });
 }
 
 void normal(std::uintptr_t out, std::uint64_t n, bool single, double mean, double stddev, std::uint64_t seed, int form,
