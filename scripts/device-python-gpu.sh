@@ -35,6 +35,7 @@ if [[ -n "${ONEPASS_DEPS_PREFIX:-}" ]]; then
   export LD_LIBRARY_PATH="$ONEPASS_DEPS_PREFIX/lib/x86_64-linux-gnu:$ONEPASS_DEPS_PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 export PATH="/usr/local/cuda/bin:$PATH"
+export XLA_PYTHON_CLIENT_PREALLOCATE=false  # JAX shares the GPU with torch and CuPy in one process
 nanobind_dir=$("$PYTHON" -m nanobind --cmake_dir 2>/dev/null) || { echo "nanobind is not importable by $PYTHON"; exit 1; }
 
 section "configure (extension only, CUDA on, sm_${CUDA_ARCH:-90})"

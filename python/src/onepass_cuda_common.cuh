@@ -27,6 +27,11 @@ std::string sort_pairs_v64(std::uintptr_t keys_in, std::uintptr_t keys_out, std:
                            std::uintptr_t values_out, std::uint64_t n, char key_kind, unsigned key_bytes,
                            unsigned begin_bit, unsigned end_bit, bool descending, std::uintptr_t stream);
 
+/// The 8-byte-key half of sort_pairs_v64 (onepass_cuda_pairs64_wide.cu).
+std::string sort_pairs_v64_wide(std::uintptr_t keys_in, std::uintptr_t keys_out, std::uintptr_t values_in,
+                                std::uintptr_t values_out, std::uint64_t n, char key_kind, unsigned begin_bit,
+                                unsigned end_bit, bool descending, std::uintptr_t stream);
+
 namespace {
 
 template <std::size_t N>

@@ -2,6 +2,8 @@
 // package's GPU module, included by the sort translation units only.
 #pragma once
 
+#include <type_traits>
+
 #include "onepass/sort/sort.cuh"
 #include "onepass_cuda_common.cuh"
 
@@ -17,6 +19,19 @@ inline std::string with_key(char kind, unsigned bytes, Fn&& fn) {
   if (kind == 'u' && bytes == 8) return fn(std::uint64_t{});
   if (kind == 'i' && bytes == 8) return fn(std::int64_t{});
   if (kind == 'f' && bytes == 8) return fn(double{});
+  throw onepass::error("keys: dtype must be uint32, int32, float32, uint64, int64 or float64");
+}
+
+/// Calls fn(Key{}) with the key type of (kind, Bytes): one key width only, so that a
+/// translation unit instantiates half of the key types.
+template <unsigned Bytes, class Fn>
+inline std::string with_key_of_width(char kind, Fn&& fn) {
+  using U = std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>;
+  using I = std::conditional_t<Bytes == 4, std::int32_t, std::int64_t>;
+  using F = std::conditional_t<Bytes == 4, float, double>;
+  if (kind == 'u') return fn(U{});
+  if (kind == 'i') return fn(I{});
+  if (kind == 'f') return fn(F{});
   throw onepass::error("keys: dtype must be uint32, int32, float32, uint64, int64 or float64");
 }
 

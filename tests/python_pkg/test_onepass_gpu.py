@@ -6,8 +6,11 @@ Skipped with the reason when the CUDA module was not built, no GPU is found, or 
 framework is not importable (each framework separately). Runs under unittest
 (``python -m unittest discover -s tests/python_pkg``) and pytest (``pytest -m gpu``)."""
 
+import os
 import time
 import unittest
+
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # JAX beside torch and CuPy
 
 import numpy as np
 
