@@ -1,18 +1,33 @@
-"""onepass: bandwidth-optimal random primitives — the CPU shuffle on NumPy arrays.
+"""onepass: bandwidth-optimal random primitives on NumPy arrays (CPU, oneTBB) and on CUDA
+arrays of PyTorch, CuPy and JAX (GPU, zero-copy).
 
 The permutation is the bijective shuffle of Mitchell et al., "Bandwidth-Optimal Random
 Shuffling for GPUs" (§3.2 VariablePhilox bijection, §4 Algorithm 1, the fused scan),
-computed by the C++ library with oneTBB: for the same (n, seed, rounds) it is the
-permutation of the C++ function ``onepass::shuffle::variable_philox_shuffle_copy`` and of
-``onepass permutation --n N --seed S`` (output j = input ``p[j]``).
+computed by the C++ library: for the same (n, seed, rounds) it is the permutation of the
+C++ function ``onepass::shuffle::variable_philox_shuffle_copy`` (CPU), of
+``onepass::shuffle::gpu::bijective_shuffle`` (GPU) and of ``onepass permutation --n N
+--seed S`` (output j = input ``p[j]``) — the same numbers on the CPU and the GPU.
 
 ``normal`` draws from the warp-parallel Gaussian generator (the article "Training a random
 Gaussian generator"): the values of the C++ ``onepass::gaussian::generate_normal_cpu`` and
-of ``generate_normal`` on the GPU for the same seed.
+of ``generate_normal`` on the GPU for the same seed. ``sort`` / ``argsort`` run the
+library's CPU LSD radix sort on NumPy arrays and ``onepass::sort`` (onesweep or the hybrid
+MSD sort) on GPU arrays.
 
-Not in this version: GPU arrays (``__dlpack__`` / ``__cuda_array_interface__`` objects
-are refused with a TypeError). ``segmented_shuffle`` runs on the CPU. ``sort`` / ``argsort`` run the
-library's CPU LSD radix sort (oneTBB); the GPU onesweep sort comes with GPU arrays.
+Arrays. NumPy arrays (and anything ``numpy.asarray`` takes) run on the CPU. An object whose
+``__dlpack_device__()`` is CUDA (torch tensors, CuPy arrays, JAX arrays on a GPU), or one
+with ``__cuda_array_interface__``, runs on the GPU in place: no host copy, no device copy of
+the input; the result is a new array of the same framework on the same device. Non-contiguous
+GPU arrays are refused (ValueError) rather than copied. The work is enqueued on the caller's
+current stream (``torch.cuda.current_stream()``, ``cupy.cuda.get_current_stream()``), passed
+to ``__dlpack__(stream=...)`` as the DLPack protocol asks; nothing waits on the host. JAX has
+no user stream: JAX inputs are imported on the legacy default stream, the work runs there
+and the call waits for it before handing the result to JAX. See ``onepass._gpu``.
+``permutation`` and ``normal`` take ``device=`` ("cpu", "cuda", "cuda:N", a torch.device or
+an int) and ``like=`` (None: torch if importable, else cupy, else jax; or "torch", "cupy",
+"jax") for the framework of a GPU result.
+
+Without the CUDA module (built only when nvcc is found), GPU arrays raise TypeError.
 """
 
 from typing import Optional, Sequence, Tuple, Union
@@ -21,6 +36,7 @@ import numpy as _np
 import numpy.typing as _npt
 
 from . import _onepass
+from . import _gpu
 
 __all__ = ["shuffle", "unshuffle", "permutation", "segmented_shuffle", "segmented_unshuffle", "segment_seed",
            "normal", "sort", "argsort", "__version__", "DEFAULT_ROUNDS"]
@@ -49,22 +65,30 @@ def _check_rounds(rounds):
     return int(rounds)
 
 
-def _as_numpy(x):
+def _as_numpy(x, name="x"):
     if isinstance(x, _np.ndarray):
         return x
-    if hasattr(x, "__cuda_array_interface__") or (hasattr(x, "__dlpack_device__") and not isinstance(x, _np.ndarray)):
+    if _gpu.is_gpu_array(x):
+        if not _gpu.available():
+            _gpu._require_module(name)
+        raise ValueError("%s: a GPU array, but the call runs on the CPU (the first array is a CPU array); all "
+                         "arrays must be on one device" % name)
+    if hasattr(x, "__dlpack_device__"):
         try:
-            device_type = x.__dlpack_device__()[0] if hasattr(x, "__dlpack_device__") else 2
+            device_type = int(x.__dlpack_device__()[0])
         except Exception:  # noqa: BLE001 - an object that cannot say where it lives is not a CPU array
-            device_type = 2
-        if device_type != 1:  # kDLCPU
-            raise TypeError("x: GPU arrays are not supported by this version of onepass (CPU NumPy arrays only)")
+            device_type = -1
+        if device_type not in (1, 3):  # kDLCPU, kDLCUDAHost
+            raise TypeError("%s: arrays on DLPack device type %d are not supported (CPU or CUDA only)"
+                            % (name, device_type))
     return _np.asarray(x)
 
 
 def _run(x, seed, axis, out, rounds, inverse, function):
     seed = _check_seed(seed)
     rounds = _check_rounds(rounds)
+    if _gpu.is_gpu_array(x):
+        return _gpu.shuffle(x, seed, axis, out, rounds, inverse)
     x = _as_numpy(x)
     if x.ndim == 0:
         raise ValueError("x: must have at least one dimension, got a 0-d array")
@@ -81,7 +105,7 @@ def _run(x, seed, axis, out, rounds, inverse, function):
         raise ValueError("x: the shuffled axis has %d elements; at most 2^63" % n)
     if out is not None:
         if not isinstance(out, _np.ndarray):
-            raise TypeError("out: must be a NumPy array, got %s" % type(out).__name__)
+            raise TypeError("out: must be a NumPy array like x, got %s" % type(out).__name__)
         if out.shape != x.shape or out.dtype != x.dtype:
             raise ValueError("out: must have x's shape %s and dtype %s, got %s and %s"
                              % (x.shape, x.dtype, out.shape, out.dtype))
@@ -115,11 +139,16 @@ def shuffle(x: _npt.ArrayLike, seed: int, *, axis: int = 0, out: Optional[_np.nd
 
     Returns ``y`` with ``y[j] = x[p[j]]`` along ``axis`` where ``p = permutation(n, seed)``:
     the permutation of the C++ library and the CLI (Mitchell et al., §3.2 and Algorithm 1).
-    A non-contiguous x (or an axis other than the first) costs one copy to lay the rows out.
+    A non-contiguous NumPy x (or an axis other than the first) costs one copy to lay the rows
+    out. A CUDA x (torch / CuPy / JAX / ``__cuda_array_interface__``) must be C-contiguous
+    and is shuffled in place of its memory into a new array of its framework (any axis, no
+    copy of x) by ``gpu::bijective_shuffle`` on the caller's stream; ``out`` must then be an
+    array of the same framework and device.
 
-    Raises TypeError for a non-integer seed/rounds/axis, object dtypes, GPU arrays or an
-    ``out`` that is not a NumPy array; ValueError for values out of range, a 0-d x, or an
-    ``out`` of the wrong shape/dtype, read-only or overlapping x (nothing written then).
+    Raises TypeError for a non-integer seed/rounds/axis, object dtypes, GPU arrays without
+    the CUDA module, or an ``out`` not of x's array type; ValueError for values out of range,
+    a 0-d x, a non-contiguous GPU x, arrays on different devices, or an ``out`` of the wrong
+    shape/dtype, read-only or overlapping x (nothing written then).
     """
     return _run(x, seed, axis, out, rounds, False, _onepass.shuffle_bytes)
 
@@ -133,13 +162,18 @@ def unshuffle(x: _npt.ArrayLike, seed: int, *, axis: int = 0, out: Optional[_np.
     return _run(x, seed, axis, out, rounds, True, _onepass.shuffle_bytes)
 
 
-def permutation(n: int, seed: int, *, rounds: int = DEFAULT_ROUNDS) -> _np.ndarray:
+def permutation(n: int, seed: int, *, rounds: int = DEFAULT_ROUNDS, device=None, like: Optional[str] = None):
     """The permutation of 0 … n-1 that :func:`shuffle` applies for this seed: an int64
     array ``p`` of length n with ``shuffle(x, seed)[j] == x[p[j]]``; equal to the output of
-    ``onepass permutation --n n --seed seed``.
+    ``onepass permutation --n n --seed seed``, on the CPU and on the GPU.
 
     n: integer in [0, 2^63 - 1] (memory permitting); seed: integer in [0, 2^64-1];
-    rounds: [1, 64]. Raises TypeError / ValueError naming the argument.
+    rounds: [1, 64]. device: None or "cpu" (a NumPy array, oneTBB), or "cuda", "cuda:N", a
+    torch.device or an int N (a GPU array made by the library's gpu::bijective_shuffle of
+    0 … n-1 on the current stream of that device). like: the framework of a GPU result —
+    None (torch if importable, else cupy, else jax), "torch", "cupy" or "jax" (JAX arrays
+    need ``jax_enable_x64`` for int64). Mitchell et al. §3.2, §4 Algorithm 1.
+    Raises TypeError / ValueError naming the argument (n, seed, rounds, device, like).
     """
     if isinstance(n, (bool, _np.bool_)) or not isinstance(n, (int, _np.integer)):
         raise TypeError("n: must be an integer in [0, 2^63-1], got %s" % type(n).__name__)
@@ -147,6 +181,10 @@ def permutation(n: int, seed: int, *, rounds: int = DEFAULT_ROUNDS) -> _np.ndarr
         raise ValueError("n: must be in [0, 2^63-1], got %d" % int(n))
     seed = _check_seed(seed)
     rounds = _check_rounds(rounds)
+    if _gpu.parse_device(device) is not None:
+        return _gpu.permutation(int(n), seed, rounds, device, like)
+    if like is not None:
+        raise ValueError("like: only for a CUDA device, got like=%r with device=%r" % (like, device))
     p = _np.empty(int(n), dtype=_np.uint64)
     if n:
         _onepass.permutation_into(p, seed, rounds)
@@ -154,7 +192,7 @@ def permutation(n: int, seed: int, *, rounds: int = DEFAULT_ROUNDS) -> _np.ndarr
 
 
 def normal(shape: Union[int, Sequence[int]], seed: int, *, dtype: _npt.DTypeLike = _np.float64, mean: float = 0.0,
-           std: float = 1.0, coefficients: int = 4) -> _np.ndarray:
+           std: float = 1.0, coefficients: int = 4, device=None, like: Optional[str] = None):
     """Normal samples N(mean, std^2) of the warp-parallel Gaussian generator (article
     "Training a random Gaussian generator": a Hadamard butterfly over a warp of 32 table
     lookups; the library's optimised table), as a new array.
@@ -165,8 +203,14 @@ def normal(shape: Union[int, Sequence[int]], seed: int, *, dtype: _npt.DTypeLike
     default). Element i (in C order) is output i of ``generate_normal_cpu(out, n, mean, std,
     seed, default_table(), form)`` — the same as ``generate_normal`` on the GPU.
 
+    device: None or "cpu" (NumPy), or "cuda", "cuda:N", a torch.device or an int N: the
+    samples are made on that GPU by ``onepass::gaussian::generate_normal`` (bit-identical
+    to the CPU values) on its current stream; like: the framework of the GPU result (None:
+    torch if importable, else cupy, else jax; "torch", "cupy" or "jax"). dtype may also be
+    torch.float32 / torch.float64.
+
     Raises TypeError / ValueError naming the argument (shape, seed, dtype, mean, std,
-    coefficients).
+    coefficients, device, like).
     """
     import math
     if isinstance(shape, (int, _np.integer)) and not isinstance(shape, (bool, _np.bool_)):
@@ -178,7 +222,12 @@ def normal(shape: Union[int, Sequence[int]], seed: int, *, dtype: _npt.DTypeLike
     if any(d < 0 for d in shape):
         raise ValueError("shape: dimensions must be >= 0, got %s" % (shape,))
     seed = _check_seed(seed)
-    dt = _np.dtype(dtype)
+    if type(dtype).__module__.split(".")[0] == "torch":  # torch.float32 / torch.float64
+        dtype = str(dtype).split(".")[-1]
+    try:
+        dt = _np.dtype(dtype)
+    except TypeError:
+        raise TypeError("dtype: must be float64 or float32, got %r" % (dtype,)) from None
     if dt not in (_np.dtype(_np.float64), _np.dtype(_np.float32)):
         raise TypeError("dtype: must be float64 or float32, got %s" % dt)
     for name, value in (("mean", mean), ("std", std)):
@@ -190,6 +239,11 @@ def normal(shape: Union[int, Sequence[int]], seed: int, *, dtype: _npt.DTypeLike
         raise ValueError("std: must be >= 0, got %r" % std)
     if coefficients not in (3, 4) or isinstance(coefficients, bool):
         raise ValueError("coefficients: must be 3 or 4, got %r" % (coefficients,))
+    if _gpu.parse_device(device) is not None:
+        return _gpu.normal(shape, seed, dt == _np.dtype(_np.float32), float(mean), float(std), int(coefficients),
+                           device, like)
+    if like is not None:
+        raise ValueError("like: only for a CUDA device, got like=%r with device=%r" % (like, device))
     out = _np.empty(int(_np.prod(shape, dtype=_np.int64)), dtype=dt)
     if out.size:
         _onepass.normal_into(out, float(mean), float(std), seed, int(coefficients))
@@ -200,7 +254,7 @@ _SORT_KEYS = tuple(_np.dtype(t) for t in (_np.uint32, _np.int32, _np.float32, _n
 
 
 def _sort_args(keys, begin_bit, end_bit):
-    keys = _as_numpy(keys)
+    keys = _as_numpy(keys, "keys")
     if keys.ndim != 1:
         raise ValueError("keys: must be 1-d, got %d dimensions" % keys.ndim)
     if keys.dtype not in _SORT_KEYS:
@@ -229,20 +283,26 @@ def sort(keys: _npt.ArrayLike, values: Optional[_npt.ArrayLike] = None, *, desce
     the same length of any 4- or 8-byte dtype (other dtypes: use :func:`argsort` and take).
     descending: reverse order (ties keep their input order). begin_bit, end_bit: sort on bits
     [begin_bit, end_bit) of the order-preserving transform of the key (default: all bits).
-    Returns ``keys_sorted`` or ``(keys_sorted, values_sorted)``. The CPU LSD radix sort of the
-    library (onepass/sort/cpu_radix_sort.hpp; the digit passes of the Onesweep paper, §2,
-    without the GPU's single-pass binning).
+    Returns ``keys_sorted`` or ``(keys_sorted, values_sorted)``. NumPy input: the CPU LSD
+    radix sort of the library (onepass/sort/cpu_radix_sort.hpp; the digit passes of the
+    Onesweep paper, §2, without the GPU's single-pass binning). GPU input (keys and values
+    contiguous CUDA arrays of one framework and device): ``onepass::sort::sort_keys`` /
+    ``sort_pairs`` (Onesweep, Adinets & Merrill 2022, or the hybrid MSD sort, whichever the
+    library's rule picks; the choice is left in ``onepass._gpu.last_sort_algorithm``) on the
+    caller's stream; results are arrays of that framework.
 
     Raises TypeError for other key dtypes or value itemsizes, ValueError for shapes or bits
     out of range (naming the argument).
     """
+    if _gpu.is_gpu_array(keys):
+        return _gpu.sort(keys, values, descending, begin_bit, end_bit)
     keys, begin, end = _sort_args(keys, begin_bit, end_bit)
     keys_out = _np.empty_like(keys)
     if values is None:
         if keys.size:
             _onepass.sort_keys(keys, keys_out, begin, end, bool(descending))
         return keys_out
-    values = _as_numpy(values)
+    values = _as_numpy(values, "values")
     if values.ndim != 1 or values.shape[0] != keys.shape[0]:
         raise ValueError("values: must be 1-d with as many elements as keys (%d), got shape %s"
                          % (keys.shape[0], values.shape))
@@ -259,7 +319,10 @@ def sort(keys: _npt.ArrayLike, values: Optional[_npt.ArrayLike] = None, *, desce
 def argsort(keys: _npt.ArrayLike, *, descending: bool = False, begin_bit: int = 0,
             end_bit: Optional[int] = None) -> _np.ndarray:
     """Indices (int64) that sort ``keys`` stably: ``keys[argsort(keys)]`` equals
-    ``sort(keys)``. Arguments and errors as :func:`sort`."""
+    ``sort(keys)``. Arguments and errors as :func:`sort`; GPU keys give a GPU int64 array of
+    their framework (``onepass::sort::sort_pairs`` of the keys with 0 … n-1)."""
+    if _gpu.is_gpu_array(keys):
+        return _gpu.argsort(keys, descending, begin_bit, end_bit)
     keys, begin, end = _sort_args(keys, begin_bit, end_bit)
     index = _np.arange(keys.shape[0], dtype=_np.uint64)
     keys_out = _np.empty_like(keys)
@@ -279,6 +342,8 @@ def segment_seed(seed: int, segment: int) -> int:
 def _segmented(x, seed, offsets, out, rounds, inverse):
     seed = _check_seed(seed)
     rounds = _check_rounds(rounds)
+    if _gpu.is_gpu_array(x):
+        return _gpu.segmented(x, seed, offsets, out, rounds, inverse)
     x = _as_numpy(x)
     if x.dtype.hasobject or x.dtype.itemsize not in (1, 2, 4, 8, 16):
         raise TypeError("x: dtype must have 1, 2, 4, 8 or 16 bytes per item, got %s" % x.dtype)
@@ -290,7 +355,7 @@ def _segmented(x, seed, offsets, out, rounds, inverse):
     else:
         if x.ndim != 1:
             raise ValueError("x: with offsets, must be 1-d, got %d-d" % x.ndim)
-        offs = _np.ascontiguousarray(_as_numpy(offsets))
+        offs = _np.ascontiguousarray(_as_numpy(offsets, "offsets"))
         if offs.ndim != 1 or offs.shape[0] < 1 or offs.dtype.kind not in "iu":
             raise ValueError("offsets: must be a 1-d integer array of num_segments + 1 begin offsets")
         if offs.size and (int(offs[0]) != 0 or _np.any(_np.diff(offs.astype(_np.int64)) < 0)
@@ -327,7 +392,9 @@ def segmented_shuffle(x: _npt.ArrayLike, seed: int, *, offsets: Optional[_npt.Ar
     offset are copied), shuffled with its own seed ``segment_seed(seed, s)``:
     ``segmented_shuffle(x, seed)[s] == shuffle(x[s], segment_seed(seed, s))`` — the
     library's onepass::shuffle::segmented_shuffle (CPU, oneTBB over the segments and inside
-    long ones). x: items of 1, 2, 4, 8 or 16 bytes. seed: [0, 2^64-1]; rounds: [1, 64].
+    long ones; on GPU arrays gpu::segmented_shuffle, the same values, with offsets a CUDA
+    int32/int64 array on x's device, checked on the device before anything is written).
+    x: items of 1, 2, 4, 8 or 16 bytes. seed: [0, 2^64-1]; rounds: [1, 64].
     Returns a new array (or ``out``). Raises TypeError / ValueError naming the argument;
     nothing is written then."""
     return _segmented(x, seed, offsets, out, rounds, False)
