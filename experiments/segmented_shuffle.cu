@@ -1,17 +1,13 @@
-// experiments/segmented_shuffle.cu — many independent shuffles in one call: our GPU
-// segmented shuffle (shuffle/gpu_segmented_shuffle.cuh; Mitchell et al., "Bandwidth-Optimal
-// Random Shuffling for GPUs", §4, per segment) against what users run today, all timed in
-// the same run on B rows of n uint64 items (B * n = 2^28 at the default scale) and on one
-// ragged case (row lengths drawn log-uniformly from 1 to 2^16):
-//   segmented_shuffle         ours (uniform-length overload; offsets for the ragged case)
-//   cub_segmented_radix_sort  cub::DeviceSegmentedRadixSort::SortPairs of random 32-bit keys,
-//                             the items as values (key generation timed)
-//   cub_segmented_sort        cub::DeviceSegmentedSort::SortPairs, the same keys and values
-//   segment_id_sort           one cub::DeviceRadixSort::SortPairs over 64-bit keys
-//                             (row << 32 | random 32 bits), the items as values
-//   loop_shuffle              one gpu::bijective_shuffle (Bijective2) launch per row (only
-//                             where there are at most 4096 rows: a launch each)
-//   copy                      cudaMemcpyAsync of the same bytes (the bandwidth reference)
+// experiments/segmented_shuffle.cu — many independent shuffles in one call: every GPU entry
+// of the segmented-shuffle registry (registry::segmented_shuffles(): ours,
+// lib/src/gpu_segmented_shuffles.cu over shuffle/gpu_segmented_shuffle.cuh; Mitchell et al.,
+// "Bandwidth-Optimal Random Shuffling for GPUs", §4, per segment; and the baselines of
+// baselines/gpu/segmented_baselines.cu: CUB's segmented sorts of random keys, the
+// segment-id sort, a loop of single shuffles), all timed in the same run on B rows of n
+// uint64 items (B * n = 2^28 at the default scale) and on one ragged case (row lengths
+// drawn log-uniformly from 1 to 2^16), with a device-to-device copy of the same bytes as
+// the bandwidth reference (`copy`). Entries with a segment limit or that need uniform rows
+// are skipped (and the skip noted) where the shape exceeds it.
 // Timing: gpu_harness's timer (warm-up runs, then --reps timed runs with CUDA events, L2
 // flushed before each); temporary storage, offsets and buffers allocated outside the timed
 // region. After timing, one untimed run into a poisoned output is checked on the device:
@@ -23,10 +19,6 @@
 //
 // Exit status: 0 when everything was measured or skipped for memory, 1 when an algorithm
 // failed its check, 2 for bad arguments, 3 when there is no CUDA device (nothing written).
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_segmented_radix_sort.cuh>
-#include <cub/device/device_segmented_sort.cuh>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -38,37 +30,15 @@
 
 #include "gpu_harness.cuh"
 #include "harness.hpp"
-#include "onepass/bijection/variable_philox.hpp"
 #include "onepass/error.hpp"
-#include "onepass/random/counter_hash.hpp"
-#include "onepass/shuffle/gpu_segmented_shuffle.cuh"
-#include "onepass/shuffle/gpu_shuffle.cuh"
-#include "onepass/shuffle/segment_seed.hpp"
+#include "onepass/registry.hpp"
 
 namespace {
 
 namespace ex = onepass::experiments;
 namespace gpu = onepass::experiments::gpu;
-namespace sg = onepass::shuffle::gpu;
 
 const char* const experiment = "segmented_shuffle";
-
-/// Random 32-bit sort keys for run `salt` (timed with the sorts: the baselines' key generation).
-__global__ void random_keys_kernel(std::uint32_t* keys, std::uint64_t n, std::uint64_t seed) {
-  const onepass::random::counter_hash h(seed, 0x5e9);
-  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::uint64_t>(gridDim.x) * blockDim.x)
-    keys[i] = static_cast<std::uint32_t>(h(i));
-}
-
-/// 64-bit keys row << 32 | random 32 bits (the segment-id trick), rows from the offsets.
-__global__ void row_keys_kernel(std::uint64_t* keys, const std::int64_t* offsets, std::uint64_t rows,
-                                std::uint64_t seed) {
-  const onepass::random::counter_hash h(seed, 0x5ea);
-  for (std::uint64_t r = blockIdx.x; r < rows; r += gridDim.x)
-    for (std::int64_t i = offsets[r] + threadIdx.x; i < offsets[r + 1]; i += blockDim.x)
-      keys[i] = (r << 32) | static_cast<std::uint32_t>(h(static_cast<std::uint64_t>(i)));
-}
 
 /// Flags output items that left their row (input = iota, so an item is its input index).
 __global__ void row_check_kernel(const std::uint64_t* out, const std::int64_t* offsets, std::uint64_t rows,
@@ -143,7 +113,7 @@ int main(int argc, char** argv) {
     const std::string where_shape = sh.n ? "n = 2^" + std::to_string(static_cast<int>(std::log2(sh.n))) +
                                                " (" + std::to_string(n_rows) + " rows)"
                                          : "ragged (" + std::to_string(n_rows) + " rows)";
-    gpu::device_buffer in, out, offsets, keys_in, keys_out, keys64_in, keys64_out;
+    gpu::device_buffer in, out, offsets;
     try {
       in = gpu::device_buffer(n_items * 8);
       out = gpu::device_buffer(n_items * 8);
@@ -170,124 +140,33 @@ int main(int argc, char** argv) {
                             ONEPASS_EXPERIMENT_CUDA(cudaMemcpyAsync(d_out, d_in, n_items * 8, cudaMemcpyDeviceToDevice, st));
                           },
                           false});
-    if (sh.n) {
-      algorithms.push_back({"segmented_shuffle",
-                            [&] {
+    for (const auto& e : onepass::registry::segmented_shuffles()) {
+      if (e.where != onepass::registry::device::gpu) continue;
+      if (e.max_segments > 0 && n_rows > e.max_segments) {
+        skipped.push_back(e.name + " at " + where_shape + ": more than " + std::to_string(e.max_segments) + " rows");
+        continue;
+      }
+      if (e.needs_uniform && sh.n == 0) {
+        skipped.push_back(e.name + " at " + where_shape + ": uniform rows only");
+        continue;
+      }
+      const auto params = [&](int k) {
+        onepass::registry::segmented_params p;
+        p.seed = seed + static_cast<std::uint64_t>(k);
+        p.rounds = 24;
+        p.uniform_length = sh.n;
+        return p;
+      };
+      algorithms.push_back({e.name,
+                            [&, e, params] {
                               std::size_t b = 0;
-                              sg::segmented_shuffle<std::uint64_t>(nullptr, b, d_in, d_out, n_rows, sh.n, seed);
+                              e.gpu_run(nullptr, b, d_in, d_out, n_items, d_off, n_rows, params(0), st);
                               return b;
                             },
-                            [&](void* t, std::size_t b, int k) {
-                              sg::segmented_shuffle<std::uint64_t>(t, b, d_in, d_out, n_rows, sh.n, seed + k, 24, st);
+                            [&, e, params](void* t, std::size_t b, int k) {
+                              e.gpu_run(t, b, d_in, d_out, n_items, d_off, n_rows, params(k), st);
                             },
                             true});
-    } else {
-      algorithms.push_back({"segmented_shuffle",
-                            [&] {
-                              std::size_t b = 0;
-                              sg::segmented_shuffle<std::uint64_t, std::int64_t>(nullptr, b, d_in, d_out, n_items,
-                                                                                 d_off, n_rows, seed);
-                              return b;
-                            },
-                            [&](void* t, std::size_t b, int k) {
-                              sg::segmented_shuffle<std::uint64_t, std::int64_t>(t, b, d_in, d_out, n_items, d_off,
-                                                                                 n_rows, seed + k, 24, st);
-                            },
-                            true});
-    }
-    // Sort baselines: key buffers allocated here (outside timing), keys generated inside.
-    // (Everything the lambdas read lives at this loop level, so it outlives them.)
-    bool sort_buffers = true;
-    std::uint32_t *k_in = nullptr, *k_out = nullptr;
-    std::uint64_t *k64_in = nullptr, *k64_out = nullptr;
-    const int segs = static_cast<int>(std::min<std::uint64_t>(n_rows, 0x7fffffff));
-    const int items = static_cast<int>(std::min<std::uint64_t>(n_items, 0x7fffffff));
-    const int end_bit =
-        std::min(64, 32 + std::max(1, static_cast<int>(std::ceil(std::log2(static_cast<double>(n_rows) + 1)))));
-    try {
-      keys_in = gpu::device_buffer(n_items * 4);
-      keys_out = gpu::device_buffer(n_items * 4);
-      keys64_in = gpu::device_buffer(n_items * 8);
-      keys64_out = gpu::device_buffer(n_items * 8);
-    } catch (const gpu::out_of_memory& e) {
-      skipped.push_back("sort baselines at " + where_shape + ": key buffers: " + e.what());
-      sort_buffers = false;
-    }
-    if (sort_buffers) {
-      k_in = keys_in.as<std::uint32_t>();
-      k_out = keys_out.as<std::uint32_t>();
-      algorithms.push_back({"cub_segmented_radix_sort",
-                            [&] {
-                              std::size_t b = 0;
-                              ONEPASS_EXPERIMENT_CUDA(cub::DeviceSegmentedRadixSort::SortPairs(
-                                  nullptr, b, k_in, k_out, d_in, d_out, items, segs, d_off, d_off + 1, 0, 32, st));
-                              return b;
-                            },
-                            [&](void* t, std::size_t b, int k) {
-                              random_keys_kernel<<<grid_for(n_items), 256, 0, st>>>(k_in, n_items, seed + k);
-                              ONEPASS_EXPERIMENT_CUDA(cub::DeviceSegmentedRadixSort::SortPairs(
-                                  t, b, k_in, k_out, d_in, d_out, items, segs, d_off, d_off + 1, 0, 32, st));
-                            },
-                            true});
-      algorithms.push_back({"cub_segmented_sort",
-                            [&] {
-                              std::size_t b = 0;
-                              ONEPASS_EXPERIMENT_CUDA(cub::DeviceSegmentedSort::SortPairs(
-                                  nullptr, b, k_in, k_out, d_in, d_out, items, segs, d_off, d_off + 1, st));
-                              return b;
-                            },
-                            [&](void* t, std::size_t b, int k) {
-                              random_keys_kernel<<<grid_for(n_items), 256, 0, st>>>(k_in, n_items, seed + k);
-                              ONEPASS_EXPERIMENT_CUDA(cub::DeviceSegmentedSort::SortPairs(
-                                  t, b, k_in, k_out, d_in, d_out, items, segs, d_off, d_off + 1, st));
-                            },
-                            true});
-      k64_in = keys64_in.as<std::uint64_t>();
-      k64_out = keys64_out.as<std::uint64_t>();
-      algorithms.push_back({"segment_id_sort",
-                            [&] {
-                              std::size_t b = 0;
-                              ONEPASS_EXPERIMENT_CUDA(cub::DeviceRadixSort::SortPairs(
-                                  nullptr, b, k64_in, k64_out, d_in, d_out, static_cast<std::int64_t>(n_items), 0,
-                                  end_bit, st));
-                              return b;
-                            },
-                            [&](void* t, std::size_t b, int k) {
-                              row_keys_kernel<<<grid_for(n_rows * 256), 256, 0, st>>>(k64_in, d_off, n_rows, seed + k);
-                              ONEPASS_EXPERIMENT_CUDA(cub::DeviceRadixSort::SortPairs(
-                                  t, b, k64_in, k64_out, d_in, d_out, static_cast<std::int64_t>(n_items), 0,
-                                  end_bit, st));
-                            },
-                            true});
-    }
-    if (n_rows <= 4096) {
-      std::uint64_t longest = 0;
-      for (std::uint64_t i = 0; i < n_rows; ++i)
-        longest = std::max<std::uint64_t>(longest, static_cast<std::uint64_t>(sh.offsets[i + 1] - sh.offsets[i]));
-      algorithms.push_back({"loop_shuffle",
-                            [&, longest] {
-                              std::size_t b = 0;
-                              sg::bijective_shuffle<std::uint64_t>(
-                                  nullptr, b, d_in, d_out, longest,
-                                  onepass::bijection::variable_philox::for_length(longest, 1));
-                              return b;
-                            },
-                            [&](void* t, std::size_t b, int k) {
-                              for (std::uint64_t i = 0; i < n_rows; ++i) {
-                                const auto begin = static_cast<std::uint64_t>(sh.offsets[i]);
-                                const auto len = static_cast<std::uint64_t>(sh.offsets[i + 1]) - begin;
-                                if (len == 0) continue;
-                                std::size_t bb = b;
-                                sg::bijective_shuffle<std::uint64_t>(
-                                    t, bb, d_in + begin, d_out + begin, len,
-                                    onepass::bijection::variable_philox::for_length(
-                                        len, onepass::shuffle::segment_seed(seed + k, i)),
-                                    sg::fusion::bijective2, st);
-                              }
-                            },
-                            true});
-    } else {
-      skipped.push_back("loop_shuffle at " + where_shape + ": more than 4096 rows (a launch per row)");
     }
 
     for (const auto& a : algorithms) {

@@ -591,6 +591,11 @@ def draw_fig10(rows, meta, facts, out_dir, source):
     axr.text(0.01, 1.0, " gather = 1", transform=axr.get_yaxis_transform(), va="bottom", fontsize=7.5)
     axr.axhline(0.9, color="#999999", lw=0.9, ls=":")
     axr.text(0.01, 0.9, " 0.9 × gather", transform=axr.get_yaxis_transform(), va="top", fontsize=7.5, color="#777777")
+    # Issue 14's targets for Bijective2 ÷ gather (worst case): 0.75 from 2^17+1, 0.90 from
+    # 2^23+1, 0.93 at 2^26+1 and up.
+    for lo, hi, need in ((17, 23, 0.75), (23, 26, 0.90), (26, 29, 0.93)):
+        axr.hlines(need, 2.0 ** lo, 2.0 ** hi, colors=palette.OURS, linestyles="--", lw=1.0, alpha=0.7)
+    axr.text(2.0 ** 17, 0.75, "targets (issue 14) ", ha="right", va="center", fontsize=7, color=palette.OURS)
     paper_machine = facts.get("gpu_machine", {}).get("value", "V100")
     match = facts.get("gpu_bijective2_matches_gather_above_log2_size", {}).get("number")
     if match:

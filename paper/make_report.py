@@ -48,6 +48,12 @@ TARGET_LOG2_SIZE = 29            # the targets are stated at n = 2^29 + 1 uint64
 TARGET_VS_GATHER = 0.90          # >= 0.90 x random gather with a computed index
 TARGET_VS_THRUST = 1.8           # >= 1.8 x thrust::shuffle_copy
 TARGET_BEATS_THRUST_FROM = 14    # faster than thrust::shuffle_copy at every size from 2^14 + 1
+# Issue 14's targets at every size (Table 1, Bijective2 ÷ the random gather and ÷ thrust in
+# the same run): (smallest w, required ratio to the gather) from the strictest down, and
+# the thrust factor from 2^17 + 1.
+SIZE_TARGETS_VS_GATHER = [(26, 0.93), (23, 0.90), (17, 0.75)]
+SIZE_TARGET_THRUST = 1.8
+SIZE_TARGET_THRUST_FROM = 17
 # Device-to-device copy bandwidth (one read + one write) of an H100 80GB HBM3, as issue 3
 # states it; the same-run copy measured by table1_gpu_shuffle is shown beside it.
 COPY_BANDWIDTH_NOMINAL = 3.0e12
@@ -434,6 +440,33 @@ def onesweep_target_verdict(rows, target):
         ratio = ours / cub
         return ("meets target" if ratio >= target else "**below target**"), ours, cub, ratio
     return "measured", ours, cub, None
+
+
+def size_targets(ours):
+    """Issue 14's targets for Bijective2 at every Table 1 size from 2^17 + 1, checked on
+    best_throughput's {label: {log2_size: (M items/s, threads)}}: (table rows (size,
+    ÷ gather, required, ÷ thrust, required, verdict), overall verdict 'met', 'not met' or
+    'not measured', the sizes that miss)."""
+    vp, gather, thrust = ours.get("VarPhilox", {}), ours.get("Gather", {}), ours.get("thrust::shuffle_copy", {})
+    first = min(w for w, _ in SIZE_TARGETS_VS_GATHER)
+    rows, misses = [], []
+    for w in sorted(x for x in vp if x >= first):
+        need = next(r for lo, r in SIZE_TARGETS_VS_GATHER if w >= lo)
+        if w in (26, 29):
+            need = max(need, 0.93)
+        g = vp[w][0] / gather[w][0] if w in gather else None
+        t = vp[w][0] / thrust[w][0] if w in thrust else None
+        ok_g = g is not None and g >= need
+        ok_t = t is None or w < SIZE_TARGET_THRUST_FROM or t >= SIZE_TARGET_THRUST
+        ok = ok_g and ok_t
+        if not ok:
+            misses.append(w)
+        rows.append(("2^%d+1" % w, "%.3f" % g if g is not None else "not measured", "≥ %.2f" % need,
+                     "%.2f" % t if t is not None else "not measured", "≥ %.1f" % SIZE_TARGET_THRUST,
+                     "met" if ok else "**not met**"))
+    if not rows:
+        return rows, "not measured", misses
+    return rows, ("met" if not misses else "not met"), misses
 
 
 class Report:
@@ -866,6 +899,17 @@ class Report:
                         "%.3g TB/s at 2^%d+1" % (copy / 1e12, largest) if copy else "not recorded"),
                      table(("algorithm", "G items/s", "TB/s", "of %.1f TB/s" % (COPY_BANDWIDTH_NOMINAL / 1e12),
                             "of same-run copy"), brows, "lrrrr"))
+        srows, sverdict, misses = size_targets(ours)
+        if srows:
+            self.add("**Targets at every size (issue 14)**: Bijective2 ≥ 0.75 × the random gather from 2^17+1, "
+                     "≥ 0.90 × from 2^23+1, ≥ 0.93 × at 2^26+1 and 2^29+1, and ≥ 1.8 × `thrust::shuffle_copy` "
+                     "from 2^17+1 (same run). Domains of at most 2^21 indices (uint64) run the staged structure "
+                     "(`gpu_staged_shuffle.cuh`: one cooperative launch, a grid barrier instead of the look-back); "
+                     "larger ones the tiles:",
+                     table(("n", "÷ gather", "required", "÷ thrust", "required", "verdict"), srows, "lrrrrl"))
+            self.summary.append(("Issue 14 targets at every size (%s)" % gpu_name, sverdict,
+                                 "short at %s" % ", ".join("2^%d+1" % w for w in misses) if misses else
+                                 "every size from 2^17+1"))
         twhy = ["%s: %s" % (r[0], r[1]) for r in trows]
         if largest is not None and largest in vp:
             bw = vp[largest][0] * 1e6 * BYTES_PER_ELEMENT

@@ -157,7 +157,9 @@ std::vector<std::uint64_t> identity_of(std::size_t n) {
 /// `onepass list`: one line per registered algorithm, NAME FAMILY DEVICE DETAILS (single
 /// spaces): shuffles in registry order, DETAILS `deterministic` or `nondeterministic` (the
 /// output depends on thread timing, e.g. dart throwing); then sorts, one line per (name,
-/// device) in registry order, DETAILS the key/value shapes registered, comma-separated.
+/// device) in registry order, DETAILS the key/value shapes registered, comma-separated; then
+/// segmented shuffles, DETAILS `library-definition` (segment s is the single shuffle with
+/// segment_seed(seed, s)) or `per-segment-permutation` (only that each segment is permuted).
 void list_command() {
   output out;
   auto put = [&](const std::string& line) { out.put(line.data(), line.size()); };
@@ -173,6 +175,10 @@ void list_command() {
     list += (list.empty() ? "" : ",") + std::string(reg::to_string(e.shape));
   }
   for (const auto& key : order) put(key.first + " sort " + key.second + " " + shapes[key] + "\n");
+  for (const auto& e : reg::segmented_shuffles()) {
+    put(e.name + " segmented " + reg::to_string(e.where) +
+        (e.library_definition ? " library-definition\n" : " per-segment-permutation\n"));
+  }
   out.finish();
 }
 

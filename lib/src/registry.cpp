@@ -15,6 +15,11 @@ std::map<shuffle_key, shuffle_entry>& shuffle_table() {
   static std::map<shuffle_key, shuffle_entry> table;
   return table;
 }
+using segmented_key = std::pair<device, std::string>;
+std::map<segmented_key, segmented_entry>& segmented_table() {
+  static std::map<segmented_key, segmented_entry> table;
+  return table;
+}
 using sort_key = std::tuple<device, sort_shape, std::string>;
 std::map<sort_key, sort_entry>& sort_table() {
   static std::map<sort_key, sort_entry> table;
@@ -52,6 +57,34 @@ const shuffle_entry& find_shuffle(const std::string& name, device where) {
       if (kv.first.first == where) known += (known.empty() ? "" : ", ") + kv.first.second;
     throw error("onepass::registry::find_shuffle: name: no " + std::string(to_string(where)) + " shuffle '" + name +
                 "' is registered; registered: " + known);
+  }
+  return it->second;
+}
+
+void add_segmented(segmented_entry entry) {
+  auto& table = segmented_table();
+  require(!entry.name.empty(), "registry::add_segmented", "entry.name", "must not be empty");
+  segmented_key key{entry.where, entry.name};
+  require(table.count(key) == 0, "registry::add_segmented", "entry.name",
+          "'" + entry.name + "' is already registered for " + to_string(entry.where));
+  table.emplace(std::move(key), std::move(entry));
+}
+
+std::vector<segmented_entry> segmented_shuffles() {
+  std::vector<segmented_entry> out;
+  for (const auto& kv : segmented_table()) out.push_back(kv.second);
+  return out;
+}
+
+const segmented_entry& find_segmented(const std::string& name, device where) {
+  const auto& table = segmented_table();
+  auto it = table.find(segmented_key{where, name});
+  if (it == table.end()) {
+    std::string known;
+    for (const auto& kv : table)
+      if (kv.first.first == where) known += (known.empty() ? "" : ", ") + kv.first.second;
+    throw error("onepass::registry::find_segmented: name: no " + std::string(to_string(where)) +
+                " segmented shuffle '" + name + "' is registered; registered: " + known);
   }
   return it->second;
 }

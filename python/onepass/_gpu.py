@@ -207,8 +207,8 @@ class _Array:
 
 
 def _is_c_contiguous(shape, strides):
-    if strides is None:
-        return True
+    if strides is None or any(int(extent) == 0 for extent in shape):
+        return True  # an empty array has no layout to copy
     expected = 1
     for extent, stride in zip(reversed(shape), reversed(strides)):
         if extent != 1 and stride != expected:
@@ -309,9 +309,27 @@ def finish(ctx, result):
     if ctx.framework == "jax":
         import jax.dlpack
         if isinstance(result, tuple):
-            return tuple(jax.dlpack.from_dlpack(r) for r in result)
-        return jax.dlpack.from_dlpack(result)
+            return tuple(jax.dlpack.from_dlpack(_Exported(r, ctx.device)) for r in result)
+        return jax.dlpack.from_dlpack(_Exported(result, ctx.device))
     return result
+
+
+class _Exported:
+    """An owned CUDA buffer (from owned_array) offered to ``jax.dlpack.from_dlpack``, which
+    takes only objects with ``__dlpack__`` and ``__dlpack_device__``. The stream is already
+    synchronised when this is handed out, so the consumer's ``stream`` needs no wait."""
+
+    def __init__(self, obj, device):
+        self._obj = obj
+        self._device = int(device)
+
+    def __dlpack_device__(self):
+        return (2, self._device)  # kDLCUDA
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):  # noqa: ARG002
+        if hasattr(self._obj, "__dlpack__"):
+            return self._obj.__dlpack__()
+        return self._obj  # already a DLPack capsule
 
 
 def check_out(out, x_array, ctx, x_obj):

@@ -84,8 +84,14 @@ TEST_F(CliTest, ListPrintsEveryRegisteredAlgorithmAsNameFamilyDeviceDetails) {
     }
   }
   ASSERT_FALSE(expected.empty());  // the CPU sorts are always registered
-  ASSERT_EQ(lines.size(), entries.size() + expected.size()) << r.out;
+  // Then the segmented shuffles (GPU builds register them), one line each.
+  const auto segmented = reg::segmented_shuffles();
+  ASSERT_EQ(lines.size(), entries.size() + expected.size() + segmented.size()) << r.out;
   for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(lines[entries.size() + i], expected[i]);
+  for (std::size_t i = 0; i < segmented.size(); ++i)
+    EXPECT_EQ(lines[entries.size() + expected.size() + i],
+              segmented[i].name + " segmented " + reg::to_string(segmented[i].where) +
+                  (segmented[i].library_definition ? " library-definition" : " per-segment-permutation"));
 }
 
 TEST_F(CliTest, PermutationEqualsLibraryForSeedsSPlusK) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "onepass/error.hpp"
+#include "onepass/registry.hpp"
 #include "onepass/shuffle/cpu_segmented_shuffle.hpp"
 #include "onepass/shuffle/cpu_shuffle.hpp"
 #include "onepass/shuffle/gpu_segmented_shuffle.cuh"
@@ -97,6 +98,74 @@ class GpuSegmentedShuffle : public ::testing::Test {
  protected:
   void SetUp() override { REQUIRE_GPU(); }
 };
+
+// Every GPU entry of the segmented-shuffle registry (ours and the baselines), on uniform
+// rows and on ragged offsets: each output segment holds its own input segment's items
+// (every item once), and entries that follow the library's definition equal the CPU
+// twin bit for bit. A query that needs no pointers, and null pointers refused.
+TEST_F(GpuSegmentedShuffle, EveryRegistryEntryPermutesEachSegment) {
+  namespace reg = onepass::registry;
+  std::vector<reg::segmented_entry> entries;
+  for (const auto& e : reg::segmented_shuffles())
+    if (e.where == reg::device::gpu) entries.push_back(e);
+  ASSERT_GE(entries.size(), 5u) << "ours, two CUB segmented sorts, the segment-id sort and the loop";
+  struct shape {
+    std::uint64_t uniform;  // 0: ragged
+    std::vector<std::int64_t> offsets;
+  };
+  std::vector<shape> shapes;
+  for (std::uint64_t len : {1u, 3u, 300u, 5000u}) {
+    shape sh{len, {0}};
+    for (int r = 0; r < (len > 1000 ? 7 : 100); ++r) sh.offsets.push_back(sh.offsets.back() + static_cast<std::int64_t>(len));
+    shapes.push_back(sh);
+  }
+  {
+    shape sh{0, {0}};
+    std::mt19937_64 rng(3);
+    for (int r = 0; r < 500; ++r) sh.offsets.push_back(sh.offsets.back() + static_cast<std::int64_t>(rng() % 700));
+    shapes.push_back(sh);
+  }
+  const std::uint64_t seed = 77;
+  for (const shape& sh : shapes) {
+    const std::size_t n = static_cast<std::size_t>(sh.offsets.back());
+    const std::size_t rows = sh.offsets.size() - 1;
+    std::vector<std::uint64_t> in(n);
+    std::iota(in.begin(), in.end(), std::uint64_t{0});
+    std::vector<std::uint64_t> want(n);
+    onepass::shuffle::segmented_shuffle(in.data(), want.data(), n, sh.offsets.data(), rows, seed);
+    dev din(n * 8 + 8), dout(n * 8 + 8), doff(sh.offsets.size() * 8);
+    upload(din.as<std::uint64_t>(), in);
+    upload(doff.as<std::int64_t>(), sh.offsets);
+    for (const auto& e : entries) {
+      if ((e.needs_uniform && sh.uniform == 0) || (e.max_segments > 0 && rows > e.max_segments)) continue;
+      SCOPED_TRACE(e.name + (sh.uniform ? " uniform rows of " + std::to_string(sh.uniform) : std::string(" ragged")));
+      reg::segmented_params p;
+      p.seed = seed;
+      p.uniform_length = sh.uniform;
+      std::size_t bytes = 0;
+      e.gpu_run(nullptr, bytes, nullptr, nullptr, n, nullptr, rows, p, nullptr);  // a query needs no pointers
+      ASSERT_GT(bytes, 0u);
+      dev temp(bytes);
+      cuda_ok(cudaMemset(dout.p, 0xA5, n * 8 + 8), "poison");
+      e.gpu_run(temp.p, bytes, din.as<std::uint64_t>(), dout.as<std::uint64_t>(), n, doff.as<std::int64_t>(), rows, p,
+                nullptr);
+      cuda_ok(cudaDeviceSynchronize(), e.name.c_str());
+      const auto got = download(dout.as<std::uint64_t>(), n);
+      for (std::size_t r = 0; r < rows; ++r) {
+        std::vector<std::uint64_t> seg(got.begin() + sh.offsets[r], got.begin() + sh.offsets[r + 1]);
+        std::sort(seg.begin(), seg.end());
+        for (std::size_t i = 0; i < seg.size(); ++i)
+          ASSERT_EQ(seg[i], static_cast<std::uint64_t>(sh.offsets[r]) + i) << "segment " << r << " is not permuted";
+      }
+      if (e.library_definition) EXPECT_EQ(got, want) << "differs from the CPU twin";
+      if (n > 0) {
+        EXPECT_THROW(e.gpu_run(temp.p, bytes, nullptr, dout.as<std::uint64_t>(), n, doff.as<std::int64_t>(), rows, p,
+                               nullptr),
+                     onepass::error);
+      }
+    }
+  }
+}
 
 // Uniform rows around every threshold: equal to the CPU twin; the unshuffle inverts.
 TEST_F(GpuSegmentedShuffle, UniformRowsEqualTheCpuTwin) {

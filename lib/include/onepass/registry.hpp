@@ -1,4 +1,5 @@
-// onepass/registry.hpp — one registry of algorithms per family, filled by
+// onepass/registry.hpp — one registry of algorithms per family (shuffles, segmented
+// shuffles, sorts), filled by
 // static registration objects (one file per algorithm), read by the experiments
 // and the `onepass` command-line tool. Nothing lists algorithms by hand twice.
 #pragma once
@@ -70,6 +71,55 @@ const shuffle_entry& find_shuffle(const std::string& name, device where = device
 /// Static registration helper: `static const registrar r{shuffle_entry{...}};`.
 struct registrar {
   explicit registrar(shuffle_entry entry) { add_shuffle(std::move(entry)); }
+};
+
+// ----------------------------------------------------------------------------
+// The segmented-shuffle family: many independent shuffles in one call.
+
+/// Parameters of a segmented shuffle; an algorithm ignores what it does not use.
+struct segmented_params {
+  std::uint64_t seed = 0;          ///< any 64-bit value
+  unsigned rounds = 24;            ///< Feistel rounds for VariablePhilox-based entries, in [1, 64]
+  std::size_t uniform_length = 0;  ///< > 0: every segment has this length (the offsets say the same)
+};
+
+/// Signature of the GPU segmented shuffles: d_in, d_out are device pointers to
+/// num_items uint64 elements (not overlapping); segment s is [d_offsets[s],
+/// d_offsets[s + 1]) (device memory, num_segments + 1 monotone values from 0 to
+/// num_items); each segment of the output holds a permutation of the same segment of
+/// the input. CUB's two-phase temporary storage as gpu_shuffle_fn (temp == nullptr:
+/// size query only); `stream` is a cudaStream_t. Throws onepass::error on bad arguments.
+using gpu_segmented_fn = std::function<void(void* temp, std::size_t& temp_bytes, const std::uint64_t* d_in,
+                                            std::uint64_t* d_out, std::size_t num_items, const std::int64_t* d_offsets,
+                                            std::size_t num_segments, const segmented_params& params, void* stream)>;
+
+/// What the registry knows about one segmented shuffle.
+struct segmented_entry {
+  std::string name;          ///< stable identifier, e.g. "segmented_shuffle", "cub_segmented_sort"
+  device where = device::gpu;
+  std::string label;         ///< legend label
+  std::string description;   ///< one line
+  /// True when segment s of the output is the single shuffle of segment s with seed
+  /// shuffle::segment_seed(params.seed, s) and params.rounds (the library's definition).
+  bool library_definition = false;
+  std::size_t max_segments = 0;  ///< > 0: refuses (and the experiments skip) more segments than this
+  gpu_segmented_fn gpu_run;
+  bool needs_uniform = false;    ///< true: takes only params.uniform_length > 0 (the experiments skip ragged cases)
+};
+
+/// Registers `entry`; throws onepass::error if (device, name) is taken.
+void add_segmented(segmented_entry entry);
+
+/// All registered segmented shuffles, ordered by (device, name).
+std::vector<segmented_entry> segmented_shuffles();
+
+/// The segmented shuffle registered under (name, where); throws onepass::error listing
+/// the known names when there is none.
+const segmented_entry& find_segmented(const std::string& name, device where = device::gpu);
+
+/// Static registration helper: `static const segmented_registrar r{segmented_entry{...}};`.
+struct segmented_registrar {
+  explicit segmented_registrar(segmented_entry entry) { add_segmented(std::move(entry)); }
 };
 
 // ----------------------------------------------------------------------------
