@@ -551,7 +551,8 @@ GPU_MARKERS = {lab: palette.marker(lab) for lab in ("Gather (index array)", "Var
 FUSION_STYLE = [  # (algorithm, case, legend, palette name, line style, hollow marker)
     ("variable_philox_bijective0", "worst", "Bijective0 (separate passes)", "VarPhilox Bijective0", "-", False),
     ("variable_philox_bijective1", "worst", "Bijective1 (fused, two-pass scan)", "VarPhilox Bijective1", "-", False),
-    ("variable_philox", "worst", "Bijective2 (fused, single-pass look-back scan; ours)", "VarPhilox", "-", False),
+    ("variable_philox", "worst", "Bijective2 (fused single pass: staged up to 2^21 indices, look-back tiles above; ours)",
+     "VarPhilox", "-", False),
     ("variable_philox", "best", "Bijective2, best case n = 2^w (dotted, hollow)", "VarPhilox", ":", True),
     ("gather", "worst", "gather (random gather, upper bound)", "Gather", "-", False),
 ]
