@@ -51,7 +51,7 @@ CPU_EXPERIMENTS := fig06_chi2_rounds fig07_09_mmd table2_cpu_shuffle gaussian_de
 GPU_EXPERIMENTS := table1_gpu_shuffle fig10_fusion onesweep_fig09_keys32 onesweep_fig10_pairs32 onesweep_fig11_keys64 \
                    onesweep_table2_digit_width sort_headline gaussian_throughput segmented_shuffle
 
-.PHONY: all deps configure build test test-python test-python-pkg test-gpu figures experiments seed-replicates gpu-experiments plots paper smoke \
+.PHONY: all deps configure build test test-python test-python-pkg test-gpu test-gpu-long figures experiments seed-replicates gpu-experiments plots paper smoke \
         record-gpu clean
 
 all: build
@@ -129,6 +129,14 @@ test-gpu: build
 	else \
 	  $(if $(filter paper,$(SCALE)),ONEPASS_GAUSSIAN_OUTPUTS_LOG2=$${ONEPASS_GAUSSIAN_OUTPUTS_LOG2:-38}) \
 	  ctest --test-dir $(BUILD_DIR) -L gpu --output-on-failure; \
+	fi
+
+# The GPU tests of minutes (label gpu_long: more than 2^31 elements, crowded digit places).
+test-gpu-long: build
+	@if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then \
+	  echo "test-gpu-long: no NVIDIA GPU here (nvidia-smi -L lists none): the $$(ctest --test-dir $(BUILD_DIR) -L gpu_long -N 2>/dev/null | sed -n 's/^Total Tests: //p') long GPU tests were skipped, none ran"; \
+	else \
+	  ctest --test-dir $(BUILD_DIR) -L gpu_long --output-on-failure; \
 	fi
 
 figures: build
