@@ -50,6 +50,10 @@ CPU_EXPERIMENTS := fig06_chi2_rounds fig07_09_mmd table2_cpu_shuffle gaussian_de
 # GPU experiments (experiments/*.cu, built when nvcc is found; run only where a GPU is).
 GPU_EXPERIMENTS := table1_gpu_shuffle fig10_fusion onesweep_fig09_keys32 onesweep_fig10_pairs32 onesweep_fig11_keys64 \
                    onesweep_table2_digit_width sort_headline gaussian_throughput segmented_shuffle
+# GPU results written by Python programs, not built here (experiments/python_peers.py, run on a GPU
+# machine by scripts/device-python-gpu.sh OUTDIR): `make record-gpu RESULTS_DIR=OUTDIR` records them
+# beside the others; the figures and the report read them like any GPU experiment.
+PYTHON_GPU_EXPERIMENTS := python_peers
 
 .PHONY: all deps configure build test test-python test-python-pkg test-gpu test-gpu-long figures experiments seed-replicates gpu-experiments plots paper smoke \
         record-gpu clean
@@ -185,7 +189,7 @@ record-gpu:
 	@test -n "$(DEVICE)" || { echo "record-gpu: name the device, e.g. make record-gpu DEVICE=h100-sxm5-80gb" >&2; exit 2; }
 	@case "$(DEVICE)" in *[!A-Za-z0-9._-]*|.*) echo "record-gpu: DEVICE may hold only letters, digits, '.', '_' and '-' (got '$(DEVICE)')" >&2; exit 2;; esac
 	@set -e; dest=results/recorded/$(DEVICE); found=""; \
-	for e in $(GPU_EXPERIMENTS); do \
+	for e in $(GPU_EXPERIMENTS) $(PYTHON_GPU_EXPERIMENTS); do \
 	  if [ ! -f $(RESULTS_DIR)/$$e.csv ]; then echo "record-gpu: $(RESULTS_DIR)/$$e.csv missing: not recorded" >&2; continue; fi; \
 	  test -f $(RESULTS_DIR)/$$e.meta.json || { echo "record-gpu: $(RESULTS_DIR)/$$e.meta.json missing" >&2; exit 1; }; \
 	  found="$$found $$e"; \

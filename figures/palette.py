@@ -75,6 +75,17 @@ STYLES = {
     "gaussian_optimised": (OURS, "o", "ours"),
     "gaussian_inverse_cdf": ("#e08214", "s", "reference"),
     "N(0,1)": ("black", None, "reference"),
+    # ---- the Python frameworks (algorithm names of experiments/python_peers.py; ours there is
+    # `onepass`, drawn in OURS): torch in oranges and reds, CuPy in purples, JAX in browns
+    "torch_randperm_gather": ("#e6550d", "v", "peer"),
+    "torch_argsort_rand_gather": ("#fd8d3c", "^", "peer"),
+    "torch_sort": ("#a50f15", "<", "peer"),
+    "torch_randn": ("#fb6a4a", ">", "peer"),
+    "cupy_permutation": ("#6a51a3", "s", "peer"),
+    "cupy_sort": ("#9e9ac8", "D", "peer"),
+    "cupy_standard_normal": ("#54278f", "P", "peer"),
+    "jax_permutation": ("#8c510a", "X", "peer"),
+    "jax_permutation_independent": ("#bf812d", "h", "peer"),
 }
 
 # Registry / experiment names -> the names above.

@@ -67,6 +67,7 @@ from figures import palette  # one colour per algorithm, every figure
 from figures import sort_results
 from figures import gaussian_results  # warp Gaussian figures
 from figures import segmented_results  # the segmented shuffle's figure
+from figures import python_results  # the Python package against torch, CuPy and JAX (python_peers)
 
 palette.apply_rc()
 PASS_COLOUR = palette.OURS
@@ -703,6 +704,7 @@ def main(argv=None):
     problems += sort_problems
     written, problems = gaussian_results.extend(args.results, args.out, recorded_root, written, problems)
     written, problems = segmented_results.extend(args.results, args.out, recorded_root, written, problems)
+    written, problems = python_results.extend(args.results, args.out, recorded_root, written, problems)
 
     for path in written:
         print("plot_all: wrote %s" % path)

@@ -31,6 +31,7 @@ from figures import shuffle_results as sr
 from figures import sort_results as so
 from figures import gaussian_results  # the warp Gaussian section
 from figures import segmented_results  # the segmented shuffle section
+from figures import python_results  # the Python package on GPU arrays (python_peers, issue 16)
 from paper import provenance as pv  # commit vs measured code, clocks
 from paper import claims  # one claims table per seed document
 from paper import variability  # spread, repeated runs, ranges, seed replicates
@@ -1533,6 +1534,7 @@ def main(argv=None):
     report.onesweep_sections(sort_data, table2, headline)
     gaussian_results.report_section(report, args.results, recorded)
     segmented_results.report_section(report, args.results, recorded)
+    python_results.report_section(report, args.results, recorded)
     gaussian_source = sr.gpu_source(args.results, "gaussian_throughput", recorded)
     if gaussian_source is not None:  # its section is figures/gaussian_results.py's; the table names its commit
         try:
@@ -1547,6 +1549,13 @@ def main(argv=None):
                 os.path.join(segmented_source.directory, segmented_results.EXPERIMENT + ".meta.json")))
         except sr.MissingInput as e:
             print("make_report: note: segmented_shuffle provenance not shown: %s" % e, file=sys.stderr)
+    python_source = sr.gpu_source(args.results, python_results.EXPERIMENT, recorded)
+    if python_source is not None:  # its section is figures/python_results.py's; its meta.json names the GPU "gpu"
+        try:
+            python_meta = sr.read_meta(os.path.join(python_source.directory, python_results.EXPERIMENT + ".meta.json"))
+            report.note_gpu_provenance(python_source, dict(python_meta, gpu_name=python_results.gpu_of(python_meta)))
+        except sr.MissingInput as e:
+            print("make_report: note: python_peers provenance not shown: %s" % e, file=sys.stderr)
     timing_dirs = {}  # the folder each GPU timing table is read from (fresh, else recorded)
     for name, _ in variability.EXPERIMENTS:
         source = sr.gpu_source(args.results, name, recorded)

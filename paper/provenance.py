@@ -53,6 +53,18 @@ _SEGMENTED_CODE = _SHARED_DEVICE_CODE + [
                    "lib/include/onepass/bijection/", "lib/include/onepass/scan/"]
 _GAUSSIAN_CODE = ["lib/include/onepass/gaussian/", "lib/src/gaussian_table.cpp",
                   "lib/data/gaussian_table_optimised.inc"]
+# The Python package (python_peers, issue 16): its Python layer and bindings (python/), and the
+# GPU library code they call -- the single and segmented shuffles, onepass::sort (onesweep and
+# the hybrid MSD sort), the warp Gaussian generator with its table. The peers are the frameworks'
+# own calls (torch, CuPy, JAX), whose versions the meta.json records.
+_PYTHON_CODE = _SHARED_DEVICE_CODE + [
+                "python/", "lib/include/onepass/shuffle/gpu_shuffle.cuh",
+                "lib/include/onepass/shuffle/gpu_segmented_shuffle.cuh",
+                "lib/include/onepass/shuffle/gpu_evaluator.cuh", "lib/include/onepass/shuffle/gpu_staged_shuffle.cuh",
+                "lib/include/onepass/shuffle/segment_seed.hpp", "lib/include/onepass/random/",
+                "lib/include/onepass/bijection/", "lib/include/onepass/scan/", "lib/include/onepass/sort/",
+                "lib/include/onepass/bits.hpp", "lib/include/onepass/cuda_check.hpp", "lib/include/onepass/error.hpp"] + \
+               _GAUSSIAN_CODE
 CODE_PATHS = {
     "table1_gpu_shuffle": _SHUFFLE_CODE,
     "fig10_fusion": _SHUFFLE_CODE,
@@ -63,13 +75,16 @@ CODE_PATHS = {
     "sort_headline": _SORT_CODE,
     "gaussian_throughput": _GAUSSIAN_CODE,
     "segmented_shuffle": _SEGMENTED_CODE,
+    "python_peers": _PYTHON_CODE,
 }
+# The program of an experiment not at experiments/<name>.cu.
+PROGRAMS = {"python_peers": "experiments/python_peers.py"}
 
 
 def code_paths(experiment):
     """The pathspecs of the code `experiment` measures (its own program included), or None."""
     paths = CODE_PATHS.get(experiment)
-    return None if paths is None else paths + ["experiments/%s.cu" % experiment]
+    return None if paths is None else paths + [PROGRAMS.get(experiment, "experiments/%s.cu" % experiment)]
 
 
 def _git(repo, *args):

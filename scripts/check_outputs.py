@@ -28,6 +28,7 @@ import sys
 from figures import shuffle_results as sr
 from figures import sort_results
 from figures import gaussian_results  # warp Gaussian figures that have data
+from figures import python_results  # python_peers (issue 16), when recorded or run
 
 
 def required_gpu_figures(results, recorded):
@@ -59,6 +60,8 @@ def check(results, figures, report, recorded=None):
             problems.append(str(e))
     gpu_figures, gpu_problems = required_gpu_figures(results, recorded or sr.default_recorded_root(results))
     gpu_figures.update({f: None for f in gaussian_results.required_figures(
+        results, recorded or sr.default_recorded_root(results))})
+    gpu_figures.update({f: None for f in python_results.required_figures(
         results, recorded or sr.default_recorded_root(results))})
     problems += gpu_problems
     for name in list(sr.CPU_FIGURES) + sorted(gpu_figures):
