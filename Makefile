@@ -200,7 +200,7 @@ record-gpu:
 	  mkdir -p $$dest; cp $(RESULTS_DIR)/$$e.csv $(RESULTS_DIR)/$$e.meta.json $$dest/; \
 	  if [ -n "$$note" ]; then $(or $(PYTHON),python3) paper/provenance.py note "$$note" $$dest/$$e.meta.json; fi; \
 	  if grep -q '"scale": "smoke"' $$dest/$$e.meta.json; then echo "record-gpu: warning: $$e ran at SCALE=smoke (small sizes only); record a default or paper run" >&2; fi; \
-	  echo "record-gpu: $$e ($$(sed -n 's/.*"scale": "\([a-z]*\)".*/scale \1/p; s/.*"gpu_name": "\(.*\)".*/\1/p' $$dest/$$e.meta.json | paste -sd, -)) -> $$dest/"; \
+	  echo "record-gpu: $$e ($$(sed -n 's/.*"scale": "\([a-z]*\)".*/scale \1/p; s/.*"gpu\(_name\)\{0,1\}": "\(.*\)".*/\2/p' $$dest/$$e.meta.json | paste -sd, -)) -> $$dest/"; \
 	done
 
 plots:
