@@ -462,7 +462,7 @@ def size_targets(ours):
         ok = ok_g and ok_t
         if not ok:
             misses.append(w)
-        rows.append(("2^%d+1" % w, "%.3f" % g if g is not None else "not measured", "≥ %.2f" % need,
+        rows.append(("2^%d+1" % w, "%.4f" % g if g is not None else "not measured", "≥ %.2f" % need,
                      "%.2f" % t if t is not None else "not measured", "≥ %.1f" % SIZE_TARGET_THRUST,
                      "met" if ok else "**not met**"))
     if not rows:
