@@ -143,6 +143,37 @@ def fusion_rows(sizes, b0, b1, b2, best, gather):
     return rows
 
 
+class SizeTargets(unittest.TestCase):
+    """Issue 14's targets at every size (size_targets): ratio to the gather by size band, and
+    the thrust factor from 2^17 + 1; best_throughput's {label: {w: (M items/s, threads)}}."""
+
+    @staticmethod
+    def ours(vp_over_gather, thrust_factor=2.0):
+        vp, gather, thrust = {}, {}, {}
+        for w, ratio in vp_over_gather.items():
+            gather[w] = (1000.0, 1)
+            vp[w] = (1000.0 * ratio, 1)
+            thrust[w] = (1000.0 * ratio / thrust_factor, 1)
+        return {"VarPhilox": vp, "Gather": gather, "thrust::shuffle_copy": thrust}
+
+    def test_every_band_met(self):
+        rows, verdict, misses = mr.size_targets(self.ours({14: 0.1, 17: 0.76, 20: 0.75, 23: 0.9, 26: 0.93, 29: 0.95}))
+        self.assertEqual(verdict, "met")
+        self.assertEqual(misses, [])
+        self.assertEqual([r[0] for r in rows], ["2^17+1", "2^20+1", "2^23+1", "2^26+1", "2^29+1"])  # 2^14+1 has none
+        self.assertEqual([r[2] for r in rows], ["≥ 0.75", "≥ 0.75", "≥ 0.90", "≥ 0.93", "≥ 0.93"])
+
+    def test_a_band_short_and_thrust_short(self):
+        _, verdict, misses = mr.size_targets(self.ours({17: 0.74, 23: 0.95, 26: 0.9298, 29: 0.95}))
+        self.assertEqual(verdict, "not met")
+        self.assertEqual(misses, [17, 26])
+        _, verdict, misses = mr.size_targets(self.ours({17: 0.8, 29: 0.95}, thrust_factor=1.7))
+        self.assertEqual((verdict, misses), ("not met", [17, 29]))
+
+    def test_nothing_measured(self):
+        self.assertEqual(mr.size_targets({})[1], "not measured")
+
+
 class Fig10Fusion(unittest.TestCase):
     LARGE = [22, 24, 26, 28]
 
