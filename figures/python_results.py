@@ -270,20 +270,16 @@ def draw(rows, meta, out_dir, source):
 
 def extend(results, out_dir, recorded_root, written, problems):
     """plot_all.py's hook: draws the figure when python_peers results exist (fresh or recorded)."""
-    try:
-        loaded = load(results, recorded_root)
-    except sr.MissingInput as e:
-        return written, problems + ["%s not drawn: %s" % (FIGURE, e)]
-    if loaded is None:
-        print("plot_all: %s: not drawn, no GPU results for %s" % (FIGURE, EXPERIMENT))
-        return written, problems
-    source, rows, meta = loaded
-    print("plot_all: %s from %s" % (FIGURE, "this run (%s)" % source.directory if source.fresh else
-                                    "the recorded copy in %s" % source.directory))
-    try:
-        return written + draw(rows, meta, out_dir, source), problems
-    except sr.MissingInput as e:
-        return written, problems + ["%s not drawn: %s" % (FIGURE, e)]
+    def load_and_say(res, root):
+        loaded = load(res, root)
+        if loaded is not None:
+            source = loaded[0]
+            print("plot_all: %s from %s" % (FIGURE, "this run (%s)" % source.directory if source.fresh else
+                                            "the recorded copy in %s" % source.directory))
+        return loaded
+
+    return sr.gpu_figure_hook(FIGURE, EXPERIMENT, load_and_say, draw, results, out_dir, recorded_root, written,
+                              problems)
 
 
 def required_figures(results, recorded_root):

@@ -111,15 +111,7 @@ def draw(rows, meta, out_dir, source):
 
 def extend(results, out_dir, recorded_root, written, problems):
     """plot_all.py's hook: draws the figure when segmented_shuffle results exist."""
-    try:
-        loaded = load(results, recorded_root)
-    except sr.MissingInput as e:
-        return written, problems + ["%s not drawn: %s" % (FIGURE, e)]
-    if loaded is None:
-        print("plot_all: %s: not drawn, no GPU results for %s" % (FIGURE, EXPERIMENT))
-        return written, problems
-    source, rows, meta = loaded
-    return written + draw(rows, meta, out_dir, source), problems
+    return sr.gpu_figure_hook(FIGURE, EXPERIMENT, load, draw, results, out_dir, recorded_root, written, problems)
 
 
 def report_section(report, results, recorded_root):

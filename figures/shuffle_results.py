@@ -410,3 +410,23 @@ def fmt_num(x, digits=3):
     if ax < 1e-3:
         return "{:.{p}e}".format(x, p=digits - 1)
     return "{:.{p}g}".format(x, p=digits)
+
+
+def gpu_figure_hook(figure, experiment, load, draw, results, out_dir, recorded_root, written, problems):
+    """The body of a figure module's plot_all hook (extend): load(results, recorded_root) gives
+    (source, rows, meta) or None when the experiment has no results, fresh or recorded;
+    draw(rows, meta, out_dir, source) the written paths. Returns (written, problems)
+    extended with what was drawn or why not."""
+    try:
+        loaded = load(results, recorded_root)
+    except MissingInput as e:
+        return written, problems + ["%s not drawn: %s" % (figure, e)]
+    if loaded is None:
+        print("plot_all: %s: not drawn, no GPU results for %s" % (figure, experiment))
+        return written, problems
+    source, rows, meta = loaded
+    try:
+        return written + draw(rows, meta, out_dir, source), problems
+    except MissingInput as e:
+        return written, problems + ["%s not drawn: %s" % (figure, e)]
+

@@ -332,6 +332,14 @@ class _Exported:
         return self._obj  # already a DLPack capsule
 
 
+def output_like(out, a, ctx, x):
+    """The result array for input x (imported as a): the caller's `out` (checked by
+    check_out) or a new array of a's shape and dtype in x's framework; (array, data pointer)."""
+    if out is not None:
+        return out, check_out(out, a, ctx, x).ptr
+    return empty(ctx, a.shape, like_array=x if ctx.framework in ("torch", "cupy") else None, dtype=a.dtype)
+
+
 def check_out(out, x_array, ctx, x_obj):
     """Imports a user `out=` for x: same framework type, device, shape, dtype, contiguous, no
     overlap with x."""
@@ -368,12 +376,7 @@ def shuffle(x, seed, axis, out, rounds, inverse):
     row_bytes = int(_np.prod(a.shape[axis + 1:], dtype=_np.int64)) * a.itemsize if axis + 1 < ndim else a.itemsize
     if n > 2 ** 63:
         raise ValueError("x: the shuffled axis has %d elements; at most 2^63" % n)
-    if out is not None:
-        out_array = check_out(out, a, ctx, x)
-        result, out_ptr = out, out_array.ptr
-    else:
-        result, out_ptr = empty(ctx, a.shape, like_array=x if ctx.framework in ("torch", "cupy") else None,
-                                dtype=a.dtype)
+    result, out_ptr = output_like(out, a, ctx, x)
     if a.size:
         _cu.shuffle_rows(a.ptr, out_ptr, outer, n, row_bytes, seed, rounds, inverse, ctx.stream, ctx.device)
     return finish(ctx, result)
@@ -420,12 +423,7 @@ def segmented(x, seed, offsets, out, rounds, inverse):
             raise TypeError("offsets: dtype must be int32 or int64, got %s" % dtype_name(o.dtype))
         offsets_ptr, offset_bytes = o.ptr, o.itemsize
         num_segments, row = o.shape[0] - 1, 0
-    if out is not None:
-        out_array = check_out(out, a, ctx, x)
-        result, out_ptr = out, out_array.ptr
-    else:
-        result, out_ptr = empty(ctx, a.shape, like_array=x if ctx.framework in ("torch", "cupy") else None,
-                                dtype=a.dtype)
+    result, out_ptr = output_like(out, a, ctx, x)
     if a.size or offsets is not None:
         _cu.segmented(a.ptr, out_ptr, a.size, a.itemsize, offsets_ptr, offset_bytes, num_segments, row, seed, rounds,
                       inverse, ctx.stream, ctx.device)
