@@ -8,7 +8,6 @@ each baseline and the copy, and writes the report section with the project's tar
 """
 
 import math
-import os
 
 from figures import palette
 from figures import shuffle_results as sr

@@ -20,7 +20,6 @@ the same stream. Non-contiguous inputs are rejected (ValueError): a hidden copy 
 break zero-copy.
 """
 
-import math
 
 import numpy as _np
 
