@@ -173,11 +173,11 @@ void segmented(std::uintptr_t in, std::uintptr_t out, std::uint64_t num_items, u
   device_scope scope(device);
   const cudaStream_t stream = as_stream(stream_id);
   switch (item_bytes) {
-    case 1: segmented_typed<item_of<1>>(in, out, num_items, offsets, offset_bytes, num_segments, row_length, seed, rounds, inverse, stream); break;
-    case 2: segmented_typed<item_of<2>>(in, out, num_items, offsets, offset_bytes, num_segments, row_length, seed, rounds, inverse, stream); break;
-    case 4: segmented_typed<item_of<4>>(in, out, num_items, offsets, offset_bytes, num_segments, row_length, seed, rounds, inverse, stream); break;
-    case 8: segmented_typed<item_of<8>>(in, out, num_items, offsets, offset_bytes, num_segments, row_length, seed, rounds, inverse, stream); break;
-    case 16: segmented_typed<item_of<16>>(in, out, num_items, offsets, offset_bytes, num_segments, row_length, seed, rounds, inverse, stream); break;
+    case 1: segmented_typed<word_item<1>>(in, out, num_items, offsets, offset_bytes, num_segments, row_length, seed, rounds, inverse, stream); break;
+    case 2: segmented_typed<word_item<2>>(in, out, num_items, offsets, offset_bytes, num_segments, row_length, seed, rounds, inverse, stream); break;
+    case 4: segmented_typed<word_item<4>>(in, out, num_items, offsets, offset_bytes, num_segments, row_length, seed, rounds, inverse, stream); break;
+    case 8: segmented_typed<word_item<8>>(in, out, num_items, offsets, offset_bytes, num_segments, row_length, seed, rounds, inverse, stream); break;
+    case 16: segmented_typed<word_item<16>>(in, out, num_items, offsets, offset_bytes, num_segments, row_length, seed, rounds, inverse, stream); break;
     default: throw onepass::error("x: items must have 1, 2, 4, 8 or 16 bytes");
   }
 }

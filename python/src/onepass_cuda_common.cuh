@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <string>
 
 #include "onepass/cuda_check.hpp"
@@ -38,6 +39,20 @@ template <std::size_t N>
 struct alignas(N) item_of {
   unsigned char b[N];
 };
+
+/// A 16-byte item as two 8-byte words (16-byte aligned).
+struct alignas(16) item16 {
+  std::uint64_t a, b;
+};
+
+/// The item type the kernels move for an element of N bytes: the unsigned integer of that
+/// width (or item16), so that a kernel that copies items as values (the segmented
+/// shuffle's staging) moves one word, not N bytes one by one.
+template <std::size_t N>
+using word_item = std::conditional_t<
+    N == 1, std::uint8_t,
+    std::conditional_t<N == 2, std::uint16_t,
+                       std::conditional_t<N == 4, std::uint32_t, std::conditional_t<N == 8, std::uint64_t, item16>>>>;
 
 inline cudaStream_t as_stream(std::uintptr_t s) { return reinterpret_cast<cudaStream_t>(s); }
 template <class T>
