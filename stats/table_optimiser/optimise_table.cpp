@@ -460,16 +460,20 @@ void newton_polish(column& v, const h::objective_options& opt, unsigned steps, u
 // convolution of the 16 base distributions by minimum-norm Gauss-Newton steps in
 // relative coordinates: each entry t_i becomes t_i (1 + e_i), e = (J T)^T y with
 // ((J T)(J T)^T) y = -r, J the exact Jacobian of (h_4..h_P) (moment_jacobian chained
-// through d mu / dt) and T = diag(t). Predictor-corrector (a homotopy in the targets):
-// the step is split into the part for r_4..r_C (C = settle_order; corrector, taken
-// whole, so those orders converge quadratically as soon as the start is close) and the
-// part for r_(C+2)..r_P (predictor: its targets move from the current values towards 0
-// by the fraction gamma <= 1 that moves no entry by more than 1 %). A whole step for the
-// high orders would move the top entries by tens of per cent, far outside the region
-// where the linearisation holds, and (shortened as a whole) would leave the low orders
-// unconverged. The iterate with the least sum_n D_n r_n^2 (D = objective_weights(P);
-// proportional to the output's best-polynomial failure rate) is kept. Returns false
-// (v unchanged) if none lowers that sum.
+// through d mu / dt) and T = diag(t). First the orders <= C (C = settle_order) alone,
+// the higher ones free, no entry moved by more than 1 % per step, until they have
+// settled (the largest move below 1e-9). Then predictor-corrector, a homotopy in the
+// targets: the step is split into the part for r_4..r_C (corrector, taken whole, so
+// those orders keep converging quadratically) and the part for r_(C+2)..r_P (predictor:
+// its targets move from the current values towards 0 by the fraction gamma <= 1 that
+// moves no entry by more than the predictor's cap; the cap, 0.1 % at first, halves when
+// the step leaves some |r_n|, n <= C, above 1e-5 and grows by 1.5 up to 1 % otherwise).
+// A whole step for the high orders would move the top entries by tens of per cent, far
+// outside the region where the linearisation holds, and (shortened as a whole) would
+// leave the low orders unconverged. The last 10 steps of the budget, if reached, settle
+// orders <= C again. Every step is taken; the iterate with the least
+// sum_n D_n r_n^2 (D = objective_weights(P); proportional to the output's best-polynomial
+// failure rate) is kept. Returns false (v unchanged) if none lowers that sum.
 bool tail_polish(column& v, double kurtosis_target, unsigned order, unsigned settle_order, unsigned steps) {
   const unsigned J = order / 2, d = J - 1, dc = settle_order / 2 - 1;  // r_n, n = 0..dc-1: corrector
   constexpr long double predictor_cap_max = 0.01L, low_tolerance = 1e-5L;
@@ -682,6 +686,10 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (cfg.max_order % 2 || cfg.report_order % 2) {
     std::cerr << "gaussian_table_optimiser: --max-order and --report-order must be even\n";
+    return 2;
+  }
+  if (cfg.polish_settle_order % 2) {
+    std::cerr << "gaussian_table_optimiser: --polish-settle-order must be even\n";
     return 2;
   }
   if (cfg.polish_order != 0 && (cfg.polish_order % 2 || cfg.polish_order < cfg.max_order || cfg.polish_order > 24)) {
