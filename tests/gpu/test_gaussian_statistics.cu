@@ -5,8 +5,10 @@
 // N = 2^L outputs (L = 36 by default; environment ONEPASS_GAUSSIAN_OUTPUTS_LOG2 = 30..42,
 // e.g. 38 for the article's 2^38) of the per-thread API warp_normal_generator<form::four>
 // with onepass::gaussian::default_table(), 2^17 threads (512 blocks x 256) with
-// N / 2^17 draws each, seed fixed. On the GPU, per thread:
-//   - S_n = sum of He_n(x), n = 1..12 (probabilists' Hermite polynomials by the
+// N / 2^17 draws each, seed fixed; once for the double draws (next_pair) and once for
+// the float draws (next_pair_float: the same doubles rounded to nearest float, issue 17),
+// each statistic below computed in double from the value drawn. On the GPU, per thread:
+//   - S_n = sum of He_n(x), n = 1..16 (probabilists' Hermite polynomials by the
 //     recurrence He_{k+1} = x He_k - k He_{k-1}), each a compensated sum (Knuth's
 //     TwoSum: the rounding error of every addition is kept in a second double);
 //   - the count of |x| > 4 and, for those, the article's mapping of the tail to (0, 2):
@@ -24,15 +26,20 @@
 //   article's inverse-CDF table is predicted to reach 4 sigma after about 9e10 outputs,
 //   so at 2^38 its |z| may exceed 5 — the printed table says which orders and why.
 // Tail count: binomial z = (K - N p) / sqrt(N p (1 - p)), p = erfc(4 / sqrt 2), and the
-// same against the analytics' p (Gram–Charlier series of h_2..h_12 at 4; the inverse-CDF
+// same against the analytics' p (Gram–Charlier series of h_2..h_16 at 4; the inverse-CDF
 // table, platykurtic, has about 0.08 % fewer tail outputs): |z_analytics| < 5, and
 // |z| < 5 where the predicted shift is below one standard deviation.
 // Conditional uniformity of the tails: Pearson chi-square over the 256 bins (255
 // degrees of freedom; Boost.Math via stats/chi_square.hpp), rejected at alpha = 2.87e-7
 // (the one-sided 5-sigma level).
 //
-// Run time: an estimated 0.5 s of GPU work per 2^36 outputs on an H100 (about 100 FP64
-// operations per output; not yet measured); label gpu,
+// Float draws: rounding to nearest float moves each output by at most 2^-24 |x|, which
+// shifts the z-scores by far less than one standard error at these N; they are checked
+// against the same predictions and bounds as the doubles and printed with a "[float32]"
+// prefix (so a log parser keyed on the unprefixed rows reads the double pass).
+//
+// Run time: an estimated 0.5 s of GPU work per 2^36 outputs and pass on an H100 (about
+// 130 FP64 operations per output; not yet measured); label gpu,
 // skipped (and reported as skipped) without a GPU.
 #include <gtest/gtest.h>
 
@@ -56,7 +63,7 @@ namespace {
 
 namespace g = onepass::gaussian;
 
-constexpr unsigned max_order = 12;
+constexpr unsigned max_order = 16;
 constexpr unsigned block_threads = 256;
 constexpr unsigned blocks = 512;
 constexpr std::uint64_t threads = std::uint64_t{blocks} * block_threads;  // 2^17
@@ -100,7 +107,23 @@ __device__ inline unsigned tail_bin(double x) {
   return b >= tail_bins - 1 ? tail_bins - 1 : static_cast<unsigned>(b);
 }
 
-/// sums/comps: [order-1][thread] (order 1..12); bins: tail_bins counters.
+/// Adds He_1(x)..He_max_order(x) into the compensated sums and counts a tail output.
+__device__ inline void accumulate(double x, double* s, double* c, unsigned* block_bins) {
+  double prev = 1.0, cur = x;  // He_0, He_1
+  compensated_add(s[0], c[0], cur);
+#pragma unroll
+  for (unsigned n = 1; n < max_order; ++n) {  // He_{n+1} = x He_n - n He_{n-1}
+    const double next = x * cur - static_cast<double>(n) * prev;
+    prev = cur;
+    cur = next;
+    compensated_add(s[n], c[n], cur);
+  }
+  if (fabs(x) > tail_threshold) atomicAdd(&block_bins[tail_bin(x)], 1u);
+}
+
+/// sums/comps: [order-1][thread] (order 1..max_order); bins: tail_bins counters. `draws`
+/// is even; Float: the draws of next_pair_float (else next_pair), statistics in double.
+template <bool Float>
 __global__ void __launch_bounds__(block_threads)
     statistics_kernel(const g::table tab, std::uint64_t draws, double* sums, double* comps,
                       unsigned long long* bins) {
@@ -113,18 +136,16 @@ __global__ void __launch_bounds__(block_threads)
   double s[max_order], c[max_order];
 #pragma unroll
   for (unsigned n = 0; n < max_order; ++n) s[n] = c[n] = 0.0;
-  for (std::uint64_t d = 0; d < draws; ++d) {  // same count in every lane: converged
-    const double x = gen.next();
-    double prev = 1.0, cur = x;  // He_0, He_1
-    compensated_add(s[0], c[0], cur);
-#pragma unroll
-    for (unsigned n = 1; n < max_order; ++n) {  // He_{n+1} = x He_n - n He_{n-1}
-      const double next = x * cur - static_cast<double>(n) * prev;
-      prev = cur;
-      cur = next;
-      compensated_add(s[n], c[n], cur);
+  for (std::uint64_t d = 0; d < draws; d += 2) {  // same count in every lane: converged
+    if constexpr (Float) {
+      const float2 z = gen.next_pair_float();
+      accumulate(static_cast<double>(z.x), s, c, block_bins);
+      accumulate(static_cast<double>(z.y), s, c, block_bins);
+    } else {
+      const double2 z = gen.next_pair();
+      accumulate(z.x, s, c, block_bins);
+      accumulate(z.y, s, c, block_bins);
     }
-    if (fabs(x) > tail_threshold) atomicAdd(&block_bins[tail_bin(x)], 1u);
   }
 #pragma unroll
   for (unsigned n = 0; n < max_order; ++n) {
@@ -156,8 +177,10 @@ long double factorial(unsigned n) {
   return f;
 }
 
-TEST(GaussianStatistics, HermiteZScoresTailCountAndTailUniformity) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: the GPU statistical tests of the warp Gaussian generator did not run";
+/// The whole check for the double (Float false) or float (true) draws.
+template <bool Float>
+void check_statistics() {
+  const char* tag = Float ? "[float32] " : "";
   const unsigned log2n = outputs_log2();
   const std::uint64_t n_out = std::uint64_t{1} << log2n;
   const std::uint64_t draws = n_out / threads;  // log2n >= 30 > 17
@@ -174,7 +197,7 @@ TEST(GaussianStatistics, HermiteZScoresTailCountAndTailUniformity) {
   CUDA_OK(cudaEventCreate(&start));
   CUDA_OK(cudaEventCreate(&stop));
   CUDA_OK(cudaEventRecord(start));
-  statistics_kernel<<<blocks, block_threads>>>(tab, draws, d_sums, d_comps, d_bins);
+  statistics_kernel<Float><<<blocks, block_threads>>>(tab, draws, d_sums, d_comps, d_bins);
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaEventRecord(stop));
   CUDA_OK(cudaEventSynchronize(stop));
@@ -190,22 +213,22 @@ TEST(GaussianStatistics, HermiteZScoresTailCountAndTailUniformity) {
   cudaFree(d_bins);
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
-  std::printf("warp Gaussian, default_table(), form four: N = 2^%u outputs in %.3f s on the GPU (%.1f G/s with the "
-              "statistics)\n", log2n, ms / 1e3, N / (ms / 1e3) / 1e9);
+  std::printf("%swarp Gaussian, default_table(), form four, %s draws: N = 2^%u outputs in %.3f s on the GPU (%.1f G/s "
+              "with the statistics)\n", tag, Float ? "float" : "double", log2n, ms / 1e3, N / (ms / 1e3) / 1e9);
 
   // Hermite z-scores against the analytics' prediction.
   const std::vector<long double> h = onepass::stats::hermite::generator_hermites(tab, g::form::four, max_order);
-  std::printf("%5s %12s %12s %12s\n", "order", "z", "z_predicted", "z - z_pred");
+  std::printf("%s%5s %12s %12s %12s\n", tag, "order", "z", "z_predicted", "z - z_pred");
   for (unsigned n = 1; n <= max_order; ++n) {
     const long double S = total(sums, comps, (n - 1) * threads, threads);
     const double z = static_cast<double>(S / std::sqrt(static_cast<long double>(N) * factorial(n)));
     const double z_pred = static_cast<double>(std::sqrt(static_cast<long double>(N)) * h[n] / std::sqrt(factorial(n)));
-    std::printf("%5u %12.4f %12.4f %12.4f\n", n, z, z_pred, z - z_pred);
-    EXPECT_LT(std::fabs(z - z_pred), 5.0) << "He_" << n << ": z = " << z << ", predicted " << z_pred;
-    if (std::fabs(z_pred) < 1.0) EXPECT_LT(std::fabs(z), 5.0) << "He_" << n << ": z = " << z;
+    std::printf("%s%5u %12.4f %12.4f %12.4f\n", tag, n, z, z_pred, z - z_pred);
+    EXPECT_LT(std::fabs(z - z_pred), 5.0) << tag << "He_" << n << ": z = " << z << ", predicted " << z_pred;
+    if (std::fabs(z_pred) < 1.0) EXPECT_LT(std::fabs(z), 5.0) << tag << "He_" << n << ": z = " << z;
     else
-      std::printf("      note: He_%u's predicted bias is %.2f sigma at this N: the table in use is not good enough "
-                  "for N = 2^%u at this order (expected for the inverse-CDF table)\n", n, z_pred, log2n);
+      std::printf("%s      note: He_%u's predicted bias is %.2f sigma at this N: the table in use is not good enough "
+                  "for N = 2^%u at this order (expected for the inverse-CDF table)\n", tag, n, z_pred, log2n);
   }
 
   // Tail count.
@@ -224,19 +247,30 @@ TEST(GaussianStatistics, HermiteZScoresTailCountAndTailUniformity) {
     p_gen += 2.0 * phi_t * static_cast<double>(h[n] / factorial(n)) * he[n - 1];
   const double z_tail = (static_cast<double>(tail) - N * p) / std::sqrt(N * p * (1 - p));
   const double z_tail_gen = (static_cast<double>(tail) - N * p_gen) / std::sqrt(N * p_gen * (1 - p_gen));
-  std::printf("|x| > 4: %llu outputs; N(0,1) expects %.1f (p = %.6e): z = %.3f; the generator's analytics expect "
-              "%.1f: z = %.3f\n", tail, N * p, p, z_tail, N * p_gen, z_tail_gen);
-  EXPECT_LT(std::fabs(z_tail_gen), 5.0) << "tail count against the analytics' prediction";
-  if (std::fabs(N * (p_gen - p)) < std::sqrt(N * p)) EXPECT_LT(std::fabs(z_tail), 5.0) << "tail count against N(0,1)";
+  std::printf("%s|x| > 4: %llu outputs; N(0,1) expects %.1f (p = %.6e): z = %.3f; the generator's analytics expect "
+              "%.1f: z = %.3f\n", tag, tail, N * p, p, z_tail, N * p_gen, z_tail_gen);
+  EXPECT_LT(std::fabs(z_tail_gen), 5.0) << tag << "tail count against the analytics' prediction";
+  if (std::fabs(N * (p_gen - p)) < std::sqrt(N * p))
+    EXPECT_LT(std::fabs(z_tail), 5.0) << tag << "tail count against N(0,1)";
 
   // Conditional uniformity of the erf-mapped tails.
-  ASSERT_GT(tail, 100u * tail_bins) << "too few tail outputs for the chi-square test";
+  ASSERT_GT(tail, 100u * tail_bins) << tag << "too few tail outputs for the chi-square test";
   const std::vector<std::uint64_t> counts(bins.begin(), bins.end());
   const auto chi = onepass::stats::chi_square_uniform(counts, 2.87e-7);
-  std::printf("tail uniformity: chi-square = %.2f, %llu degrees of freedom, p = %.4g (critical value %.2f at "
-              "alpha = 2.87e-7)\n", chi.statistic, static_cast<unsigned long long>(chi.degrees_of_freedom),
+  std::printf("%stail uniformity: chi-square = %.2f, %llu degrees of freedom, p = %.4g (critical value %.2f at "
+              "alpha = 2.87e-7)\n", tag, chi.statistic, static_cast<unsigned long long>(chi.degrees_of_freedom),
               chi.p_value, chi.critical_value);
-  EXPECT_TRUE(chi.passes) << "chi-square " << chi.statistic << " > " << chi.critical_value;
+  EXPECT_TRUE(chi.passes) << tag << "chi-square " << chi.statistic << " > " << chi.critical_value;
+}
+
+TEST(GaussianStatistics, HermiteZScoresTailCountAndTailUniformity) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: the GPU statistical tests of the warp Gaussian generator did not run";
+  check_statistics<false>();
+}
+
+TEST(GaussianStatistics, FloatDrawsHermiteZScoresTailCountAndTailUniformity) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: the GPU statistical tests of the warp Gaussian generator did not run";
+  check_statistics<true>();
 }
 
 }  // namespace

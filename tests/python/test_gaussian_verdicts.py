@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Verdicts of the Gaussian section (figures/gaussian_results.py's report_section, which the
 report calls), on synthetic CSVs: the throughput bar (ours >= 1.3 x curand_normal2_double in
-registers) and dieharder -- a claim that holds, one that fails, data missing.
+registers), dieharder and the table-quality bar of issue 17 (every Hermite, moment and
+best-polynomial test of order <= 24 lasts >= 1e31 outputs, orders <= 16 >= 1e33, with the
+per-order table of the report) -- a claim that holds, one that fails, data missing.
 
 Run alone: python3 tests/python/test_gaussian_verdicts.py"""
 
@@ -15,6 +17,9 @@ from figures import gaussian_results  # noqa: E402  (the repository root is on t
 
 THROUGHPUT = "Gaussian throughput"
 DIEHARDER = "Gaussian stream passes dieharder"
+TABLE_BAR = "Gaussian table: every test of order"
+FAILURE_COLUMNS = ["table", "order", "hermite", "hermite_failure_outputs", "moment_discrepancy",
+                   "moment_failure_outputs", "best_polynomial_failure_outputs", "controlled_by_optimiser"]
 
 
 class FakeReport:
@@ -42,6 +47,19 @@ def throughput_rows(rates):
 def dieharder_rows(assessments):
     return [{"test_id": i, "test_name": "test %d" % i, "ntup": 0, "tsamples": 100000, "psamples": 20,
              "p_value": 0.5, "assessment": a} for i, a in enumerate(assessments)]
+
+
+def failure_rows(ours, initial=1e11, orders=24):
+    """gaussian_hermite_failure rows: odd orders inf, even orders `initial` (inverse-CDF) and
+    ours[n] (or 1e35) for all three tests of the optimised table."""
+    rows = []
+    for table in ("inverse_cdf", "optimised"):
+        for n in range(1, orders + 1):
+            value = "inf" if n % 2 else (ours.get(n, 1e35) if table == "optimised" else initial)
+            rows.append({"table": table, "order": n, "hermite": 0, "hermite_failure_outputs": value,
+                         "moment_discrepancy": 0, "moment_failure_outputs": value,
+                         "best_polynomial_failure_outputs": value, "controlled_by_optimiser": 1})
+    return rows
 
 
 class GaussianVerdicts(unittest.TestCase):
@@ -89,6 +107,34 @@ class GaussianVerdicts(unittest.TestCase):
         t.write_csv(self.results, "gaussian_dieharder", t.DIEHARDER_COLUMNS,
                     dieharder_rows(["PASSED"] * 17 + ["FAILED"]))
         self.assertEqual(t.summary_verdict(self.summary(), DIEHARDER), "fails")
+
+    def table_bar(self, rows):
+        t.write_csv(self.results, "gaussian_hermite_failure", FAILURE_COLUMNS, rows)
+        report = self.summary()
+        return t.summary_verdict(report, TABLE_BAR), report
+
+    def test_table_bar_met_and_the_report_lists_orders_1_to_24(self):
+        verdict, report = self.table_bar(failure_rows({10: 2e33, 18: 3e31}))
+        self.assertEqual(verdict, "met")
+        text = "\n".join(report.blocks)
+        for n in range(1, 25):
+            self.assertRegex(text, r"\n\| %d \| " % n)
+        self.assertIn("9.1e10 (initial table)", text)  # the article's figures, from gaussian_article.csv
+        self.assertIn("1.6e30 (the article's optimised table)", text)
+        self.assertIn("3.00e+31", text)
+
+    def test_table_bar_not_met_when_a_high_order_fails_early(self):
+        # the table before issue 17: order 18 fails after 1.3e29 outputs
+        self.assertEqual(self.table_bar(failure_rows({18: 1.3e29}))[0], "not met")
+
+    def test_table_bar_not_met_when_a_low_order_is_below_1e33(self):
+        self.assertEqual(self.table_bar(failure_rows({10: 8e32}))[0], "not met")
+
+    def test_table_bar_not_met_when_orders_above_16_are_missing(self):
+        self.assertEqual(self.table_bar(failure_rows({}, orders=16))[0], "not met")
+
+    def test_table_bar_missing_is_not_run(self):
+        self.assertEqual(t.summary_verdict(self.summary(), TABLE_BAR), "not run")
 
     def test_dieharder_missing_is_not_run(self):
         self.assertEqual(t.summary_verdict(self.summary(), DIEHARDER), "not run")
