@@ -115,6 +115,12 @@ test-python-pkg:
 	cmake --build $(PY_EXT) --target _onepass -j $(JOBS) >> $(PY_EXT).log 2>&1 || { tail -30 $(PY_EXT).log; exit 1; }; \
 	ONEPASS_CLI=$(abspath $(BIN))/onepass PYTHONPATH=$(PY_EXT)/python $(PYTHON) -m unittest discover -s tests/python_pkg -p 'test_*.py'
 
+# The CPU extension's type stub python/onepass/_onepass.pyi, regenerated with nanobind's stubgen
+# from the extension that test-python-pkg builds (tests/python_pkg checks that it lists every member).
+.PHONY: python-stubs
+python-stubs: test-python-pkg
+	PYTHONPATH=$(PY_DEPS):$(PY_EXT)/python $(PYTHON) -m nanobind.stubgen -m onepass._onepass -o python/onepass/_onepass.pyi
+
 # The whole figure pipeline at a tiny scale into a scratch directory, then a check
 # that every figure and the report came out.
 smoke:

@@ -283,3 +283,20 @@ class Sort(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TypeStubs(unittest.TestCase):
+    """python/onepass/_onepass.pyi (nanobind's stubgen, `make python-stubs`) lists every public
+    function and constant of the CPU extension, so editors complete it."""
+
+    def test_stub_names_every_extension_member(self):
+        from onepass import _onepass
+        stub_path = os.path.join(os.path.dirname(onepass.__file__), "_onepass.pyi")
+        self.assertTrue(os.path.exists(stub_path), "no _onepass.pyi beside the package (make python-stubs)")
+        with open(stub_path, encoding="utf-8") as f:
+            stub = f.read()
+        members = [n for n in dir(_onepass) if not n.startswith("_")]
+        self.assertTrue(members)
+        for name in members:
+            self.assertTrue(("def %s(" % name) in stub or ("\n%s: " % name) in stub or ("class %s" % name) in stub,
+                            "%s of onepass._onepass is missing from _onepass.pyi: run make python-stubs" % name)

@@ -1,0 +1,90 @@
+"""
+onepass CPU kernels (bijective shuffle, Mitchell et al. §3-4); use the functions of `onepass`.
+"""
+
+from typing import Annotated, overload
+
+import numpy
+from numpy.typing import NDArray
+
+
+default_rounds: int = 24
+
+max_length: int = 9223372036854775808
+
+def shuffle_bytes(x: Annotated[NDArray[numpy.uint8], dict(shape=(None, None), order='C', device='cpu')], out: Annotated[NDArray[numpy.uint8], dict(shape=(None, None), order='C', device='cpu')], seed: int, rounds: int, inverse: bool) -> None:
+    """
+    Rows of x (n x row_bytes uint8, C-contiguous) shuffled into out (same shape, distinct memory).
+    """
+
+def permutation_into(p: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu')], seed: int, rounds: int) -> None:
+    """Writes the permutation of 0..n-1 for (seed, rounds) into p (n uint64)."""
+
+@overload
+def normal_into(out: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu')], mean: float, stddev: float, seed: int, form: int) -> None:
+    """
+    Fills out (n float64) with N(mean, stddev^2) samples of the warp Gaussian generator.
+    """
+
+@overload
+def normal_into(out: Annotated[NDArray[numpy.float32], dict(shape=(None,), order='C', device='cpu')], mean: float, stddev: float, seed: int, form: int) -> None:
+    """Fills out (n float32): the float64 samples rounded to nearest."""
+
+def segmented_bytes(x: Annotated[NDArray[numpy.uint8], dict(shape=(None, None), order='C', device='cpu')], out: Annotated[NDArray[numpy.uint8], dict(shape=(None, None), order='C', device='cpu')], offsets: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu', writable=False)], num_segments: int, row_length: int, item: int, seed: int, rounds: int, inverse: bool, use_offsets: bool) -> None: ...
+
+def segment_seed(seed: int, segment: int) -> int:
+    """The seed of segment s of a segmented shuffle with `seed`."""
+
+@overload
+def sort_keys(keys: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], keys_out: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu')], begin_bit: int, end_bit: int, descending: bool) -> None: ...
+
+@overload
+def sort_keys(keys: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)], keys_out: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu')], begin_bit: int, end_bit: int, descending: bool) -> None: ...
+
+@overload
+def sort_keys(keys: Annotated[NDArray[numpy.float32], dict(shape=(None,), order='C', device='cpu', writable=False)], keys_out: Annotated[NDArray[numpy.float32], dict(shape=(None,), order='C', device='cpu')], begin_bit: int, end_bit: int, descending: bool) -> None: ...
+
+@overload
+def sort_keys(keys: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], keys_out: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu')], begin_bit: int, end_bit: int, descending: bool) -> None: ...
+
+@overload
+def sort_keys(keys: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu', writable=False)], keys_out: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu')], begin_bit: int, end_bit: int, descending: bool) -> None: ...
+
+@overload
+def sort_keys(keys: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], keys_out: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu')], begin_bit: int, end_bit: int, descending: bool) -> None: ...
+
+@overload
+def sort_pairs(keys: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], keys_out: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu')], values: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], values_out: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu')], begin_bit: int, end_bit: int, descending: bool) -> None: ...
+
+@overload
+def sort_pairs(keys: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], keys_out: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu')], values: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], values_out: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu')], begin_bit: int, end_bit: int, descending: bool) -> None: ...
+
+@overload
+def sort_pairs(keys: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)], keys_out: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu')], values: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], values_out: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu')], begin_bit: int, end_bit: int, descending: bool) -> None: ...
+
+@overload
+def sort_pairs(keys: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)], keys_out: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu')], values: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], values_out: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu')], begin_bit: int, end_bit: int, descending: bool) -> None: ...
+
+@overload
+def sort_pairs(keys: Annotated[NDArray[numpy.float32], dict(shape=(None,), order='C', device='cpu', writable=False)], keys_out: Annotated[NDArray[numpy.float32], dict(shape=(None,), order='C', device='cpu')], values: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], values_out: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu')], begin_bit: int, end_bit: int, descending: bool) -> None: ...
+
+@overload
+def sort_pairs(keys: Annotated[NDArray[numpy.float32], dict(shape=(None,), order='C', device='cpu', writable=False)], keys_out: Annotated[NDArray[numpy.float32], dict(shape=(None,), order='C', device='cpu')], values: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], values_out: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu')], begin_bit: int, end_bit: int, descending: bool) -> None: ...
+
+@overload
+def sort_pairs(keys: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], keys_out: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu')], values: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], values_out: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu')], begin_bit: int, end_bit: int, descending: bool) -> None: ...
+
+@overload
+def sort_pairs(keys: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], keys_out: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu')], values: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], values_out: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu')], begin_bit: int, end_bit: int, descending: bool) -> None: ...
+
+@overload
+def sort_pairs(keys: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu', writable=False)], keys_out: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu')], values: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], values_out: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu')], begin_bit: int, end_bit: int, descending: bool) -> None: ...
+
+@overload
+def sort_pairs(keys: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu', writable=False)], keys_out: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu')], values: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], values_out: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu')], begin_bit: int, end_bit: int, descending: bool) -> None: ...
+
+@overload
+def sort_pairs(keys: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], keys_out: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu')], values: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], values_out: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu')], begin_bit: int, end_bit: int, descending: bool) -> None: ...
+
+@overload
+def sort_pairs(keys: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], keys_out: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu')], values: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], values_out: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu')], begin_bit: int, end_bit: int, descending: bool) -> None: ...
