@@ -655,10 +655,12 @@ void run_bijective0(void* d_temp, const T* d_in, T* d_out, std::uint64_t m, cons
 /// nothing is enqueued. Otherwise d_temp must hold at least that many bytes of
 /// device memory (any alignment) and the work is enqueued on `stream`, not waited
 /// for. The query of bijective0/1 asks CUB for its own storage, which looks at the
-/// current device. Temporary storage, n = 2^b: bijective2 8 bytes per tile (2048
-/// indices per tile from n = 2^22 up, 1024 for 16-byte T; 512 below) plus under
-/// 1 KiB; bijective1 twice that plus CUB's scan storage; bijective0 8 (n + m) bytes
-/// plus CUB's selection storage (so bijective0 takes b <= 56 only).
+/// current device. Temporary storage, n = 2^b: bijective2 8 bytes per tile (1024
+/// indices per tile from n = 2^22 up; 512 below) plus under 1 KiB; bijective1 twice
+/// that plus CUB's scan storage; bijective0 8 (n + m) bytes plus CUB's selection
+/// storage (so bijective0 takes b <= 56 only). A bijective2 whose output fits in the
+/// device's shared memory (up to 2^21 uint64 indices on an H100) runs the staged
+/// structure of gpu_staged_shuffle.cuh, one cooperative launch, in the same storage.
 ///
 /// T: any trivially copyable type (moved as its bytes). d_in, d_out: device
 /// pointers to m elements each, not overlapping. m in [0, 2^63]. f: a bijection of
