@@ -394,12 +394,7 @@ def _display(path):
 def report_section(report, results, recorded_root):
     """Adds the Python-package section to a make_report.Report (add, figure, summary)."""
     report.add("## Python package on GPU arrays: onepass against torch, CuPy and JAX (`%s`, issue 16)" % EXPERIMENT)
-    try:
-        loaded = load(results, recorded_root)
-    except sr.MissingInput as e:
-        loaded, why = None, str(e)
-    else:
-        why = "no `%s.csv` fresh or recorded" % EXPERIMENT
+    loaded, why = sr.load_or_reason(load, results, recorded_root, EXPERIMENT)
     if loaded is None:
         report.add("**Not measured yet:** %s. `scripts/device-python-gpu.sh OUTDIR` on a GPU machine builds the "
                    "package's CUDA module and runs `experiments/python_peers.py` (onepass against "

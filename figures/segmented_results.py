@@ -116,12 +116,7 @@ def extend(results, out_dir, recorded_root, written, problems):
 def report_section(report, results, recorded_root):
     """Adds the segmented-shuffle section to a make_report.Report (add, figure, summary)."""
     report.add("## Segmented shuffle — many rows in one call (`%s`)" % EXPERIMENT)
-    try:
-        loaded = load(results, recorded_root)
-    except sr.MissingInput as e:
-        loaded, why = None, str(e)
-    else:
-        why = "no `%s.csv` fresh or recorded" % EXPERIMENT
+    loaded, why = sr.load_or_reason(load, results, recorded_root, EXPERIMENT)
     if loaded is None:
         report.add("**Not measured yet:** %s. The experiment shuffles B rows of n uint64 items (B n = 2^28) for n = "
                    "2^8 … 2^24 and a ragged case with ours, CUB's segmented sorts of random keys, the segment-id "

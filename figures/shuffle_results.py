@@ -430,3 +430,13 @@ def gpu_figure_hook(figure, experiment, load, draw, results, out_dir, recorded_r
     except MissingInput as e:
         return written, problems + ["%s not drawn: %s" % (figure, e)]
 
+
+def load_or_reason(load, results, recorded_root, experiment):
+    """(loaded, why) for a report section: loaded = load(results, recorded_root), or None with
+    `why` the reason (the MissingInput's text, or that no results exist, fresh or recorded)."""
+    try:
+        loaded = load(results, recorded_root)
+    except MissingInput as e:
+        return None, str(e)
+    return loaded, "no `%s.csv` fresh or recorded" % experiment
+

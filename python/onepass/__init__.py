@@ -259,15 +259,7 @@ def _sort_args(keys, begin_bit, end_bit):
         raise ValueError("keys: must be 1-d, got %d dimensions" % keys.ndim)
     if keys.dtype not in _SORT_KEYS:
         raise TypeError("keys: dtype must be one of %s, got %s" % (", ".join(str(d) for d in _SORT_KEYS), keys.dtype))
-    width = keys.dtype.itemsize * 8
-    for name, value in (("begin_bit", begin_bit), ("end_bit", end_bit)):
-        if value is not None and (isinstance(value, (bool, _np.bool_)) or not isinstance(value, (int, _np.integer))):
-            raise TypeError("%s: must be an integer, got %s" % (name, type(value).__name__))
-    end = width if end_bit is None else int(end_bit)
-    if not 1 <= end <= width:
-        raise ValueError("end_bit: must be in [1, %d] (the key width), got %d" % (width, end))
-    if not 0 <= int(begin_bit) < end:
-        raise ValueError("begin_bit: must be in [0, end_bit) = [0, %d), got %d" % (end, int(begin_bit)))
+    begin_bit, end = _gpu.check_bit_range(begin_bit, end_bit, keys.dtype.itemsize * 8)
     keys = _np.ascontiguousarray(keys)
     if keys.dtype.byteorder == ">":
         keys = keys.astype(keys.dtype.newbyteorder("="))

@@ -442,7 +442,14 @@ def _sort_keys_array(keys, begin_bit, end_bit):
     if kind is None:
         raise TypeError("keys: dtype must be one of uint32, int32, float32, uint64, int64, float64, got %s"
                         % dtype_name(k.dtype))
-    width = k.dtype[1]
+    begin, end = check_bit_range(begin_bit, end_bit, k.dtype[1])
+    return ctx, k, kind, begin, end
+
+
+def check_bit_range(begin_bit, end_bit, width):
+    """(begin, end) of a sort's bit range for keys of `width` bits (end_bit None: the width).
+    Raises TypeError for a non-integer and ValueError outside 0 <= begin_bit < end_bit <= width
+    (the CPU and GPU paths both check with this)."""
     for name, value in (("begin_bit", begin_bit), ("end_bit", end_bit)):
         if value is not None and (isinstance(value, (bool, _np.bool_)) or not isinstance(value, (int, _np.integer))):
             raise TypeError("%s: must be an integer, got %s" % (name, type(value).__name__))
@@ -451,7 +458,7 @@ def _sort_keys_array(keys, begin_bit, end_bit):
         raise ValueError("end_bit: must be in [1, %d] (the key width), got %d" % (width, end))
     if not 0 <= int(begin_bit) < end:
         raise ValueError("begin_bit: must be in [0, end_bit) = [0, %d), got %d" % (end, int(begin_bit)))
-    return ctx, k, kind, int(begin_bit), end
+    return int(begin_bit), end
 
 
 def sort(keys, values, descending, begin_bit, end_bit):
