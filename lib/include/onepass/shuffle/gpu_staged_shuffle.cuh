@@ -259,32 +259,16 @@ __global__ void __launch_bounds__(staged_block)
   for (std::uint32_t j = lane; j < count; j += 32) dst[prefix + j] = piece[j];
 }
 
-/// Blocks of the staged kernel for elements T and evaluator Eval that fit on one SM by
-/// threads and registers (occupancy without dynamic shared memory), queried once per
-/// device. Throws onepass::runtime_failure when the query fails.
-template <class T, class Eval>
-unsigned staged_kernel_blocks_per_sm() {
-  constexpr int cached_devices = 64;
-  static std::atomic<unsigned> cache[cached_devices];
-  int device = 0;
-  ONEPASS_CUDA_CHECK(cudaGetDevice(&device));
-  unsigned blocks = device < cached_devices ? cache[device].load(std::memory_order_relaxed) : 0;
-  if (blocks == 0) {
-    int per_sm = 0;
-    ONEPASS_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, &staged_shuffle_kernel<T, Eval>, staged_block, 0));
-    blocks = static_cast<unsigned>(per_sm > 0 ? per_sm : 0);
-    if (device < cached_devices && blocks > 0) cache[device].store(blocks, std::memory_order_relaxed);
-  }
-  return blocks;
-}
-
 /// The staged plan of the current device for elements T and evaluator Eval.
 template <class T, class Eval>
 staged_plan plan_staged_for(unsigned bits) {
   const staged_device d = query_staged_device();
   if (!d.cooperative || bits > staged_max_bits) return staged_plan{};
-  return plan_staged(bits, sizeof(T), d, staged_kernel_blocks_per_sm<T, Eval>());
+  // Blocks per SM by threads and registers: the kernel's occupancy without dynamic shared
+  // memory (device::resident_blocks caches it per device as SMs x blocks per SM).
+  constexpr auto kernel = &staged_shuffle_kernel<T, Eval>;
+  const unsigned per_sm = device::resident_blocks<kernel>(staged_block) / device::multiprocessors();
+  return plan_staged(bits, sizeof(T), d, per_sm);
 }
 
 /// Enqueues the staged shuffle with plan `plan` (fits) on `stream`; d_temp holds at
