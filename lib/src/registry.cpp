@@ -10,15 +10,38 @@ namespace onepass::registry {
 
 namespace {
 // Function-local static so registration order across translation units is safe.
-using shuffle_key = std::pair<device, std::string>;
-std::map<shuffle_key, shuffle_entry>& shuffle_table() {
-  static std::map<shuffle_key, shuffle_entry> table;
+// The families keyed by (device, name): shuffles and segmented shuffles.
+using named_key = std::pair<device, std::string>;
+std::map<named_key, shuffle_entry>& shuffle_table() {
+  static std::map<named_key, shuffle_entry> table;
   return table;
 }
-using segmented_key = std::pair<device, std::string>;
-std::map<segmented_key, segmented_entry>& segmented_table() {
-  static std::map<segmented_key, segmented_entry> table;
+std::map<named_key, segmented_entry>& segmented_table() {
+  static std::map<named_key, segmented_entry> table;
   return table;
+}
+// Registration and lookup of the (device, name) families, with the same checks and messages.
+template <class Entry>
+void add_named(std::map<named_key, Entry>& table, Entry entry, const char* function) {
+  require(!entry.name.empty(), function, "entry.name", "must not be empty");
+  named_key key{entry.where, entry.name};
+  require(table.count(key) == 0, function, "entry.name",
+          "'" + entry.name + "' is already registered for " + to_string(entry.where));
+  table.emplace(std::move(key), std::move(entry));
+}
+
+template <class Entry>
+const Entry& find_named(const std::map<named_key, Entry>& table, const std::string& name,
+                        device where, const char* function, const char* noun) {
+  auto it = table.find({where, name});
+  if (it == table.end()) {
+    std::string known;
+    for (const auto& kv : table)
+      if (kv.first.first == where) known += (known.empty() ? "" : ", ") + kv.first.second;
+    throw error("onepass::registry::" + std::string(function) + ": name: no " + to_string(where) + " " + noun + " '" +
+                name + "' is registered; registered: " + known);
+  }
+  return it->second;
 }
 using sort_key = std::tuple<device, sort_shape, std::string>;
 std::map<sort_key, sort_entry>& sort_table() {
@@ -29,14 +52,7 @@ std::map<sort_key, sort_entry>& sort_table() {
 
 const char* to_string(device d) { return d == device::cpu ? "cpu" : "gpu"; }
 
-void add_shuffle(shuffle_entry entry) {
-  auto& table = shuffle_table();
-  require(!entry.name.empty(), "registry::add_shuffle", "entry.name", "must not be empty");
-  shuffle_key key{entry.where, entry.name};
-  require(table.count(key) == 0, "registry::add_shuffle", "entry.name",
-          "'" + entry.name + "' is already registered for " + to_string(entry.where));
-  table.emplace(std::move(key), std::move(entry));
-}
+void add_shuffle(shuffle_entry entry) { add_named(shuffle_table(), std::move(entry), "registry::add_shuffle"); }
 
 std::vector<shuffle_entry> shuffles() {
   std::vector<shuffle_entry> out;  // the map's order: by device, then name
@@ -45,29 +61,15 @@ std::vector<shuffle_entry> shuffles() {
 }
 
 bool contains_shuffle(const std::string& name, device where) {
-  return shuffle_table().count(shuffle_key{where, name}) != 0;
+  return shuffle_table().count(named_key{where, name}) != 0;
 }
 
 const shuffle_entry& find_shuffle(const std::string& name, device where) {
-  const auto& table = shuffle_table();
-  auto it = table.find(shuffle_key{where, name});
-  if (it == table.end()) {
-    std::string known;
-    for (const auto& kv : table)
-      if (kv.first.first == where) known += (known.empty() ? "" : ", ") + kv.first.second;
-    throw error("onepass::registry::find_shuffle: name: no " + std::string(to_string(where)) + " shuffle '" + name +
-                "' is registered; registered: " + known);
-  }
-  return it->second;
+  return find_named(shuffle_table(), name, where, "find_shuffle", "shuffle");
 }
 
 void add_segmented(segmented_entry entry) {
-  auto& table = segmented_table();
-  require(!entry.name.empty(), "registry::add_segmented", "entry.name", "must not be empty");
-  segmented_key key{entry.where, entry.name};
-  require(table.count(key) == 0, "registry::add_segmented", "entry.name",
-          "'" + entry.name + "' is already registered for " + to_string(entry.where));
-  table.emplace(std::move(key), std::move(entry));
+  add_named(segmented_table(), std::move(entry), "registry::add_segmented");
 }
 
 std::vector<segmented_entry> segmented_shuffles() {
@@ -77,16 +79,7 @@ std::vector<segmented_entry> segmented_shuffles() {
 }
 
 const segmented_entry& find_segmented(const std::string& name, device where) {
-  const auto& table = segmented_table();
-  auto it = table.find(segmented_key{where, name});
-  if (it == table.end()) {
-    std::string known;
-    for (const auto& kv : table)
-      if (kv.first.first == where) known += (known.empty() ? "" : ", ") + kv.first.second;
-    throw error("onepass::registry::find_segmented: name: no " + std::string(to_string(where)) +
-                " segmented shuffle '" + name + "' is registered; registered: " + known);
-  }
-  return it->second;
+  return find_named(segmented_table(), name, where, "find_segmented", "segmented shuffle");
 }
 
 const char* to_string(sort_shape shape) {
