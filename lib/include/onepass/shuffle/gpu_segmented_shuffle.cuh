@@ -14,12 +14,15 @@
 //   warp path   (m_s <= warp_segment_max = 256): one warp shuffles one segment at a time.
 //               The 32 lanes first derive the round keys of 32 segments at once (lane j:
 //               segment j of its group, random/mt19937_64_prefix.hpp), into shared
-//               memory; then, per segment, the warp evaluates the bijection over the
-//               domain in chunks of 32 x warp_items indices, ranks the kept images with
-//               ballots and moves in[f(i)] -> out[rank]: one read and one write of each
-//               item, the reads within the segment (2 KB of uint64: L1-resident).
-//   block path  (up to stage_bytes = 32 KB of items: 4096 uint64): one block per segment
-//               reads it into shared memory (coalesced, once), then evaluates the bijection
+//               memory; then, per segment, the warp copies the items into its shared-memory
+//               stage (cp.async, coalesced; elements up to 16 bytes), evaluates the
+//               bijection over the domain (one chunk of 32 x warp_items indices) while the
+//               copy is in flight, ranks the kept images with ballots and moves
+//               stage[f(i)] -> out[rank]: one read and one write of each item.
+//   block path  (up to stage_bytes = 32 KB of items: 4096 uint64): one block per segment,
+//               two stages in shared memory: the block's next segment is copied into one
+//               (cp.async, coalesced, once) while the current one is shuffled out of the
+//               other, so the loads overlap the bijection's arithmetic; the bijection runs
 //               in tiles of 256 x 4 indices ranked by a block-wide exclusive scan of the
 //               ballot counts with a running offset (no look-back: the block owns the
 //               segment), gathering from shared memory; round keys from a table that one
@@ -61,7 +64,7 @@
 
 namespace onepass::shuffle::gpu {
 
-/// Longest segment of the warp path (a domain of at most 2^8 indices: the segment stays in L1).
+/// Longest segment of the warp path (a domain of at most 2^8 indices: one chunk of the warp).
 inline constexpr std::uint64_t warp_segment_max = 256;
 /// Bytes of shared memory a block-path block stages its segment in: longer segments take
 /// the tiled path.
@@ -167,16 +170,40 @@ __host__ __device__ __forceinline__ void with_round_shape(unsigned bits, unsigne
   }
 }
 
+/// Whether the warp path stages each segment in shared memory (elements up to 16 bytes:
+/// 8 warps x 256 x 16 bytes = 32 KiB per block at most); larger elements are read from
+/// global memory (L1) at their images.
+template <class T>
+inline constexpr bool warp_path_stages = sizeof(T) <= 16;
+
+/// Dynamic shared memory of a warp-path block: the round keys of each warp's group of 32
+/// segments, then (when warp_path_stages<T>) one segment's stage per warp.
+template <class T>
+constexpr std::size_t warp_path_shared(unsigned rounds) {
+  return static_cast<std::size_t>(warp_block / 32) *
+         (32 * rounds * sizeof(std::uint32_t) + (warp_path_stages<T> ? warp_segment_max * sizeof(T) : 0));
+}
+
 /// Warp path: warps take groups of 32 segments (grid-stride); lane j derives the keys of
 /// segment j of the group into shared memory, then the warp shuffles the group's
-/// segments one by one. Dynamic shared memory: warps x 32 x rounds keys.
+/// segments one by one. Each segment's items are first copied (cp.async, coalesced) into
+/// the warp's stage; the bijection's images and ranks are computed while the copy is in
+/// flight, and the items move stage[f(i)] -> out[rank]. Dynamic shared memory:
+/// warp_path_shared<T>(rounds).
 template <bool Inverse, class T, class Offset>
 __global__ void __launch_bounds__(warp_block) warp_path_kernel(const T* __restrict__ in, T* __restrict__ out,
                                                                segment_source<Offset> src, std::uint64_t seed,
                                                                unsigned rounds) {
-  extern __shared__ std::uint32_t warp_keys[];
+  using bits_t = detail::element_bits<T>;
+  extern __shared__ __align__(16) unsigned char warp_shared[];
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  std::uint32_t* my_keys = warp_keys + warp * 32 * rounds;
+  bits_t* my_stage = reinterpret_cast<bits_t*>(warp_shared) + warp * warp_segment_max;
+  std::uint32_t* my_keys = reinterpret_cast<std::uint32_t*>(
+                               warp_shared + (warp_path_stages<T> ? (warp_block / 32) * warp_segment_max * sizeof(T)
+                                                                  : 0)) +
+                           warp * 32 * rounds;
+  const bits_t* in_bits = reinterpret_cast<const bits_t*>(in);
+  bits_t* out_bits = reinterpret_cast<bits_t*>(out);
   const unsigned lanes_below = (1u << lane) - 1u;
   const std::uint64_t groups = (src.count + 31) / 32;
   const std::uint64_t warps_total = static_cast<std::uint64_t>(gridDim.x) * (warp_block / 32);
@@ -194,8 +221,14 @@ __global__ void __launch_bounds__(warp_block) warp_path_kernel(const T* __restri
       const std::uint64_t seg_begin = __shfl_sync(0xffffffffu, begin, j);
       const std::uint64_t m = __shfl_sync(0xffffffffu, len, j);
       if (m == 0) continue;
+      if constexpr (warp_path_stages<T>) {
+        // The previous segment's reads of the stage are done (__syncwarp at the end of the
+        // segment); this segment's items load while the images are computed.
+        for (std::uint64_t k = lane; k < m; k += 32) detail::stage_element(my_stage + k, in_bits + seg_begin + k);
+        detail::cp_async_commit();
+      }
       const unsigned bits = bijection::schedule_domain_bits(m);
-      const std::uint64_t domain = std::uint64_t{1} << bits;
+      const std::uint64_t domain = std::uint64_t{1} << bits;  // <= 256 = 32 x warp_items: one chunk
       const std::uint32_t* keys = my_keys + j * rounds;
       with_round_shape(bits, rounds, [&](auto odd, auto unrolled) {
       std::uint64_t running = 0;
@@ -213,51 +246,83 @@ __global__ void __launch_bounds__(warp_block) warp_path_kernel(const T* __restri
           rank[k] = running + __popc(ballot & lanes_below);
           running += __popc(ballot);
         }
-        T v[warp_items];
+        if constexpr (warp_path_stages<T>) {
+          if (base == 0) {
+            detail::cp_async_wait_all();
+            __syncwarp();
+          }
+        }
+        bits_t v[warp_items];
+#pragma unroll
+        for (int k = 0; k < warp_items; ++k) {
+          if (keep[k]) {
+            const std::uint64_t from = Inverse ? rank[k] : w[k];
+            if constexpr (warp_path_stages<T>) v[k] = my_stage[from];
+            else v[k] = in_bits[seg_begin + from];
+          }
+        }
 #pragma unroll
         for (int k = 0; k < warp_items; ++k)
-          if (keep[k]) v[k] = in[seg_begin + (Inverse ? rank[k] : w[k])];
-#pragma unroll
-        for (int k = 0; k < warp_items; ++k)
-          if (keep[k]) out[seg_begin + (Inverse ? w[k] : rank[k])] = v[k];
+          if (keep[k]) out_bits[seg_begin + (Inverse ? w[k] : rank[k])] = v[k];
       }
       });
+      __syncwarp();  // the stage is read before the next segment's copy overwrites it
     }
     __syncwarp();
   }
 }
 
-/// Block path: blocks take segments (grid-stride); thread 0 derives the keys into shared
-/// memory; tiles of block_threads x block_items indices (striped: index base + k *
-/// block_threads + t) are ranked with a block-wide exclusive scan of the (item, warp)
-/// ballot counts and a running offset.
+/// Dynamic shared memory of a block-path block: two stages of stage_bytes (segment i is
+/// shuffled from one while segment i + gridDim.x loads into the other).
+inline constexpr std::size_t block_path_shared = 2 * stage_bytes;
+
+/// Block path: blocks take segments (grid-stride); every segment fits a stage (at most
+/// stage_bytes of items). Double-buffered: while a block shuffles segment i out of one
+/// stage, the items of its next segment, i + gridDim.x, are copied (cp.async, coalesced)
+/// into the other, so the loads overlap the bijection's arithmetic. Round keys come from
+/// key_table (keys_kernel); tiles of block_threads x block_items indices (striped: index
+/// base + k * block_threads + t) are ranked with a block-wide exclusive scan of the (item,
+/// warp) ballot counts and a running offset; the items move stage[f(i)] -> out[rank].
 template <bool Inverse, class T, class Offset>
 __global__ void __launch_bounds__(block_threads) block_path_kernel(const T* __restrict__ in, T* __restrict__ out,
                                                                    segment_source<Offset> src,
                                                                    const std::uint32_t* __restrict__ key_table,
                                                                    unsigned rounds) {
-  extern __shared__ __align__(16) unsigned char stage_raw[];  // stage_bytes
-  T* stage = reinterpret_cast<T*>(stage_raw);
+  using bits_t = detail::element_bits<T>;
+  extern __shared__ __align__(16) unsigned char stage_raw[];  // block_path_shared
   __shared__ std::uint32_t keys[bijection::max_rounds];
   __shared__ std::uint32_t counts[32];
   __shared__ std::uint32_t offsets[33];
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const unsigned lanes_below = (1u << lane) - 1u;
-  for (std::uint64_t i = blockIdx.x; i < src.count; i += gridDim.x) {
+  const bits_t* in_bits = reinterpret_cast<const bits_t*>(in);
+  bits_t* out_bits = reinterpret_cast<bits_t*>(out);
+  // Copies the items of list entry i (if there is one) into stage `which`, as one
+  // cp.async group of this thread (committed even when empty, so the waits count alike).
+  auto prefetch = [&](std::uint64_t i, unsigned which) {
+    if (i < src.count) {
+      std::uint64_t s = 0, begin = 0, m = 0;
+      src.get(i, s, begin, m);
+      bits_t* stage = reinterpret_cast<bits_t*>(stage_raw + which * stage_bytes);
+      for (std::uint64_t j = threadIdx.x; j < m; j += block_threads)
+        detail::stage_element(stage + j, in_bits + begin + j);
+    }
+    detail::cp_async_commit();
+  };
+  unsigned which = 0;
+  prefetch(blockIdx.x, 0);
+  for (std::uint64_t i = blockIdx.x; i < src.count; i += gridDim.x, which ^= 1u) {
+    // Every thread is past the previous segment (its last tile ends with __syncthreads),
+    // so the other stage is free for the next segment's items.
+    prefetch(i + gridDim.x, which ^ 1u);
     std::uint64_t s = 0, begin = 0, m = 0;
     src.get(i, s, begin, m);
     if (m == 0) continue;  // uniform across the block
-    __syncthreads();       // the previous segment is done with keys and the stage
     if (threadIdx.x < rounds) keys[threadIdx.x] = key_table[i * rounds + threadIdx.x];
-    // A segment that fits is staged in shared memory (read once, coalesced); the
-    // bijection's reads then come from there.
-    const bool staged = m * sizeof(T) <= stage_bytes;
-    if (staged)
-      for (std::uint64_t j = threadIdx.x; j < m; j += block_threads) stage[j] = in[begin + j];
-    const T* source = staged ? stage : in + begin;
-    __syncthreads();
     const unsigned bits = bijection::schedule_domain_bits(m);
     const std::uint64_t domain = std::uint64_t{1} << bits;
+    const bits_t* stage = reinterpret_cast<const bits_t*>(stage_raw + which * stage_bytes);
+    __syncthreads();  // keys
     with_round_shape(bits, rounds, [&](auto odd, auto unrolled) {
     std::uint64_t running = 0;
     for (std::uint64_t base = 0; base < domain; base += static_cast<std::uint64_t>(block_threads) * block_items) {
@@ -273,6 +338,9 @@ __global__ void __launch_bounds__(block_threads) block_path_kernel(const T* __re
         ballot[k] = __ballot_sync(0xffffffffu, keep[k]);
         if (lane == 0) counts[k * block_warps + warp] = __popc(ballot[k]);
       }
+      // This segment's items have landed (the next segment's group may still be in flight);
+      // the barrier below makes every thread's copies visible to the block.
+      if (base == 0) detail::cp_async_wait_prior<1>();
       __syncthreads();
       if (warp == 0) {  // exclusive scan of the 32 counts, in index order (k, warp)
         const std::uint32_t c = counts[lane];
@@ -286,21 +354,22 @@ __global__ void __launch_bounds__(block_threads) block_path_kernel(const T* __re
         if (lane == 31) offsets[32] = incl;
       }
       __syncthreads();
-      T v[block_items];
+      bits_t v[block_items];
       std::uint64_t rank[block_items];
 #pragma unroll
       for (int k = 0; k < block_items; ++k) {
         rank[k] = running + offsets[k * block_warps + warp] + __popc(ballot[k] & lanes_below);
-        if (keep[k]) v[k] = source[Inverse ? rank[k] : w[k]];
+        if (keep[k]) v[k] = stage[Inverse ? rank[k] : w[k]];
       }
 #pragma unroll
       for (int k = 0; k < block_items; ++k)
-        if (keep[k]) out[begin + (Inverse ? w[k] : rank[k])] = v[k];
+        if (keep[k]) out_bits[begin + (Inverse ? w[k] : rank[k])] = v[k];
       running += offsets[32];
-      __syncthreads();  // counts and offsets are rewritten by the next tile
+      __syncthreads();  // counts, offsets, keys and the stage are rewritten after the last tile
     }
     });
   }
+  detail::cp_async_wait_all();  // no copy outlives the block
 }
 
 /// Where tile t of the tiled path lies. Uniform rows (tiles_per_row > 0): row t /
@@ -531,7 +600,7 @@ void launch_short_paths(const T* in, T* out, segment_source<Offset> warp_src, se
                         std::uint32_t* key_table, std::uint64_t seed, unsigned rounds, cudaStream_t stream) {
   if (warp_src.count > 0) {
     constexpr auto kernel = &warp_path_kernel<Inverse, T, Offset>;
-    const std::size_t shared = static_cast<std::size_t>(warp_block / 32) * 32 * rounds * sizeof(std::uint32_t);
+    const std::size_t shared = warp_path_shared<T>(rounds);
     if (shared > 48 * 1024)
       ONEPASS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(shared)));
@@ -549,9 +618,11 @@ void launch_short_paths(const T* in, T* out, segment_source<Offset> warp_src, se
                                                                                       key_table);
     ONEPASS_CUDA_CHECK_LAUNCH();
     constexpr auto kernel = &block_path_kernel<Inverse, T, Offset>;
-    const std::uint64_t slots = device::resident_blocks<kernel>(block_threads, stage_bytes);
+    ONEPASS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(block_path_shared)));
+    const std::uint64_t slots = device::resident_blocks<kernel>(block_threads, block_path_shared);
     const unsigned grid = static_cast<unsigned>(block_src.count < slots ? block_src.count : slots);
-    kernel<<<grid, block_threads, stage_bytes, stream>>>(in, out, block_src, key_table, rounds);
+    kernel<<<grid, block_threads, block_path_shared, stream>>>(in, out, block_src, key_table, rounds);
     ONEPASS_CUDA_CHECK_LAUNCH();
   }
 }

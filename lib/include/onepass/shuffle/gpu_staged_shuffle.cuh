@@ -185,6 +185,13 @@ __device__ __forceinline__ void stage_element(Bits* shared_dst, const Bits* glob
 }
 
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+/// Closes this thread's cp.async copies issued since the last commit into one group.
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+/// Waits until at most `Pending` of this thread's most recent cp.async groups are incomplete.
+template <int Pending>
+__device__ __forceinline__ void cp_async_wait_prior() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+}
 
 /// The staged kernel (see the file comment). Launched cooperatively with
 /// plan.blocks blocks of staged_block threads and plan.shared_bytes of dynamic
