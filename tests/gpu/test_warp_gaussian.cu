@@ -63,6 +63,23 @@ __global__ void per_thread_kernel(const g::table tab, std::uint64_t seed, unsign
   for (; d < draws; ++d) out[d * stride + t] = gen.next(1.0, 2.0);
 }
 
+// A user's kernel as warp_normal_generator's docstring shows it: table into shared memory,
+// one generator per thread, next_pair() in a loop. One warp, thread id = lane, so draw d
+// of lane l is generate_normal's output 32 d + l (generate_normal.cuh: output i = lane i % 32
+// of round i / 32, entropy_source(seed, lane)(round)). Draws first_draw .. first_draw +
+// 2 pairs - 1 go to out[32 (d - first_draw) + lane].
+__global__ void user_style_kernel(const g::table tab, std::uint64_t seed, std::uint64_t first_draw,
+                                  unsigned pairs, double mean, double stddev, double* out) {
+  __shared__ alignas(16) std::int32_t smem[g::table_entries];
+  g::load_table_to_shared(smem, tab.entries);
+  g::warp_normal_generator<g::form::four> gen(smem, tab.coeff, seed, threadIdx.x, first_draw);
+  for (unsigned k = 0; k < pairs; ++k) {
+    const double2 z = gen.next_pair(mean, stddev);
+    out[(2 * k) * 32 + threadIdx.x] = z.x;
+    out[(2 * k + 1) * 32 + threadIdx.x] = z.y;
+  }
+}
+
 // A random valid table: entries in [0, 6e7], so the worst-case |a| <= 32 * 6e7 < 2^31 - 1;
 // random coefficients with p3 != 0 (so the two forms differ).
 g::table random_table(std::mt19937_64& rng) {
@@ -180,7 +197,7 @@ TEST(WarpGaussianGpu, GenerateNormalEqualsCpuTwin) {
   cudaStream_t stream;
   CUDA_OK(cudaStreamCreate(&stream));
   for (std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{32}, std::size_t{33}, std::size_t{64},
-                        std::size_t{1000}, (std::size_t{1} << 20) + 7, std::size_t{1} << 24})
+                        std::size_t{65}, std::size_t{96}, std::size_t{97}, std::size_t{127}, std::size_t{1000}, (std::size_t{1} << 20) + 7, std::size_t{1} << 24})
     for (g::form f : {g::form::three, g::form::four})
       for (const g::table* tab : {&g::default_table(), &other}) {
         double* d = nullptr;
@@ -267,3 +284,29 @@ TEST(WarpGaussianGpu, GenerateNormalChecksArgumentsBeforeLaunching) {
 }
 
 }  // namespace
+
+// Issue 17's API test: the draws of the per-thread API in a user-style kernel equal
+// generate_normal's outputs for the same seed, mean, stddev and offsets (an even and an
+// odd first draw).
+TEST(WarpGaussianGpu, UserKernelDrawsEqualGenerateNormal) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped";
+  const g::table& tab = g::default_table();
+  constexpr unsigned pairs = 50;
+  const std::uint64_t seed = 777;
+  for (std::uint64_t first : {std::uint64_t{0}, std::uint64_t{10}, std::uint64_t{13}}) {
+    const std::size_t n = static_cast<std::size_t>(first + 2 * pairs) * 32;
+    double *d_all = nullptr, *d_user = nullptr;
+    CUDA_OK(cudaMalloc(&d_all, n * sizeof(double)));
+    CUDA_OK(cudaMalloc(&d_user, 2 * pairs * 32 * sizeof(double)));
+    g::generate_normal(d_all, n, 0.25, 1.5, seed, tab, g::form::four);
+    user_style_kernel<<<1, 32>>>(tab, seed, first, pairs, 0.25, 1.5, d_user);
+    CUDA_OK(cudaGetLastError());
+    std::vector<double> all(n), user(2 * pairs * 32);
+    CUDA_OK(cudaMemcpy(all.data(), d_all, n * sizeof(double), cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(user.data(), d_user, user.size() * sizeof(double), cudaMemcpyDeviceToHost));
+    cudaFree(d_all);
+    cudaFree(d_user);
+    for (std::size_t j = 0; j < user.size(); ++j)
+      ASSERT_EQ(bits_of(user[j]), bits_of(all[first * 32 + j])) << "first draw " << first << " output " << j;
+  }
+}

@@ -90,29 +90,43 @@ namespace detail {
 inline constexpr unsigned generate_block = 256;
 
 /// Grid-stride over warp-round pairs: warp w handles pairs q = w, w + W, ...; pair q is
-/// rounds 2q (low halves of entropy_source::pair(q)) and 2q + 1 (high halves).
-/// The table comes by value as a kernel parameter (16 KiB; needs CUDA >= 12.1, sm_70+).
+/// rounds 2q (low halves of entropy_source::pair(q)) and 2q + 1 (high halves), i.e.
+/// outputs 64q + lane and 64q + 32 + lane. The loop runs over the pairs whose 64 outputs
+/// all lie below n, with no bounds checks, a pointer that advances by W x 64 and the
+/// scales sigma * p_k formed once (passing them with sigma = 1 gives the same products,
+/// so the same bits as generate_normal_cpu); the partial last pair (n % 64 outputs) is
+/// done by the warp whose turn it is. The table comes by value as a kernel parameter
+/// (16 KiB; needs CUDA >= 12.1, sm_70+).
 template <form F, class T>
-__global__ void __launch_bounds__(generate_block) generate_normal_kernel(T* out, std::uint64_t n, double mean,
-                                                                          double stddev, std::uint64_t seed,
-                                                                          const table tab) {
+__global__ void __launch_bounds__(generate_block) generate_normal_kernel(T* __restrict__ out, std::uint64_t n,
+                                                                          double mean, double stddev,
+                                                                          std::uint64_t seed, const table tab) {
   __shared__ alignas(16) std::int32_t smem[table_entries];
   load_table_to_shared(smem, tab.entries);
   const unsigned lane = threadIdx.x & 31u;
   const std::uint64_t warp = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
   const std::uint64_t warps = (static_cast<std::uint64_t>(gridDim.x) * blockDim.x) >> 5;
   const entropy_source source(seed, lane);
-  const std::uint64_t rounds = (n + 31) / 32;
-  const std::uint64_t pairs = (rounds + 1) / 2;
-  for (std::uint64_t q = warp; q < pairs; q += warps) {  // warp-uniform loop
+  const coefficients scaled{{stddev * tab.coeff.p[0], stddev * tab.coeff.p[1], stddev * tab.coeff.p[2],
+                             stddev * tab.coeff.p[3]}};
+  const std::uint64_t full_pairs = n / 64;
+  T* p = out + warp * 64 + lane;
+  const std::uint64_t step = warps * 64;
+#pragma unroll 2
+  for (std::uint64_t q = warp; q < full_pairs; q += warps, p += step) {  // warp-uniform loop
     const std::uint64_t word = source.pair(q);
-#pragma unroll
-    for (unsigned h = 0; h < 2; ++h) {
-      const std::uint64_t r = 2 * q + h;
-      if (r >= rounds) break;  // warp-uniform
-      const double x = warp_gaussian<F>(static_cast<std::uint32_t>(word >> (32 * h)), smem, tab.coeff, mean, stddev);
-      const std::uint64_t i = r * 32 + lane;
-      if (i < n) out[i] = static_cast<T>(x);  // float: the double rounded to nearest
+    p[0] = static_cast<T>(warp_gaussian<F>(static_cast<std::uint32_t>(word), smem, scaled, mean));
+    p[32] = static_cast<T>(warp_gaussian<F>(static_cast<std::uint32_t>(word >> 32), smem, scaled, mean));
+  }
+  const std::uint64_t rest = n - full_pairs * 64;  // 0..63 outputs of pair full_pairs
+  if (rest > 0 && full_pairs % warps == warp) {    // warp-uniform
+    const std::uint64_t word = source.pair(full_pairs);
+    const std::uint64_t i = full_pairs * 64 + lane;
+    const double x0 = warp_gaussian<F>(static_cast<std::uint32_t>(word), smem, scaled, mean);
+    if (i < n) out[i] = static_cast<T>(x0);  // float: the double rounded to nearest
+    if (rest > 32) {
+      const double x1 = warp_gaussian<F>(static_cast<std::uint32_t>(word >> 32), smem, scaled, mean);
+      if (i + 32 < n) out[i + 32] = static_cast<T>(x1);
     }
   }
 }

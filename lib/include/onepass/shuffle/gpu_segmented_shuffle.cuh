@@ -20,9 +20,8 @@
 //               copy is in flight, ranks the kept images with ballots and moves
 //               stage[f(i)] -> out[rank]: one read and one write of each item.
 //   block path  (up to stage_bytes = 32 KB of items: 4096 uint64): one block per segment,
-//               two stages in shared memory: the block's next segment is copied into one
-//               (cp.async, coalesced, once) while the current one is shuffled out of the
-//               other, so the loads overlap the bijection's arithmetic; the bijection runs
+//               copied into shared memory (cp.async, coalesced, once) while the first
+//               tile's images are computed; the bijection runs
 //               in tiles of 256 x 4 indices ranked by a block-wide exclusive scan of the
 //               ballot counts with a running offset (no look-back: the block owns the
 //               segment), gathering from shared memory; round keys from a table that one
@@ -272,14 +271,15 @@ __global__ void __launch_bounds__(warp_block) warp_path_kernel(const T* __restri
   }
 }
 
-/// Dynamic shared memory of a block-path block: two stages of stage_bytes (segment i is
-/// shuffled from one while segment i + gridDim.x loads into the other).
-inline constexpr std::size_t block_path_shared = 2 * stage_bytes;
+/// Dynamic shared memory of a block-path block: one stage of stage_bytes. (Two stages,
+/// the next segment loading while the current one is shuffled, ran 5 % slower on the
+/// H100 at 4096 uint64 per row: 3 blocks per SM instead of 6.)
+inline constexpr std::size_t block_path_shared = stage_bytes;
 
 /// Block path: blocks take segments (grid-stride); every segment fits a stage (at most
-/// stage_bytes of items). Double-buffered: while a block shuffles segment i out of one
-/// stage, the items of its next segment, i + gridDim.x, are copied (cp.async, coalesced)
-/// into the other, so the loads overlap the bijection's arithmetic. Round keys come from
+/// stage_bytes of items). The segment's items are copied into the stage (cp.async,
+/// coalesced) first, and the bijection's images and ballots of the first tile are computed
+/// while the copy is in flight. Round keys come from
 /// key_table (keys_kernel); tiles of block_threads x block_items indices (striped: index
 /// base + k * block_threads + t) are ranked with a block-wide exclusive scan of the (item,
 /// warp) ballot counts and a running offset; the items move stage[f(i)] -> out[rank].
@@ -297,31 +297,17 @@ __global__ void __launch_bounds__(block_threads) block_path_kernel(const T* __re
   const unsigned lanes_below = (1u << lane) - 1u;
   const bits_t* in_bits = reinterpret_cast<const bits_t*>(in);
   bits_t* out_bits = reinterpret_cast<bits_t*>(out);
-  // Copies the items of list entry i (if there is one) into stage `which`, as one
-  // cp.async group of this thread (committed even when empty, so the waits count alike).
-  auto prefetch = [&](std::uint64_t i, unsigned which) {
-    if (i < src.count) {
-      std::uint64_t s = 0, begin = 0, m = 0;
-      src.get(i, s, begin, m);
-      bits_t* stage = reinterpret_cast<bits_t*>(stage_raw + which * stage_bytes);
-      for (std::uint64_t j = threadIdx.x; j < m; j += block_threads)
-        detail::stage_element(stage + j, in_bits + begin + j);
-    }
-    detail::cp_async_commit();
-  };
-  unsigned which = 0;
-  prefetch(blockIdx.x, 0);
-  for (std::uint64_t i = blockIdx.x; i < src.count; i += gridDim.x, which ^= 1u) {
-    // Every thread is past the previous segment (its last tile ends with __syncthreads),
-    // so the other stage is free for the next segment's items.
-    prefetch(i + gridDim.x, which ^ 1u);
+  bits_t* stage = reinterpret_cast<bits_t*>(stage_raw);
+  for (std::uint64_t i = blockIdx.x; i < src.count; i += gridDim.x) {
     std::uint64_t s = 0, begin = 0, m = 0;
     src.get(i, s, begin, m);
     if (m == 0) continue;  // uniform across the block
+    // Every thread is past the previous segment (its last tile ends with __syncthreads),
+    // so the stage is free.
+    for (std::uint64_t j = threadIdx.x; j < m; j += block_threads) detail::stage_element(stage + j, in_bits + begin + j);
     if (threadIdx.x < rounds) keys[threadIdx.x] = key_table[i * rounds + threadIdx.x];
     const unsigned bits = bijection::schedule_domain_bits(m);
     const std::uint64_t domain = std::uint64_t{1} << bits;
-    const bits_t* stage = reinterpret_cast<const bits_t*>(stage_raw + which * stage_bytes);
     __syncthreads();  // keys
     with_round_shape(bits, rounds, [&](auto odd, auto unrolled) {
     std::uint64_t running = 0;
@@ -338,9 +324,9 @@ __global__ void __launch_bounds__(block_threads) block_path_kernel(const T* __re
         ballot[k] = __ballot_sync(0xffffffffu, keep[k]);
         if (lane == 0) counts[k * block_warps + warp] = __popc(ballot[k]);
       }
-      // This segment's items have landed (the next segment's group may still be in flight);
-      // the barrier below makes every thread's copies visible to the block.
-      if (base == 0) detail::cp_async_wait_prior<1>();
+      // The segment's items have landed; the barrier below makes every thread's copies
+      // visible to the block.
+      if (base == 0) detail::cp_async_wait_all();
       __syncthreads();
       if (warp == 0) {  // exclusive scan of the 32 counts, in index order (k, warp)
         const std::uint32_t c = counts[lane];
@@ -369,7 +355,6 @@ __global__ void __launch_bounds__(block_threads) block_path_kernel(const T* __re
     }
     });
   }
-  detail::cp_async_wait_all();  // no copy outlives the block
 }
 
 /// Where tile t of the tiled path lies. Uniform rows (tiles_per_row > 0): row t /
