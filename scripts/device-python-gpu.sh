@@ -10,7 +10,8 @@
 #                        added to CMAKE_PREFIX_PATH and its lib/x86_64-linux-gnu (and lib)
 #                        to LD_LIBRARY_PATH
 #   CUDA_ARCH (90), BUILD_DIR (build-pygpu), JOBS (16), BENCH_ARGS (extra benchmark flags)
-# Writes OUTDIR/{nvidia-smi.txt, configure.log, build.log, test-gpu.log, test-cpu.log,
+# Writes OUTDIR/{nvidia-smi.txt, configure.log, build.log, _onepass_cuda.pyi (the CUDA module's
+# type stub, kept in git as python/onepass/_onepass_cuda.pyi), test-gpu.log, test-cpu.log,
 # python_peers.csv, python_peers.meta.json, python_peers.log}. Exit status: 0 when every
 # step passed.
 set -uo pipefail
@@ -55,6 +56,15 @@ ls -l "$build"/python/onepass/*.so
 echo "build ok ($((SECONDS - started)) s)"
 export PYTHONPATH="$PWD/$build/python"
 "$PYTHON" -c 'import onepass, onepass._gpu as g; print("onepass", onepass.__version__, "CUDA module:", g.available(), "devices:", g._cu.device_count() if g.available() else 0)'
+
+section "type stub of the CUDA module -> $out/_onepass_cuda.pyi (nanobind stubgen; commit it as python/onepass/_onepass_cuda.pyi)"
+"$PYTHON" -m nanobind.stubgen -m onepass._onepass_cuda -o "$out/_onepass_cuda.pyi" 2>&1 | tail -2 || status=1
+if [[ ! -f python/onepass/_onepass_cuda.pyi && -f "$out/_onepass_cuda.pyi" ]]; then
+  echo "python/onepass/_onepass_cuda.pyi is not in this tree: the fresh stub is placed beside the built package"
+  cp "$out/_onepass_cuda.pyi" "$build/python/onepass/"
+elif [[ -f python/onepass/_onepass_cuda.pyi ]] && ! cmp -s python/onepass/_onepass_cuda.pyi "$out/_onepass_cuda.pyi"; then
+  echo "python/onepass/_onepass_cuda.pyi differs from the fresh stub: commit $out/_onepass_cuda.pyi"
+fi
 
 section "GPU tests (tests/python_pkg/test_onepass_gpu.py)"
 if "$PYTHON" -c 'import pytest' 2>/dev/null; then

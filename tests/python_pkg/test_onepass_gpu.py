@@ -359,5 +359,25 @@ class WithoutCudaModule(unittest.TestCase):
             _gpu._cu = saved
 
 
+class CudaTypeStub(unittest.TestCase):
+    """python/onepass/_onepass_cuda.pyi (nanobind's stubgen, written by
+    scripts/device-python-gpu.sh where the CUDA module builds) lists every public function
+    of the CUDA module, so editors complete it. Skipped without the CUDA module."""
+
+    def test_stub_names_every_cuda_module_member(self):
+        if not _gpu.available():
+            self.skipTest("the CUDA module onepass._onepass_cuda is not built here")
+        stub_path = os.path.join(os.path.dirname(onepass.__file__), "_onepass_cuda.pyi")
+        self.assertTrue(os.path.exists(stub_path), "no _onepass_cuda.pyi beside the package")
+        with open(stub_path, encoding="utf-8") as f:
+            stub = f.read()
+        members = [n for n in dir(_gpu._cu) if not n.startswith("_")]
+        self.assertTrue(members)
+        for name in members:
+            self.assertTrue(("def %s(" % name) in stub or ("\n%s: " % name) in stub or ("class %s" % name) in stub,
+                            "%s of onepass._onepass_cuda is missing from _onepass_cuda.pyi: regenerate it with "
+                            "scripts/device-python-gpu.sh" % name)
+
+
 if __name__ == "__main__":
     unittest.main()

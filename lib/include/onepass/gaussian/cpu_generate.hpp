@@ -35,7 +35,8 @@ inline void check_generate_args(const char* fn, const void* out, std::size_t n, 
   require(std::isfinite(stddev) && stddev >= 0, fn, "stddev", "must be finite and >= 0");
   require(f == form::three || f == form::four, fn, "f", "must be form::three or form::four");
   // One require per rule, not per entry: a require builds its message string before testing,
-  // and 4096 of them cost about 0.1 ms per call (measured on the H100 machine's host).
+  // and 4096 of them cost about 0.1 ms per call (generate_normal of 2^28 doubles on the H100:
+  // 308 G/s with them, 351 G/s without, results/recorded/nvidia-h100/variants/).
   bool nonnegative = true;
   for (unsigned i = 0; i < table_entries; ++i) nonnegative &= tab.entries[i] >= 0;
   require(nonnegative, fn, "tab", "entries must be >= 0");
