@@ -86,7 +86,7 @@ test-consumer:
 
 # Unit tests of the report generator's verdicts and provenance (tests/python; no build needed).
 test-python:
-	$(PYTHON) -m unittest discover -s tests/python -p 'test_*.py'
+	$(PYTHON) -m unittest discover -s tests/python -t . -p 'test_*.py'
 
 # The Python package (python/; `pip install .` builds it with scikit-build-core): nanobind is
 # fetched with pip into PY_DEPS when it is not importable, the extension built by CMake into

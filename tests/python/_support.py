@@ -1,4 +1,6 @@
-"""Shared helpers of the report tests: import paths, and small synthetic results written to a
+"""Shared helpers of the report tests (run as the package tests.python from the repository
+root: `python -m unittest discover -s tests/python -t .`, so figures/ and paper/ import as
+packages without path edits): small synthetic results written to a
 temporary directory by the tests themselves (nothing here is committed data)."""
 
 import csv
@@ -6,17 +8,14 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-if REPO not in sys.path:  # the packages figures/ and paper/ (when the tests run from elsewhere)
-    sys.path.insert(0, REPO)
 
-from paper import make_report  # noqa: E402
-from paper import provenance  # noqa: E402
-from figures import shuffle_results as sr  # noqa: E402
-from figures import sort_results as so  # noqa: E402
+from paper import make_report
+from paper import provenance
+from figures import shuffle_results as sr
+from figures import sort_results as so
 
 SORT_COLUMNS = so.SORT_COLUMNS
 TABLE2_COLUMNS = sr.SCHEMAS["table2_cpu_shuffle"]

@@ -5,7 +5,7 @@ closed vocabulary of verdicts."""
 import os
 import unittest
 
-import _support as s  # noqa: F401  (import paths: paper/, figures/)
+from tests.python import _support as s  # shared test helpers
 from paper import claims
 
 

@@ -8,12 +8,10 @@ per-order table of the report) -- a claim that holds, one that fails, data missi
 Run alone: python3 tests/python/test_gaussian_verdicts.py"""
 
 import os
-import sys
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _support as t  # noqa: E402
-from figures import gaussian_results  # noqa: E402  (the repository root is on the path through _support)
+from tests.python import _support as t  # shared test helpers
+from figures import gaussian_results
 
 THROUGHPUT = "Gaussian throughput"
 DIEHARDER = "Gaussian stream passes dieharder"

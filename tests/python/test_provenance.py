@@ -14,8 +14,7 @@ import subprocess
 import sys
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _support as t  # noqa: E402
+from tests.python import _support as t  # shared test helpers
 
 pv = t.provenance
 ONESWEEP = "lib/include/onepass/sort/onesweep.cuh"

@@ -6,14 +6,12 @@ C++ library, and the section and figure from the recorded H100 CSV.
 Run alone: python3 tests/python/test_python_peers.py"""
 
 import os
-import sys
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _support  # noqa: E402  (puts the repository root on sys.path)
+from tests.python import _support  # shared test helpers
 
-from figures import python_results as pr  # noqa: E402
-from figures import shuffle_results as sr  # noqa: E402
+from figures import python_results as pr  
+from figures import shuffle_results as sr  
 
 N = 2 ** 28
 RECORDED = os.path.join(_support.REPO, "results", "recorded")

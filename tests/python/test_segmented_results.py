@@ -5,13 +5,11 @@ targets' verdicts on synthetic rows.
 Run alone: python3 tests/python/test_segmented_results.py"""
 
 import os
-import sys
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _support  # noqa: E402,F401  (puts the repository root on sys.path)
+from tests.python import _support  # shared test helpers
 
-from figures import segmented_results as sg  # noqa: E402
+from figures import segmented_results as sg  
 
 
 def row(alg, n, segs, rate):

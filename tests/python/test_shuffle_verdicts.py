@@ -6,11 +6,9 @@ and Fig. 10's fusion claims (fusion_verdict) -- a claim that holds, one that fai
 Run alone: python3 tests/python/test_shuffle_verdicts.py"""
 
 import os
-import sys
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _support as t  # noqa: E402
+from tests.python import _support as t  # shared test helpers
 
 mr, sr = t.make_report, t.sr
 

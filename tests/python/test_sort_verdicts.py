@@ -7,11 +7,9 @@ holds, one that fails, data missing.
 Run alone: python3 tests/python/test_sort_verdicts.py"""
 
 import os
-import sys
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _support as t  # noqa: E402
+from tests.python import _support as t  # shared test helpers
 
 mr, so = t.make_report, t.so
 FIG9 = "onesweep_fig09_keys32"

@@ -4,7 +4,7 @@ import os
 import tempfile
 import unittest
 
-import _support  # noqa: F401  (the repository root on the path)
+from tests.python import _support  # shared test helpers
 from figures import stability as st
 
 
