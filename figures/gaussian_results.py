@@ -374,6 +374,45 @@ def failure_table(rows, facts):
     return "\n".join(head + body)
 
 
+# Issue 17's speed targets (same run of gaussian_throughput): (summary item, numerator row,
+# denominator row, bar). The float rows against cuRAND's host API are judged for both forms.
+SPEED_TARGETS = (
+    ("API next_pair ≥ 0.95 × best in-register kernel (3 coefficients)", "ours_generator_3", "ours_register_3", 0.95),
+    ("API next_pair ≥ 0.95 × best in-register kernel (4 coefficients)", "ours_generator_4", "ours_register_4", 0.95),
+    ("generate_normal f64 to memory ≥ 0.9 × store-only (3 coefficients)", "ours_memory_3", "store_only", 0.9),
+    ("generate_normal f64 to memory ≥ 0.9 × store-only (4 coefficients)", "ours_memory_4", "store_only", 0.9),
+    ("generate_normal f32 ≥ 1.0 × cuRAND host curandGenerateNormal (3 coefficients)", "ours_memory_3_f32",
+     "curand_host_philox_f32", 1.0),
+    ("generate_normal f32 ≥ 1.0 × cuRAND host curandGenerateNormal (4 coefficients)", "ours_memory_4_f32",
+     "curand_host_philox_f32", 1.0),
+    ("generate_normal f32 ≥ 0.9 × float store-only (3 coefficients)", "ours_memory_3_f32", "store_only_f32", 0.9),
+    ("generate_normal f32 ≥ 0.9 × float store-only (4 coefficients)", "ours_memory_4_f32", "store_only_f32", 0.9),
+    ("Philox-fed in registers ≥ 1.3 × curand_normal2_double (3 coefficients)", "ours_register_philox_3",
+     "curand_normal2_double", 1.3),
+)
+
+
+def speed_targets(rate):
+    """Issue 17's speed targets from one run's rates ({algorithm: outputs per second}):
+    a list of (item, ratio or None, bar, verdict), verdict "met", "not met" or "not run"
+    (a row missing). A float target against a rate that the generator does not reach even
+    in registers, with no stores at all (`ours_generator_f32_3`), is marked "out of reach"
+    with that ceiling: the to-memory kernel cannot beat its own in-register rate."""
+    out = []
+    ceiling = rate.get("ours_generator_f32_3")
+    for item, num, den, bar in SPEED_TARGETS:
+        if num not in rate or den not in rate or rate[den] <= 0:
+            out.append((item, None, bar, "not run"))
+            continue
+        ratio = rate[num] / rate[den]
+        verdict = "met" if ratio >= bar else "not met"
+        if verdict == "not met" and num.endswith("_f32") and ceiling and ceiling < bar * rate[den]:
+            verdict = "not met (out of reach: the float API in registers, no stores, runs %.2f × the bar's rate)" % (
+                ceiling / (bar * rate[den]))
+        out.append((item, ratio, bar, verdict))
+    return out
+
+
 def _fmt(x):
     if x is None:
         return "—"
@@ -452,6 +491,16 @@ def report_section(report, results, recorded_root):
             lines.append("To memory against a kernel that only writes the same %s (`store_only%s`, %s G "
                          "outputs/s = %s GB/s): %s." % (word, suffix, _fmt(store / 1e9), _fmt(size * store / 1e9),
                                                        ", ".join(parts) or "no generate_normal row"))
+        targets = speed_targets(rate)
+        lines.append("\n".join(["Issue 17's speed targets (this run):", "", "| target | ratio | verdict |",
+                                 "|---|---:|---|"] +
+                                ["| %s | %s | %s |" % (item, "—" if ratio is None else "%.3f" % ratio, verdict)
+                                 for item, ratio, bar, verdict in targets]))
+        for item, ratio, bar, verdict in targets:
+            report.summary.append(("Gaussian: " + item, verdict.split(" (")[0],
+                                   "—" if ratio is None else "%.3f× (bar %g×)%s" % (
+                                       ratio, bar, (" — " + verdict.split(" (", 1)[1].rstrip(")")) if "(" in verdict
+                                       else "")))
         if rate.get("curand_normal4") and rate.get("ours_generator_f32_3"):
             lines.append("Float in registers: the API's `next_pair_float` (3 coefficients) %s G/s against cuRAND "
                          "`curand_normal4` %s G/s (%.2f×)." % (_fmt(rate["ours_generator_f32_3"] / 1e9),

@@ -5,7 +5,7 @@ registers), dieharder and the table-quality bar of issue 17 (every Hermite, mome
 best-polynomial test of order <= 24 lasts >= 1e31 outputs, orders <= 16 >= 1e33, with the
 per-order table of the report) -- a claim that holds, one that fails, data missing.
 
-Run alone: python3 tests/python/test_gaussian_verdicts.py"""
+Run alone (from the repository root): python3 -m unittest tests.python.test_gaussian_verdicts"""
 
 import os
 import unittest
@@ -95,6 +95,30 @@ class GaussianVerdicts(unittest.TestCase):
 
     def test_throughput_missing_is_not_run(self):
         self.assertEqual(t.summary_verdict(self.summary(), THROUGHPUT), "not run")
+
+    def test_speed_targets_met_not_met_and_out_of_reach(self):
+        g = 1e9
+        rate = {"ours_register_3": 430 * g, "ours_generator_3": 412 * g, "ours_register_4": 420 * g,
+                "ours_generator_4": 390 * g, "store_only": 400 * g, "ours_memory_3": 362 * g,
+                "ours_memory_4": 350 * g, "store_only_f32": 800 * g, "ours_memory_3_f32": 360 * g,
+                "curand_host_philox_f32": 510 * g, "ours_generator_f32_3": 405 * g,
+                "curand_normal2_double": 200 * g, "ours_register_philox_3": 370 * g}
+        got = {item: (ratio, verdict) for item, ratio, bar, verdict in gaussian_results.speed_targets(rate)}
+        self.assertEqual(got["API next_pair ≥ 0.95 × best in-register kernel (3 coefficients)"][1], "met")
+        self.assertEqual(got["API next_pair ≥ 0.95 × best in-register kernel (4 coefficients)"][1], "not met")
+        self.assertEqual(got["generate_normal f64 to memory ≥ 0.9 × store-only (3 coefficients)"][1], "met")
+        self.assertEqual(got["generate_normal f64 to memory ≥ 0.9 × store-only (4 coefficients)"][1], "not met")
+        f32 = got["generate_normal f32 ≥ 1.0 × cuRAND host curandGenerateNormal (3 coefficients)"]
+        self.assertAlmostEqual(f32[0], 360 / 510)
+        self.assertTrue(f32[1].startswith("not met (out of reach"), f32[1])
+        self.assertEqual(got["generate_normal f32 ≥ 1.0 × cuRAND host curandGenerateNormal (4 coefficients)"][1],
+                         "not run")
+        self.assertEqual(got["Philox-fed in registers ≥ 1.3 × curand_normal2_double (3 coefficients)"][1], "met")
+        # A float bar below the in-register ceiling is plainly "not met", not out of reach.
+        rate["curand_host_philox_f32"] = 380 * g
+        got = {item: verdict for item, ratio, bar, verdict in gaussian_results.speed_targets(rate)}
+        self.assertEqual(got["generate_normal f32 ≥ 1.0 × cuRAND host curandGenerateNormal (3 coefficients)"],
+                         "not met")
 
     def test_dieharder_passes(self):
         t.write_csv(self.results, "gaussian_dieharder", t.DIEHARDER_COLUMNS,

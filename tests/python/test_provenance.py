@@ -4,7 +4,7 @@ changed after the commit it was measured at (comment-only changes count), the cl
 the check `make record-gpu` runs (dirty tree, unknown or non-ancestor commit, DIRTY_OK_REASON,
 FORCE=1) -- through the functions and through the Makefile target itself.
 
-Run alone: python3 tests/python/test_provenance.py"""
+Run alone (from the repository root): python3 -m unittest tests.python.test_provenance"""
 
 import io
 import json

@@ -3,7 +3,7 @@
 ratios and verdicts on synthetic rows (met, not met, a missing peer), the comparison with the
 C++ library, and the section and figure from the recorded H100 CSV.
 
-Run alone: python3 tests/python/test_python_peers.py"""
+Run alone (from the repository root): python3 -m unittest tests.python.test_python_peers"""
 
 import os
 import unittest

@@ -2,7 +2,7 @@
 """The segmented-shuffle section (figures/segmented_results.py): ratios per shape and the
 targets' verdicts on synthetic rows.
 
-Run alone: python3 tests/python/test_segmented_results.py"""
+Run alone (from the repository root): python3 -m unittest tests.python.test_segmented_results"""
 
 import os
 import unittest

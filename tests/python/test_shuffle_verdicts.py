@@ -3,7 +3,7 @@
 Table 2 / Fig. 12 beside the paper (compare_throughput), issue 3's GPU targets (issue3_targets)
 and Fig. 10's fusion claims (fusion_verdict) -- a claim that holds, one that fails, data missing.
 
-Run alone: python3 tests/python/test_shuffle_verdicts.py"""
+Run alone (from the repository root): python3 -m unittest tests.python.test_shuffle_verdicts"""
 
 import os
 import unittest

@@ -4,7 +4,7 @@ figure's row (ours / CUB (best) at q = 1 against issue 4's target, onesweep_targ
 issue 11's targets table of sort_headline (evaluate_targets, targets_verdict) -- a claim that
 holds, one that fails, data missing.
 
-Run alone: python3 tests/python/test_sort_verdicts.py"""
+Run alone (from the repository root): python3 -m unittest tests.python.test_sort_verdicts"""
 
 import os
 import unittest
