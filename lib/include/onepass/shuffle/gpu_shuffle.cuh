@@ -115,9 +115,15 @@ inline constexpr unsigned large_tile_min_bits = 22;
 ///   block barriers 0.64-0.89, one wide multiply per round 0.895 (all at /6).
 ///   NVIDIA H200 (an earlier version of the same script): 256x4/6 0.83-0.87, 256x8/4 0.81-0.84,
 ///   256x16/2 0.69-0.71.
-/// A software-pipelined variant (evaluating tile t+1 before storing tile t) was
-/// 0.34 x gather: holding the next tile id delays its aggregate, and every later
-/// tile's look-back waits on it. Small, below
+/// The forward shuffle runs these shapes in bijective2_pipelined_kernel (tile t+1's
+/// elements load while tile t looks back and stores; t+1's aggregate is published as
+/// soon as it is counted). An earlier pipelined version that published t+1's aggregate
+/// only after storing tile t ran at 0.34 x gather: every later tile's look-back waited
+/// on it. With the pipelined kernel on the H100, 2^23+1 / 2^24+1 / 2^26+1 / 2^29+1
+/// uint64: 256x4/8 0.879 / 0.943 / 0.980 / 0.989 x a hashed-index gather, 256x4/7
+/// 0.883 / 0.945 / 0.981 / 0.991, 512x4/4 0.885 / 0.928 / 0.976 / 0.994, 128x4/16
+/// 0.860 / 0.933 / 0.971 / 0.983, 256x8/4 0.882 / 0.872 / 0.936 / 0.994 (results/
+/// recorded/nvidia-h100/variants/bijective2_pipelined.txt). Small, below
 /// 2^22 indices: 256 x 2, so that even 2^15 indices make 64 tiles.
 template <class T>
 struct policies {
@@ -279,6 +285,102 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
     }
   }
 }
+
+// bijective2, forward, software-pipelined over two tiles: while a block looks back
+// for tile A's prefix and writes it, the elements of its next tile B are already
+// loading. Per iteration (A held from the previous one, B just acquired):
+//   (1) B's id is visible;  evaluate B, flag, ballots into s[B's buffer]; each thread
+//       copies its flagged in[w] into its own slots of stage[B's buffer] (cp.async, so
+//       no registers wait on the loads);
+//   (2) B's ballots are visible;  warp 0 scans them and publishes B's aggregate at once
+//       (so no later tile's look-back waits for it), then looks back for A's prefix and
+//       publishes A's inclusive prefix;
+//   (3) A's prefix and offsets are visible;  each thread waits for its own copies of A
+//       (cp.async groups: A's, not B's) and writes A's elements to their outputs.
+// Each thread reads back only the stage slots it filled itself, so the stage needs no
+// barrier of its own; the tile_shared buffers alternate, and a buffer is rewritten only
+// after barrier (1) of the iteration after its last reads. The permutation is that of
+// bijective2_kernel (same evaluation, flags and ranks).
+template <class Policy, class T, class Eval>
+__global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
+    bijective2_pipelined_kernel(const T* __restrict__ in, T* __restrict__ out, std::uint64_t m, std::uint64_t n,
+                                std::uint64_t num_tiles, const __grid_constant__ Eval f,
+                                scan::tile_state<std::uint64_t> state) {
+  using bits = element_bits<T>;
+  const bits* __restrict__ src = reinterpret_cast<const bits*>(in);
+  bits* __restrict__ dst = reinterpret_cast<bits*>(out);
+  __shared__ tile_shared<Policy> s[2];
+  __shared__ bits stage[2][Policy::tile_items];
+  __shared__ std::uint32_t aggregate[2];
+  const unsigned warp = threadIdx.x >> 5;
+  const unsigned lane = threadIdx.x & 31u;
+  // Evaluates tile `t` into buffer `b`: ballots, and the flagged elements copied into
+  // this thread's stage slots; one cp.async group per call (empty when nothing flagged).
+  auto load_tile = [&](std::uint64_t t, unsigned b) -> std::uint32_t {
+    std::uint64_t w[Policy::items];
+    const std::uint32_t flags = evaluate_and_flag<Policy>(f, t * Policy::tile_items, n, m, s[b], w);
+#pragma unroll
+    for (int k = 0; k < Policy::items; ++k)
+      if (flags >> k & 1u) stage_element(&stage[b][k * Policy::block + threadIdx.x], src + w[k]);
+    cp_async_commit();
+    return flags;
+  };
+  // Warp 0: the scanned count of the tile in buffer b, published as its aggregate (tile
+  // 0: its inclusive prefix, with prefix 0).
+  auto publish_aggregate = [&](std::uint64_t t, unsigned b) {
+    const std::uint32_t count = scan_ballots(s[b]);
+    if (lane == 0) {
+      aggregate[b] = count;
+      if (t == 0) {
+        state.publish(0, scan::tile_status::inclusive_prefix, count);
+        s[b].prefix = 0;
+      } else {
+        state.publish(t, scan::tile_status::aggregate, count);
+      }
+    }
+  };
+
+  if (threadIdx.x == 0) s[0].tile = state.acquire_tile();
+  __syncthreads();
+  std::uint64_t tile_a = s[0].tile;
+  if (tile_a >= num_tiles) return;  // the same for the whole block
+  unsigned a = 0;
+  std::uint32_t flags_a = load_tile(tile_a, a);
+  __syncthreads();
+  if (warp == 0) publish_aggregate(tile_a, a);
+  for (;;) {
+    const unsigned b = a ^ 1u;
+    if (threadIdx.x == 0) s[b].tile = state.acquire_tile();
+    __syncthreads();  // (1)
+    const std::uint64_t tile_b = s[b].tile;
+    const bool more = tile_b < num_tiles;  // the same for the whole block
+    std::uint32_t flags_b = 0;
+    if (more) flags_b = load_tile(tile_b, b);
+    else cp_async_commit();  // keeps "all but the newest group" meaning A's copies
+    __syncthreads();  // (2)
+    if (warp == 0) {
+      if (more) publish_aggregate(tile_b, b);
+      if (tile_a != 0) {
+        const std::uint64_t residue = state.warp_look_back(tile_a);
+        if (lane == 0) {
+          state.publish(tile_a, scan::tile_status::inclusive_prefix, residue + aggregate[a]);
+          s[a].prefix = exact_prefix<Policy>(residue, tile_a, n, m);
+        }
+      }
+    }
+    cp_async_wait_prior<1>();  // this thread's copies of A have landed (B's may not have)
+    __syncthreads();  // (3)
+    const std::uint64_t prefix = s[a].prefix;
+#pragma unroll
+    for (int k = 0; k < Policy::items; ++k)
+      if (flags_a >> k & 1u) dst[prefix + rank_in_tile(s[a], k)] = stage[a][k * Policy::block + threadIdx.x];
+    if (!more) return;
+    tile_a = tile_b;
+    flags_a = flags_b;
+    a = b;
+  }
+}
+
 
 // ----------------------------------------------------------------------------
 // bijective1: tile counts, then (after cub::DeviceScan) rank and gather.
@@ -476,17 +578,33 @@ std::size_t bijective2_temp_bytes(unsigned bits) {
   return bytes > staged ? bytes : staged;
 }
 
+/// Whether the forward bijective2 of T elements runs the software-pipelined kernel: its
+/// two stages of Policy::tile_items elements must fit the 48 KiB of static shared memory.
+template <class Policy, class T>
+inline constexpr bool pipelined_tiles_fit = 2 * Policy::tile_items * sizeof(T) <= 32 * 1024;
+
 /// Enqueues bijective2 (Inverse: the unshuffle) with tile shape Policy; arguments
 /// already checked, d_temp at least bijective2_temp_bytes_with<Policy>(b) bytes.
+/// `pipelined` (forward only, where pipelined_tiles_fit): the software-pipelined kernel
+/// (false: the one-tile-at-a-time kernel; for comparisons).
 template <class Policy, bool Inverse, class T, class Bijection>
 void run_bijective2_with(void* d_temp, const T* d_in, T* d_out, std::uint64_t m, const Bijection& f,
-                         cudaStream_t stream) {
+                         cudaStream_t stream, bool pipelined = true) {
   const std::uint64_t n = std::uint64_t{1} << f.domain_bits();
   const std::uint64_t tiles = tiles_for<Policy>(n);
   const scan::tile_state<std::uint64_t> state(temp_layout::aligned_start(d_temp), tiles);
   state.initialize(stream);
   with_evaluator(f, [&](const auto& eval) {
     using E = std::decay_t<decltype(eval)>;
+    if constexpr (!Inverse && pipelined_tiles_fit<Policy, T>) {
+      if (pipelined) {
+        constexpr auto kernel = &bijective2_pipelined_kernel<Policy, T, E>;
+        const unsigned grid = resident_grid<kernel>(Policy::block, tiles);
+        kernel<<<grid, Policy::block, 0, stream>>>(d_in, d_out, m, n, tiles, eval, state);
+        ONEPASS_CUDA_CHECK_LAUNCH();
+        return;
+      }
+    }
     constexpr auto kernel = &bijective2_kernel<Policy, T, E, Inverse>;
     const unsigned grid = resident_grid<kernel>(Policy::block, tiles);
     kernel<<<grid, Policy::block, 0, stream>>>(d_in, d_out, m, n, tiles, eval, state);
