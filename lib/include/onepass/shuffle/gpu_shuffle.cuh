@@ -27,8 +27,12 @@
 // rank is popc(ballot & lanes below it), and the warp's flagged elements go to
 // consecutive outputs. Warp 0 scans the items * warps ballot counts (in (k, v)
 // order = index order) in shared memory, then does the tile's look-back. The
-// forward gather issues the loads in[w] before the scan and look-back, so their
-// latency overlaps the block's synchronisation. Two tile shapes (detail::policies):
+// forward bijective2 is software-pipelined over two tiles (bijective2_pipelined_kernel):
+// a block evaluates its next tile and starts copying that tile's elements in[w] into
+// shared memory (cp.async) before it looks back for the current tile and stores it, and
+// publishes the next tile's aggregate as soon as it has counted it; the unshuffle (and
+// elements too large for two stages) runs one tile at a time (bijective2_kernel), its
+// loads issued before the scan and look-back. Two tile shapes (detail::policies):
 // 256 x 2 for domains below 2^22 (more tiles, so small inputs spread over the SMs)
 // and 256 x 4 from 2^22 up; both are powers of two, so
 // only a domain smaller than one tile has a partial tile.
