@@ -583,9 +583,12 @@ std::size_t bijective2_temp_bytes(unsigned bits) {
 }
 
 /// Whether the forward bijective2 of T elements runs the software-pipelined kernel: its
-/// two stages of Policy::tile_items elements must fit the 48 KiB of static shared memory.
+/// two stages of Policy::tile_items elements must fit in 32 KiB of static shared memory,
+/// and T must move as 4-, 8- or 16-byte words (cp.async; narrower elements would be
+/// copied through registers, synchronously, which loses what the pipeline gains).
 template <class Policy, class T>
-inline constexpr bool pipelined_tiles_fit = 2 * Policy::tile_items * sizeof(T) <= 32 * 1024;
+inline constexpr bool pipelined_tiles_fit = 2 * Policy::tile_items * sizeof(T) <= 32 * 1024 &&
+                                            sizeof(typename element_bits<T>::unit) >= 4;
 
 /// Enqueues bijective2 (Inverse: the unshuffle) with tile shape Policy; arguments
 /// already checked, d_temp at least bijective2_temp_bytes_with<Policy>(b) bytes.
