@@ -31,7 +31,9 @@
 //               counter, so the tiles in flight belong to a few consecutive segments (their
 //               items stay in L2), and each tile's decoupled look-back (scan/tile_state.cuh)
 //               stops at its segment's first tile, which publishes its count as an inclusive
-//               prefix at once.
+//               prefix at once. The forward shuffle pipelines two tiles per block (the next
+//               tile's elements load by cp.async while the current one looks back and
+//               stores; tiled_pipelined_kernel), as the single shuffle does.
 // With offsets, one classification kernel reads the offsets, checks them (the first
 // decrease, offsets[0], the last offset against num_items) and sorts the segments into the
 // three lists with atomics (segments are independent, so the lists' order does not
@@ -485,6 +487,156 @@ __global__ void __launch_bounds__(block_threads) tiled_path_kernel(const T* __re
   }
 }
 
+/// Whether the forward tiled path runs tiled_pipelined_kernel: two stages of a tile's
+/// elements within 32 KiB of static shared memory, elements moving as 4-, 8- or 16-byte
+/// words (cp.async).
+template <class T>
+inline constexpr bool tiled_pipeline_fits =
+    2 * tiled_tile_items * sizeof(T) <= 32 * 1024 && sizeof(typename detail::element_bits<T>::unit) >= 4;
+
+/// Forward tiled path, software-pipelined over two tiles like bijective2_pipelined_kernel
+/// (gpu_shuffle.cuh): a block evaluates its next tile B and copies B's flagged elements into
+/// its own stage slots (cp.async) and publishes B's count (as an inclusive prefix when B is
+/// its segment's first tile) before it looks back for its current tile A and stores A.
+/// Barriers per tile: (1) B's tile and segment (read into registers at once, so thread 0
+/// may rewrite them for the next tile); (2) B's keys; (3) B's counts; (4) A's prefix and
+/// B's offsets. Same permutation as tiled_path_kernel.
+template <class T, class Offset, bool FixedShape, bool Odd, int Rounds>
+__global__ void __launch_bounds__(block_threads) tiled_pipelined_kernel(const T* __restrict__ in, T* __restrict__ out,
+                                                                        tile_map<Offset> map, std::uint64_t num_tiles,
+                                                                        const std::uint32_t* __restrict__ key_table,
+                                                                        unsigned rounds,
+                                                                        scan::tile_state<std::uint64_t> state) {
+  using bits_t = detail::element_bits<T>;
+  __shared__ std::uint32_t keys[2][bijection::max_rounds];
+  __shared__ std::uint32_t counts[2][32];
+  __shared__ std::uint32_t offsets[2][32];
+  __shared__ std::uint64_t prefix[2];
+  __shared__ std::uint64_t next[5];  // tile, key row, tile inside the segment, segment begin, length
+  __shared__ bits_t stage[2][tiled_tile_items];
+  const bits_t* in_bits = reinterpret_cast<const bits_t*>(in);
+  bits_t* out_bits = reinterpret_cast<bits_t*>(out);
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const unsigned lanes_below = (1u << lane) - 1u;
+  struct held {
+    std::uint64_t tile = 0, local = 0, begin = 0;
+    unsigned ballot[block_items] = {};
+    std::uint32_t keep = 0;    // bit k: item k flagged
+    std::uint64_t count = 0;   // warp 0: the tile's flag count
+  };
+  // Thread 0 takes the next tile; after barrier (1) every thread reads it (acquire_next).
+  auto take = [&]() {
+    if (threadIdx.x == 0) {
+      const std::uint64_t t = state.acquire_tile();
+      next[0] = t;
+      if (t < num_tiles) map.find(t, next[1], next[2], next[3], next[4]);
+    }
+  };
+  // After barrier (1): reads the taken tile into `h`, loads its keys into keys[b], then
+  // (barrier (2)) evaluates it, copies its flagged elements into stage[b] and writes its
+  // ballot counts to counts[b]. False (and nothing loaded) when no tile is left.
+  auto load = [&](held& h, unsigned b) -> bool {
+    h.tile = next[0];
+    const bool more = h.tile < num_tiles;  // the same for the whole block
+    std::uint64_t j = 0, m = 0;
+    if (more) {
+      j = next[1];
+      h.local = next[2];
+      h.begin = next[3];
+      m = next[4];
+      if (threadIdx.x < rounds) keys[b][threadIdx.x] = key_table[j * rounds + threadIdx.x];
+    }
+    __syncthreads();  // (2) keys (and every thread has read `next`)
+    h.keep = 0;
+    if (more) {
+      const unsigned domain_bits = bijection::schedule_domain_bits(m);
+      const std::uint64_t domain = std::uint64_t{1} << domain_bits, base = h.local * tiled_tile_items;
+      auto body = [&](auto odd, auto unrolled) {
+        std::uint64_t x[block_items], w[block_items];
+#pragma unroll
+        for (int k = 0; k < block_items; ++k) x[k] = base + static_cast<std::uint64_t>(k) * block_threads + threadIdx.x;
+        images<decltype(odd)::value, decltype(unrolled)::value, block_items>(x, w, keys[b], rounds, domain_bits);
+#pragma unroll
+        for (int k = 0; k < block_items; ++k) {
+          const bool keep = x[k] < domain && w[k] < m;
+          h.ballot[k] = __ballot_sync(0xffffffffu, keep);
+          if (lane == 0) counts[b][k * block_warps + warp] = __popc(h.ballot[k]);
+          if (keep) {
+            h.keep |= 1u << k;
+            detail::stage_element(&stage[b][k * block_threads + threadIdx.x], in_bits + h.begin + w[k]);
+          }
+        }
+      };
+      if constexpr (FixedShape) {
+        body(std::integral_constant<bool, Odd>{}, std::integral_constant<int, Rounds>{});
+      } else {
+        with_round_shape(domain_bits, rounds, body);
+      }
+    }
+    detail::cp_async_commit();  // one group per tile (empty at the end)
+    return more;
+  };
+  // Warp 0, after barrier (3): scans counts[b] into offsets[b] and publishes the tile's
+  // count (its segment's first tile: as an inclusive prefix, with prefix 0).
+  auto publish_count = [&](held& h, unsigned b) {
+    const std::uint32_t c = counts[b][lane];
+    std::uint32_t incl = c;
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+      const std::uint32_t up = __shfl_up_sync(0xffffffffu, incl, d);
+      if (lane >= static_cast<unsigned>(d)) incl += up;
+    }
+    offsets[b][lane] = incl - c;
+    h.count = __shfl_sync(0xffffffffu, incl, 31);
+    if (lane == 0) {
+      if (h.local == 0) {
+        state.publish(h.tile, scan::tile_status::inclusive_prefix, h.count);
+        prefix[b] = 0;
+      } else {
+        state.publish(h.tile, scan::tile_status::aggregate, h.count);
+      }
+    }
+  };
+
+  held a, bh;
+  unsigned ia = 0;
+  take();
+  __syncthreads();  // (1)
+  if (!load(a, ia)) return;
+  __syncthreads();  // (3)
+  if (warp == 0) publish_count(a, ia);
+  for (;;) {
+    const unsigned ib = ia ^ 1u;
+    take();
+    __syncthreads();  // (1)
+    const bool more = load(bh, ib);
+    __syncthreads();  // (3)
+    if (warp == 0) {
+      if (more) publish_count(bh, ib);
+      if (a.local != 0) {
+        const std::uint64_t exclusive = state.warp_look_back(a.tile);
+        if (lane == 0) {
+          state.publish(a.tile, scan::tile_status::inclusive_prefix, exclusive + a.count);
+          prefix[ia] = exclusive;
+        }
+      }
+    }
+    detail::cp_async_wait_prior<1>();  // this thread's copies of A (B's may be in flight)
+    __syncthreads();  // (4)
+    const std::uint64_t before = prefix[ia];
+#pragma unroll
+    for (int k = 0; k < block_items; ++k) {
+      if (a.keep >> k & 1u) {
+        const std::uint64_t rank = before + offsets[ia][k * block_warps + warp] + __popc(a.ballot[k] & lanes_below);
+        out_bits[a.begin + rank] = stage[ia][k * block_threads + threadIdx.x];
+      }
+    }
+    if (!more) return;
+    a = bh;
+    ia = ib;
+  }
+}
+
 /// key_table[i * rounds + r]: round key r of segment i of `src` (one thread per segment).
 template <class Offset>
 __global__ void __launch_bounds__(256) keys_kernel(segment_source<Offset> src, std::uint64_t seed, unsigned rounds,
@@ -577,6 +729,29 @@ struct offsets_layout {
 inline void check_rounds(const char* function, unsigned rounds) {
   require(rounds >= 1 && rounds <= bijection::max_rounds, function, "rounds",
           "must be in [1, " + std::to_string(bijection::max_rounds) + "], got " + std::to_string(rounds));
+}
+
+/// Launches the tiled path over `num_tiles` tiles, persistent (the resident blocks): the
+/// pipelined kernel for the forward shuffle where tiled_pipeline_fits<T>, else
+/// tiled_path_kernel.
+template <bool Inverse, class T, class Offset, bool FixedShape, bool Odd, int Rounds>
+void launch_tiled(const T* in, T* out, const tile_map<Offset>& map, std::uint64_t num_tiles,
+                  const std::uint32_t* key_table, unsigned rounds, const scan::tile_state<std::uint64_t>& state,
+                  cudaStream_t stream) {
+  auto launch = [&](auto kernel_constant) {
+    constexpr auto kernel = decltype(kernel_constant)::value;
+    const std::uint64_t slots = device::resident_blocks<kernel>(block_threads);
+    const unsigned grid = static_cast<unsigned>(num_tiles < slots ? num_tiles : slots);
+    kernel<<<grid, block_threads, 0, stream>>>(in, out, map, num_tiles, key_table, rounds, state);
+    ONEPASS_CUDA_CHECK_LAUNCH();
+  };
+  if constexpr (!Inverse && tiled_pipeline_fits<T>) {
+    launch(std::integral_constant<decltype(&tiled_pipelined_kernel<T, Offset, FixedShape, Odd, Rounds>),
+                                  &tiled_pipelined_kernel<T, Offset, FixedShape, Odd, Rounds>>{});
+  } else {
+    launch(std::integral_constant<decltype(&tiled_path_kernel<Inverse, T, Offset, FixedShape, Odd, Rounds>),
+                                  &tiled_path_kernel<Inverse, T, Offset, FixedShape, Odd, Rounds>>{});
+  }
 }
 
 /// Launches the warp and block paths over `src` lists (counts known on the host).
@@ -679,11 +854,8 @@ void segmented_offsets(const char* function, void* d_temp, std::size_t& temp_byt
     const scan::tile_state<std::uint64_t> state(base + layout.state, host.tiles);
     state.initialize(stream);
     const tile_map<Offset> map{0, 0, tile_start, tiled_ids, d_offsets, host.tiled};
-    constexpr auto kernel = &tiled_path_kernel<Inverse, T, Offset, false, false, 0>;
-    const std::uint64_t slots = device::resident_blocks<kernel>(block_threads);
-    const unsigned tgrid = static_cast<unsigned>(host.tiles < slots ? host.tiles : slots);
-    kernel<<<tgrid, block_threads, 0, stream>>>(d_in, d_out, map, host.tiles, tiled_keys, rounds, state);
-    ONEPASS_CUDA_CHECK_LAUNCH();
+    launch_tiled<Inverse, T, Offset, false, false, 0>(d_in, d_out, map, host.tiles, tiled_keys, rounds, state,
+                                                      stream);
   }
   if (host.last_offset < num_items)
     ONEPASS_CUDA_CHECK(cudaMemcpyAsync(d_out + host.last_offset, d_in + host.last_offset,
@@ -724,12 +896,8 @@ void segmented_uniform(const char* function, void* d_temp, std::size_t& temp_byt
     state.initialize(stream);
     const tile_map<std::uint64_t> map{tiles_per_row, segment_length, nullptr, nullptr, nullptr, num_segments};
     with_round_shape(bits, rounds, [&](auto odd, auto unrolled) {
-      constexpr auto kernel =
-          &tiled_path_kernel<Inverse, T, std::uint64_t, true, decltype(odd)::value, decltype(unrolled)::value>;
-      const std::uint64_t slots = device::resident_blocks<kernel>(block_threads);
-      const unsigned grid = static_cast<unsigned>(num_tiles < slots ? num_tiles : slots);
-      kernel<<<grid, block_threads, 0, stream>>>(d_in, d_out, map, num_tiles, key_table, rounds, state);
-      ONEPASS_CUDA_CHECK_LAUNCH();
+      launch_tiled<Inverse, T, std::uint64_t, true, decltype(odd)::value, decltype(unrolled)::value>(
+          d_in, d_out, map, num_tiles, key_table, rounds, state, stream);
     });
     return;
   }
