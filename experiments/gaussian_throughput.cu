@@ -22,25 +22,32 @@
 //       (no skip-ahead matrices); its cost, measured alone with 0 draws, is in meta.json
 //       (curand_init_seconds) and is < 0.1 % of a run at the default scale.
 // To memory (mode to_memory): n doubles, then n floats, written to device memory.
-//   ours_memory_3 / ours_memory_4   onepass::gaussian::generate_normal (both forms).
+//   Every GPU entry of the registry's Gaussian family (onepass/registry.hpp,
+//   gaussian_generators()) that lists the output type, under its registry name (floats:
+//   suffix _f32), called through its gpu_run with seed + k for timed run k; one untimed call
+//   first (setup: e.g. cuRAND's generator is created on first use). Entries that follow the
+//   library's definition come first, the other entries after the two reference rows below:
+//   ours_memory_3 / ours_memory_4   onepass::gaussian::generate_normal (both forms;
+//       lib/src/gpu_gaussian_generators.cu).
+//   curand_host_philox   cuRAND host API (baselines/gpu/curand_gaussian.cu):
+//       curandGenerateNormalDouble / curandGenerateNormal, generator
+//       CURAND_RNG_PSEUDO_PHILOX4_32_10 (default ordering), created once outside the timed
+//       region; each call sets stream, seed and offset 0, then generates.
 //   store_only   a kernel that only writes the same n doubles (out[i] = i, 16-byte stores,
 //       grid = resident blocks): the write-bandwidth reference of the to-memory rows.
 //   ours_memory_philox_3   generate_normal's kernel (3 coefficients) with each lane's entropy
 //       from cuRAND's Philox4_32_10 (curand4) instead of SplitMix64; checked by its moments.
 //   The same with floats: ours_memory_3_f32, ours_memory_4_f32, ours_memory_philox_3_f32, store_only_f32, and
-//   cuRAND's curandGenerateNormal (curand_host_philox_f32); dtype column f32.
+//   curand_host_philox_f32; dtype column f32.
 // Float in registers: ours_generator_f32_3 (the API's next_pair_float, 3 coefficients)
 // and cuRAND's curand_normal4 (curand_normal4, Philox4_32_10), dtype f32.
-//   curand_host_philox   cuRAND host API: curandGenerateNormalDouble, generator
-//       CURAND_RNG_PSEUDO_PHILOX4_32_10 (default ordering), created and seeded outside
-//       the timed region.
 //
 // Checks (untimed, after timing): in registers, the per-thread sums are added on the host
 // (long double); z = sum / sqrt(outputs) must be |z| < 6 for every generator (a dead or
 // constant generator fails this); to memory, ours equals generate_normal_cpu bit for
-// bit on the first 2^16 outputs, cuRAND's first 2^16 outputs have |mean| and |var - 1|
-// within 6 standard errors. A failed check gives exit status 1 (the row is kept, with
-// the check text).
+// bit on the first 2^16 outputs (every entry with library_definition), the other entries'
+// (cuRAND's) first 2^16 outputs have |mean| and |var - 1| within 6 standard errors. A
+// failed check gives exit status 1 (the row is kept, with the check text).
 //
 // Output: <out>/gaussian_throughput.csv with
 //   algorithm,label,mode,form,outputs,threads,reps,seconds_median,seconds_min,seconds_max,
@@ -56,7 +63,6 @@
 //
 // Exit status: 0 ok, 1 a check failed or an algorithm failed, 2 bad arguments, 3 no GPU.
 #include <cuda_runtime.h>
-#include <curand.h>
 #include <curand_kernel.h>
 
 #include <algorithm>
@@ -76,12 +82,14 @@
 #include "onepass/gaussian/generate.cuh"
 #include "onepass/gaussian/table.hpp"
 #include "onepass/gaussian/warp_gaussian.cuh"
+#include "onepass/registry.hpp"
 
 namespace {
 
 namespace ex = onepass::experiments;
 namespace gpu = onepass::experiments::gpu;
 namespace g = onepass::gaussian;
+namespace reg = onepass::registry;
 
 const char* const experiment = "gaussian_throughput";
 constexpr unsigned block_threads = 256;
@@ -271,27 +279,6 @@ __global__ void __launch_bounds__(block_threads)
 
 // ----------------------------------------------------------------------------- helpers
 
-void curand_check(curandStatus_t s, const char* call) {
-  if (s != CURAND_STATUS_SUCCESS)
-    throw onepass::runtime_failure(std::string(call) + " failed with curandStatus_t " + std::to_string(static_cast<int>(s)));
-}
-#define CURAND_CALL(call) curand_check((call), #call)
-
-/// Owning cuRAND host generator.
-class curand_generator {
- public:
-  curand_generator() { CURAND_CALL(curandCreateGenerator(&g_, CURAND_RNG_PSEUDO_PHILOX4_32_10)); }
-  ~curand_generator() {
-    if (g_) curandDestroyGenerator(g_);
-  }
-  curand_generator(const curand_generator&) = delete;
-  curand_generator& operator=(const curand_generator&) = delete;
-  curandGenerator_t get() const { return g_; }
-
- private:
-  curandGenerator_t g_ = nullptr;
-};
-
 template <class Kernel>
 unsigned resident_blocks(Kernel kernel) {
   int device = 0, sms = 0, per_sm = 0;
@@ -469,32 +456,66 @@ int main(int argc, char** argv) {
     const std::string type_word = is_f32 ? "floats" : "doubles";
     const char* dtype = is_f32 ? "f32" : "f64";
     gpu::device_buffer out(n * sizeof(T));
-    for (g::form f : {g::form::three, g::form::four}) {
-      const std::string ftext = f == g::form::three ? "3" : "4";
-      const std::string name = "ours_memory_" + ftext + suffix;
+    const reg::gaussian_dtype rdtype = is_f32 ? reg::gaussian_dtype::f32 : reg::gaussian_dtype::f64;
+    // The moments of the first m outputs, within 6 standard errors of N(0, 1)'s.
+    auto moments = [&](const std::vector<T>& got, bool& ok) {
+      const std::uint64_t m = got.size();
+      long double s1 = 0, s2 = 0;
+      for (T v : got) {
+        s1 += v;
+        s2 += static_cast<long double>(v) * v;
+      }
+      const double mean = static_cast<double>(s1 / m), var = static_cast<double>(s2 / m) - mean * mean;
+      ok = std::fabs(mean) < 6.0 / std::sqrt(double(m)) && std::fabs(var - 1.0) < 6.0 * std::sqrt(2.0 / m);
+      std::ostringstream c;
+      c.precision(4);
+      c << "first " << m << ": mean=" << mean << " var=" << var << (ok ? " ok" : " FAILED");
+      return c.str();
+    };
+    // One registry entry: timed with seed + k, then run untimed with the seed and checked
+    // (library_definition: bit for bit against generate_normal_cpu; otherwise the moments).
+    auto registry_row = [&](const reg::gaussian_entry& e) {
+      const std::string name = e.name + suffix;
       try {
-        row_data d{name, "ours " + ftext + " coefficients generate_normal, " + type_word + " (to memory)", "to_memory",
-                   ftext, static_cast<double>(n), 0, {}, {}, dtype};
-        d.time = timer.measure([&](int k) {
-          g::generate_normal(out.as<T>(), n, 0.0, 1.0, r.seed() + static_cast<std::uint64_t>(k), tab, f, s);
-        });
-        g::generate_normal(out.as<T>(), n, 0.0, 1.0, r.seed(), tab, f, s);
+        onepass::require(n % e.n_multiple == 0, experiment, "--memory-log2",
+                         "gives n = " + std::to_string(n) + ", not a multiple of " + std::to_string(e.n_multiple) +
+                             " as " + e.name + " needs");
+        row_data d{name, e.label + ", " + type_word + " (to memory)", "to_memory",
+                   e.coefficients ? std::to_string(e.coefficients) : std::string(), static_cast<double>(n), 0, {}, {},
+                   dtype};
+        auto run_entry = [&](std::uint64_t seed) { e.gpu_run(out.get(), n, rdtype, reg::gaussian_params{seed}, s); };
+        run_entry(r.seed());  // setup, untimed (e.g. cuRAND's generator is created on first use)
+        stream.synchronize();
+        d.time = timer.measure([&](int k) { run_entry(r.seed() + static_cast<std::uint64_t>(k)); });
+        run_entry(r.seed());
         stream.synchronize();
         const std::uint64_t m = std::min(n, check_n);
-        std::vector<T> got(m), want(m);
+        std::vector<T> got(m);
         ONEPASS_EXPERIMENT_CUDA(cudaMemcpy(got.data(), out.get(), m * sizeof(T), cudaMemcpyDeviceToHost));
-        g::generate_normal_cpu(want.data(), m, 0.0, 1.0, r.seed(), tab, f);
-        const bool same = std::memcmp(got.data(), want.data(), m * sizeof(T)) == 0;
-        d.check = (same ? "bit-exact vs generate_normal_cpu on " : "DIFFERS from generate_normal_cpu on ") +
-                  std::to_string(m) + " outputs";
-        if (!same) failed.push_back(name + ": " + d.check);
+        bool ok = false;
+        if (e.library_definition) {
+          std::vector<T> want(m);
+          g::generate_normal_cpu(want.data(), m, 0.0, 1.0, r.seed(), tab,
+                                 e.coefficients == 3 ? g::form::three : g::form::four);
+          ok = std::memcmp(got.data(), want.data(), m * sizeof(T)) == 0;
+          d.check = (ok ? "bit-exact vs generate_normal_cpu on " : "DIFFERS from generate_normal_cpu on ") +
+                    std::to_string(m) + " outputs";
+        } else {
+          d.check = moments(got, ok);
+        }
+        if (!ok) failed.push_back(name + ": " + d.check);
         emit(std::move(d));
-      } catch (const std::exception& e) {
-        failed.push_back(name + ": " + e.what());
+      } catch (const std::exception& err) {
+        failed.push_back(name + ": " + err.what());
         ex::progress(experiment, "FAILED " + failed.back());
         cudaGetLastError();
       }
-    }
+    };
+    std::vector<reg::gaussian_entry> entries;  // the GPU entries that write T
+    for (const auto& e : reg::gaussian_generators())
+      if (e.where == reg::device::gpu && reg::supports(e, rdtype)) entries.push_back(e);
+    for (const auto& e : entries)
+      if (e.library_definition) registry_row(e);
     try {
       const unsigned blocks = resident_blocks(store_only_kernel<T>);
       row_data d{"store_only" + suffix, "store-only kernel writing the same " + type_word + " (to memory)",
@@ -518,21 +539,6 @@ int main(int argc, char** argv) {
       ex::progress(experiment, "FAILED " + failed.back());
       cudaGetLastError();
     }
-    // The first m outputs' mean and variance within 6 standard errors of N(0, 1).
-    auto moments = [&](const std::vector<T>& got, bool& ok) {
-      const std::uint64_t m = got.size();
-      long double s1 = 0, s2 = 0;
-      for (T v : got) {
-        s1 += v;
-        s2 += static_cast<long double>(v) * v;
-      }
-      const double mean = static_cast<double>(s1 / m), var = static_cast<double>(s2 / m) - mean * mean;
-      ok = std::fabs(mean) < 6.0 / std::sqrt(double(m)) && std::fabs(var - 1.0) < 6.0 * std::sqrt(2.0 / m);
-      std::ostringstream c;
-      c.precision(4);
-      c << "first " << m << ": mean=" << mean << " var=" << var << (ok ? " ok" : " FAILED");
-      return c.str();
-    };
     try {  // ours fed by Philox4_32_10, 3 coefficients
       const std::uint64_t rounds = (n + 31) / 32, pairs = (rounds + 1) / 2;
       const std::uint64_t wanted = (pairs + block_threads / 32 - 1) / (block_threads / 32);
@@ -559,36 +565,8 @@ int main(int argc, char** argv) {
       ex::progress(experiment, "FAILED " + failed.back());
       cudaGetLastError();
     }
-    try {
-      curand_generator gen;
-      CURAND_CALL(curandSetStream(gen.get(), s));
-      CURAND_CALL(curandSetPseudoRandomGeneratorSeed(gen.get(), r.seed()));
-      auto generate = [&] {
-        if constexpr (is_f32) {
-          CURAND_CALL(curandGenerateNormal(gen.get(), out.as<float>(), n, 0.0f, 1.0f));
-        } else {
-          CURAND_CALL(curandGenerateNormalDouble(gen.get(), out.as<double>(), n, 0.0, 1.0));
-        }
-      };
-      generate();  // setup, untimed
-      stream.synchronize();
-      row_data d{"curand_host_philox" + suffix,
-                 std::string("cuRAND host API Philox4_32_10 ") +
-                     (is_f32 ? "curandGenerateNormal" : "curandGenerateNormalDouble") + " (to memory)",
-                 "to_memory", "", static_cast<double>(n), 0, {}, {}, dtype};
-      d.time = timer.measure([&](int) { generate(); });
-      stream.synchronize();
-      std::vector<T> got(std::min(n, check_n));
-      ONEPASS_EXPERIMENT_CUDA(cudaMemcpy(got.data(), out.get(), got.size() * sizeof(T), cudaMemcpyDeviceToHost));
-      bool ok = false;
-      d.check = moments(got, ok);
-      if (!ok) failed.push_back(d.algorithm + ": " + d.check);
-      emit(std::move(d));
-    } catch (const std::exception& e) {
-      failed.push_back("curand_host_philox" + suffix + ": " + e.what());
-      ex::progress(experiment, "FAILED " + failed.back());
-      cudaGetLastError();
-    }
+    for (const auto& e : entries)
+      if (!e.library_definition) registry_row(e);
   };
   for (int pass = 0; pass < 2; ++pass) {
     try {

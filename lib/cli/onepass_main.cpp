@@ -159,7 +159,8 @@ std::vector<std::uint64_t> identity_of(std::size_t n) {
 /// output depends on thread timing, e.g. dart throwing); then sorts, one line per (name,
 /// device) in registry order, DETAILS the key/value shapes registered, comma-separated; then
 /// segmented shuffles, DETAILS `library-definition` (segment s is the single shuffle with
-/// segment_seed(seed, s)) or `per-segment-permutation` (only that each segment is permuted).
+/// segment_seed(seed, s)) or `per-segment-permutation` (only that each segment is permuted);
+/// then Gaussian generators, DETAILS the output types it writes, comma-separated (f64, f32).
 void list_command() {
   output out;
   auto put = [&](const std::string& line) { out.put(line.data(), line.size()); };
@@ -178,6 +179,11 @@ void list_command() {
   for (const auto& e : reg::segmented_shuffles()) {
     put(e.name + " segmented " + reg::to_string(e.where) +
         (e.library_definition ? " library-definition\n" : " per-segment-permutation\n"));
+  }
+  for (const auto& e : reg::gaussian_generators()) {
+    std::string dtypes;
+    for (reg::gaussian_dtype d : e.dtypes) dtypes += (dtypes.empty() ? "" : ",") + std::string(reg::to_string(d));
+    put(e.name + " gaussian " + reg::to_string(e.where) + " " + dtypes + "\n");
   }
   out.finish();
 }

@@ -10,7 +10,7 @@ namespace onepass::registry {
 
 namespace {
 // Function-local static so registration order across translation units is safe.
-// The families keyed by (device, name): shuffles and segmented shuffles.
+// The families keyed by (device, name): shuffles, segmented shuffles, Gaussian generators.
 using named_key = std::pair<device, std::string>;
 std::map<named_key, shuffle_entry>& shuffle_table() {
   static std::map<named_key, shuffle_entry> table;
@@ -18,6 +18,10 @@ std::map<named_key, shuffle_entry>& shuffle_table() {
 }
 std::map<named_key, segmented_entry>& segmented_table() {
   static std::map<named_key, segmented_entry> table;
+  return table;
+}
+std::map<named_key, gaussian_entry>& gaussian_table() {
+  static std::map<named_key, gaussian_entry> table;
   return table;
 }
 // Registration and lookup of the (device, name) families, with the same checks and messages.
@@ -80,6 +84,33 @@ std::vector<segmented_entry> segmented_shuffles() {
 
 const segmented_entry& find_segmented(const std::string& name, device where) {
   return find_named(segmented_table(), name, where, "find_segmented", "segmented shuffle");
+}
+
+const char* to_string(gaussian_dtype dtype) { return dtype == gaussian_dtype::f64 ? "f64" : "f32"; }
+
+std::size_t dtype_bytes(gaussian_dtype dtype) { return dtype == gaussian_dtype::f64 ? 8 : 4; }
+
+bool supports(const gaussian_entry& entry, gaussian_dtype dtype) {
+  for (gaussian_dtype d : entry.dtypes)
+    if (d == dtype) return true;
+  return false;
+}
+
+void add_gaussian(gaussian_entry entry) {
+  require(!entry.dtypes.empty(), "registry::add_gaussian", "entry.dtypes",
+          "must list at least one output type ('" + entry.name + "')");
+  require(entry.n_multiple >= 1, "registry::add_gaussian", "entry.n_multiple", "must be >= 1 ('" + entry.name + "')");
+  add_named(gaussian_table(), std::move(entry), "registry::add_gaussian");
+}
+
+std::vector<gaussian_entry> gaussian_generators() {
+  std::vector<gaussian_entry> out;
+  for (const auto& kv : gaussian_table()) out.push_back(kv.second);
+  return out;
+}
+
+const gaussian_entry& find_gaussian(const std::string& name, device where) {
+  return find_named(gaussian_table(), name, where, "find_gaussian", "Gaussian generator");
 }
 
 const char* to_string(sort_shape shape) {

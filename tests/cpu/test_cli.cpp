@@ -86,12 +86,27 @@ TEST_F(CliTest, ListPrintsEveryRegisteredAlgorithmAsNameFamilyDeviceDetails) {
   ASSERT_FALSE(expected.empty());  // the CPU sorts are always registered
   // Then the segmented shuffles (GPU builds register them), one line each.
   const auto segmented = reg::segmented_shuffles();
-  ASSERT_EQ(lines.size(), entries.size() + expected.size() + segmented.size()) << r.out;
+  // Then the Gaussian generators (GPU builds register them), DETAILS their output types.
+  const auto gaussians = reg::gaussian_generators();
+  ASSERT_EQ(lines.size(), entries.size() + expected.size() + segmented.size() + gaussians.size()) << r.out;
   for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(lines[entries.size() + i], expected[i]);
   for (std::size_t i = 0; i < segmented.size(); ++i)
     EXPECT_EQ(lines[entries.size() + expected.size() + i],
               segmented[i].name + " segmented " + reg::to_string(segmented[i].where) +
                   (segmented[i].library_definition ? " library-definition" : " per-segment-permutation"));
+  const std::size_t first_gaussian = entries.size() + expected.size() + segmented.size();
+  for (std::size_t i = 0; i < gaussians.size(); ++i) {
+    std::string dtypes;
+    for (auto d : gaussians[i].dtypes) dtypes += (dtypes.empty() ? "" : ",") + std::string(reg::to_string(d));
+    EXPECT_EQ(lines[first_gaussian + i],
+              gaussians[i].name + " gaussian " + reg::to_string(gaussians[i].where) + " " + dtypes);
+  }
+#ifdef ONEPASS_HAVE_CUDA_SOURCES
+  // A CUDA build lists ours (both forms) and cuRAND's host API, doubles and floats.
+  for (const char* name : {"ours_memory_3", "ours_memory_4", "curand_host_philox"})
+    EXPECT_NE(std::find(lines.begin(), lines.end(), std::string(name) + " gaussian gpu f64,f32"), lines.end())
+        << name << "\n" << r.out;
+#endif
 }
 
 TEST_F(CliTest, PermutationEqualsLibraryForSeedsSPlusK) {

@@ -1,5 +1,5 @@
 // onepass/registry.hpp — one registry of algorithms per family (shuffles, segmented
-// shuffles, sorts), filled by
+// shuffles, sorts, Gaussian generators), filled by
 // static registration objects (one file per algorithm), read by the experiments
 // and the `onepass` command-line tool. Nothing lists algorithms by hand twice.
 #pragma once
@@ -237,6 +237,73 @@ const sort_entry& find_sort(const std::string& name, sort_shape shape, device wh
 /// Static registration helper for sorts: `static const sort_registrar r{sort_entry{...}};`.
 struct sort_registrar {
   explicit sort_registrar(sort_entry entry) { add_sort(std::move(entry)); }
+};
+
+// ----------------------------------------------------------------------------
+// The Gaussian-generator family: fill a device buffer with N(0, 1) samples (article
+// "Training a random Gaussian generator", section "Tail tests and measuring the speed of
+// the generator": the to-memory comparison with cuRAND).
+
+/// Output types of the Gaussian generators.
+enum class gaussian_dtype {
+  f64,  ///< double
+  f32,  ///< float
+};
+
+/// "f64" or "f32".
+const char* to_string(gaussian_dtype dtype);
+
+/// Bytes of one output of `dtype` (8 or 4).
+std::size_t dtype_bytes(gaussian_dtype dtype);
+
+/// Parameters every Gaussian generator takes.
+struct gaussian_params {
+  std::uint64_t seed = 0;  ///< any 64-bit value; the same seed gives the same output
+};
+
+/// Signature of the GPU Gaussian generators: writes n N(0, 1) samples of type `dtype`
+/// (double for f64, float for f32) to d_out[0, n) (device memory, caller-owned, aligned
+/// for the type), a function of (n, dtype, params.seed) alone. `stream` is a cudaStream_t
+/// (void* here so this header needs no CUDA); work is enqueued on it, not waited for.
+/// Throws onepass::error on bad arguments (null d_out with n > 0, a dtype the entry does
+/// not list, n outside what the entry takes), onepass::runtime_failure when CUDA fails.
+using gpu_gaussian_fn = std::function<void(void* d_out, std::size_t n, gaussian_dtype dtype,
+                                           const gaussian_params& params, void* stream)>;
+
+/// What the registry knows about one Gaussian generator.
+struct gaussian_entry {
+  std::string name;          ///< stable identifier, e.g. "ours_memory_4", "curand_host_philox"
+  device where = device::gpu;
+  std::string label;         ///< legend label without the output type, e.g. "ours 4 coefficients generate_normal"
+  std::string description;   ///< one line
+  std::string entropy;       ///< the source of the random bits, e.g. "SplitMix64", "Philox4_32_10"
+  std::vector<gaussian_dtype> dtypes;  ///< the output types gpu_run accepts
+  gpu_gaussian_fn gpu_run;
+  /// 3 or 4: the warp Gaussian generator with that many coefficients (the experiments'
+  /// `form` column); 0 for other generators.
+  unsigned coefficients = 0;
+  /// True when the output equals gaussian::generate_normal_cpu(out, n, 0, 1, seed,
+  /// default_table(), form with `coefficients`) bit for bit (floats: each double rounded).
+  bool library_definition = false;
+  std::size_t n_multiple = 1;  ///< n must be a multiple of this (cuRAND's normal pairs: 2)
+};
+
+/// True when `entry` lists `dtype` among its dtypes.
+bool supports(const gaussian_entry& entry, gaussian_dtype dtype);
+
+/// Registers `entry`; throws onepass::error if (device, name) is taken.
+void add_gaussian(gaussian_entry entry);
+
+/// All registered Gaussian generators, ordered by (device, name).
+std::vector<gaussian_entry> gaussian_generators();
+
+/// The Gaussian generator registered under (name, where); throws onepass::error listing
+/// the known names when there is none.
+const gaussian_entry& find_gaussian(const std::string& name, device where = device::gpu);
+
+/// Static registration helper: `static const gaussian_registrar r{gaussian_entry{...}};`.
+struct gaussian_registrar {
+  explicit gaussian_registrar(gaussian_entry entry) { add_gaussian(std::move(entry)); }
 };
 
 }  // namespace onepass::registry
