@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "onepass/call_protocol.hpp"
 #include "onepass/error.hpp"
 #include "onepass/random/counter_hash.hpp"
 
@@ -20,16 +21,10 @@ namespace onepass::baselines {
 inline void check_shuffle_arguments(const char* function, const std::uint64_t* in, const std::uint64_t* out,
                                     std::size_t n) {
   if (n == 0) return;
-  require(in != nullptr, function, "in", "must not be null when n > 0");
-  require(out != nullptr, function, "out", "must not be null when n > 0");
-  require(n <= SIZE_MAX / sizeof(std::uint64_t), function, "n",
-          "must be at most SIZE_MAX / 8, got " + std::to_string(n));
-  // Compare addresses as integers: relational operators on pointers into different
-  // arrays are unspecified in C++.
-  const auto a = reinterpret_cast<std::uintptr_t>(in), b = reinterpret_cast<std::uintptr_t>(out);
-  const std::uintptr_t bytes = n * sizeof(std::uint64_t);
-  const bool overlap = a < b + bytes && b < a + bytes;
-  require(!overlap, function, "out", "must not overlap in (out-of-place operation)");
+  protocol::check_not_null(function, "in", in, "when n > 0");
+  protocol::check_not_null(function, "out", out, "when n > 0");
+  protocol::check_byte_count(function, "n", n, sizeof(std::uint64_t));
+  protocol::check_disjoint(function, "out", out, "in", in, n, sizeof(std::uint64_t), " (out-of-place operation)");
 }
 
 /// Per-algorithm random domains, so that two baselines given the same seed draw from

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <string>
 
-#include "onepass/device_launch.cuh"
+#include "onepass/call_protocol.hpp"
 #include "onepass/error.hpp"
 #include "onepass/registry.hpp"
 #include "onepass/sort/onesweep.cuh"
@@ -20,7 +20,7 @@
 namespace {
 namespace reg = onepass::registry;
 namespace onesweep = onepass::sort::onesweep;
-namespace dev = onepass::device;
+namespace protocol = onepass::protocol;
 
 constexpr unsigned digit_bits = 8;
 
@@ -62,20 +62,15 @@ void double_buffer_in_place(const char* fn, void* temp, std::size_t& temp_bytes,
     onesweep::sort_pairs<digit_bits>(nullptr, sort_bytes, keys, values, n, p.begin_bit, end, p.descending, s);
   else
     onesweep::sort_keys<digit_bits>(nullptr, sort_bytes, keys, n, p.begin_bit, end, p.descending, s);
-  const dev::alternate_buffers_layout layout(sort_bytes, n, sizeof(Key), has_values ? sizeof(V) : 0);
+  const protocol::alternate_buffers_layout layout(sort_bytes, n, sizeof(Key), has_values ? sizeof(V) : 0);
   const std::size_t required = layout.total;
-  if (temp == nullptr) {
-    temp_bytes = required;
-    return;
-  }
-  onepass::require(temp_bytes >= required, fn, "temp_bytes",
-                   "must be at least " + std::to_string(required) + " bytes (the size query's answer), got " +
-                       std::to_string(temp_bytes));
+  if (protocol::answer_query(temp, temp_bytes, required)) return;
+  protocol::check_temp_bytes(fn, temp_bytes, required);
   if (n == 0) return;
   onepass::require(keys_in == keys_out, fn, "keys_in", "must equal keys_out (an in-place sort)");
   if constexpr (has_values)
     onepass::require(values_in == values_out, fn, "values_in", "must equal values_out (an in-place sort)");
-  unsigned char* base = dev::aligned_start(temp);
+  unsigned char* base = protocol::aligned_start(temp);
   keys = onesweep::double_buffer<Key>(static_cast<Key*>(keys_out), reinterpret_cast<Key*>(base + layout.keys));
   std::size_t bytes = sort_bytes;
   if constexpr (has_values) {

@@ -20,6 +20,7 @@
 #include "onepass/gaussian/entropy.hpp"
 #include "onepass/gaussian/table.hpp"
 #include "onepass/gaussian/warp_gaussian.cuh"
+#include "onepass/launch_geometry.cuh"
 
 namespace onepass::gaussian {
 
@@ -150,14 +151,11 @@ inline void generate_normal(T* out, std::size_t n, double mean, double stddev, s
   const std::uint64_t rounds = (static_cast<std::uint64_t>(n) + 31) / 32;
   const std::uint64_t pairs = (rounds + 1) / 2;
   constexpr unsigned warps_per_block = detail::generate_block / 32;
-  int device = 0, sms = 1;
-  ONEPASS_CUDA_CHECK(cudaGetDevice(&device));
-  ONEPASS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const std::uint64_t wanted = (pairs + warps_per_block - 1) / warps_per_block;
   // Up to 16 blocks per SM (two waves of the 8 that fit) and the loop unrolled by 4: on the
   // H100, 2^28 doubles, 351-359 G/s against 331-350 with 8 per SM, unrolled by 2
   // (results/recorded/nvidia-h100/variants/generate_normal_variants.txt).
-  const unsigned blocks = static_cast<unsigned>(std::min<std::uint64_t>(wanted, static_cast<std::uint64_t>(sms) * 16));
+  const unsigned blocks =
+      device::stride_grid(pairs, warps_per_block, static_cast<std::uint64_t>(device::multiprocessors()) * 16);
   if (f == form::three) {
     detail::generate_normal_kernel<form::three, T>
         <<<blocks, detail::generate_block, 0, stream>>>(out, n, mean, stddev, seed, tab);

@@ -58,27 +58,16 @@ inline constexpr std::uint64_t segment_grain = 1;
 /// Offsets checked per oneTBB task.
 inline constexpr std::uint64_t offset_check_grain = std::uint64_t{1} << 16;
 
-/// True when [a, a + n) and [b, b + n) (elements of `element_bytes`) overlap; no overflow
-/// for any n <= 2^63.
-inline bool ranges_overlap(const void* a, const void* b, std::uint64_t n, std::size_t element_bytes) {
-  if (n == 0) return false;
-  const auto x = reinterpret_cast<std::uintptr_t>(a);
-  const auto y = reinterpret_cast<std::uintptr_t>(b);
-  const std::uint64_t distance = x < y ? y - x : x - y;  // bytes
-  return distance / element_bytes < n;                   // distance < n * element_bytes
-}
-
 /// Checks shared by both layouts: num_items range, pointers, overlap, rounds.
 inline void check_buffers(const char* function, const void* in, const void* out, std::uint64_t num_items,
                           std::size_t element_bytes, unsigned rounds) {
-  require(num_items <= max_length, function, "num_items", "must be in [0, 2^63], got " + std::to_string(num_items));
-  require(rounds >= 1 && rounds <= bijection::max_rounds, function, "rounds",
-          "must be in [1, " + std::to_string(bijection::max_rounds) + "], got " + std::to_string(rounds));
+  protocol::check_at_most(function, "num_items", num_items, max_length, "in [0, 2^63]");
+  protocol::check_in_range(function, "rounds", rounds, 1, bijection::max_rounds);
   if (num_items == 0) return;
-  require(in != nullptr, function, "in", "must not be null when num_items > 0");
-  require(out != nullptr, function, "out", "must not be null when num_items > 0");
-  require(!ranges_overlap(in, out, num_items, element_bytes), function, "out",
-          "must not overlap in over [0, num_items) (out-of-place operation)");
+  protocol::check_not_null(function, "in", in, "when num_items > 0");
+  protocol::check_not_null(function, "out", out, "when num_items > 0");
+  protocol::check_disjoint(function, "out", out, "in", in, num_items, element_bytes,
+                           " over [0, num_items) (out-of-place operation)");
 }
 
 /// Smallest s in [0, num_segments) with offsets[s] > offsets[s + 1], or num_segments if none.
@@ -103,11 +92,10 @@ std::string offset_string(Offset v) {
 /// offsets[num_segments] <= num_items. Reads offsets[0, num_segments] only.
 template <class Offset>
 void check_offsets(const char* function, const Offset* offsets, std::uint64_t num_segments, std::uint64_t num_items) {
-  require(num_segments < max_length, function, "num_segments",
-          "must be in [0, 2^63), got " + std::to_string(num_segments));
+  protocol::check_at_most(function, "num_segments", num_segments, max_length - 1, "in [0, 2^63)");
   if (num_segments == 0) return;
-  require(offsets != nullptr, function, "segment_offsets",
-          "must not be null when num_segments > 0 (it holds num_segments + 1 offsets)");
+  protocol::check_not_null(function, "segment_offsets", offsets,
+                           "when num_segments > 0 (it holds num_segments + 1 offsets)");
   require(offsets[0] == Offset{0}, function, "segment_offsets",
           "[0] must be 0, got " + offset_string(offsets[0]));
   const std::uint64_t bad = first_decrease(offsets, num_segments);

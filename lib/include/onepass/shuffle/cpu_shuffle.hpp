@@ -21,6 +21,7 @@
 
 #include "onepass/bijection/lcg.hpp"
 #include "onepass/bijection/variable_philox.hpp"
+#include "onepass/call_protocol.hpp"
 #include "onepass/error.hpp"
 
 namespace onepass::shuffle {
@@ -36,20 +37,15 @@ inline constexpr std::uint64_t scan_grain = 1u << 14;
 template <class Bijection>
 void check_arguments(const char* function, const void* in, const void* out, std::size_t m, std::size_t element_bytes,
                      const Bijection& f, bool allow_same) {
-  require(static_cast<std::uint64_t>(m) <= max_length, function, "m",
-          "must be in [0, 2^63], got " + std::to_string(m));
+  protocol::check_at_most(function, "m", m, max_length, "in [0, 2^63]");
   if (m == 0) return;
-  require(in != nullptr, function, "in", "must not be null when m > 0");
-  require(out != nullptr, function, "out", "must not be null when m > 0");
+  protocol::check_not_null(function, "in", in, "when m > 0");
+  protocol::check_not_null(function, "out", out, "when m > 0");
   const unsigned bits = f.domain_bits();
   require(bits >= 64 || (std::uint64_t{1} << bits) >= m, function, "bijection",
           "domain 2^" + std::to_string(bits) + " must hold m = " + std::to_string(m) + " indices");
-  const auto* a = static_cast<const unsigned char*>(in);
-  const auto* b = static_cast<const unsigned char*>(out);
-  const std::size_t bytes = m * element_bytes;
-  const bool overlap = a < b + bytes && b < a + bytes;
-  require(!overlap || (allow_same && a == b), function, "out",
-          "must not overlap in (out-of-place operation)");
+  if (!(allow_same && in == out))
+    protocol::check_disjoint(function, "out", out, "in", in, m, element_bytes, " (out-of-place operation)");
 }
 
 /// Number of consecutive indices whose bijection rounds are interleaved on the CPU.

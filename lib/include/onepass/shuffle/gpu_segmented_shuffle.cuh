@@ -56,8 +56,9 @@
 #include "onepass/bijection/variable_philox.hpp"
 #include "onepass/bits.hpp"
 #include "onepass/cuda_check.hpp"
-#include "onepass/device_launch.cuh"
+#include "onepass/call_protocol.hpp"
 #include "onepass/error.hpp"
+#include "onepass/launch_geometry.cuh"
 #include "onepass/random/mt19937_64_prefix.hpp"
 #include "onepass/scan/tile_state.cuh"
 #include "onepass/shuffle/gpu_shuffle.cuh"
@@ -705,7 +706,7 @@ struct offsets_layout {
   template <class T>
   static offsets_layout of(std::uint64_t num_items, std::uint64_t num_segments) {
     offsets_layout l;
-    detail::temp_layout layout;
+    protocol::temp_layout layout = detail::shuffle_layout();
     // Each tiled segment has m > stage_items >= 1 items and at most 2m / tile + 1 tiles.
     l.max_tiles = 2 * num_items / tiled_tile_items + num_segments + 1;
     const std::uint64_t list = num_segments * sizeof(std::uint64_t);
@@ -727,8 +728,7 @@ struct offsets_layout {
 };
 
 inline void check_rounds(const char* function, unsigned rounds) {
-  require(rounds >= 1 && rounds <= bijection::max_rounds, function, "rounds",
-          "must be in [1, " + std::to_string(bijection::max_rounds) + "], got " + std::to_string(rounds));
+  protocol::check_in_range(function, "rounds", rounds, 1, bijection::max_rounds);
 }
 
 /// Launches the tiled path over `num_tiles` tiles, persistent (the resident blocks): the
@@ -740,8 +740,7 @@ void launch_tiled(const T* in, T* out, const tile_map<Offset>& map, std::uint64_
                   cudaStream_t stream) {
   auto launch = [&](auto kernel_constant) {
     constexpr auto kernel = decltype(kernel_constant)::value;
-    const std::uint64_t slots = device::resident_blocks<kernel>(block_threads);
-    const unsigned grid = static_cast<unsigned>(num_tiles < slots ? num_tiles : slots);
+    const unsigned grid = device::resident_grid<kernel>(block_threads, num_tiles);
     kernel<<<grid, block_threads, 0, stream>>>(in, out, map, num_tiles, key_table, rounds, state);
     ONEPASS_CUDA_CHECK_LAUNCH();
   };
@@ -764,24 +763,22 @@ void launch_short_paths(const T* in, T* out, segment_source<Offset> warp_src, se
     if (shared > 48 * 1024)
       ONEPASS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(shared)));
-    int per_sm = 0;
-    ONEPASS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, warp_block, shared));
+    // The dynamic shared memory depends on rounds: the occupancy is queried every call.
+    const unsigned slots = device::occupancy_slots(kernel, warp_block, shared);
     const std::uint64_t groups = (warp_src.count + 31) / 32;
     const std::uint64_t blocks_needed = (groups + warp_block / 32 - 1) / (warp_block / 32);
-    const std::uint64_t slots = static_cast<std::uint64_t>(device::multiprocessors()) * (per_sm > 0 ? per_sm : 1);
-    const unsigned grid = static_cast<unsigned>(blocks_needed < slots ? blocks_needed : slots);
+    const unsigned grid = device::resident_grid(slots, blocks_needed);
     kernel<<<grid, warp_block, shared, stream>>>(in, out, warp_src, seed, rounds);
     ONEPASS_CUDA_CHECK_LAUNCH();
   }
   if (block_src.count > 0) {
-    keys_kernel<Offset><<<detail::stride_grid(block_src.count, 256), 256, 0, stream>>>(block_src, seed, rounds,
+    keys_kernel<Offset><<<device::stride_grid(block_src.count, 256), 256, 0, stream>>>(block_src, seed, rounds,
                                                                                       key_table);
     ONEPASS_CUDA_CHECK_LAUNCH();
     constexpr auto kernel = &block_path_kernel<Inverse, T, Offset>;
     ONEPASS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(block_path_shared)));
-    const std::uint64_t slots = device::resident_blocks<kernel>(block_threads, block_path_shared);
-    const unsigned grid = static_cast<unsigned>(block_src.count < slots ? block_src.count : slots);
+    const unsigned grid = device::resident_grid<kernel>(block_threads, block_src.count, block_path_shared);
     kernel<<<grid, block_threads, block_path_shared, stream>>>(in, out, block_src, key_table, rounds);
     ONEPASS_CUDA_CHECK_LAUNCH();
   }
@@ -794,16 +791,13 @@ void segmented_offsets(const char* function, void* d_temp, std::size_t& temp_byt
   static_assert(std::is_trivially_copyable_v<T>, "gpu segmented shuffle: T must be trivially copyable");
   static_assert(std::is_integral_v<Offset> && !std::is_same_v<Offset, bool>,
                 "gpu segmented shuffle: segment offsets must be of an integral type");
-  require(num_items <= max_length, function, "num_items", "must be in [0, 2^63], got " + std::to_string(num_items));
-  require(num_segments < max_length, function, "num_segments",
-          "must be in [0, 2^63), got " + std::to_string(num_segments));
+  protocol::check_at_most(function, "num_items", num_items, max_length, "in [0, 2^63]");
+  protocol::check_at_most(function, "num_segments", num_segments, max_length - 1, "in [0, 2^63)");
   check_rounds(function, rounds);
   const offsets_layout layout = offsets_layout::of<T>(num_items, num_segments);
-  if (d_temp == nullptr) {
-    temp_bytes = layout.total;
-    return;
-  }
-  detail::check_temp(function, temp_bytes, layout.total);
+  // The storage is checked first, then the pointers (below).
+  if (protocol::answer_query(d_temp, temp_bytes, layout.total)) return;
+  protocol::check_temp_bytes(function, temp_bytes, layout.total);
   if (num_segments == 0) {
     if (num_items > 0) {
       detail::check_pointers(function, d_in, d_out, num_items);
@@ -811,10 +805,10 @@ void segmented_offsets(const char* function, void* d_temp, std::size_t& temp_byt
     }
     return;
   }
-  require(d_offsets != nullptr, function, "segment_offsets",
-          "must not be null when num_segments > 0 (it holds num_segments + 1 offsets)");
+  protocol::check_not_null(function, "segment_offsets", d_offsets,
+                           "when num_segments > 0 (it holds num_segments + 1 offsets)");
   if (num_items > 0) detail::check_pointers(function, d_in, d_out, num_items);
-  unsigned char* base = detail::temp_layout::aligned_start(d_temp);
+  unsigned char* base = protocol::aligned_start(d_temp);
   auto* counts = reinterpret_cast<class_counts*>(base + layout.counts);
   auto* warp_ids = reinterpret_cast<std::uint64_t*>(base + layout.warp_ids);
   auto* block_ids = reinterpret_cast<std::uint64_t*>(base + layout.block_ids);
@@ -824,7 +818,7 @@ void segmented_offsets(const char* function, void* d_temp, std::size_t& temp_byt
   auto* key_table = reinterpret_cast<std::uint32_t*>(base + layout.key_table);
   class_counts host{~0ull, 0, 0, 0, 0, 0, 0};
   ONEPASS_CUDA_CHECK(cudaMemcpyAsync(counts, &host, sizeof host, cudaMemcpyHostToDevice, stream));
-  const unsigned grid = detail::stride_grid(num_segments, 256);
+  const unsigned grid = device::stride_grid(num_segments, 256);
   classify_kernel<Offset><<<grid, 256, 0, stream>>>(d_offsets, num_segments, stage_items_of(sizeof(T)), counts,
                                                     warp_ids, block_ids, tiled_ids, tile_counts);
   ONEPASS_CUDA_CHECK_LAUNCH();
@@ -848,7 +842,7 @@ void segmented_offsets(const char* function, void* d_temp, std::size_t& temp_byt
                                                      static_cast<std::int64_t>(host.tiled), stream));
     std::uint32_t* tiled_keys = key_table + host.block * rounds;
     const segment_source<Offset> tiled_src{d_offsets, 0, tiled_ids, host.tiled};
-    keys_kernel<Offset><<<detail::stride_grid(host.tiled, 256), 256, 0, stream>>>(tiled_src, seed, rounds,
+    keys_kernel<Offset><<<device::stride_grid(host.tiled, 256), 256, 0, stream>>>(tiled_src, seed, rounds,
                                                                                   tiled_keys);
     ONEPASS_CUDA_CHECK_LAUNCH();
     const scan::tile_state<std::uint64_t> state(base + layout.state, host.tiles);
@@ -875,24 +869,21 @@ void segmented_uniform(const char* function, void* d_temp, std::size_t& temp_byt
   const unsigned bits = bijection::schedule_domain_bits(segment_length);
   const std::uint64_t tiles_per_row = ((std::uint64_t{1} << bits) + tiled_tile_items - 1) / tiled_tile_items;
   const std::uint64_t num_tiles = tiled ? num_segments * tiles_per_row : 0;
-  detail::temp_layout layout;
+  protocol::temp_layout layout = detail::shuffle_layout();
   const std::size_t key_offset = layout.add(segment_length > warp_segment_max ? num_segments * rounds * 4 : 1);
   const std::size_t state_offset = layout.add(tiled ? scan::tile_state<std::uint64_t>::temp_bytes(num_tiles) : 1);
-  if (d_temp == nullptr) {
-    temp_bytes = layout.total();
-    return;
-  }
-  detail::check_temp(function, temp_bytes, layout.total());
+  if (protocol::answer_query(d_temp, temp_bytes, layout.total())) return;
+  protocol::check_temp_bytes(function, temp_bytes, layout.total());
   if (num_items == 0) return;
   detail::check_pointers(function, d_in, d_out, num_items);
   const segment_source<std::uint64_t> all{nullptr, segment_length, nullptr, num_segments};
   const segment_source<std::uint64_t> none{nullptr, segment_length, nullptr, 0};
-  auto* key_table = reinterpret_cast<std::uint32_t*>(detail::temp_layout::aligned_start(d_temp) + key_offset);
+  auto* key_table = reinterpret_cast<std::uint32_t*>(protocol::aligned_start(d_temp) + key_offset);
   if (tiled) {
-    keys_kernel<std::uint64_t><<<detail::stride_grid(num_segments, 256), 256, 0, stream>>>(all, seed, rounds,
+    keys_kernel<std::uint64_t><<<device::stride_grid(num_segments, 256), 256, 0, stream>>>(all, seed, rounds,
                                                                                           key_table);
     ONEPASS_CUDA_CHECK_LAUNCH();
-    const scan::tile_state<std::uint64_t> state(detail::temp_layout::aligned_start(d_temp) + state_offset, num_tiles);
+    const scan::tile_state<std::uint64_t> state(protocol::aligned_start(d_temp) + state_offset, num_tiles);
     state.initialize(stream);
     const tile_map<std::uint64_t> map{tiles_per_row, segment_length, nullptr, nullptr, nullptr, num_segments};
     with_round_shape(bits, rounds, [&](auto odd, auto unrolled) {

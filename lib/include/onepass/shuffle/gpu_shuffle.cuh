@@ -58,8 +58,9 @@
 #include "onepass/bijection/variable_philox.hpp"
 #include "onepass/bits.hpp"
 #include "onepass/cuda_check.hpp"
-#include "onepass/device_launch.cuh"
+#include "onepass/call_protocol.hpp"
 #include "onepass/error.hpp"
+#include "onepass/launch_geometry.cuh"
 #include "onepass/scan/tile_state.cuh"
 #include "onepass/shuffle/gpu_evaluator.cuh"
 #include "onepass/shuffle/gpu_staged_shuffle.cuh"
@@ -472,49 +473,19 @@ struct image_below {
 // ----------------------------------------------------------------------------
 // Host helpers.
 
-// Temporary-storage alignment and resident blocks: onepass/device_launch.cuh.
-using device::align_up;
-using device::temp_alignment;
+// Temporary storage, argument checks and the two-phase protocol: onepass/call_protocol.hpp;
+// grids: onepass/launch_geometry.cuh.
 
-/// Consecutive 256-byte aligned sub-allocations of one temporary buffer. The buffer
-/// itself may be any address: the layout starts at its first 256-byte boundary and
-/// total() includes that slack.
-class temp_layout {
- public:
-  /// Reserves `bytes` and returns the slot's offset from the aligned start.
-  std::size_t add(std::size_t bytes) {
-    const std::size_t offset = size_;
-    size_ += align_up(bytes == 0 ? 1 : bytes);
-    return offset;
-  }
-  std::size_t total() const { return size_ + temp_alignment; }
-  static unsigned char* aligned_start(void* d_temp) { return device::aligned_start(d_temp); }
-
- private:
-  std::size_t size_ = 0;
-};
-
-/// Grid of a persistent (or grid-stride) kernel: at most `tiles` blocks, at most as
-/// many as are resident at once on the current device. The occupancy query is made
-/// once per kernel and device (the small inputs are timed in microseconds).
-template <auto Kernel>
-unsigned resident_grid(int block, std::uint64_t tiles) {
-  const unsigned slots = device::resident_blocks<Kernel>(block);
-  const std::uint64_t grid = tiles < static_cast<std::uint64_t>(slots) ? tiles : static_cast<std::uint64_t>(slots);
-  return static_cast<unsigned>(grid == 0 ? 1 : grid);
-}
-
-/// A grid-stride grid for `count` independent items of `block` threads.
-inline unsigned stride_grid(std::uint64_t count, int block) {
-  const std::uint64_t blocks = (count + block - 1) / block;
-  constexpr std::uint64_t cap = 132 * 32;  // enough to fill any current GPU; the loop covers the rest
-  return static_cast<unsigned>(blocks == 0 ? 1 : (blocks < cap ? blocks : cap));
+/// Consecutive 256-byte aligned arrays of one temporary buffer; every array (also an
+/// empty one) has an address of its own.
+inline protocol::temp_layout shuffle_layout() {
+  return protocol::temp_layout(protocol::temp_layout::empty_arrays::take_a_unit);
 }
 
 /// Checks m and the bijection's domain (both phases).
 template <class Bijection>
 void check_sizes(const char* function, std::size_t m, const Bijection& f) {
-  require(static_cast<std::uint64_t>(m) <= max_length, function, "m", "must be in [0, 2^63], got " + std::to_string(m));
+  protocol::check_at_most(function, "m", m, max_length, "in [0, 2^63]");
   const unsigned bits = f.domain_bits();
   require(bits >= 1 && bits <= 63, function, "bijection",
           "domain must be 2^b with b in [1, 63], got b = " + std::to_string(bits));
@@ -525,38 +496,21 @@ void check_sizes(const char* function, std::size_t m, const Bijection& f) {
 /// Checks pointers and overlap (run phase, m > 0).
 template <class T>
 void check_pointers(const char* function, const T* d_in, const T* d_out, std::size_t m) {
-  require(d_in != nullptr, function, "d_in", "must not be null when m > 0");
-  require(d_out != nullptr, function, "d_out", "must not be null when m > 0");
-  const auto a = reinterpret_cast<std::uintptr_t>(d_in);
-  const auto b = reinterpret_cast<std::uintptr_t>(d_out);
-  const std::uint64_t max_elements = ~std::uint64_t{0} / sizeof(T);
-  require(m <= max_elements, function, "m", "times sizeof(T) must fit in 64 bits, got m = " + std::to_string(m));
-  const std::uint64_t bytes = static_cast<std::uint64_t>(m) * sizeof(T);
-  const bool overlap = (a < b ? b - a : a - b) < bytes;
-  require(!overlap, function, "d_out", "must not overlap d_in (out-of-place operation)");
+  protocol::check_not_null(function, "d_in", d_in, "when m > 0");
+  protocol::check_not_null(function, "d_out", d_out, "when m > 0");
+  protocol::check_byte_count(function, "m", m, sizeof(T));
+  protocol::check_disjoint(function, "d_out", d_out, "d_in", d_in, m, sizeof(T), " (out-of-place operation)");
 }
 
-inline void check_temp(const char* function, std::size_t temp_bytes, std::size_t required) {
-  require(temp_bytes >= required, function, "temp_bytes",
-          "must be at least " + std::to_string(required) + " bytes (the query's answer), got " +
-              std::to_string(temp_bytes));
-}
-
-/// The two-phase protocol shared by the entry points: a query (d_temp == nullptr)
-/// sets temp_bytes = required; m == 0 has nothing to do; otherwise the pointers and
-/// the temporary storage are checked (throwing onepass::error). True when the caller
-/// should run.
+/// The two-phase protocol shared by the entry points (protocol::query_or_check): a query
+/// (d_temp == nullptr) sets temp_bytes = required; m == 0 has nothing to do; otherwise the
+/// pointers, then the temporary storage are checked (throwing onepass::error). True when
+/// the caller should run.
 template <class T>
 bool query_or_check(const char* function, void* d_temp, std::size_t& temp_bytes, std::size_t required,
                     const T* d_in, const T* d_out, std::size_t m) {
-  if (d_temp == nullptr) {
-    temp_bytes = required;
-    return false;
-  }
-  if (m == 0) return false;
-  check_pointers(function, d_in, d_out, m);
-  check_temp(function, temp_bytes, required);
-  return true;
+  return protocol::query_or_check(function, d_temp, temp_bytes, required, m == 0,
+                                  [&] { check_pointers(function, d_in, d_out, m); });
 }
 
 // --- bijective2 (forward, or the unshuffle) ---------------------------------------
@@ -566,7 +520,7 @@ bool query_or_check(const char* function, void* d_temp, std::size_t& temp_bytes,
 /// Temporary storage of bijective2 with tile shape Policy for a domain of 2^bits.
 template <class Policy>
 std::size_t bijective2_temp_bytes_with(unsigned bits) {
-  temp_layout layout;
+  protocol::temp_layout layout = shuffle_layout();
   layout.add(scan::tile_state<std::uint64_t>::temp_bytes(tiles_for<Policy>(std::uint64_t{1} << bits)));
   return layout.total();
 }
@@ -599,21 +553,21 @@ void run_bijective2_with(void* d_temp, const T* d_in, T* d_out, std::uint64_t m,
                          cudaStream_t stream, bool pipelined = true) {
   const std::uint64_t n = std::uint64_t{1} << f.domain_bits();
   const std::uint64_t tiles = tiles_for<Policy>(n);
-  const scan::tile_state<std::uint64_t> state(temp_layout::aligned_start(d_temp), tiles);
+  const scan::tile_state<std::uint64_t> state(protocol::aligned_start(d_temp), tiles);
   state.initialize(stream);
   with_evaluator(f, [&](const auto& eval) {
     using E = std::decay_t<decltype(eval)>;
     if constexpr (!Inverse && pipelined_tiles_fit<Policy, T>) {
       if (pipelined) {
         constexpr auto kernel = &bijective2_pipelined_kernel<Policy, T, E>;
-        const unsigned grid = resident_grid<kernel>(Policy::block, tiles);
+        const unsigned grid = device::resident_grid<kernel>(Policy::block, tiles);
         kernel<<<grid, Policy::block, 0, stream>>>(d_in, d_out, m, n, tiles, eval, state);
         ONEPASS_CUDA_CHECK_LAUNCH();
         return;
       }
     }
     constexpr auto kernel = &bijective2_kernel<Policy, T, E, Inverse>;
-    const unsigned grid = resident_grid<kernel>(Policy::block, tiles);
+    const unsigned grid = device::resident_grid<kernel>(Policy::block, tiles);
     kernel<<<grid, Policy::block, 0, stream>>>(d_in, d_out, m, n, tiles, eval, state);
     ONEPASS_CUDA_CHECK_LAUNCH();
   });
@@ -678,7 +632,7 @@ inline bijective1_slots bijective1_layout(std::uint64_t tiles) {
   ONEPASS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, cub_bytes, static_cast<const std::uint64_t*>(nullptr),
                                                    static_cast<std::uint64_t*>(nullptr),
                                                    static_cast<std::int64_t>(tiles)));
-  temp_layout layout;
+  protocol::temp_layout layout = shuffle_layout();
   bijective1_slots slots{};
   slots.counts = layout.add(tiles * sizeof(std::uint64_t));
   slots.offsets = layout.add(tiles * sizeof(std::uint64_t));
@@ -706,21 +660,21 @@ void run_bijective1(void* d_temp, const T* d_in, T* d_out, std::uint64_t m, cons
     using P = decltype(policy);
     const std::uint64_t tiles = tiles_for<P>(n);
     const bijective1_slots slots = bijective1_layout(tiles);
-    unsigned char* base = temp_layout::aligned_start(d_temp);
+    unsigned char* base = protocol::aligned_start(d_temp);
     auto* counts = reinterpret_cast<std::uint64_t*>(base + slots.counts);
     auto* offsets = reinterpret_cast<std::uint64_t*>(base + slots.offsets);
     with_evaluator(f, [&](const auto& eval) {
       using E = std::decay_t<decltype(eval)>;
       constexpr auto count_kernel = &bijective1_count_kernel<P, E>;
       constexpr auto gather_kernel = &bijective1_gather_kernel<P, T, E>;
-      count_kernel<<<resident_grid<count_kernel>(P::block, tiles), P::block, 0, stream>>>(m, n, tiles, eval, counts);
+      count_kernel<<<device::resident_grid<count_kernel>(P::block, tiles), P::block, 0, stream>>>(m, n, tiles, eval, counts);
       ONEPASS_CUDA_CHECK_LAUNCH();
       std::size_t cub_bytes = slots.cub_bytes;
       // The same iterator types as the size query in bijective1_layout.
       ONEPASS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(base + slots.cub, cub_bytes,
                                                        static_cast<const std::uint64_t*>(counts), offsets,
                                                        static_cast<std::int64_t>(tiles), stream));
-      gather_kernel<<<resident_grid<gather_kernel>(P::block, tiles), P::block, 0, stream>>>(d_in, d_out, m, n, tiles,
+      gather_kernel<<<device::resident_grid<gather_kernel>(P::block, tiles), P::block, 0, stream>>>(d_in, d_out, m, n, tiles,
                                                                                          eval, offsets);
       ONEPASS_CUDA_CHECK_LAUNCH();
     });
@@ -738,7 +692,7 @@ inline bijective0_slots bijective0_layout(std::uint64_t n, std::uint64_t m) {
   ONEPASS_CUDA_CHECK(cub::DeviceSelect::If(nullptr, cub_bytes, static_cast<const std::uint64_t*>(nullptr),
                                            static_cast<std::uint64_t*>(nullptr), static_cast<std::uint64_t*>(nullptr),
                                            static_cast<std::int64_t>(n), image_below{m}));
-  temp_layout layout;
+  protocol::temp_layout layout = shuffle_layout();
   bijective0_slots slots{};
   slots.images = layout.add(n * sizeof(std::uint64_t));
   slots.selected = layout.add(m * sizeof(std::uint64_t));
@@ -753,19 +707,19 @@ template <class T, class Bijection>
 void run_bijective0(void* d_temp, const T* d_in, T* d_out, std::uint64_t m, const Bijection& f, cudaStream_t stream) {
   const std::uint64_t n = std::uint64_t{1} << f.domain_bits();
   const bijective0_slots slots = bijective0_layout(n, m);
-  unsigned char* base = temp_layout::aligned_start(d_temp);
+  unsigned char* base = protocol::aligned_start(d_temp);
   auto* images = reinterpret_cast<std::uint64_t*>(base + slots.images);
   auto* selected = reinterpret_cast<std::uint64_t*>(base + slots.selected);
   auto* count = reinterpret_cast<std::uint64_t*>(base + slots.count);
   with_evaluator(f, [&](const auto& eval) {
     using E = std::decay_t<decltype(eval)>;
-    bijective0_evaluate_kernel<E><<<stride_grid(n, 256), 256, 0, stream>>>(n, eval, images);
+    bijective0_evaluate_kernel<E><<<device::stride_grid(n, 256), 256, 0, stream>>>(n, eval, images);
     ONEPASS_CUDA_CHECK_LAUNCH();
   });
   std::size_t cub_bytes = slots.cub_bytes;
   ONEPASS_CUDA_CHECK(cub::DeviceSelect::If(base + slots.cub, cub_bytes, static_cast<const std::uint64_t*>(images),
                                            selected, count, static_cast<std::int64_t>(n), image_below{m}, stream));
-  bijective0_gather_kernel<T><<<stride_grid(m, 256), 256, 0, stream>>>(d_in, d_out, m, selected);
+  bijective0_gather_kernel<T><<<device::stride_grid(m, 256), 256, 0, stream>>>(d_in, d_out, m, selected);
   ONEPASS_CUDA_CHECK_LAUNCH();
 }
 

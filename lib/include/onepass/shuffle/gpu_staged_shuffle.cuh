@@ -46,8 +46,9 @@
 #include <cstdint>
 
 #include "onepass/cuda_check.hpp"
-#include "onepass/device_launch.cuh"
+#include "onepass/call_protocol.hpp"
 #include "onepass/error.hpp"
+#include "onepass/launch_geometry.cuh"
 #include "onepass/shuffle/gpu_evaluator.cuh"
 
 namespace onepass::shuffle::gpu::detail {
@@ -157,7 +158,9 @@ inline std::size_t staged_temp_bytes(unsigned bits) {
   const std::uint64_t domain = std::uint64_t{1} << (bits > staged_max_bits ? staged_max_bits : bits);
   const std::uint64_t per_block = static_cast<std::uint64_t>(staged_block / 32) * staged_step;
   const std::uint64_t blocks = (domain + per_block - 1) / per_block;
-  return device::align_up(static_cast<std::size_t>(blocks) * sizeof(std::uint32_t)) + device::temp_alignment;
+  protocol::temp_layout layout;
+  layout.add(static_cast<std::size_t>(blocks) * sizeof(std::uint32_t));
+  return layout.total();
 }
 
 /// Copies one element from global to shared memory: as cp.async (4-, 8- or 16-byte
@@ -303,7 +306,7 @@ void run_staged_with(void* d_temp, const T* d_in, T* d_out, std::uint64_t m, std
                                             static_cast<int>(dynamic_limit)));
     if (device < cached_devices) opted_in[device].store(true, std::memory_order_release);
   }
-  auto* counts = reinterpret_cast<std::uint32_t*>(device::aligned_start(d_temp));
+  auto* counts = protocol::temp_layout::at<std::uint32_t>(d_temp, 0);
   std::uint32_t chunk = plan.warp_chunk;
   const T* in_arg = d_in;
   T* out_arg = d_out;

@@ -79,7 +79,8 @@
 #include <type_traits>
 
 #include "onepass/cuda_check.hpp"
-#include "onepass/device_launch.cuh"
+#include "onepass/call_protocol.hpp"
+#include "onepass/launch_geometry.cuh"
 #include "onepass/error.hpp"
 #include "onepass/sort/key_traits.hpp"
 #include "onepass/sort/onesweep.cuh"
@@ -785,9 +786,9 @@ class plan {
   bool local_only() const { return n_ <= local_max; }
 
   std::size_t temp_bytes() const {
-    std::size_t b = onepass::device::temp_alignment;
-    for (std::size_t part : parts()) b += onepass::device::align_up(part);
-    return b;
+    protocol::temp_layout layout;
+    for (std::size_t part : parts()) layout.add(part);
+    return layout.total();
   }
 
   /// Enqueues the sort: keys.in -> keys.out (values alike), scratch buffers of n keys
@@ -821,14 +822,10 @@ class plan {
 
   template <bool Descending>
   void run_order(void* d_temp, buffers<Key> keys, buffers<word> values, cudaStream_t stream) const {
-    using onepass::device::align_up;
     const auto sizes = parts();
-    unsigned char* p = onepass::device::aligned_start(d_temp);
+    protocol::temp_layout layout;
     unsigned char* ptr[13];
-    for (int i = 0; i < 13; ++i) {
-      ptr[i] = p;
-      p += align_up(sizes[i]);
-    }
+    for (int i = 0; i < 13; ++i) ptr[i] = protocol::temp_layout::at(d_temp, layout.add(sizes[i]));
     auto* matrix = reinterpret_cast<std::uint32_t*>(ptr[0]);
     auto* scanned = reinterpret_cast<unsigned long long*>(ptr[1]);
     auto* chunk_sums = reinterpret_cast<unsigned long long*>(ptr[2]);
@@ -867,24 +864,21 @@ class plan {
 
     // Grids of one wave (the kernels loop over the level's work, whose size is on the
     // device): a level with nothing left costs a launch per kernel.
-    using onepass::device::resident_blocks;
     constexpr auto histogram = tile_histogram_kernel<Key, word, Descending>;
     constexpr auto scatter = scatter_kernel<Key, word, Descending>;
     constexpr auto classify = classify_kernel<Key>;
     constexpr auto copy = copy_kernel<Key, word>;
     constexpr auto reduce = scan_reduce_kernel<Key>;
     constexpr auto apply = scan_apply_kernel<Key>;
-    auto wave = [](unsigned slots, std::uint64_t most) {
-      return static_cast<unsigned>(most < slots ? (most > 0 ? most : 1) : slots);
-    };
-    const unsigned histogram_grid = wave(resident_blocks<histogram>(tile_block), max_tiles_);
-    const unsigned scatter_grid = wave(resident_blocks<scatter>(tile_block), max_tiles_);
-    const unsigned classify_grid = wave(resident_blocks<classify>(radix), max_buckets_);
-    const unsigned copy_grid = wave(resident_blocks<copy>(tile_block), max_tiles_);
-    const unsigned reduce_grid = wave(resident_blocks<reduce>(scan_block), max_chunks_);
-    const unsigned apply_grid = wave(resident_blocks<apply>(scan_block), max_chunks_);
-    const unsigned small_grid = wave(resident_blocks<small>(small_block, small_shared), max_windows_ + max_segments_);
-    const unsigned large_grid = wave(resident_blocks<large>(large_block, large_shared), max_large_segments_);
+    using onepass::device::resident_grid;
+    const unsigned histogram_grid = resident_grid<histogram>(tile_block, max_tiles_);
+    const unsigned scatter_grid = resident_grid<scatter>(tile_block, max_tiles_);
+    const unsigned classify_grid = resident_grid<classify>(radix, max_buckets_);
+    const unsigned copy_grid = resident_grid<copy>(tile_block, max_tiles_);
+    const unsigned reduce_grid = resident_grid<reduce>(scan_block, max_chunks_);
+    const unsigned apply_grid = resident_grid<apply>(scan_block, max_chunks_);
+    const unsigned small_grid = resident_grid<small>(small_block, max_windows_ + max_segments_, small_shared);
+    const unsigned large_grid = resident_grid<large>(large_block, max_large_segments_, large_shared);
 
     const std::uint64_t tiles0 = (n_ + tile_items - 1) / tile_items;
     init_level_kernel<Key><<<static_cast<unsigned>(std::min<std::uint64_t>((tiles0 + 255) / 256, 4096)), 256, 0, stream>>>(
@@ -951,31 +945,30 @@ void sort_copy(const char* function, void* d_temp, std::size_t& temp_bytes, cons
   os::check_bits(function, begin_bit, end_bit, radix_traits<Key>::bits);
   plan<Key, Value> p(n, begin_bit, end_bit, descending);
   const bool scratch = !p.local_only();
-  const std::size_t plan_bytes = p.temp_bytes();
-  const std::size_t key_bytes = scratch ? onepass::device::align_up(n * sizeof(Key)) : 0;
-  std::size_t value_bytes = 0;
-  if constexpr (has_values) value_bytes = scratch ? onepass::device::align_up(n * sizeof(Value)) : 0;
-  const std::size_t required = plan_bytes + key_bytes + value_bytes;
-  if (d_temp == nullptr) {
-    temp_bytes = required;
-    return;
-  }
-  if (n == 0) return;
-  os::check_pointer(function, "d_keys_in", keys_in);
-  os::check_pointer(function, "d_keys_out", keys_out);
-  os::check_disjoint(function, "d_keys_out", "d_keys_in", keys_out, keys_in, n);
-  if constexpr (has_values) {
-    os::check_pointer(function, "d_values_in", values_in);
-    os::check_pointer(function, "d_values_out", values_out);
-    os::check_disjoint(function, "d_values_out", "d_values_in", values_out, values_in, n);
-  }
-  os::check_temp(function, temp_bytes, required);
-  unsigned char* extra = onepass::device::aligned_start(d_temp) + (plan_bytes - onepass::device::temp_alignment);
-  buffers<Key> k{keys_in, keys_out, reinterpret_cast<Key*>(extra)};
+  // The plan's storage (from the first 256-byte boundary: its answer less the slack),
+  // then the scratch buffers.
+  protocol::temp_layout layout;
+  layout.add(p.temp_bytes() - protocol::temp_alignment);
+  const std::size_t keys_at = layout.add(scratch ? n * sizeof(Key) : 0);
+  std::size_t values_at = 0;
+  if constexpr (has_values) values_at = layout.add(scratch ? n * sizeof(Value) : 0);
+  const std::size_t required = layout.total();
+  const bool run = protocol::query_or_check(function, d_temp, temp_bytes, required, n == 0, [&] {
+    os::check_pointer(function, "d_keys_in", keys_in);
+    os::check_pointer(function, "d_keys_out", keys_out);
+    os::check_disjoint(function, "d_keys_out", "d_keys_in", keys_out, keys_in, n);
+    if constexpr (has_values) {
+      os::check_pointer(function, "d_values_in", values_in);
+      os::check_pointer(function, "d_values_out", values_out);
+      os::check_disjoint(function, "d_values_out", "d_values_in", values_out, values_in, n);
+    }
+  });
+  if (!run) return;
+  buffers<Key> k{keys_in, keys_out, protocol::temp_layout::at<Key>(d_temp, keys_at)};
   buffers<word> v{};
   if constexpr (has_values)
     v = buffers<word>{reinterpret_cast<const word*>(values_in), reinterpret_cast<word*>(values_out),
-                      reinterpret_cast<word*>(extra + key_bytes)};
+                      protocol::temp_layout::at<word>(d_temp, values_at)};
   p.run(d_temp, k, v, stream);
 }
 
@@ -989,10 +982,7 @@ void sort_buffers(const char* function, void* d_temp, std::size_t& temp_bytes, d
   os::check_bits(function, begin_bit, end_bit, radix_traits<Key>::bits);
   plan<Key, Value> p(n, begin_bit, end_bit, descending);
   const std::size_t required = p.temp_bytes();
-  if (d_temp == nullptr) {
-    temp_bytes = required;
-    return;
-  }
+  if (protocol::answer_query(d_temp, temp_bytes, required)) return;
   os::check_selector(function, "keys", keys.selector);
   if constexpr (has_values) os::check_selector(function, "values", values->selector);
   if (n == 0) return;
@@ -1004,7 +994,7 @@ void sort_buffers(const char* function, void* d_temp, std::size_t& temp_bytes, d
     os::check_pointer(function, "values.buffers[1]", values->buffers[1]);
     os::check_disjoint(function, "values.buffers[1]", "values.buffers[0]", values->buffers[1], values->buffers[0], n);
   }
-  os::check_temp(function, temp_bytes, required);
+  protocol::check_temp_bytes(function, temp_bytes, required);
   // The sorted data ends in keys.current(): the input is read from it at level 0 (or by
   // the local sort, in place), then it is the output; the alternate is the scratch.
   buffers<Key> k{keys.current(), keys.current(), keys.alternate()};

@@ -109,7 +109,8 @@
 
 #include "onepass/config.hpp"
 #include "onepass/cuda_check.hpp"
-#include "onepass/device_launch.cuh"
+#include "onepass/call_protocol.hpp"
+#include "onepass/launch_geometry.cuh"
 #include "onepass/error.hpp"
 #include "onepass/sort/key_traits.hpp"
 #include "onepass/sort/sort_args.hpp"
@@ -994,12 +995,11 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
 // ----------------------------------------------------------------------------
 // Host side.
 
-// Temporary-storage alignment and resident blocks: onepass/device_launch.cuh.
-using device::align_up;
-using device::aligned_start;
+// Temporary storage and argument checks: onepass/call_protocol.hpp; resident blocks:
+// onepass/launch_geometry.cuh.
 using device::resident_blocks;
 using device::multiprocessors;
-using device::temp_alignment;
+using protocol::temp_alignment;
 
 /// Sets `kernel`'s dynamic shared memory limit to `bytes` (once per device; always,
 /// since the kernel's static shared memory counts against the 48 KB default too).
@@ -1060,16 +1060,13 @@ class plan {
   std::uint64_t tiles_per_portion() const { return tiles_per_portion_; }
 
   /// Bytes of temporary storage bind() needs (any alignment of the pointer).
-  std::size_t temp_bytes() const {
-    return temp_alignment + bins_bytes() + flags_bytes() + align_up(state_bytes());
-  }
+  std::size_t temp_bytes() const { return layout().total(); }
 
   /// Uses d_temp (at least temp_bytes() bytes of device memory) from now on.
   void bind(void* d_temp) {
-    unsigned char* start = aligned_start(d_temp);
-    bins_ = reinterpret_cast<std::uint64_t*>(start);
-    flags_ = reinterpret_cast<std::uint32_t*>(start + bins_bytes());
-    state_memory_ = start + bins_bytes() + flags_bytes();
+    bins_ = protocol::temp_layout::at<std::uint64_t>(d_temp, 0);
+    flags_ = protocol::temp_layout::at<std::uint32_t>(d_temp, bins_bytes());
+    state_memory_ = protocol::temp_layout::at(d_temp, bins_bytes() + flags_bytes());
   }
 
   /// Enqueues: zero the global histograms, then the upfront histogram kernel over
@@ -1127,9 +1124,17 @@ class plan {
 
  private:
   std::size_t bins_bytes() const {
-    return align_up(static_cast<std::size_t>(portions_) * places_ * radix * sizeof(std::uint64_t));
+    return protocol::align_up(static_cast<std::size_t>(portions_) * places_ * radix * sizeof(std::uint64_t));
   }
-  std::size_t flags_bytes() const { return align_up(std::size_t{places_} * sizeof(std::uint32_t)); }
+  std::size_t flags_bytes() const { return protocol::align_up(std::size_t{places_} * sizeof(std::uint32_t)); }
+  /// The bins, the place flags, then one portion's look-back descriptors.
+  protocol::temp_layout layout() const {
+    protocol::temp_layout l;
+    l.add(bins_bytes());
+    l.add(flags_bytes());
+    l.add(state_bytes());
+    return l;
+  }
   std::size_t state_bytes() const { return digit_lookback<radix>::temp_bytes(tiles_per_portion_); }
 
   template <bool Descending>
@@ -1248,32 +1253,23 @@ class plan {
   bool small_dynamic_ = default_small_dynamic;
 };
 
-/// Checks the bit range for keys of `key_bits` bits.
+/// Checks the bit range for keys of `key_bits` bits (no end_bit == 0 convention).
 inline void check_bits(const char* function, unsigned begin_bit, unsigned end_bit, unsigned key_bits) {
-  require(end_bit <= key_bits, function, "end_bit",
-          "must be in [1, " + std::to_string(key_bits) + "] (the key's width), got " + std::to_string(end_bit));
-  require(begin_bit < end_bit, function, "begin_bit",
-          "must be below end_bit (" + std::to_string(end_bit) + "), got " + std::to_string(begin_bit));
+  protocol::check_bit_range(function, key_bits, begin_bit, end_bit);
 }
 
+/// A device pointer to n > 0 elements of T: not null, aligned to sizeof(T).
 template <class T>
 void check_pointer(const char* function, const char* argument, const T* p) {
-  require(p != nullptr, function, argument, "must not be null when n > 0");
-  require(reinterpret_cast<std::uintptr_t>(p) % sizeof(T) == 0, function, argument,
-          "must be aligned to " + std::to_string(sizeof(T)) + " bytes");
+  protocol::check_not_null(function, argument, p, "when n > 0");
+  protocol::check_aligned(function, argument, p, sizeof(T));
 }
 
+/// a[0, n) (`argument`) and b[0, n) (`other`) must not overlap.
 template <class T>
 void check_disjoint(const char* function, const char* argument, const char* other, const T* a, const T* b,
                     std::uint64_t n) {
-  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
-  const std::uintptr_t bytes = static_cast<std::uintptr_t>(n) * sizeof(T);
-  require(x + bytes <= y || y + bytes <= x, function, argument, std::string("must not overlap ") + other);
-}
-
-inline void check_temp(const char* function, std::size_t temp_bytes, std::size_t required) {
-  require(temp_bytes >= required, function, "temp_bytes",
-          "must be at least " + std::to_string(required) + " (the query's answer), got " + std::to_string(temp_bytes));
+  protocol::check_disjoint(function, argument, a, other, b, n, sizeof(T));
 }
 
 inline void check_selector(const char* function, const char* argument, int selector) {
@@ -1305,34 +1301,30 @@ void sort_copy(const char* function, void* d_temp, std::size_t& temp_bytes, cons
   check_bits(function, begin_bit, end_bit, radix_traits<Key>::bits);
   sort_plan<DigitBits, Key, Value, Order> p(n, begin_bit, end_bit, descending);
   const bool ping_pong = p.num_places() >= 2;
-  const std::size_t plan_bytes = p.temp_bytes();  // a multiple of 256, alignment slack included
-  const std::size_t key_bytes = ping_pong ? align_up(n * sizeof(Key)) : 0;
-  std::size_t value_bytes = 0;
-  if constexpr (has_values) value_bytes = ping_pong ? align_up(n * sizeof(Value)) : 0;
-  const std::size_t required = plan_bytes + key_bytes + value_bytes;
-  if (d_temp == nullptr) {
-    temp_bytes = required;
-    return;
-  }
-  if (n == 0) return;
-  check_pointer(function, "d_keys_in", keys_in);
-  check_pointer(function, "d_keys_out", keys_out);
-  check_disjoint(function, "d_keys_out", "d_keys_in", keys_out, keys_in, n);
-  if constexpr (has_values) {
-    check_pointer(function, "d_values_in", values_in);
-    check_pointer(function, "d_values_out", values_out);
-    check_disjoint(function, "d_values_out", "d_values_in", values_out, values_in, n);
-  }
-  check_temp(function, temp_bytes, required);
+  // The plan's storage (from the first 256-byte boundary: its answer less the slack),
+  // then the ping-pong buffers.
+  protocol::temp_layout layout;
+  layout.add(p.temp_bytes() - temp_alignment);
+  const std::size_t keys_at = layout.add(ping_pong ? n * sizeof(Key) : 0);
+  std::size_t values_at = 0;
+  if constexpr (has_values) values_at = layout.add(ping_pong ? n * sizeof(Value) : 0);
+  const std::size_t required = layout.total();
+  const bool run = protocol::query_or_check(function, d_temp, temp_bytes, required, n == 0, [&] {
+    check_pointer(function, "d_keys_in", keys_in);
+    check_pointer(function, "d_keys_out", keys_out);
+    check_disjoint(function, "d_keys_out", "d_keys_in", keys_out, keys_in, n);
+    if constexpr (has_values) {
+      check_pointer(function, "d_values_in", values_in);
+      check_pointer(function, "d_values_out", values_out);
+      check_disjoint(function, "d_values_out", "d_values_in", values_out, values_in, n);
+    }
+  });
+  if (!run) return;
 
-  unsigned char* base = static_cast<unsigned char*>(d_temp);
-  p.bind(base);
-  // The ping-pong buffers follow the plan's storage (which starts at the first
-  // 256-byte boundary and uses plan_bytes - 256 bytes from there).
-  unsigned char* extra = aligned_start(base) + (plan_bytes - temp_alignment);
-  Key* keys_tmp = reinterpret_cast<Key*>(extra);
+  p.bind(d_temp);
+  Key* keys_tmp = protocol::temp_layout::at<Key>(d_temp, keys_at);
   Value* values_tmp = nullptr;
-  if constexpr (has_values) values_tmp = reinterpret_cast<Value*>(extra + key_bytes);
+  if constexpr (has_values) values_tmp = protocol::temp_layout::at<Value>(d_temp, values_at);
 
   p.histogram(keys_in, stream);
   p.exclusive_sum(stream);
@@ -1359,10 +1351,7 @@ void sort_buffers(const char* function, void* d_temp, std::size_t& temp_bytes, d
   check_bits(function, begin_bit, end_bit, radix_traits<Key>::bits);
   sort_plan<DigitBits, Key, Value, Order> p(n, begin_bit, end_bit, descending);
   const std::size_t required = p.temp_bytes();
-  if (d_temp == nullptr) {
-    temp_bytes = required;
-    return;
-  }
+  if (protocol::answer_query(d_temp, temp_bytes, required)) return;
   check_selector(function, "keys", keys.selector);
   if constexpr (has_values) check_selector(function, "values", values->selector);
   if (n == 0) return;
@@ -1374,7 +1363,7 @@ void sort_buffers(const char* function, void* d_temp, std::size_t& temp_bytes, d
     check_pointer(function, "values.buffers[1]", values->buffers[1]);
     check_disjoint(function, "values.buffers[1]", "values.buffers[0]", values->buffers[1], values->buffers[0], n);
   }
-  check_temp(function, temp_bytes, required);
+  protocol::check_temp_bytes(function, temp_bytes, required);
 
   p.bind(d_temp);
   p.histogram(keys.current(), stream);

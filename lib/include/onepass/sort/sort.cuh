@@ -34,7 +34,7 @@
 #include <string>
 
 #include "onepass/cuda_check.hpp"
-#include "onepass/device_launch.cuh"
+#include "onepass/call_protocol.hpp"
 #include "onepass/error.hpp"
 #include "onepass/random/counter_hash.hpp"
 #include "onepass/sort/hybrid_msd.cuh"
@@ -109,7 +109,7 @@ inline constexpr std::uint32_t prefix_bins = 1u << sample_prefix_bits;
 /// Bytes of stage 2's storage at the front of the caller's temporary storage: the prefix
 /// counts, then the count of blocks done (zeroed together by one memset).
 inline constexpr std::size_t sample_counts_bytes = prefix_bins * sizeof(std::uint32_t);
-inline constexpr std::size_t sample_bytes = device::align_up(sample_counts_bytes + sizeof(unsigned));
+inline constexpr std::size_t sample_bytes = protocol::align_up(sample_counts_bytes + sizeof(unsigned));
 
 /// Stage 2 in one launch: each of the sample_keys / sample_block blocks counts the
 /// top-16-bit prefixes (bits [shift, shift + 16) of the ordered word) of its keys, key i
@@ -191,7 +191,7 @@ std::uint64_t sample_shared_pairs(const Key* keys, std::uint64_t n, unsigned end
 }  // namespace detail
 
 /// Bytes of device storage select_algorithm may use (any alignment).
-inline constexpr std::size_t sample_storage_bytes = detail::sample_bytes + device::temp_alignment;
+inline constexpr std::size_t sample_storage_bytes = detail::sample_bytes + protocol::temp_alignment;
 
 /// The algorithm sort_keys / sort_pairs run on n keys d_keys[0, n) sorted on bits
 /// [begin_bit, end_bit) with values of value_bytes bytes (0: keys only): stage 1 of the
@@ -209,12 +209,13 @@ algorithm select_algorithm(const Key* d_keys, std::size_t n, std::size_t value_b
   const bit_range range = resolve_bit_range(function, radix_traits<Key>::bits, begin_bit, end_bit);
   const algorithm first = choose_algorithm(sizeof(Key), value_bytes, n, range.end - range.begin);
   if (first != algorithm::hybrid_msd || n <= local_sort_max_keys) return first;
-  require(d_keys != nullptr, function, "d_keys", "must not be null when n > 0");
-  require(reinterpret_cast<std::uintptr_t>(d_keys) % alignof(Key) == 0, function, "d_keys",
-          "must be aligned to " + std::to_string(alignof(Key)) + " bytes");
-  require(d_sample != nullptr, function, "d_sample",
-          "must not be null (sample_storage_bytes = " + std::to_string(sample_storage_bytes) + " bytes of device storage)");
-  return choose_from_sample(n, detail::sample_shared_pairs(d_keys, n, range.end, device::aligned_start(d_sample), stream));
+  protocol::check_not_null(function, "d_keys", d_keys, "when n > 0");
+  protocol::check_aligned(function, "d_keys", d_keys, alignof(Key));
+  if (d_sample == nullptr)
+    protocol::fail(function, "d_sample",
+                   "must not be null (sample_storage_bytes = " + std::to_string(sample_storage_bytes) +
+                       " bytes of device storage)");
+  return choose_from_sample(n, detail::sample_shared_pairs(d_keys, n, range.end, protocol::aligned_start(d_sample), stream));
 }
 
 namespace detail {
@@ -237,13 +238,8 @@ algorithm run_selected(const char* function, void* d_temp, std::size_t& temp_byt
   run(algorithm::onesweep, nullptr, onesweep_bytes);
   const std::size_t required =
       sample_storage_bytes + (hybrid_bytes > onesweep_bytes ? hybrid_bytes : onesweep_bytes);
-  if (d_temp == nullptr) {
-    temp_bytes = required;
-    return first;
-  }
-  require(temp_bytes >= required, function, "temp_bytes",
-          "must be at least " + std::to_string(required) + " bytes (the size query's answer), got " +
-              std::to_string(temp_bytes));
+  if (protocol::answer_query(d_temp, temp_bytes, required)) return first;
+  protocol::check_temp_bytes(function, temp_bytes, required);
   const algorithm a = select_algorithm(d_keys_in, n, value_bytes, begin_bit, end_bit, d_temp, stream);
   std::size_t rest_bytes = temp_bytes - sample_storage_bytes;
   run(a, static_cast<unsigned char*>(d_temp) + sample_storage_bytes, rest_bytes);

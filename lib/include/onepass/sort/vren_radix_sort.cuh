@@ -55,7 +55,7 @@
 #include <type_traits>
 
 #include "onepass/cuda_check.hpp"
-#include "onepass/device_launch.cuh"
+#include "onepass/call_protocol.hpp"
 #include "onepass/error.hpp"
 #include "onepass/sort/key_traits.hpp"
 #include "onepass/sort/sort_args.hpp"
@@ -70,7 +70,6 @@ inline constexpr unsigned workgroup = 32;      ///< the article's workgroup size
 inline constexpr unsigned groups_per_block = 8;
 inline constexpr unsigned block_threads = workgroup * groups_per_block;
 inline constexpr unsigned full_mask = 0xffffffffu;
-using device::temp_alignment;  // onepass/device_launch.cuh
 /// Largest n: offsets and counts are 32-bit.
 inline constexpr std::size_t max_items = 0xffffffffull;
 
@@ -146,35 +145,30 @@ __global__ void __launch_bounds__(block_threads)
   if constexpr (!std::is_same_v<Value, no_value>) values_out[slot] = values_in[i];
 }
 
-using device::align_up;
-
-/// Where the regions live inside the caller's temporary storage (offsets from the aligned base).
+/// Where the regions live inside the caller's temporary storage (offsets from the aligned
+/// base; call_protocol.hpp's temp_layout).
 struct layout {
   std::size_t alt_keys = 0, alt_values = 0, counts = 0, offsets = 0, scan = 0, scan_bytes = 0, total = 0;
   std::size_t groups = 0;
-  std::size_t required() const { return total + temp_alignment; }  // + slack for aligning the caller's pointer
+  std::size_t required() const { return total; }  // the size query's answer, alignment slack included
 };
 
 inline layout make_layout(std::size_t n, std::size_t key_size, std::size_t value_size, cudaStream_t stream) {
   layout l;
+  protocol::temp_layout t;
+  l.total = t.total();
   if (n == 0) return l;
   l.groups = (n + workgroup - 1) / workgroup;
   const std::size_t matrix = l.groups * radix;  // <= 2^32 - 1 + 31 ... fits: n < 2^32 gives matrix <= 2^31
-  std::size_t at = 0;
-  l.alt_keys = at;
-  at += align_up(n * key_size);
-  l.alt_values = at;
-  at += align_up(n * value_size);
-  l.counts = at;
-  at += align_up(matrix * sizeof(std::uint32_t));
-  l.offsets = at;
-  at += align_up(matrix * sizeof(std::uint32_t));
+  l.alt_keys = t.add(n * key_size);
+  l.alt_values = t.add(n * value_size);
+  l.counts = t.add(matrix * sizeof(std::uint32_t));
+  l.offsets = t.add(matrix * sizeof(std::uint32_t));
   ONEPASS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, l.scan_bytes, static_cast<const std::uint32_t*>(nullptr),
                                                    static_cast<std::uint32_t*>(nullptr),
                                                    static_cast<std::uint32_t>(matrix), stream));
-  l.scan = at;
-  at += align_up(l.scan_bytes);
-  l.total = at;
+  l.scan = t.add(l.scan_bytes);
+  l.total = t.total();
   return l;
 }
 
@@ -189,18 +183,13 @@ void sort(const char* fn, void* temp, std::size_t& temp_bytes, const Key* keys_i
   const bit_range bits = resolve_bit_range(fn, radix_traits<Key>::bits, begin_bit, end_bit);
   require(n <= max_items, fn, "n", "must be below 2^32 (32-bit digit offsets), got " + std::to_string(n));
   const layout l = make_layout(n, sizeof(Key), value_size, stream);
-  if (temp == nullptr) {
-    temp_bytes = l.required();
-    return;
-  }
+  if (protocol::answer_query(temp, temp_bytes, l.required())) return;
   check_sort_buffers(fn, keys_in, keys_out, values_in, values_out, n, sizeof(Key), value_size);
-  require(temp_bytes >= l.required(), fn, "temp_bytes",
-          "must be at least " + std::to_string(l.required()) + " bytes (the size query's answer for n = " +
-              std::to_string(n) + "), got " + std::to_string(temp_bytes));
+  protocol::check_temp_bytes(fn, temp_bytes, l.required(), "n", n);
   if (n == 0) return;
   static_assert(sizeof(bits_type) == sizeof(Key), "radix_traits bits_type must have the key's size");
 
-  char* base = reinterpret_cast<char*>(device::aligned_start(temp));
+  char* base = reinterpret_cast<char*>(protocol::aligned_start(temp));
   Key* alt_keys = reinterpret_cast<Key*>(base + l.alt_keys);
   Value* alt_values = pairs ? reinterpret_cast<Value*>(base + l.alt_values) : nullptr;
   auto* counts = reinterpret_cast<std::uint32_t*>(base + l.counts);
