@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "onepass/call_protocol.hpp"
 #include "onepass/error.hpp"
 #include "onepass/registry.hpp"
 
@@ -26,8 +27,10 @@ registry::cpu_sort_fn make_cpu_sort(const std::string& name) {
              const void* ki, void* ko, const void* vi, void* vo, std::size_t n, const registry::sort_params& p) {
     if constexpr (pairs) {
       // A pairs call with null values would otherwise sort the keys only: refuse it.
-      require(n == 0 || vi != nullptr, fn.c_str(), "values_in", "must not be null when n > 0 (key-value sort)");
-      require(n == 0 || vo != nullptr, fn.c_str(), "values_out", "must not be null when n > 0 (key-value sort)");
+      if (n > 0) {
+        protocol::check_not_null(fn.c_str(), "values_in", vi, "when n > 0 (key-value sort)");
+        protocol::check_not_null(fn.c_str(), "values_out", vo, "when n > 0 (key-value sort)");
+      }
       Impl::template run<key, value>(static_cast<const key*>(ki), static_cast<key*>(ko), static_cast<const value*>(vi),
                                      static_cast<value*>(vo), n, p);
     } else {

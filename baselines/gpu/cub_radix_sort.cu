@@ -30,7 +30,7 @@
 #include <limits>
 
 #include "gpu_sort_common.cuh"
-#include "onepass/device_launch.cuh"
+#include "onepass/call_protocol.hpp"
 
 namespace onepass::baselines::gpu {
 namespace {
@@ -108,10 +108,10 @@ struct cub_double_buffer_impl {
       cub::DoubleBuffer<V> values(nullptr, nullptr);
       ONEPASS_CUDA_CHECK(sort(c, nullptr, cub_bytes, keys, values, n));
     }
-    const device::alternate_buffers_layout layout(cub_bytes, c.n, sizeof(Key), has_values<Value> ? sizeof(Value) : 0);
+    const protocol::alternate_buffers_layout layout(cub_bytes, c.n, sizeof(Key), has_values<Value> ? sizeof(Value) : 0);
     if (sort_size_query<true>(fn, c, layout.total)) return;
     if (c.n == 0) return;
-    unsigned char* base = device::aligned_start(c.temp);
+    unsigned char* base = protocol::aligned_start(c.temp);
     K* out = reinterpret_cast<K*>(c.keys_out);
     cub::DoubleBuffer<K> keys(out, reinterpret_cast<K*>(base + layout.keys));
     cub::DoubleBuffer<V> values(nullptr, nullptr);

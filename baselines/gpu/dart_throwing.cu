@@ -117,17 +117,17 @@ void run(void* temp, std::size_t& temp_bytes, const std::uint64_t* d_in, std::ui
   const char* fn = "dart_throwing (gpu)";
   check_length(fn, n);
   const dart_layout d = layout_for<Slot>(n, stream);
-  if (size_query(fn, temp, temp_bytes, d.layout.required_bytes(), d_in, d_out, n)) return;
+  if (size_query(fn, temp, temp_bytes, d.layout.total(), d_in, d_out, n)) return;
   if (n == 0) return;
-  Slot* slots = temp_layout::region<Slot>(temp, d.slots);
+  Slot* slots = temp_layout::at<Slot>(temp, d.slots);
   ONEPASS_CUDA_CHECK(cudaMemsetAsync(slots, 0xff, 2 * n * sizeof(Slot), stream));
   const random::counter_hash first(domain_seed(seed, algorithm_domain::dart_throwing), 0);
   throw_darts_kernel<Slot><<<grid_blocks(n, throw_block_threads), throw_block_threads, 0, stream>>>(slots, n, first);
   ONEPASS_CUDA_CHECK_LAUNCH();
   std::size_t cub_bytes = d.cub_bytes;
   ONEPASS_CUDA_CHECK(cub::DeviceSelect::If(
-      temp_layout::region<void>(temp, d.cub), cub_bytes, static_cast<const Slot*>(slots),
-      gather_iterator<Slot>(d_out, gather_element<Slot>{d_in}), temp_layout::region<std::int64_t>(temp, d.count),
+      temp_layout::at<void>(temp, d.cub), cub_bytes, static_cast<const Slot*>(slots),
+      gather_iterator<Slot>(d_out, gather_element<Slot>{d_in}), temp_layout::at<std::int64_t>(temp, d.count),
       static_cast<std::int64_t>(2 * n), is_occupied<Slot>{}, stream));
 }
 

@@ -132,14 +132,14 @@ void random_gather_indexed(const std::uint64_t* d_idx, const std::uint64_t* d_in
   const char* fn = "random_gather_indexed";
   check_length(fn, n);
   check_shuffle_arguments(fn, d_in, d_out, n);
-  require(n == 0 || d_idx != nullptr, fn, "d_idx", "must not be null when n > 0");
+  if (n > 0) protocol::check_not_null(fn, "d_idx", d_idx, "when n > 0");
   launch_gather(array_index{d_idx}, is_aligned(d_out, 16) && is_aligned(d_idx, 16), d_in, d_out, n, stream);
 }
 
 void fill_random_indices(std::uint64_t* d_idx, std::size_t n, std::uint64_t seed, cudaStream_t stream) {
   const char* fn = "fill_random_indices";
   check_length(fn, n);
-  require(n == 0 || d_idx != nullptr, fn, "d_idx", "must not be null when n > 0");
+  if (n > 0) protocol::check_not_null(fn, "d_idx", d_idx, "when n > 0");
   launch_fill(computed_index_for(n, seed), d_idx, n, stream);
 }
 
@@ -147,7 +147,7 @@ namespace {
 
 void gather_gpu_run(void* temp, std::size_t& temp_bytes, const std::uint64_t* d_in, std::uint64_t* d_out,
                     std::size_t n, const registry::shuffle_params& params, void* stream) {
-  if (size_query("gather (gpu)", temp, temp_bytes, temp_layout{}.required_bytes(), d_in, d_out, n)) return;
+  if (size_query("gather (gpu)", temp, temp_bytes, temp_layout{}.total(), d_in, d_out, n)) return;
   random_gather(d_in, d_out, n, params.seed, as_stream(stream));
 }
 

@@ -5,9 +5,9 @@
 //
 // Conventions every GPU baseline here follows (registry::gpu_shuffle_fn):
 // - temp == nullptr is a size query: it sets temp_bytes and does nothing else (it checks
-//   only n, not the pointers). The answer is always >= 1 byte, also for n = 0 and for
-//   algorithms that need no scratch, so that the run call (with a non-null temp) can never
-//   be mistaken for a query.
+//   only n, not the pointers). The answer is always >= 1 byte (temp_layout's answers include
+//   256 bytes of alignment slack), also for n = 0 and for algorithms that need no scratch,
+//   so that the run call (with a non-null temp) can never be mistaken for a query.
 // - The run call checks, in this order: null d_in / d_out with n > 0, overlapping ranges,
 //   temp_bytes below the query's answer; each throws onepass::error naming the argument.
 //   Nothing is enqueued and nothing is written when it throws.
@@ -24,7 +24,9 @@
 #include <string>
 
 #include "../cpu/baseline_common.hpp"
+#include "onepass/call_protocol.hpp"
 #include "onepass/cuda_check.hpp"
+#include "onepass/launch_geometry.cuh"
 #include "onepass/error.hpp"
 #include "onepass/random/counter_hash.hpp"
 
@@ -34,58 +36,35 @@ namespace onepass::baselines::gpu {
 /// (randperm: about 4 words per element plus CUB's) must stay representable in size_t.
 inline constexpr std::size_t max_elements = std::size_t{1} << 56;
 
-/// Alignment of every region carved out of the caller's temporary storage (CUB uses 256).
-inline constexpr std::size_t temp_alignment = 256;
+/// Alignment of every region carved out of the caller's temporary storage (call_protocol.hpp).
+using protocol::temp_alignment;
 
 /// Random-stream domains of the GPU-only baselines, continuing algorithm_domain of the CPU
 /// baselines (1..5, whose values the GPU twins reuse so that GPU gather and GPU
 /// SortShuffle equal their CPU twins bit for bit).
 inline constexpr std::uint64_t randperm_domain = 0x101;
 
-/// Layout of several regions inside one block of temporary storage. add() returns each
-/// region's offset from the 256-byte-aligned base; required_bytes() includes the slack
-/// that aligning an arbitrary caller pointer may cost, and is at least 1.
-class temp_layout {
- public:
-  /// Reserves `bytes` (rounded up to temp_alignment) and returns its offset.
-  std::size_t add(std::size_t bytes) {
-    const std::size_t offset = total_;
-    total_ += (bytes + temp_alignment - 1) / temp_alignment * temp_alignment;
-    return offset;
-  }
-  /// Bytes the caller must provide (the answer of the size query).
-  std::size_t required_bytes() const { return total_ == 0 ? 1 : total_ + temp_alignment - 1; }
-  /// Pointer to the region at `offset` inside caller storage `temp` (non-null).
-  template <class T>
-  static T* region(void* temp, std::size_t offset) {
-    const auto base = (reinterpret_cast<std::uintptr_t>(temp) + temp_alignment - 1) / temp_alignment * temp_alignment;
-    return reinterpret_cast<T*>(base + offset);
-  }
-
- private:
-  std::size_t total_ = 0;
-};
+/// Layout of several regions inside one block of temporary storage (call_protocol.hpp):
+/// add() returns each region's offset from the 256-byte-aligned base, total() is the size
+/// query's answer (alignment slack included, so at least 256 bytes), at<T>(temp, offset)
+/// the region inside the caller's storage.
+using protocol::temp_layout;
 
 /// Throws onepass::error unless n <= max_elements (call before sizing anything by n).
 inline void check_length(const char* function, std::size_t n) {
-  require(n <= max_elements, function, "n", "must be at most 2^56, got " + std::to_string(n));
+  protocol::check_at_most(function, "n", n, max_elements, "at most 2^56");
 }
 
 /// Two-phase protocol, first step of every gpu_run. Checks n (also in a query). When temp
 /// is null, sets temp_bytes = required and returns true (the caller returns at once).
-/// Otherwise checks the pointers, then temp_bytes >= required, and returns false.
-/// Throws onepass::error naming `function` and the argument.
+/// Otherwise checks the pointers, then temp_bytes >= required (also for n = 0), and returns
+/// false. Throws onepass::error naming `function` and the argument.
 inline bool size_query(const char* function, void* temp, std::size_t& temp_bytes, std::size_t required,
                        const std::uint64_t* d_in, const std::uint64_t* d_out, std::size_t n) {
   check_length(function, n);
-  if (temp == nullptr) {
-    temp_bytes = required;
-    return true;
-  }
+  if (protocol::answer_query(temp, temp_bytes, required)) return true;
   check_shuffle_arguments(function, d_in, d_out, n);  // null with n > 0, overlap
-  require(temp_bytes >= required, function, "temp_bytes",
-          "must be at least " + std::to_string(required) + " bytes (the size query's answer for n = " +
-              std::to_string(n) + "), got " + std::to_string(temp_bytes));
+  protocol::check_temp_bytes(function, temp_bytes, required, "n", n);
   return false;
 }
 
@@ -95,9 +74,7 @@ inline cudaStream_t as_stream(void* stream) { return static_cast<cudaStream_t>(s
 /// Blocks for `work_items` independent pieces of `per_block` each, capped at the grid
 /// limit (kernels loop over the rest with a grid stride). At least 1.
 inline unsigned grid_blocks(std::uint64_t work_items, std::uint64_t per_block) {
-  const std::uint64_t blocks = (work_items + per_block - 1) / per_block;
-  constexpr std::uint64_t cap = 0x7fffffffu;
-  return static_cast<unsigned>(blocks == 0 ? 1 : (blocks < cap ? blocks : cap));
+  return device::stride_grid(work_items, per_block, 0x7fffffffu);
 }
 
 /// True when p is aligned to `bytes`.

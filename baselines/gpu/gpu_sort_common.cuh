@@ -20,6 +20,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "onepass/call_protocol.hpp"
 #include "onepass/cuda_check.hpp"
 #include "onepass/error.hpp"
 #include "onepass/registry.hpp"
@@ -68,12 +69,11 @@ void check_in_place_buffers(const char* fn, const sort_call<Key, Value>& c) {
   if constexpr (has_values<Value>)
     require(static_cast<const void*>(c.values_in) == static_cast<const void*>(c.values_out), fn, "values_in",
             "must equal values_out (an in-place sort: values_out holds the input on entry)");
-  require(c.keys_out != nullptr, fn, "keys_out", "must not be null when n > 0");
+  protocol::check_not_null(fn, "keys_out", c.keys_out, "when n > 0");
   if constexpr (has_values<Value>) {
-    require(c.values_out != nullptr, fn, "values_out", "must not be null when n > 0 (key-value sort)");
-    const auto* k = reinterpret_cast<const unsigned char*>(c.keys_out);
-    const auto* v = reinterpret_cast<const unsigned char*>(c.values_out);
-    require(k + c.n * sizeof(Key) <= v || v + c.n * sizeof(Value) <= k, fn, "values_out", "must not overlap keys_out");
+    protocol::check_not_null(fn, "values_out", c.values_out, "when n > 0 (key-value sort)");
+    protocol::check_disjoint_bytes(fn, "values_out", c.values_out, c.n * sizeof(Value), "keys_out", c.keys_out,
+                                   c.n * sizeof(Key));
   }
 }
 
@@ -83,18 +83,13 @@ void check_in_place_buffers(const char* fn, const sort_call<Key, Value>& c) {
 template <bool InPlace = false, class Key, class Value>
 bool sort_size_query(const char* fn, const sort_call<Key, Value>& c, std::size_t required) {
   if (required == 0) required = 1;
-  if (c.temp == nullptr) {
-    c.temp_bytes = required;
-    return true;
-  }
+  if (protocol::answer_query(c.temp, c.temp_bytes, required)) return true;
   if constexpr (InPlace)
     check_in_place_buffers(fn, c);
   else
     sort::check_sort_buffers(fn, c.keys_in, c.keys_out, c.values_in, c.values_out, c.n, sizeof(Key),
                              has_values<Value> ? sizeof(Value) : 0);
-  require(c.temp_bytes >= required, fn, "temp_bytes",
-          "must be at least " + std::to_string(required) + " bytes (the size query's answer for n = " +
-              std::to_string(c.n) + "), got " + std::to_string(c.temp_bytes));
+  protocol::check_temp_bytes(fn, c.temp_bytes, required, "n", c.n);
   return false;
 }
 

@@ -125,14 +125,14 @@ randperm_plan plan_randperm(temp_layout& layout, std::size_t n, int key_bits, cu
 template <class Key>
 void enqueue_randperm(const randperm_plan& p, void* temp, std::uint64_t* perm, std::size_t n, std::uint64_t seed,
                       cudaStream_t stream) {
-  Key* keys = temp_layout::region<Key>(temp, p.keys);
-  Key* sorted = temp_layout::region<Key>(temp, p.sorted_keys);
-  auto* values = temp_layout::region<std::uint64_t>(temp, p.values);
+  Key* keys = temp_layout::at<Key>(temp, p.keys);
+  Key* sorted = temp_layout::at<Key>(temp, p.sorted_keys);
+  auto* values = temp_layout::at<std::uint64_t>(temp, p.values);
   const unsigned grid = grid_blocks(n, block_threads);
   keys_and_indices_kernel<Key><<<grid, block_threads, 0, stream>>>(keys, values, n, key_hash(seed));
   ONEPASS_CUDA_CHECK_LAUNCH();
   std::size_t cub_bytes = p.cub_bytes;
-  ONEPASS_CUDA_CHECK(sort_pairs<Key>(temp_layout::region<void>(temp, p.cub), cub_bytes, keys, sorted, values,
+  ONEPASS_CUDA_CHECK(sort_pairs<Key>(temp_layout::at<void>(temp, p.cub), cub_bytes, keys, sorted, values,
                                               perm, n, p.bits, stream));
   const Key mask = p.bits >= static_cast<int>(8 * sizeof(Key)) ? static_cast<Key>(~Key{0})
                                                                 : static_cast<Key>((Key{1} << p.bits) - 1);
@@ -172,14 +172,9 @@ void randperm_indices(void* temp, std::size_t& temp_bytes, std::uint64_t* d_perm
   check_key_bits(fn, key_bits);
   temp_layout layout;
   const randperm_plan p = plan_randperm(layout, n, key_bits, stream);
-  if (temp == nullptr) {
-    temp_bytes = layout.required_bytes();
-    return;
-  }
-  require(n == 0 || d_perm != nullptr, fn, "d_perm", "must not be null when n > 0");
-  require(temp_bytes >= layout.required_bytes(), fn, "temp_bytes",
-          "must be at least " + std::to_string(layout.required_bytes()) + " bytes (the size query's answer for n = " +
-              std::to_string(n) + "), got " + std::to_string(temp_bytes));
+  if (protocol::answer_query(temp, temp_bytes, layout.total())) return;
+  if (n > 0) protocol::check_not_null(fn, "d_perm", d_perm, "when n > 0");
+  protocol::check_temp_bytes(fn, temp_bytes, layout.total(), "n", n);
   enqueue_randperm(p, temp, d_perm, n, seed, stream);
 }
 
@@ -199,9 +194,9 @@ void randperm_gpu_run(void* temp, std::size_t& temp_bytes, const std::uint64_t* 
   temp_layout layout;
   const std::size_t perm_offset = layout.add(n * sizeof(std::uint64_t));
   const randperm_plan p = plan_randperm(layout, n, 0, stream);
-  if (size_query(fn, temp, temp_bytes, layout.required_bytes(), d_in, d_out, n)) return;
+  if (size_query(fn, temp, temp_bytes, layout.total(), d_in, d_out, n)) return;
   if (n == 0) return;
-  auto* perm = temp_layout::region<std::uint64_t>(temp, perm_offset);
+  auto* perm = temp_layout::at<std::uint64_t>(temp, perm_offset);
   enqueue_randperm(p, temp, perm, n, params.seed, stream);
   random_gather_indexed(perm, d_in, d_out, n, stream);
 }

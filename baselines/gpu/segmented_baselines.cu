@@ -55,8 +55,7 @@ __global__ void segment_keys_kernel(std::uint64_t* keys, const std::int64_t* off
 
 /// A grid for `work` independent items of 256 threads, capped (the kernels stride).
 unsigned grid_for(std::uint64_t work) {
-  const std::uint64_t g = (work + 255) / 256;
-  return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(g, 132 * 16)));
+  return device::stride_grid(work, 256, 132 * 16);
 }
 
 /// The checks every entry makes: sizes (also in a query), then in the run phase the
@@ -65,7 +64,7 @@ bool query_or_check(const char* function, void* temp, std::size_t& temp_bytes, s
                     const std::uint64_t* d_in, const std::uint64_t* d_out, std::size_t num_items,
                     const std::int64_t* d_offsets, std::size_t num_segments) {
   if (size_query(function, temp, temp_bytes, required, d_in, d_out, num_items)) return true;
-  require(num_segments == 0 || d_offsets != nullptr, function, "d_offsets", "must not be null when num_segments > 0");
+  if (num_segments > 0) protocol::check_not_null(function, "d_offsets", d_offsets, "when num_segments > 0");
   return false;
 }
 
@@ -82,7 +81,7 @@ key_layout layout_for(std::size_t num_items, std::size_t key_bytes, Sort&& cub_q
   l.keys_out = t.add(num_items * key_bytes);
   l.cub_bytes = cub_query();
   l.cub = t.add(l.cub_bytes);
-  l.required = t.required_bytes();
+  l.required = t.total();
   return l;
 }
 
@@ -117,9 +116,9 @@ void cub_segmented(void* temp, std::size_t& temp_bytes, const std::uint64_t* d_i
   });
   if (query_or_check(function, temp, temp_bytes, l.required, d_in, d_out, num_items, d_offsets, num_segments)) return;
   if (num_items == 0) return;
-  auto* k_in = temp_layout::region<std::uint32_t>(temp, l.keys_in);
-  auto* k_out = temp_layout::region<std::uint32_t>(temp, l.keys_out);
-  void* cub_temp = temp_layout::region<unsigned char>(temp, l.cub);
+  auto* k_in = temp_layout::at<std::uint32_t>(temp, l.keys_in);
+  auto* k_out = temp_layout::at<std::uint32_t>(temp, l.keys_out);
+  void* cub_temp = temp_layout::at<unsigned char>(temp, l.cub);
   std::size_t cub_bytes = l.cub_bytes;
   random_keys_kernel<<<grid_for(num_items), 256, 0, s>>>(k_in, num_items, p.seed);
   ONEPASS_CUDA_CHECK_LAUNCH();
@@ -152,9 +151,9 @@ void segment_id_sort(void* temp, std::size_t& temp_bytes, const std::uint64_t* d
   });
   if (query_or_check(function, temp, temp_bytes, l.required, d_in, d_out, num_items, d_offsets, num_segments)) return;
   if (num_items == 0) return;
-  auto* k_in = temp_layout::region<std::uint64_t>(temp, l.keys_in);
-  auto* k_out = temp_layout::region<std::uint64_t>(temp, l.keys_out);
-  void* cub_temp = temp_layout::region<unsigned char>(temp, l.cub);
+  auto* k_in = temp_layout::at<std::uint64_t>(temp, l.keys_in);
+  auto* k_out = temp_layout::at<std::uint64_t>(temp, l.keys_out);
+  void* cub_temp = temp_layout::at<unsigned char>(temp, l.cub);
   std::size_t cub_bytes = l.cub_bytes;
   segment_keys_kernel<<<grid_for(static_cast<std::uint64_t>(num_segments) * 256), 256, 0, s>>>(k_in, d_offsets,
                                                                                              num_segments, p.seed);

@@ -73,14 +73,14 @@ void sort_shuffle_gpu_run(void* temp, std::size_t& temp_bytes, const std::uint64
   check_length(fn, n);
   const cudaStream_t stream = as_stream(stream_handle);
   const sort_layout s = layout_for(n, stream);
-  if (size_query(fn, temp, temp_bytes, s.layout.required_bytes(), d_in, d_out, n)) return;
+  if (size_query(fn, temp, temp_bytes, s.layout.total(), d_in, d_out, n)) return;
   if (n == 0) return;
-  auto* keys = temp_layout::region<std::uint64_t>(temp, s.keys);
+  auto* keys = temp_layout::at<std::uint64_t>(temp, s.keys);
   launch_fill(key_of{random::counter_hash(domain_seed(params.seed, algorithm_domain::sort_shuffle), 0)}, keys, n,
               stream);
   std::size_t cub_bytes = s.cub_bytes;
-  ONEPASS_CUDA_CHECK(sort_pairs(temp_layout::region<void>(temp, s.cub), cub_bytes, keys,
-                                         temp_layout::region<std::uint64_t>(temp, s.sorted_keys), d_in, d_out, n,
+  ONEPASS_CUDA_CHECK(sort_pairs(temp_layout::at<void>(temp, s.cub), cub_bytes, keys,
+                                         temp_layout::at<std::uint64_t>(temp, s.sorted_keys), d_in, d_out, n,
                                          stream));
 }
 

@@ -53,7 +53,7 @@ class arena_allocator {
 
   char* allocate(std::ptrdiff_t n) {
     const std::size_t request = static_cast<std::size_t>(n);
-    const std::size_t aligned_used = (used_ + temp_alignment - 1) / temp_alignment * temp_alignment;
+    const std::size_t aligned_used = protocol::align_up(used_);
     if (n < 0 || aligned_used > bytes_ || request > bytes_ - aligned_used)
       throw runtime_failure("thrust_shuffle (gpu): thrust asked for " + std::to_string(request) +
                             " bytes of temporary storage beyond the " + std::to_string(bytes_) +
@@ -113,9 +113,9 @@ void thrust_shuffle_gpu_run(void* temp, std::size_t& temp_bytes, const std::uint
     arena_bytes = thrust_scan_temp_bytes(n, stream) + thrust_slack_bytes;
     arena = layout.add(arena_bytes);
   }
-  if (size_query(fn, temp, temp_bytes, layout.required_bytes(), d_in, d_out, n)) return;
+  if (size_query(fn, temp, temp_bytes, layout.total(), d_in, d_out, n)) return;
   if (n == 0) return;
-  arena_allocator allocator(temp_layout::region<void>(temp, arena), arena_bytes);
+  arena_allocator allocator(temp_layout::at<void>(temp, arena), arena_bytes);
   try {
     thrust::shuffle_copy(thrust::cuda::par_nosync(allocator).on(stream), d_in, d_in + n, d_out,
                          std::mt19937_64(params.seed));

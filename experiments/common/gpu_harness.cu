@@ -1,4 +1,5 @@
 #include "gpu_harness.cuh"
+#include "onepass/launch_geometry.cuh"
 
 #include <cuda/std/version>  // CCCL_VERSION
 
@@ -21,16 +22,7 @@ constexpr unsigned block_threads = 256;
 
 /// Blocks for a grid-stride loop over n items: enough to fill the device, no more.
 unsigned grid_for(std::size_t n) {
-  static int sm_count = [] {
-    int device = 0, count = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || count <= 0)
-      count = 132;
-    return count;
-  }();
-  const std::size_t wanted = (n + block_threads - 1) / block_threads;
-  const std::size_t cap = static_cast<std::size_t>(sm_count) * 32;
-  return static_cast<unsigned>(std::max<std::size_t>(1, std::min(wanted, cap)));
+  return onepass::device::stride_grid(n, block_threads, std::uint64_t{onepass::device::multiprocessors()} * 32);
 }
 
 __global__ void iota_kernel(std::uint64_t* d, std::size_t n) {

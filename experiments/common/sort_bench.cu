@@ -16,6 +16,7 @@
 #include "gpu_harness.cuh"
 #include "harness.hpp"
 #include "onepass/error.hpp"
+#include "onepass/launch_geometry.cuh"
 #include "onepass/random/counter_hash.hpp"
 #include "onepass/sort/sort.cuh"
 
@@ -28,15 +29,7 @@ namespace reg = onepass::registry;
 constexpr unsigned threads = 256;
 
 unsigned blocks_for(std::size_t n) {
-  static const int sms = [] {
-    int device = 0, count = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || count <= 0)
-      count = 132;
-    return count;
-  }();
-  const std::size_t wanted = (n + threads - 1) / threads;
-  return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(wanted, std::size_t(sms) * 16)));
+  return onepass::device::stride_grid(n, threads, std::uint64_t{onepass::device::multiprocessors()} * 16);
 }
 
 /// The unsigned word of a key type (the bits the fingerprints and checks read).

@@ -1156,7 +1156,7 @@ class plan {
     chunk = (chunk + histogram_chunk_align - 1) / histogram_chunk_align * histogram_chunk_align;
     if (chunk > histogram_max_chunk) chunk = histogram_max_chunk;
     const std::uint64_t chunks = (n_ + chunk - 1) / chunk;
-    const unsigned grid = static_cast<unsigned>(chunks < slots ? chunks : slots);
+    const unsigned grid = device::resident_grid(static_cast<unsigned>(slots), chunks);
     kernel<<<grid, histogram_block, 0, stream>>>(d_keys, n_, chunk, begin_bit_, end_bit_, places_,
                                                  reinterpret_cast<unsigned long long*>(bins_));
     ONEPASS_CUDA_CHECK_LAUNCH();
