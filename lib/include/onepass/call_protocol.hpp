@@ -99,13 +99,16 @@ inline void check_in_range(const char* function, const char* argument, std::uint
 
 /// Throws onepass::error unless `count` elements of `element_bytes` bytes (>= 1) fit in the
 /// address space (count * element_bytes <= SIZE_MAX): "<argument> must be at most
-/// SIZE_MAX / <element_bytes> (its elements' bytes must fit in size_t), got <count>".
+/// SIZE_MAX / <element_bytes> (the bytes of <argument> <element_bytes>-byte elements must fit
+/// in size_t), got <count>".
 inline void check_byte_count(const char* function, const char* argument, std::uint64_t count,
                              std::size_t element_bytes) {
-  if (count > SIZE_MAX / element_bytes)
+  if (count > SIZE_MAX / element_bytes) {
+    const std::string size = std::to_string(element_bytes);
     fail(function, argument,
-         "must be at most SIZE_MAX / " + std::to_string(element_bytes) + " (its elements' bytes must fit in size_t), got " +
-             std::to_string(count));
+         "must be at most SIZE_MAX / " + size + " (the bytes of " + argument + " " + size +
+             "-byte elements must fit in size_t), got " + std::to_string(count));
+  }
 }
 
 // ----------------------------------------------------------------------------
