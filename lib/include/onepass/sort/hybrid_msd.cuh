@@ -881,7 +881,7 @@ class plan {
     const unsigned large_grid = resident_grid<large>(large_block, max_large_segments_, large_shared);
 
     const std::uint64_t tiles0 = (n_ + tile_items - 1) / tile_items;
-    init_level_kernel<Key><<<static_cast<unsigned>(std::min<std::uint64_t>((tiles0 + 255) / 256, 4096)), 256, 0, stream>>>(
+    init_level_kernel<Key><<<onepass::device::stride_grid(tiles0, 256, 4096), 256, 0, stream>>>(
         bucket_list[0], tile_bucket[0], counts, n_, tiles0, in_buffer);
     ONEPASS_CUDA_CHECK_LAUNCH();
     for (unsigned level = 0; level < levels_; ++level) {
