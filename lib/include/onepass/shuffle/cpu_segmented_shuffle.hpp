@@ -42,6 +42,7 @@
 #include <tbb/parallel_reduce.h>
 
 #include "onepass/bijection/variable_philox.hpp"
+#include "onepass/call_protocol.hpp"
 #include "onepass/config.hpp"
 #include "onepass/error.hpp"
 #include "onepass/random/counter_hash.hpp"
