@@ -18,6 +18,7 @@
 #include <mutex>
 #include <string>
 
+#include "onepass/call_protocol.hpp"
 #include "onepass/cuda_check.hpp"
 #include "onepass/error.hpp"
 #include "onepass/registry.hpp"
@@ -50,7 +51,7 @@ curandGenerator_t philox_generator() {
 void curand_host_philox(void* d_out, std::size_t n, reg::gaussian_dtype dtype, const reg::gaussian_params& p,
                         void* stream) {
   const char* fn = "registry entry curand_host_philox";
-  onepass::require(n == 0 || d_out != nullptr, fn, "d_out", "must not be null when n > 0");
+  if (n > 0) onepass::protocol::check_not_null(fn, "d_out", d_out, "when n > 0");
   onepass::require(n % 2 == 0, fn, "n", "must be even (cuRAND draws normals in pairs), got " + std::to_string(n));
   if (n == 0) return;
   const curandGenerator_t gen = philox_generator();

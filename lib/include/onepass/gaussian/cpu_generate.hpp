@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "onepass/call_protocol.hpp"
 #include "onepass/error.hpp"
 #include "onepass/gaussian/entropy.hpp"
 #include "onepass/gaussian/table.hpp"
@@ -30,7 +31,7 @@ namespace detail {
 inline void check_generate_args(const char* fn, const void* out, std::size_t n, double mean, double stddev,
                                 const table& tab, form f) {
   require(n <= max_generate_count, fn, "n", "must be <= 2^62");
-  require(n == 0 || out != nullptr, fn, "out", "must not be null when n > 0");
+  if (n > 0) protocol::check_not_null(fn, "out", out, "when n > 0");
   require(std::isfinite(mean), fn, "mean", "must be finite");
   require(std::isfinite(stddev) && stddev >= 0, fn, "stddev", "must be finite and >= 0");
   require(f == form::three || f == form::four, fn, "f", "must be form::three or form::four");
