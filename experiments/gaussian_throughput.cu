@@ -76,7 +76,7 @@
 
 #include "gpu_harness.cuh"
 #include "harness.hpp"
-#include "onepass/device_launch.cuh"
+#include "onepass/launch_geometry.cuh"
 #include "onepass/gaussian/cpu_generate.hpp"
 #include "onepass/gaussian/entropy.hpp"
 #include "onepass/gaussian/generate.cuh"
@@ -222,8 +222,8 @@ __global__ void __launch_bounds__(block_threads)
   sink[t] = acc0 + acc1;
 }
 
-/// Ours to memory fed by Philox4_32_10: generate_normal's kernel (same grid, warps over
-/// rounds of 32 outputs, two rounds per pair) with each lane's entropy words from
+/// Ours to memory fed by Philox4_32_10: generate_normal's kernel (same grid of 16 blocks per
+/// SM, warps over rounds of 32 outputs, two rounds per pair) with each lane's entropy words from
 /// cuRAND's curand4 (curand_init per thread) instead of SplitMix64.
 template <g::form F, class T>
 __global__ void __launch_bounds__(block_threads)
@@ -235,11 +235,11 @@ __global__ void __launch_bounds__(block_threads)
   const std::uint64_t warp = t >> 5, warps = (static_cast<std::uint64_t>(gridDim.x) * blockDim.x) >> 5;
   curandStatePhilox4_32_10_t state;
   curand_init(seed, t, 0, &state);
-  const std::uint64_t rounds = (n + 31) / 32, pairs = (rounds + 1) / 2;
+  // The loop of generate_normal_kernel (generate.cuh): full pairs without bounds checks,
+  // a strided output pointer; then the partial last pair by the warp whose turn it is.
   uint4 words{};
   bool fresh = false;  // words.z, words.w not used yet
-  for (std::uint64_t q = warp; q < pairs; q += warps) {  // warp-uniform loop
-    std::uint32_t e[2];
+  auto next_entropy = [&](std::uint32_t (&e)[2]) {
     if (!fresh) {
       words = curand4(&state);
       e[0] = words.x;
@@ -249,13 +249,26 @@ __global__ void __launch_bounds__(block_threads)
       e[1] = words.w;
     }
     fresh = !fresh;
-#pragma unroll
-    for (unsigned h = 0; h < 2; ++h) {
-      const std::uint64_t r = 2 * q + h;
-      if (r >= rounds) break;  // warp-uniform
-      const double x = g::warp_gaussian<F>(e[h], smem, tab.coeff);
-      const std::uint64_t i = r * 32 + lane;
-      if (i < n) out[i] = static_cast<T>(x);
+  };
+  const std::uint64_t full_pairs = n / 64;
+  T* p = out + warp * 64 + lane;
+  std::uint64_t q = warp;
+#pragma unroll 4
+  for (; q < full_pairs; q += warps, p += warps * 64) {  // warp-uniform loop
+    std::uint32_t e[2];
+    next_entropy(e);
+    p[0] = static_cast<T>(g::warp_gaussian<F>(e[0], smem, tab.coeff));
+    p[32] = static_cast<T>(g::warp_gaussian<F>(e[1], smem, tab.coeff));
+  }
+  if (q == full_pairs && n % 64 != 0) {  // warp-uniform
+    std::uint32_t e[2];
+    next_entropy(e);
+    const std::uint64_t i = full_pairs * 64 + lane;
+    const double x0 = g::warp_gaussian<F>(e[0], smem, tab.coeff);
+    if (i < n) out[i] = static_cast<T>(x0);
+    if (n % 64 > 32) {
+      const double x1 = g::warp_gaussian<F>(e[1], smem, tab.coeff);
+      if (i + 32 < n) out[i + 32] = static_cast<T>(x1);
     }
   }
 }
@@ -543,7 +556,7 @@ int main(int argc, char** argv) {
       const std::uint64_t rounds = (n + 31) / 32, pairs = (rounds + 1) / 2;
       const std::uint64_t wanted = (pairs + block_threads / 32 - 1) / (block_threads / 32);
       const unsigned blocks =
-          static_cast<unsigned>(std::min<std::uint64_t>(wanted, static_cast<std::uint64_t>(onepass::device::multiprocessors()) * 8));
+          static_cast<unsigned>(std::min<std::uint64_t>(wanted, static_cast<std::uint64_t>(onepass::device::multiprocessors()) * 16));
       row_data d{"ours_memory_philox_3" + suffix,
                  "ours 3 coefficients fed by Philox4_32_10, curand4, generate_normal's kernel, " + type_word +
                      " (to memory)",
