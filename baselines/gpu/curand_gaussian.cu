@@ -56,8 +56,10 @@ void curand_host_philox(void* d_out, std::size_t n, reg::gaussian_dtype dtype, c
   if (n == 0) return;
   const curandGenerator_t gen = philox_generator();
   curand_ok(curandSetStream(gen, static_cast<cudaStream_t>(stream)), "curandSetStream");
-  curand_ok(curandSetPseudoRandomGeneratorSeed(gen, p.seed), "curandSetPseudoRandomGeneratorSeed");
-  curand_ok(curandSetGeneratorOffset(gen, 0), "curandSetGeneratorOffset");
+  if (!p.continue_stream) {  // restart the stream at the seed (otherwise continue it: see gaussian_params)
+    curand_ok(curandSetPseudoRandomGeneratorSeed(gen, p.seed), "curandSetPseudoRandomGeneratorSeed");
+    curand_ok(curandSetGeneratorOffset(gen, 0), "curandSetGeneratorOffset");
+  }
   if (dtype == reg::gaussian_dtype::f64) {
     curand_ok(curandGenerateNormalDouble(gen, static_cast<double*>(d_out), n, 0.0, 1.0), "curandGenerateNormalDouble");
   } else {
@@ -66,7 +68,7 @@ void curand_host_philox(void* d_out, std::size_t n, reg::gaussian_dtype dtype, c
 }
 
 const reg::gaussian_registrar curand_host_philox_entry{reg::gaussian_entry{
-    "curand_host_philox", reg::device::gpu, "cuRAND host API Philox4_32_10",
+    "curand_host_philox", reg::device::gpu, "cuRAND host API Philox4_32_10 curandGenerateNormal(Double)",
     "curandGenerateNormalDouble / curandGenerateNormal, CURAND_RNG_PSEUDO_PHILOX4_32_10, generator created once per device",
     "Philox4_32_10", {reg::gaussian_dtype::f64, reg::gaussian_dtype::f32}, curand_host_philox,
     /*coefficients=*/0, /*library_definition=*/false, /*n_multiple=*/2}};

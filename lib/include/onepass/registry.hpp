@@ -259,6 +259,12 @@ std::size_t dtype_bytes(gaussian_dtype dtype);
 /// Parameters every Gaussian generator takes.
 struct gaussian_params {
   std::uint64_t seed = 0;  ///< any 64-bit value; the same seed gives the same output
+  /// true: a stateful generator (cuRAND's host API) continues its stream from its previous
+  /// call on this device instead of restarting it at `seed` — the fastest way a user calls
+  /// it (seed once, generate many times), used by the timed runs of gaussian_throughput
+  /// after one untimed call with the seed. Stateless entries (ours) ignore it. false (the
+  /// default): the output is a function of the seed alone.
+  bool continue_stream = false;
 };
 
 /// Signature of the GPU Gaussian generators: writes n N(0, 1) samples of type `dtype`
