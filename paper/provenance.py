@@ -29,7 +29,8 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # that touches one of them counts as a change of the measured code -- comment-only and
 # whitespace-only changes included (git cannot tell them apart without reading the diff).
 # The timing harness (experiments/common/gpu_harness.*) is not listed.
-_SHARED_DEVICE_CODE = ["lib/include/onepass/device_launch.cuh"]  # grids, resident blocks, temporary storage
+# Grids, resident blocks (launch_geometry.cuh); argument checks and temporary storage (call_protocol.hpp).
+_SHARED_DEVICE_CODE = ["lib/include/onepass/launch_geometry.cuh", "lib/include/onepass/call_protocol.hpp"]
 _SORT_CODE = _SHARED_DEVICE_CODE + [
               "lib/include/onepass/sort/", "lib/include/onepass/scan/", "lib/src/gpu_onesweep_sorts.cu",
               "baselines/gpu/cub_*", "baselines/gpu/*_sort*", "experiments/common/sort_bench.cu",
@@ -52,7 +53,8 @@ _SEGMENTED_CODE = _SHARED_DEVICE_CODE + [
                    "lib/include/onepass/shuffle/segment_seed.hpp", "lib/include/onepass/random/",
                    "lib/include/onepass/bijection/", "lib/include/onepass/scan/"]
 _GAUSSIAN_CODE = ["lib/include/onepass/gaussian/", "lib/src/gaussian_table.cpp",
-                  "lib/data/gaussian_table_optimised.inc"]
+                  "lib/data/gaussian_table_optimised.inc", "lib/src/gpu_gaussian_generators.cu",
+                  "baselines/gpu/curand_gaussian.cu"]
 # The Python package (python_peers, issue 16): its Python layer and bindings (python/), and the
 # GPU library code they call -- the single and segmented shuffles, onepass::sort (onesweep and
 # the hybrid MSD sort), the warp Gaussian generator with its table. The peers are the frameworks'
