@@ -1,0 +1,62 @@
+"""
+onepass GPU launches (CUDA) behind the functions of `onepass`; use those.
+"""
+
+from collections.abc import Sequence
+from typing import Annotated
+
+from numpy.typing import NDArray
+
+
+class DLView:
+    """
+    An imported DLPack tensor: pointer, shape, strides (in elements), dtype, device.
+    """
+
+    @property
+    def ptr(self) -> int: ...
+
+    @property
+    def shape(self) -> list[int]: ...
+
+    @property
+    def strides(self) -> list[int]: ...
+
+    @property
+    def dtype(self) -> tuple[int, int, int]: ...
+
+    @property
+    def device_type(self) -> int: ...
+
+    @property
+    def device_id(self) -> int: ...
+
+def view(capsule: Annotated[NDArray, dict(writable=False)]) -> DLView:
+    """
+    Imports a DLPack capsule (or any object nanobind imports) without a copy.
+    """
+
+def owned_array(shape: Sequence[int], code: int, bits: int, device: int, stream: int) -> tuple:
+    """
+    (array, pointer): a new device array (cudaMallocAsync on stream; freed with cudaFreeAsync on it), exportable by DLPack.
+    """
+
+def shuffle_rows(arg0: int, arg1: int, arg2: int, arg3: int, arg4: int, arg5: int, arg6: int, arg7: bool, arg8: int, arg9: int, /) -> str: ...
+
+def permutation(arg0: int, arg1: int, arg2: int, arg3: int, arg4: int, arg5: int, /) -> None: ...
+
+def segmented(arg0: int, arg1: int, arg2: int, arg3: int, arg4: int, arg5: int, arg6: int, arg7: int, arg8: int, arg9: int, arg10: bool, arg11: int, arg12: int, /) -> None: ...
+
+def sort(arg0: int, arg1: int, arg2: int, arg3: int, arg4: int, arg5: str, arg6: int, arg7: int, arg8: int, arg9: int, arg10: bool, arg11: int, arg12: int, /) -> str: ...
+
+def argsort(arg0: int, arg1: int, arg2: int, arg3: str, arg4: int, arg5: int, arg6: int, arg7: bool, arg8: int, arg9: int, /) -> str: ...
+
+def normal(arg0: int, arg1: int, arg2: bool, arg3: float, arg4: float, arg5: int, arg6: int, arg7: int, arg8: int, /) -> None: ...
+
+def synchronize(arg0: int, arg1: int, /) -> None: ...
+
+def stream_wait(arg0: int, arg1: int, arg2: int, /) -> None: ...
+
+def pointer_device(arg: int, /) -> int: ...
+
+def device_count() -> int: ...
