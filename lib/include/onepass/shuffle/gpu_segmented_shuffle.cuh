@@ -178,12 +178,17 @@ __host__ __device__ __forceinline__ void with_round_shape(unsigned bits, unsigne
 template <class T>
 inline constexpr bool warp_path_stages = sizeof(T) <= 16;
 
-/// Dynamic shared memory of a warp-path block: the round keys of each warp's group of 32
-/// segments, then (when warp_path_stages<T>) one segment's stage per warp.
+/// Bytes of a warp-path block's stages (one segment per warp; 0 when the path does not
+/// stage), at the start of its dynamic shared memory.
+template <class T>
+inline constexpr std::size_t warp_path_stage_bytes =
+    warp_path_stages<T> ? static_cast<std::size_t>(warp_block / 32) * warp_segment_max * sizeof(T) : 0;
+
+/// Dynamic shared memory of a warp-path block: the stages (warp_path_stage_bytes<T>), then
+/// the round keys of each warp's group of 32 segments.
 template <class T>
 constexpr std::size_t warp_path_shared(unsigned rounds) {
-  return static_cast<std::size_t>(warp_block / 32) *
-         (32 * rounds * sizeof(std::uint32_t) + (warp_path_stages<T> ? warp_segment_max * sizeof(T) : 0));
+  return warp_path_stage_bytes<T> + static_cast<std::size_t>(warp_block / 32) * 32 * rounds * sizeof(std::uint32_t);
 }
 
 /// Warp path: warps take groups of 32 segments (grid-stride); lane j derives the keys of
@@ -200,10 +205,7 @@ __global__ void __launch_bounds__(warp_block) warp_path_kernel(const T* __restri
   extern __shared__ __align__(16) unsigned char warp_shared[];
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   bits_t* my_stage = reinterpret_cast<bits_t*>(warp_shared) + warp * warp_segment_max;
-  std::uint32_t* my_keys = reinterpret_cast<std::uint32_t*>(
-                               warp_shared + (warp_path_stages<T> ? (warp_block / 32) * warp_segment_max * sizeof(T)
-                                                                  : 0)) +
-                           warp * 32 * rounds;
+  std::uint32_t* my_keys = reinterpret_cast<std::uint32_t*>(warp_shared + warp_path_stage_bytes<T>) + warp * 32 * rounds;
   const bits_t* in_bits = reinterpret_cast<const bits_t*>(in);
   bits_t* out_bits = reinterpret_cast<bits_t*>(out);
   const unsigned lanes_below = (1u << lane) - 1u;
@@ -278,6 +280,7 @@ __global__ void __launch_bounds__(warp_block) warp_path_kernel(const T* __restri
 /// the next segment loading while the current one is shuffled, ran 5 % slower on the
 /// H100 at 4096 uint64 per row: 3 blocks per SM instead of 6.)
 inline constexpr std::size_t block_path_shared = stage_bytes;
+static_assert(block_path_shared <= 48 * 1024, "the block path's stage fits the default dynamic shared memory");
 
 /// Block path: blocks take segments (grid-stride); every segment fits a stage (at most
 /// stage_bytes of items). The segment's items are copied into the stage (cp.async,
@@ -492,8 +495,7 @@ __global__ void __launch_bounds__(block_threads) tiled_path_kernel(const T* __re
 /// elements within 32 KiB of static shared memory, elements moving as 4-, 8- or 16-byte
 /// words (cp.async).
 template <class T>
-inline constexpr bool tiled_pipeline_fits =
-    2 * tiled_tile_items * sizeof(T) <= 32 * 1024 && sizeof(typename detail::element_bits<T>::unit) >= 4;
+inline constexpr bool tiled_pipeline_fits = detail::two_stage_tiles_fit<tiled_tile_items, T>;
 
 /// Forward tiled path, software-pipelined over two tiles like bijective2_pipelined_kernel
 /// (gpu_shuffle.cuh): a block evaluates its next tile B and copies B's flagged elements into
@@ -525,7 +527,7 @@ __global__ void __launch_bounds__(block_threads) tiled_pipelined_kernel(const T*
     std::uint32_t keep = 0;    // bit k: item k flagged
     std::uint64_t count = 0;   // warp 0: the tile's flag count
   };
-  // Thread 0 takes the next tile; after barrier (1) every thread reads it (acquire_next).
+  // Thread 0 takes the next tile into `next`; after barrier (1) every thread reads it (load).
   auto take = [&]() {
     if (threadIdx.x == 0) {
       const std::uint64_t t = state.acquire_tile();
@@ -776,8 +778,6 @@ void launch_short_paths(const T* in, T* out, segment_source<Offset> warp_src, se
                                                                                       key_table);
     ONEPASS_CUDA_CHECK_LAUNCH();
     constexpr auto kernel = &block_path_kernel<Inverse, T, Offset>;
-    ONEPASS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(block_path_shared)));
     const unsigned grid = device::resident_grid<kernel>(block_threads, block_src.count, block_path_shared);
     kernel<<<grid, block_threads, block_path_shared, stream>>>(in, out, block_src, key_table, rounds);
     ONEPASS_CUDA_CHECK_LAUNCH();

@@ -386,7 +386,6 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   }
 }
 
-
 // ----------------------------------------------------------------------------
 // bijective1: tile counts, then (after cub::DeviceScan) rank and gather.
 
@@ -536,13 +535,19 @@ std::size_t bijective2_temp_bytes(unsigned bits) {
   return bytes > staged ? bytes : staged;
 }
 
-/// Whether the forward bijective2 of T elements runs the software-pipelined kernel: its
-/// two stages of Policy::tile_items elements must fit in 32 KiB of static shared memory,
-/// and T must move as 4-, 8- or 16-byte words (cp.async; narrower elements would be
-/// copied through registers, synchronously, which loses what the pipeline gains).
+/// Whether a software-pipelined tile kernel (here and in gpu_segmented_shuffle.cuh) runs
+/// for T elements and tiles of TileItems indices: its two stages of TileItems elements
+/// must fit in 32 KiB of static shared memory, and T must move as 4-, 8- or 16-byte words
+/// (cp.async; narrower elements would be copied through registers, synchronously, which
+/// loses what the pipeline gains).
+template <std::uint64_t TileItems, class T>
+inline constexpr bool two_stage_tiles_fit =
+    2 * TileItems * sizeof(T) <= 32 * 1024 && sizeof(typename element_bits<T>::unit) >= 4;
+
+/// Whether the forward bijective2 of T elements with tile shape Policy runs the
+/// software-pipelined kernel.
 template <class Policy, class T>
-inline constexpr bool pipelined_tiles_fit = 2 * Policy::tile_items * sizeof(T) <= 32 * 1024 &&
-                                            sizeof(typename element_bits<T>::unit) >= 4;
+inline constexpr bool pipelined_tiles_fit = two_stage_tiles_fit<Policy::tile_items, T>;
 
 /// Enqueues bijective2 (Inverse: the unshuffle) with tile shape Policy; arguments
 /// already checked, d_temp at least bijective2_temp_bytes_with<Policy>(b) bytes.
