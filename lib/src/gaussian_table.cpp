@@ -32,9 +32,7 @@ std::int64_t worst_case_register(const std::int32_t (&entries)[table_entries]) {
 
 coefficient_solution solve_coefficients(const std::int32_t (&entries)[table_entries]) {
   static const char* fn = "solve_coefficients";
-  bool nonnegative = true;  // one require, not one per entry (each builds its message string)
-  for (unsigned i = 0; i < table_entries; ++i) nonnegative &= entries[i] >= 0;
-  require(nonnegative, fn, "entries", "must be >= 0 (magnitudes)");
+  for (unsigned i = 0; i < table_entries; ++i) require(entries[i] >= 0, fn, "entries", "must be >= 0 (magnitudes)");
   require(worst_case_register(entries) <= 2147483647LL, fn, "entries",
           "must satisfy sum over sub-tables of 2 * max entry <= 2^31 - 1 (else the butterfly overflows int32)");
   // Cumulants of a = sum over 16 sub-tables of 2 independent symmetric lookups.

@@ -24,4 +24,10 @@ inline void require(bool ok, const char* function, const char* argument, const s
   if (!ok) throw error(std::string(function) + ": " + argument + " " + requirement);
 }
 
+/// The same for a fixed requirement (a string literal): no std::string is built unless
+/// the check fails, so a check in a loop or a hot path costs one comparison.
+inline void require(bool ok, const char* function, const char* argument, const char* requirement) {
+  if (!ok) throw error(std::string(function) + ": " + argument + " " + requirement);
+}
+
 }  // namespace onepass
