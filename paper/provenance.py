@@ -37,7 +37,8 @@ _SORT_CODE = _SHARED_DEVICE_CODE + [
               "experiments/common/sort_bench.cuh"]
 # Onesweep alone (Table 2 times its kernels directly, not through the registry).
 _ONESWEEP_CODE = _SHARED_DEVICE_CODE + [
-                  "lib/include/onepass/sort/onesweep.cuh", "lib/include/onepass/sort/key_traits.hpp",
+                  "lib/include/onepass/sort/onesweep.cuh", "lib/include/onepass/sort/onesweep/",
+                  "lib/include/onepass/sort/key_traits.hpp",
                   "lib/include/onepass/sort/sort_args.hpp", "lib/include/onepass/scan/"]
 # The single GPU shuffle (the segmented shuffle's files beside it are not timed by Table 1 / Fig. 10).
 _SHUFFLE_CODE = _SHARED_DEVICE_CODE + ["lib/include/onepass/shuffle/gpu_shuffle.cuh",
