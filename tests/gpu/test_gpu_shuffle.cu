@@ -707,6 +707,7 @@ TEST(GpuShuffle, RunsOnAStream) {
   ONEPASS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   device_buffer<std::uint64_t> d_in(m), d_out(m);
   ONEPASS_CUDA_CHECK(cudaMemcpy(d_in.get(), in.data(), m * 8, cudaMemcpyHostToDevice));
+  ONEPASS_CUDA_CHECK(cudaDeviceSynchronize());  // the non-blocking stream does not wait for the legacy one
   for (fusion variant : all_variants) {
     std::size_t temp_bytes = 0;
     gpu::bijective_shuffle(nullptr, temp_bytes, d_in.get(), d_out.get(), m, f, variant, stream);

@@ -160,6 +160,10 @@ bool check_against_oracle(const reg::sort_entry& e, const input& in, const reg::
   }
   EXPECT_GT(temp_bytes, 0u) << what << ": the size query must answer >= 1 byte";
   device_bytes temp(std::max<std::size_t>(temp_bytes, 1));
+  // The uploads and the poison ran on the legacy default stream, which a non-blocking
+  // stream does not wait for (cudaMemset, and cudaMemcpy from pageable memory, may return
+  // before the device has them): wait here, or the sort may read the buffers early.
+  cuda_ok(cudaDeviceSynchronize(), (what + ": uploads").c_str());
   cudaStream_t stream = nullptr;
   cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
   std::size_t bytes = temp_bytes;
