@@ -209,8 +209,9 @@ __device__ __forceinline__ std::uint64_t exact_prefix(std::uint64_t residue, std
 }
 
 /// Warp 0 only (all 32 lanes), after the ballots are visible: scans them (s.offset),
-/// publishes the tile's count, looks back for the flags before the tile and writes them
-/// to s.prefix (lane 0).
+/// publishes the tile's count, looks back (scan::tile_state::warp_exclusive_prefix, which
+/// also publishes the tile's inclusive prefix) and writes the exact number of flags before
+/// the tile to s.prefix (lane 0).
 template <class Policy>
 __device__ __forceinline__ void scan_and_look_back(tile_shared<Policy>& s, const scan::tile_state<std::uint64_t>& state,
                                                    std::uint64_t tile, std::uint64_t domain_size,
