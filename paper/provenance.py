@@ -43,6 +43,9 @@ _ONESWEEP_CODE = _SHARED_DEVICE_CODE + [
 # The single GPU shuffle (the segmented shuffle's files beside it are not timed by Table 1 / Fig. 10).
 _SHUFFLE_CODE = _SHARED_DEVICE_CODE + ["lib/include/onepass/shuffle/gpu_shuffle.cuh",
                  "lib/include/onepass/shuffle/gpu_evaluator.cuh", "lib/include/onepass/shuffle/gpu_staged_shuffle.cuh",
+                 "lib/include/onepass/shuffle/gpu_shuffle_protocol.cuh", "lib/include/onepass/shuffle/gpu_tile_ranking.cuh",
+                 "lib/include/onepass/shuffle/gpu_bijective0.cuh", "lib/include/onepass/shuffle/gpu_bijective1.cuh",
+                 "lib/include/onepass/shuffle/gpu_bijective2.cuh",
                  "lib/include/onepass/bijection/",
                  "lib/include/onepass/scan/",
                  "lib/src/gpu_bijective_shuffles.cu", "baselines/gpu/dart_throwing*", "baselines/gpu/*gather*",
@@ -50,7 +53,9 @@ _SHUFFLE_CODE = _SHARED_DEVICE_CODE + ["lib/include/onepass/shuffle/gpu_shuffle.
                  "baselines/gpu/gpu_baseline_common*"]
 _SEGMENTED_CODE = _SHARED_DEVICE_CODE + [
                    "lib/include/onepass/shuffle/gpu_segmented_shuffle.cuh", "lib/include/onepass/shuffle/gpu_shuffle.cuh",
-                   "lib/include/onepass/shuffle/gpu_evaluator.cuh",
+                   "lib/include/onepass/shuffle/gpu_evaluator.cuh", "lib/include/onepass/shuffle/gpu_staged_shuffle.cuh",
+                   "lib/include/onepass/shuffle/gpu_shuffle_protocol.cuh",
+                   "lib/include/onepass/shuffle/gpu_bijective2.cuh", "lib/include/onepass/shuffle/gpu_tile_ranking.cuh",
                    "lib/include/onepass/shuffle/segment_seed.hpp", "lib/include/onepass/random/",
                    "lib/include/onepass/bijection/", "lib/include/onepass/scan/"]
 _GAUSSIAN_CODE = ["lib/include/onepass/gaussian/", "lib/src/gaussian_table.cpp",
@@ -64,6 +69,9 @@ _PYTHON_CODE = _SHARED_DEVICE_CODE + [
                 "python/", "lib/include/onepass/shuffle/gpu_shuffle.cuh",
                 "lib/include/onepass/shuffle/gpu_segmented_shuffle.cuh",
                 "lib/include/onepass/shuffle/gpu_evaluator.cuh", "lib/include/onepass/shuffle/gpu_staged_shuffle.cuh",
+                "lib/include/onepass/shuffle/gpu_shuffle_protocol.cuh", "lib/include/onepass/shuffle/gpu_tile_ranking.cuh",
+                "lib/include/onepass/shuffle/gpu_bijective0.cuh", "lib/include/onepass/shuffle/gpu_bijective1.cuh",
+                "lib/include/onepass/shuffle/gpu_bijective2.cuh",
                 "lib/include/onepass/shuffle/segment_seed.hpp", "lib/include/onepass/random/",
                 "lib/include/onepass/bijection/", "lib/include/onepass/scan/", "lib/include/onepass/sort/",
                 "lib/include/onepass/bits.hpp", "lib/include/onepass/cuda_check.hpp", "lib/include/onepass/error.hpp"] + \

@@ -89,14 +89,15 @@ struct segment_source {
   std::uint64_t length;        // the uniform length
   const std::uint64_t* ids;    // null: segment i is i
   std::uint64_t count;         // segments of this launch
-  __device__ void get(std::uint64_t i, std::uint64_t& s, std::uint64_t& begin, std::uint64_t& len) const {
+  __device__ void get(std::uint64_t i, std::uint64_t& s, std::uint64_t& begin,
+                      std::uint64_t& segment_length) const {
     s = ids ? ids[i] : i;
     if (offsets) {
       begin = static_cast<std::uint64_t>(offsets[s]);
-      len = static_cast<std::uint64_t>(offsets[s + 1]) - begin;
+      segment_length = static_cast<std::uint64_t>(offsets[s + 1]) - begin;
     } else {
       begin = s * length;
-      len = length;
+      segment_length = length;
     }
   }
 };
@@ -110,7 +111,7 @@ __device__ inline void segment_keys(std::uint64_t seed, std::uint64_t s, unsigne
 }
 
 /// VariablePhilox's image of Items indices x[k], bit-identical to
-/// bijection::variable_philox::operator() (the device form of gpu_shuffle.cuh's
+/// bijection::variable_philox::operator() (the device form of gpu_evaluator.cuh's
 /// philox_evaluator: 32-bit halves, M0 * L's high word as umulhi(M0lo, L) + M0hi * L; even
 /// domains carry r unmasked, odd domains carry the spare bit as lo * 2 + bit). Rounds > 0:
 /// that many rounds, unrolled, keys read once into registers; 0: `rounds`, a loop.
@@ -161,13 +162,13 @@ __device__ __forceinline__ void images(const std::uint64_t (&x)[Items], std::uin
 /// evaluation, on the host to pick the matching kernel.
 #pragma nv_exec_check_disable
 template <class Fn>
-__host__ __device__ __forceinline__ void with_round_shape(unsigned bits, unsigned rounds, Fn&& fn) {
+__host__ __device__ __forceinline__ void with_round_shape(unsigned domain_bits, unsigned rounds, Fn&& fn) {
   constexpr int unrolled = static_cast<int>(bijection::default_rounds);
   if (rounds == bijection::default_rounds) {
-    if (bits & 1u) fn(std::true_type{}, std::integral_constant<int, unrolled>{});
+    if (domain_bits & 1u) fn(std::true_type{}, std::integral_constant<int, unrolled>{});
     else fn(std::false_type{}, std::integral_constant<int, unrolled>{});
   } else {
-    if (bits & 1u) fn(std::true_type{}, std::integral_constant<int, 0>{});
+    if (domain_bits & 1u) fn(std::true_type{}, std::integral_constant<int, 0>{});
     else fn(std::false_type{}, std::integral_constant<int, 0>{});
   }
 }
@@ -214,38 +215,39 @@ __global__ void __launch_bounds__(warp_block) warp_path_kernel(const T* __restri
   for (std::uint64_t g = static_cast<std::uint64_t>(blockIdx.x) * (warp_block / 32) + warp; g < groups;
        g += warps_total) {
     const std::uint64_t i = g * 32 + lane;
-    std::uint64_t s = 0, begin = 0, len = 0;
+    std::uint64_t s = 0, begin = 0, lane_length = 0;  // the lane's segment of the group
     if (i < src.count) {
-      src.get(i, s, begin, len);
-      if (len > 0) segment_keys(seed, s, rounds, my_keys + lane * rounds);
+      src.get(i, s, begin, lane_length);
+      if (lane_length > 0) segment_keys(seed, s, rounds, my_keys + lane * rounds);
     }
     __syncwarp();
     const unsigned in_group = static_cast<unsigned>(src.count - g * 32 < 32 ? src.count - g * 32 : 32);
     for (unsigned j = 0; j < in_group; ++j) {
       const std::uint64_t seg_begin = __shfl_sync(0xffffffffu, begin, j);
-      const std::uint64_t m = __shfl_sync(0xffffffffu, len, j);
-      if (m == 0) continue;
+      const std::uint64_t segment_length = __shfl_sync(0xffffffffu, lane_length, j);
+      if (segment_length == 0) continue;
       if constexpr (warp_path_stages<T>) {
         // The previous segment's reads of the stage are done (__syncwarp at the end of the
         // segment); this segment's items load while the images are computed.
-        for (std::uint64_t k = lane; k < m; k += 32) detail::stage_element(my_stage + k, in_bits + seg_begin + k);
+        for (std::uint64_t k = lane; k < segment_length; k += 32)
+          detail::stage_element(my_stage + k, in_bits + seg_begin + k);
         detail::cp_async_commit();
       }
-      const unsigned bits = bijection::schedule_domain_bits(m);
-      const std::uint64_t domain = std::uint64_t{1} << bits;  // <= 256 = 32 x warp_items: one chunk
+      const unsigned domain_bits = bijection::schedule_domain_bits(segment_length);
+      const std::uint64_t domain_size = std::uint64_t{1} << domain_bits;  // <= 256 = 32 x warp_items: one chunk
       const std::uint32_t* keys = my_keys + j * rounds;
-      with_round_shape(bits, rounds, [&](auto odd, auto unrolled) {
+      with_round_shape(domain_bits, rounds, [&](auto odd, auto unrolled) {
       std::uint64_t running = 0;
-      for (std::uint64_t base = 0; base < domain; base += 32 * warp_items) {
+      for (std::uint64_t base = 0; base < domain_size; base += 32 * warp_items) {
         std::uint64_t x[warp_items], w[warp_items];
 #pragma unroll
         for (int k = 0; k < warp_items; ++k) x[k] = base + static_cast<std::uint64_t>(k) * 32 + lane;
-        images<decltype(odd)::value, decltype(unrolled)::value, warp_items>(x, w, keys, rounds, bits);
+        images<decltype(odd)::value, decltype(unrolled)::value, warp_items>(x, w, keys, rounds, domain_bits);
         std::uint64_t rank[warp_items];
         bool keep[warp_items];
 #pragma unroll
         for (int k = 0; k < warp_items; ++k) {
-          keep[k] = x[k] < domain && w[k] < m;
+          keep[k] = x[k] < domain_size && w[k] < segment_length;
           const unsigned ballot = __ballot_sync(0xffffffffu, keep[k]);
           rank[k] = running + __popc(ballot & lanes_below);
           running += __popc(ballot);
@@ -305,28 +307,30 @@ __global__ void __launch_bounds__(block_threads) block_path_kernel(const T* __re
   bits_t* out_bits = reinterpret_cast<bits_t*>(out);
   bits_t* stage = reinterpret_cast<bits_t*>(stage_raw);
   for (std::uint64_t i = blockIdx.x; i < src.count; i += gridDim.x) {
-    std::uint64_t s = 0, begin = 0, m = 0;
-    src.get(i, s, begin, m);
-    if (m == 0) continue;  // uniform across the block
+    std::uint64_t s = 0, begin = 0, segment_length = 0;
+    src.get(i, s, begin, segment_length);
+    if (segment_length == 0) continue;  // uniform across the block
     // Every thread is past the previous segment (its last tile ends with __syncthreads),
     // so the stage is free.
-    for (std::uint64_t j = threadIdx.x; j < m; j += block_threads) detail::stage_element(stage + j, in_bits + begin + j);
+    for (std::uint64_t j = threadIdx.x; j < segment_length; j += block_threads)
+      detail::stage_element(stage + j, in_bits + begin + j);
     if (threadIdx.x < rounds) keys[threadIdx.x] = key_table[i * rounds + threadIdx.x];
-    const unsigned bits = bijection::schedule_domain_bits(m);
-    const std::uint64_t domain = std::uint64_t{1} << bits;
+    const unsigned domain_bits = bijection::schedule_domain_bits(segment_length);
+    const std::uint64_t domain_size = std::uint64_t{1} << domain_bits;
     __syncthreads();  // keys
-    with_round_shape(bits, rounds, [&](auto odd, auto unrolled) {
+    with_round_shape(domain_bits, rounds, [&](auto odd, auto unrolled) {
     std::uint64_t running = 0;
-    for (std::uint64_t base = 0; base < domain; base += static_cast<std::uint64_t>(block_threads) * block_items) {
+    for (std::uint64_t base = 0; base < domain_size;
+         base += static_cast<std::uint64_t>(block_threads) * block_items) {
       std::uint64_t x[block_items], w[block_items];
 #pragma unroll
       for (int k = 0; k < block_items; ++k) x[k] = base + static_cast<std::uint64_t>(k) * block_threads + threadIdx.x;
-      images<decltype(odd)::value, decltype(unrolled)::value, block_items>(x, w, keys, rounds, bits);
+      images<decltype(odd)::value, decltype(unrolled)::value, block_items>(x, w, keys, rounds, domain_bits);
       bool keep[block_items];
       unsigned ballot[block_items];
 #pragma unroll
       for (int k = 0; k < block_items; ++k) {
-        keep[k] = x[k] < domain && w[k] < m;
+        keep[k] = x[k] < domain_size && w[k] < segment_length;
         ballot[k] = __ballot_sync(0xffffffffu, keep[k]);
         if (lane == 0) counts[k * block_warps + warp] = __popc(ballot[k]);
       }
@@ -377,12 +381,12 @@ struct tile_map {
   std::uint64_t count;  // list entries
   /// Entry j (key-table row), the tile's index inside its segment, the segment's begin and length.
   __device__ void find(std::uint64_t tile, std::uint64_t& j, std::uint64_t& local, std::uint64_t& begin,
-                       std::uint64_t& m) const {
+                       std::uint64_t& segment_length) const {
     if (tiles_per_row > 0) {
       j = tile / tiles_per_row;
       local = tile - j * tiles_per_row;
       begin = j * length;
-      m = length;
+      segment_length = length;
       return;
     }
     std::uint64_t lo = 0, hi = count;  // the last j with tile_start[j] <= tile
@@ -394,7 +398,7 @@ struct tile_map {
     local = tile - tile_start[lo];
     const std::uint64_t s = ids[lo];
     begin = static_cast<std::uint64_t>(offsets[s]);
-    m = static_cast<std::uint64_t>(offsets[s + 1]) - begin;
+    segment_length = static_cast<std::uint64_t>(offsets[s + 1]) - begin;
   }
 };
 
@@ -429,22 +433,22 @@ __global__ void __launch_bounds__(block_threads) tiled_path_kernel(const T* __re
     __syncthreads();  // (1) the tile and its segment; the previous tile is done with the shared arrays
     const std::uint64_t tile = tile_id;
     if (tile >= num_tiles) return;
-    const std::uint64_t j = where[0], local = where[1], begin = where[2], m = where[3];
+    const std::uint64_t j = where[0], local = where[1], begin = where[2], segment_length = where[3];
     if (threadIdx.x < rounds) keys[threadIdx.x] = key_table[j * rounds + threadIdx.x];
     __syncthreads();  // (2) keys
-    const unsigned bits = bijection::schedule_domain_bits(m);
-    const std::uint64_t domain = std::uint64_t{1} << bits, base = local * tiled_tile_items;
+    const unsigned domain_bits = bijection::schedule_domain_bits(segment_length);
+    const std::uint64_t domain_size = std::uint64_t{1} << domain_bits, base = local * tiled_tile_items;
     auto body = [&](auto odd, auto unrolled) {
       std::uint64_t x[block_items], w[block_items];
 #pragma unroll
       for (int k = 0; k < block_items; ++k) x[k] = base + static_cast<std::uint64_t>(k) * block_threads + threadIdx.x;
-      images<decltype(odd)::value, decltype(unrolled)::value, block_items>(x, w, keys, rounds, bits);
+      images<decltype(odd)::value, decltype(unrolled)::value, block_items>(x, w, keys, rounds, domain_bits);
       bool keep[block_items];
       unsigned ballot[block_items];
       [[maybe_unused]] T v[block_items];
 #pragma unroll
       for (int k = 0; k < block_items; ++k) {
-        keep[k] = x[k] < domain && w[k] < m;
+        keep[k] = x[k] < domain_size && w[k] < segment_length;
         ballot[k] = __ballot_sync(0xffffffffu, keep[k]);
         if (lane == 0) counts[k * block_warps + warp] = __popc(ballot[k]);
         if constexpr (!Inverse)
@@ -486,7 +490,7 @@ __global__ void __launch_bounds__(block_threads) tiled_path_kernel(const T* __re
     if constexpr (FixedShape) {
       body(std::integral_constant<bool, Odd>{}, std::integral_constant<int, Rounds>{});
     } else {
-      with_round_shape(bits, rounds, body);
+      with_round_shape(domain_bits, rounds, body);
     }
   }
 }
@@ -498,7 +502,7 @@ template <class T>
 inline constexpr bool tiled_pipeline_fits = detail::two_stage_tiles_fit<tiled_tile_items, T>;
 
 /// Forward tiled path, software-pipelined over two tiles like bijective2_pipelined_kernel
-/// (gpu_shuffle.cuh): a block evaluates its next tile B and copies B's flagged elements into
+/// (gpu_bijective2.cuh): a block evaluates its next tile B and copies B's flagged elements into
 /// its own stage slots (cp.async) and publishes B's count (as an inclusive prefix when B is
 /// its segment's first tile) before it looks back for its current tile A and stores A.
 /// Barriers per tile: (1) B's tile and segment (read into registers at once, so thread 0
@@ -541,19 +545,19 @@ __global__ void __launch_bounds__(block_threads) tiled_pipelined_kernel(const T*
   auto load = [&](held& h, unsigned b) -> bool {
     h.tile = next[0];
     const bool more = h.tile < num_tiles;  // the same for the whole block
-    std::uint64_t j = 0, m = 0;
+    std::uint64_t j = 0, segment_length = 0;
     if (more) {
       j = next[1];
       h.local = next[2];
       h.begin = next[3];
-      m = next[4];
+      segment_length = next[4];
       if (threadIdx.x < rounds) keys[b][threadIdx.x] = key_table[j * rounds + threadIdx.x];
     }
     __syncthreads();  // (2) keys (and every thread has read `next`)
     h.keep = 0;
     if (more) {
-      const unsigned domain_bits = bijection::schedule_domain_bits(m);
-      const std::uint64_t domain = std::uint64_t{1} << domain_bits, base = h.local * tiled_tile_items;
+      const unsigned domain_bits = bijection::schedule_domain_bits(segment_length);
+      const std::uint64_t domain_size = std::uint64_t{1} << domain_bits, base = h.local * tiled_tile_items;
       auto body = [&](auto odd, auto unrolled) {
         std::uint64_t x[block_items], w[block_items];
 #pragma unroll
@@ -561,7 +565,7 @@ __global__ void __launch_bounds__(block_threads) tiled_pipelined_kernel(const T*
         images<decltype(odd)::value, decltype(unrolled)::value, block_items>(x, w, keys[b], rounds, domain_bits);
 #pragma unroll
         for (int k = 0; k < block_items; ++k) {
-          const bool keep = x[k] < domain && w[k] < m;
+          const bool keep = x[k] < domain_size && w[k] < segment_length;
           h.ballot[k] = __ballot_sync(0xffffffffu, keep);
           if (lane == 0) counts[b][k * block_warps + warp] = __popc(h.ballot[k]);
           if (keep) {
@@ -645,8 +649,8 @@ template <class Offset>
 __global__ void __launch_bounds__(256) keys_kernel(segment_source<Offset> src, std::uint64_t seed, unsigned rounds,
                                                    std::uint32_t* key_table) {
   for (std::uint64_t i = blockIdx.x * 256ull + threadIdx.x; i < src.count; i += static_cast<std::uint64_t>(gridDim.x) * 256) {
-    std::uint64_t s = 0, begin = 0, len = 0;
-    src.get(i, s, begin, len);
+    std::uint64_t s = 0, begin = 0, segment_length = 0;
+    src.get(i, s, begin, segment_length);
     segment_keys(seed, s, rounds, key_table + i * rounds);
   }
 }
@@ -658,10 +662,10 @@ struct class_counts {
   unsigned long long first_offset, last_offset;
 };
 
-/// Tiles of the tiled path for a segment of m items.
-__host__ __device__ inline std::uint64_t tiles_of(std::uint64_t m) {
-  const std::uint64_t domain = std::uint64_t{1} << bijection::schedule_domain_bits(m);
-  return (domain + tiled_tile_items - 1) / tiled_tile_items;
+/// Tiles of the tiled path for a segment of segment_length items.
+__host__ __device__ inline std::uint64_t tiles_of(std::uint64_t segment_length) {
+  const std::uint64_t domain_size = std::uint64_t{1} << bijection::schedule_domain_bits(segment_length);
+  return (domain_size + tiled_tile_items - 1) / tiled_tile_items;
 }
 
 /// Checks the offsets and sorts the segments into the three paths' lists (tiled entries
@@ -682,17 +686,17 @@ __global__ void __launch_bounds__(256) classify_kernel(const Offset* offsets, st
       atomicMin(&counts->first_bad, static_cast<unsigned long long>(s));
       continue;
     }
-    const std::uint64_t len = static_cast<std::uint64_t>(b) - static_cast<std::uint64_t>(a);
-    if (len == 0) continue;
-    if (len <= warp_segment_max) {
+    const std::uint64_t segment_length = static_cast<std::uint64_t>(b) - static_cast<std::uint64_t>(a);
+    if (segment_length == 0) continue;
+    if (segment_length <= warp_segment_max) {
       warp_ids[atomicAdd(&counts->warp, 1ull)] = s;
-    } else if (len <= stage_items) {
+    } else if (segment_length <= stage_items) {
       block_ids[atomicAdd(&counts->block, 1ull)] = s;
     } else {
       const unsigned long long slot = atomicAdd(&counts->tiled, 1ull);
       tiled_ids[slot] = s;
-      tile_counts[slot] = tiles_of(len);
-      atomicAdd(&counts->tiles, static_cast<unsigned long long>(tiles_of(len)));
+      tile_counts[slot] = tiles_of(segment_length);
+      atomicAdd(&counts->tiles, static_cast<unsigned long long>(tiles_of(segment_length)));
     }
   }
 }
@@ -709,7 +713,8 @@ struct offsets_layout {
   static offsets_layout of(std::uint64_t num_items, std::uint64_t num_segments) {
     offsets_layout l;
     protocol::temp_layout layout = detail::shuffle_layout();
-    // Each tiled segment has m > stage_items >= 1 items and at most 2m / tile + 1 tiles.
+    // Each tiled segment has segment_length > stage_items >= 1 items and at most
+    // 2 segment_length / tile + 1 tiles.
     l.max_tiles = 2 * num_items / tiled_tile_items + num_segments + 1;
     const std::uint64_t list = num_segments * sizeof(std::uint64_t);
     l.counts = layout.add(sizeof(class_counts));
@@ -866,8 +871,9 @@ void segmented_uniform(const char* function, void* d_temp, std::size_t& temp_byt
   const std::uint64_t num_items = num_segments * segment_length;
   // Rows that do not fit the stage take the tiled path: one launch over every row's tiles.
   const bool tiled = segment_length * sizeof(T) > stage_bytes;
-  const unsigned bits = bijection::schedule_domain_bits(segment_length);
-  const std::uint64_t tiles_per_row = ((std::uint64_t{1} << bits) + tiled_tile_items - 1) / tiled_tile_items;
+  const unsigned domain_bits = bijection::schedule_domain_bits(segment_length);
+  const std::uint64_t tiles_per_row =
+      ((std::uint64_t{1} << domain_bits) + tiled_tile_items - 1) / tiled_tile_items;
   const std::uint64_t num_tiles = tiled ? num_segments * tiles_per_row : 0;
   protocol::temp_layout layout = detail::shuffle_layout();
   const std::size_t key_offset = layout.add(segment_length > warp_segment_max ? num_segments * rounds * 4 : 1);
@@ -886,7 +892,7 @@ void segmented_uniform(const char* function, void* d_temp, std::size_t& temp_byt
     const scan::tile_state<std::uint64_t> state(protocol::aligned_start(d_temp) + state_offset, num_tiles);
     state.initialize(stream);
     const tile_map<std::uint64_t> map{tiles_per_row, segment_length, nullptr, nullptr, nullptr, num_segments};
-    with_round_shape(bits, rounds, [&](auto odd, auto unrolled) {
+    with_round_shape(domain_bits, rounds, [&](auto odd, auto unrolled) {
       launch_tiled<Inverse, T, std::uint64_t, true, decltype(odd)::value, decltype(unrolled)::value>(
           d_in, d_out, map, num_tiles, key_table, rounds, state, stream);
     });

@@ -2,9 +2,9 @@
 // output fits in the GPU's shared memory: one cooperative launch, no look-back.
 //
 // Source: Mitchell et al., "Bandwidth-Optimal Random Shuffling for GPUs", §4
-// (Algorithm 1: keep the indices i of [0, 2^b) in order whose image f(i) is below m,
-// gather out[j] = in[f(i_j)]) and §6 (fusion: one read and one write of the data).
-// The permutation is the one of bijective2 (gpu_shuffle.cuh) and of the CPU shuffle,
+// (Algorithm 1: keep the indices i of [0, domain_size = 2^b) in order whose image f(i) is
+// below num_items, gather out[j] = in[f(i_j)]) and §6 (fusion: one read and one write of the data).
+// The permutation is the one of bijective2 (gpu_bijective2.cuh) and of the CPU shuffle,
 // element for element; only the way the output ranks are found differs.
 //
 // Why a second single-pass structure: bijective2's decoupled look-back costs a
@@ -14,7 +14,7 @@
 // gather of the same bytes runs from L2). Here instead every resident block owns a
 // contiguous range of the domain and every warp a contiguous piece of it:
 //   1. evaluate: each warp walks its piece 32 x Items indices at a time
-//      (f.images<Items>), flags w < m, ranks its lanes with a ballot and copies the
+//      (f.images<Items>), flags w < num_items, ranks its lanes with a ballot and copies the
 //      flagged elements in[w] straight into the warp's piece of shared memory,
 //      compacted and in index order (cp.async where the element moves as 4-, 8- or
 //      16-byte words, so the loads do not hold registers);
@@ -112,25 +112,26 @@ inline staged_device query_staged_device() {
 /// upper bound used by the plan.
 inline constexpr std::size_t staged_static_shared = 512;
 
-/// The staged plan for a domain of 2^bits indices and elements of `element_bytes`
+/// The staged plan for a domain of 2^domain_bits indices and elements of `element_bytes`
 /// bytes on a device `d`, for a kernel of which at most `kernel_blocks_per_sm` blocks
 /// fit on an SM by threads and registers alone (its occupancy without dynamic shared
 /// memory): the smallest warp piece (a multiple of staged_step) whose blocks all fit
 /// on the device at once. Pure host arithmetic (tested on the CPU).
-inline staged_plan plan_staged(unsigned bits, std::size_t element_bytes, const staged_device& d,
+inline staged_plan plan_staged(unsigned domain_bits, std::size_t element_bytes, const staged_device& d,
                                unsigned kernel_blocks_per_sm) {
   staged_plan plan;
-  if (!d.cooperative || bits > staged_max_bits || d.shared_per_sm == 0 || element_bytes == 0 ||
+  if (!d.cooperative || domain_bits > staged_max_bits || d.shared_per_sm == 0 || element_bytes == 0 ||
       kernel_blocks_per_sm == 0)
     return plan;
   constexpr std::uint64_t warps = staged_block / 32;
-  const std::uint64_t domain = std::uint64_t{1} << bits;
+  const std::uint64_t domain_size = std::uint64_t{1} << domain_bits;
   std::uint64_t threads_limit =
       d.max_threads_per_sm > 0 ? static_cast<std::uint64_t>(d.max_threads_per_sm) / staged_block : 1;
   if (threads_limit > kernel_blocks_per_sm) threads_limit = kernel_blocks_per_sm;
   const std::uint64_t max_blocks_by_threads = static_cast<std::uint64_t>(d.sms) * (threads_limit > 0 ? threads_limit : 1);
   // Start from the piece that spreads the domain over every warp the device holds.
-  std::uint64_t chunk = (domain + max_blocks_by_threads * warps - 1) / (max_blocks_by_threads * warps);
+  std::uint64_t chunk =
+      (domain_size + max_blocks_by_threads * warps - 1) / (max_blocks_by_threads * warps);
   chunk = (chunk + staged_step - 1) / staged_step * staged_step;
   const std::uint64_t dynamic_limit =
       d.shared_per_block > staged_static_shared ? d.shared_per_block - staged_static_shared : 0;
@@ -140,7 +141,7 @@ inline staged_plan plan_staged(unsigned bits, std::size_t element_bytes, const s
     std::uint64_t per_sm = d.shared_per_sm / per_block;
     if (per_sm > threads_limit) per_sm = threads_limit;
     if (per_sm == 0) break;
-    const std::uint64_t blocks = (domain + chunk * warps - 1) / (chunk * warps);
+    const std::uint64_t blocks = (domain_size + chunk * warps - 1) / (chunk * warps);
     if (blocks <= per_sm * d.sms) {
       plan.fits = true;
       plan.warp_chunk = static_cast<std::uint32_t>(chunk);
@@ -154,10 +155,11 @@ inline staged_plan plan_staged(unsigned bits, std::size_t element_bytes, const s
 
 /// Temporary storage of the staged path: one 32-bit count per block (at most one
 /// block per 512 * staged_step indices), 256-byte aligned with slack.
-inline std::size_t staged_temp_bytes(unsigned bits) {
-  const std::uint64_t domain = std::uint64_t{1} << (bits > staged_max_bits ? staged_max_bits : bits);
+inline std::size_t staged_temp_bytes(unsigned domain_bits) {
+  const std::uint64_t domain_size =
+      std::uint64_t{1} << (domain_bits > staged_max_bits ? staged_max_bits : domain_bits);
   const std::uint64_t per_block = static_cast<std::uint64_t>(staged_block / 32) * staged_step;
-  const std::uint64_t blocks = (domain + per_block - 1) / per_block;
+  const std::uint64_t blocks = (domain_size + per_block - 1) / per_block;
   protocol::temp_layout layout;
   layout.add(static_cast<std::size_t>(blocks) * sizeof(std::uint32_t));
   return layout.total();
@@ -196,37 +198,80 @@ __device__ __forceinline__ void cp_async_wait_prior() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
 }
 
+// ----------------------------------------------------------------------------
+// The staged kernel's steps 2 and 4 (numbered as in the file comment).
+
+/// Warps per staged block.
+inline constexpr int staged_warps = staged_block / 32;
+
+/// 2. Warp 0, after the warps' counts are in warp_offset[0, staged_warps): turns them into
+/// each warp's exclusive offset inside the block, warp_offset[staged_warps] = the block's
+/// count, also written to block_counts[blockIdx.x].
+__device__ __forceinline__ void scan_warp_counts(std::uint32_t (&warp_offset)[staged_warps + 1],
+                                                 std::uint32_t* block_counts, unsigned lane) {
+  const std::uint32_t mine = lane < staged_warps ? warp_offset[lane] : 0u;
+  std::uint32_t inclusive = mine;
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const std::uint32_t other = __shfl_up_sync(0xFFFFFFFFu, inclusive, d);
+    if (lane >= static_cast<unsigned>(d)) inclusive += other;
+  }
+  if (lane < staged_warps) warp_offset[lane] = inclusive - mine;
+  if (lane == 31) {
+    warp_offset[staged_warps] = inclusive;
+    block_counts[blockIdx.x] = inclusive;
+  }
+}
+
+/// 4. The block's exclusive prefix (all threads): the sum of the counts of the blocks
+/// before it, each warp summing a part into block_prefix_part; contains a block barrier.
+__device__ __forceinline__ std::uint64_t block_exclusive_prefix(const std::uint32_t* block_counts,
+                                                                std::uint64_t (&block_prefix_part)[staged_warps],
+                                                                unsigned lane, unsigned warp) {
+  std::uint64_t partial = 0;
+  for (unsigned b = threadIdx.x; b < blockIdx.x; b += staged_block) partial += __ldcg(block_counts + b);
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) partial += __shfl_down_sync(0xFFFFFFFFu, partial, d);
+  if (lane == 0) block_prefix_part[warp] = partial;
+  __syncthreads();
+  std::uint64_t prefix = 0;
+#pragma unroll
+  for (int v = 0; v < staged_warps; ++v) prefix += block_prefix_part[v];
+  return prefix;
+}
+
 /// The staged kernel (see the file comment). Launched cooperatively with
 /// plan.blocks blocks of staged_block threads and plan.shared_bytes of dynamic
-/// shared memory. n: the domain 2^b; m: the output length; block_counts: plan.blocks
-/// words of scratch.
+/// shared memory. domain_size: 2^b; num_items: the output length; block_counts:
+/// plan.blocks words of scratch.
 template <class T, class Eval>
 __global__ void __launch_bounds__(staged_block)
-    staged_shuffle_kernel(const T* __restrict__ in, T* __restrict__ out, std::uint64_t m, std::uint64_t n,
-                          std::uint32_t warp_chunk, const __grid_constant__ Eval f,
+    staged_shuffle_kernel(const T* __restrict__ in, T* __restrict__ out, std::uint64_t num_items,
+                          std::uint64_t domain_size, std::uint32_t warp_chunk, const __grid_constant__ Eval f,
                           std::uint32_t* __restrict__ block_counts) {
-  using bits = element_bits<T>;
-  constexpr int warps = staged_block / 32;
+  using element = element_bits<T>;
   extern __shared__ __align__(16) unsigned char staged_shared[];
-  __shared__ std::uint32_t warp_offset[warps + 1];
-  __shared__ std::uint64_t block_prefix_part[warps];
-  const bits* __restrict__ src = reinterpret_cast<const bits*>(in);
-  bits* __restrict__ dst = reinterpret_cast<bits*>(out);
+  __shared__ std::uint32_t warp_offset[staged_warps + 1];
+  __shared__ std::uint64_t block_prefix_part[staged_warps];
+  const element* __restrict__ src = reinterpret_cast<const element*>(in);
+  element* __restrict__ dst = reinterpret_cast<element*>(out);
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = threadIdx.x >> 5;
   const std::uint32_t lanes_below = (1u << lane) - 1u;
-  bits* piece = reinterpret_cast<bits*>(staged_shared) + static_cast<std::size_t>(warp) * warp_chunk;
+  element* piece = reinterpret_cast<element*>(staged_shared) + static_cast<std::size_t>(warp) * warp_chunk;
 
-  // 1. Evaluate the warp's piece and stage its flagged elements in index order.
-  const std::uint64_t begin = (static_cast<std::uint64_t>(blockIdx.x) * warps + warp) * warp_chunk;
-  const std::uint64_t end = begin + warp_chunk < n ? begin + warp_chunk : n;
+  // 1. Evaluate the warp's piece and stage its flagged elements in index order. (In the
+  // kernel body: moved into a device function, nvcc 13.0 compiles the staging address of
+  // 1- and 2-byte elements, copied through registers, differently.)
+  const std::uint64_t begin = (static_cast<std::uint64_t>(blockIdx.x) * staged_warps + warp) * warp_chunk;
+  const std::uint64_t end = begin + warp_chunk < domain_size ? begin + warp_chunk : domain_size;
   std::uint32_t count = 0;
   for (std::uint64_t base = begin; base < end; base += staged_step) {
     std::uint64_t w[staged_items];
     f.template images<staged_items>(base + lane, 32, w);
 #pragma unroll
     for (int k = 0; k < staged_items; ++k) {
-      const bool flag = (base + static_cast<std::uint64_t>(k) * 32 + lane < end) && (w[k] < m);
+      const bool flag = (base + static_cast<std::uint64_t>(k) * 32 + lane < end) && (w[k] < num_items);
       const std::uint32_t ballot = __ballot_sync(0xFFFFFFFFu, flag);
       if (flag) stage_element(piece + count + __popc(ballot & lanes_below), src + w[k]);
       count += static_cast<std::uint32_t>(__popc(ballot));
@@ -237,56 +282,35 @@ __global__ void __launch_bounds__(staged_block)
   if (lane == 0) warp_offset[warp] = count;
   cp_async_wait_all();
   __syncthreads();
-  if (warp == 0) {
-    const std::uint32_t mine = lane < warps ? warp_offset[lane] : 0u;
-    std::uint32_t inclusive = mine;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-      const std::uint32_t other = __shfl_up_sync(0xFFFFFFFFu, inclusive, d);
-      if (lane >= static_cast<unsigned>(d)) inclusive += other;
-    }
-    if (lane < warps) warp_offset[lane] = inclusive - mine;
-    if (lane == 31) {
-      warp_offset[warps] = inclusive;
-      block_counts[blockIdx.x] = inclusive;
-    }
-  }
+  if (warp == 0) scan_warp_counts(warp_offset, block_counts, lane);
 
   // 3. Every block's count is written (the grid barrier orders memory).
   cooperative_groups::this_grid().sync();
 
-  // 4. The block's exclusive prefix: the sum of the counts of the blocks before it.
-  std::uint64_t partial = 0;
-  for (unsigned b = threadIdx.x; b < blockIdx.x; b += staged_block) partial += __ldcg(block_counts + b);
-#pragma unroll
-  for (int d = 16; d > 0; d >>= 1) partial += __shfl_down_sync(0xFFFFFFFFu, partial, d);
-  if (lane == 0) block_prefix_part[warp] = partial;
-  __syncthreads();
-  std::uint64_t prefix = 0;
-#pragma unroll
-  for (int v = 0; v < warps; ++v) prefix += block_prefix_part[v];
-  prefix += warp_offset[warp];
+  // 4. Place: the block's exclusive prefix plus the warp's offset, then the warp's staged
+  // elements to consecutive outputs.
+  const std::uint64_t prefix = block_exclusive_prefix(block_counts, block_prefix_part, lane, warp) + warp_offset[warp];
   for (std::uint32_t j = lane; j < count; j += 32) dst[prefix + j] = piece[j];
 }
 
 /// The staged plan of the current device for elements T and evaluator Eval.
 template <class T, class Eval>
-staged_plan plan_staged_for(unsigned bits) {
+staged_plan plan_staged_for(unsigned domain_bits) {
   const staged_device d = query_staged_device();
-  if (!d.cooperative || bits > staged_max_bits) return staged_plan{};
+  if (!d.cooperative || domain_bits > staged_max_bits) return staged_plan{};
   // Blocks per SM by threads and registers: the kernel's occupancy without dynamic shared
   // memory (device::resident_blocks caches it per device as SMs x blocks per SM).
   constexpr auto kernel = &staged_shuffle_kernel<T, Eval>;
   const unsigned per_sm = device::resident_blocks<kernel>(staged_block) / device::multiprocessors();
-  return plan_staged(bits, sizeof(T), d, per_sm);
+  return plan_staged(domain_bits, sizeof(T), d, per_sm);
 }
 
 /// Enqueues the staged shuffle with plan `plan` (fits) on `stream`; d_temp holds at
 /// least staged_temp_bytes(b) bytes. Throws onepass::runtime_failure when the
 /// launch fails.
 template <class T, class Eval>
-void run_staged_with(void* d_temp, const T* d_in, T* d_out, std::uint64_t m, std::uint64_t n, const Eval& eval,
-                     const staged_plan& plan, cudaStream_t stream) {
+void run_staged_with(void* d_temp, const T* d_in, T* d_out, std::uint64_t num_items, std::uint64_t domain_size,
+                     const Eval& eval, const staged_plan& plan, cudaStream_t stream) {
   constexpr auto kernel = &staged_shuffle_kernel<T, Eval>;
   // The opt-in shared memory limit, set once per device for this instantiation.
   constexpr int cached_devices = 64;
@@ -310,7 +334,7 @@ void run_staged_with(void* d_temp, const T* d_in, T* d_out, std::uint64_t m, std
   std::uint32_t chunk = plan.warp_chunk;
   const T* in_arg = d_in;
   T* out_arg = d_out;
-  void* args[] = {&in_arg, &out_arg, &m, &n, &chunk, const_cast<Eval*>(&eval), &counts};
+  void* args[] = {&in_arg, &out_arg, &num_items, &domain_size, &chunk, const_cast<Eval*>(&eval), &counts};
   ONEPASS_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(plan.blocks),
                                                  dim3(staged_block), args, plan.shared_bytes, stream));
 }
