@@ -58,7 +58,7 @@ _SEGMENTED_CODE = _SHARED_DEVICE_CODE + [
 _GAUSSIAN_CODE = ["lib/include/onepass/gaussian/", "lib/src/gaussian_table.cpp",
                   "lib/data/gaussian_table_optimised.inc", "lib/src/gpu_gaussian_generators.cu",
                   "baselines/gpu/curand_gaussian.cu"]
-# The Python package (python_peers, issue 16): its Python layer and bindings (python/), and the
+# The Python package (python_peers): its Python layer and bindings (python/), and the
 # GPU library code they call -- the single and segmented shuffles, onepass::sort (onesweep and
 # the hybrid MSD sort), the warp Gaussian generator with its table. The peers are the frameworks'
 # own calls (torch, CuPy, JAX), whose versions the meta.json records.
