@@ -44,7 +44,8 @@ GPU_PROVENANCE_KEYS = ["gpu_name", "gpu_compute_capability", "gpu_sm_count", "gp
                        "cuda_compiler_version", "cuda_architectures"]
 
 # The project's performance targets for Bijective2 at the largest size (registry
-# "variable_philox", the paper's VarPhilox column; the project's goals, not the paper's claims), measured by table1_gpu_shuffle with its peers in the same run.
+# "variable_philox", the paper's VarPhilox column; the project's goals, not the paper's
+# claims), measured by table1_gpu_shuffle with its peers in the same run.
 TARGET_LOG2_SIZE = 29            # the targets are stated at n = 2^29 + 1 uint64
 TARGET_VS_GATHER = 0.90          # >= 0.90 x random gather with a computed index
 TARGET_VS_THRUST = 1.8           # >= 1.8 x thrust::shuffle_copy
@@ -876,8 +877,8 @@ class Report:
         w_t = TARGET_LOG2_SIZE
         largest = max(vp) if vp else None
         trows, tverdict = bijective2_targets(ours)
-        self.add("**Performance targets** (the project's, not the paper's claims; Bijective2 = registry `variable_philox`, the paper's VarPhilox "
-                 "column; peers timed in the same run):",
+        self.add("**Performance targets** (the project's, not the paper's claims; Bijective2 = registry "
+                 "`variable_philox`, the paper's VarPhilox column; peers timed in the same run):",
                  table(("target", "measured", "required", "verdict"), trows, "llll"))
 
         # Achieved bandwidth at the largest size.

@@ -1,10 +1,11 @@
 // The CPU sorts of the Onesweep area (lib/include/onepass/sort/cpu_radix_sort.hpp and the
 // registered CPU sorts "tbb_radix", "std_stable_sort"): the oneTBB radix sort equals the
-// std::stable_sort oracle (onepass_baselines/cpu/stable_sort_oracle.hpp) bit for bit for every key type (uint32, int32, float, uint64,
-// int64, double), both orders, several bit ranges, sizes 0, 1, small and large (several
-// chunks), every entropy band (key = AND of q uniform words, q = 1, 2, 3, 4, 8, 16),
-// all-equal, sorted and reversed inputs; pairs are stable; floats place -0.0, +0.0 and
-// NaNs as key_traits.hpp documents; bad input throws onepass::error.
+// std::stable_sort oracle (onepass_baselines/cpu/stable_sort_oracle.hpp) bit for bit for
+// every key type (uint32, int32, float, uint64, int64, double), both orders, several bit
+// ranges, sizes 0, 1, small and large (several chunks), every entropy band (key = AND of q
+// uniform words, q = 1, 2, 3, 4, 8, 16), all-equal, sorted and reversed inputs; pairs are
+// stable; floats place -0.0, +0.0 and NaNs as key_traits.hpp documents; bad input throws
+// onepass::error.
 #include <gtest/gtest.h>
 
 #include <algorithm>

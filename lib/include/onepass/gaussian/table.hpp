@@ -97,8 +97,8 @@ struct coefficient_solution {
 table inverse_cdf_table();
 
 /// Our optimised table (article "Training a random Gaussian generator", sections "Optimising
-/// the lookup table", "Local search", "Choosing the coefficients"): BFGS on log(x^T D x) from inverse_cdf_table(), scaled
-/// by 2^24, rounded, integer local search, coefficients from solve_coefficients
+/// the lookup table", "Local search", "Choosing the coefficients"): BFGS on log(x^T D x)
+/// from inverse_cdf_table(), scaled by 2^24, rounded, integer local search, coefficients from solve_coefficients
 /// (p0 : p1 = sqrt 5 : 2, Var 1, kurtosis 3). Embedded from
 /// lib/data/gaussian_table_optimised.inc, written by `make gaussian-table`
 /// (stats/table_optimiser), whose header holds the command, seed and the failure times
