@@ -220,9 +220,10 @@ paper:
 clean:
 	rm -rf $(BUILD_DIR)
 
-# The warp Gaussian generator's optimised table (issue 5): BFGS + local search
-# (stats/table_optimiser, needs libdlib-dev and libnanoflann-dev) rewrites
-# lib/data/gaussian_table_optimised.{inc,csv,log}; rebuild afterwards to embed it.
+# The warp Gaussian generator's optimised table (article "Training a random Gaussian generator",
+# section "Optimising the lookup table"): BFGS + local search (stats/table_optimiser, needs
+# libdlib-dev and libnanoflann-dev) rewrites lib/data/gaussian_table_optimised.{inc,csv,log};
+# rebuild afterwards to embed it.
 # Deterministic (the .inc and .csv come out byte for byte). Not part of `make figures`.
 .PHONY: gaussian-table
 gaussian-table: deps configure

@@ -1,7 +1,8 @@
 // experiments/gaussian_density.cpp — the output density of the warp Gaussian generator
 // against N(0,1), far into the tails, and the 16 base distributions of the table in use
-// (issue 5, "Figures"; article sections "A new algorithm" — the 16 interleaved lookup
-// tables — and "Optimising the lookup table", whose figures show the base distributions).
+// (article "Training a random Gaussian generator", sections "A new algorithm" — the 16
+// interleaved lookup tables — and "Optimising the lookup table", whose figures show the
+// base distributions).
 //
 // Sample: N = 2^L outputs (smoke 2^22, default 2^30, paper 2^34) of the bit-exact CPU
 // emulation, generate_normal_cpu(seed) order, onepass::gaussian::default_table(),

@@ -1,6 +1,6 @@
 // experiments/gaussian_dieharder.cpp — dieharder on the warp Gaussian generator's output
-// (issue 5, "Empirical tests"; article section "Testing with PractRand", which maps the
-// output through the normal CDF to uint32 and runs PractRand on it).
+// (article "Training a random Gaussian generator", section "Testing with PractRand", which
+// maps the output through the normal CDF to uint32 and runs PractRand on it).
 //
 // For each selected dieharder test D, the bit-exact CPU emulation's output for seed S
 // (onepass::gaussian::default_table(), 4-coefficient form, generate_normal_cpu's order),

@@ -1,10 +1,11 @@
 // gaussian_hermite_failure — expected number of outputs until each Hermite / moment
 // test of the warp Gaussian generator reaches 4 sigma, for the initial (inverse-CDF)
-// table and our optimised table, by the exact analytics (issue 5; article
-// "Optimising the lookup table": 9.1e10 for the initial table, 1.6e30 optimised).
+// table and our optimised table, by the exact analytics (article "Training a random
+// Gaussian generator", section "Optimising the lookup table": 9.1e10 for the initial
+// table, 1.6e30 optimised).
 // No sampling: the scale only changes the highest order reported (smoke 8, default
-// and paper 24, the highest order the optimiser controls; issue 17). Writes results/gaussian_hermite_failure.csv (one row per table x order)
-// and .meta.json.
+// and paper 24, the highest order the optimiser controls). Writes
+// results/gaussian_hermite_failure.csv (one row per table x order) and .meta.json.
 #include <cstdio>
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 // experiments/gaussian_throughput.cu — throughput of the warp Gaussian generator
-// (issue 5; article "Training a random Gaussian generator", section "Tail tests and
+// (A. P. Goucher, "Training a random Gaussian generator", 2022, section "Tail tests and
 // measuring the speed of the generator": 121 G outputs/s on a V100, faster than loading
 // precomputed numbers) beside cuRAND, all in this one process on one stream.
 //
@@ -54,8 +54,8 @@
 //   outputs_per_second,check
 // (outputs per run; outputs_per_second = outputs / seconds_median; no field holds a
 // comma, the harness does not quote). meta.json adds the
-// GPU, the in-register ratios ours / curand_normal2_double (issue 5's bar: >= 1.3 for
-// both forms) and the table used.
+// GPU, the in-register ratios ours / curand_normal2_double (the project's bar: >= 1.3
+// for both forms) and the table used.
 //
 // Options (besides --scale, --out-dir, --seed): --reps, --warmup, --warm-l2 (gpu_harness),
 //   --register-log2 L  outputs per in-register run = 2^L (default by scale 24/34/36)

@@ -1,5 +1,5 @@
 """onepass from Python against what Python users call today, on one GPU, in one process
-(issue 16's benchmark): writes DIR/python_peers.csv and DIR/python_peers.meta.json.
+(the Python package's benchmark): writes DIR/python_peers.csv and DIR/python_peers.meta.json.
 
     python experiments/python_peers.py --out-dir DIR        (or python -m experiments.python_peers)
 

@@ -7,8 +7,8 @@
 // its Bijective0/1 variants, LCG, and the baselines: gather with a computed index,
 // dart throwing, SortShuffle, thrust::shuffle_copy, randperm — whatever is
 // registered), plus "gather_index_array": the random gather through a precomputed
-// index array (baselines/gpu/random_gather.cuh; the indices are those the computed
-// gather uses, filled before timing, so the two differ only by the index read).
+// index array (experiments/common/index_array_gather.cuh; the indices are those the
+// computed gather uses, filled before timing, so the two differ only by the index read).
 // All in this one process, on one stream, with CUDA events (experiments/common/
 // gpu_harness.cuh: warm-up runs, then --reps timed runs, L2 flushed before each run;
 // median, min and max). Input = iota(n) on the device; output and temporary storage
@@ -44,9 +44,9 @@
 #include <string>
 #include <vector>
 
-#include "baselines/gpu/random_gather.cuh"
 #include "gpu_harness.cuh"
 #include "harness.hpp"
+#include "index_array_gather.cuh"
 #include "onepass/error.hpp"
 #include "onepass/registry.hpp"
 
@@ -57,7 +57,7 @@ namespace ex = onepass::experiments;
 namespace gpu = onepass::experiments::gpu;
 
 const char* const experiment = "table1_gpu_shuffle";
-const char* const index_array_name = "gather_index_array";
+const char* const index_array_name = gpu::index_array_gather_name;
 
 std::string size_text(unsigned w) { return "2^" + std::to_string(w) + "+1"; }
 
@@ -192,29 +192,18 @@ int main(int argc, char** argv) {
     }
 
     if (with_index_array && !fatal) {
-      gpu::gpu_algorithm indexed;
-      indexed.name = index_array_name;
-      indexed.label = "Gather (index array)";
-      indexed.permutes = false;
       gpu::device_buffer idx;
       try {
         idx = gpu::device_buffer(n * sizeof(std::uint64_t));
       } catch (const gpu::out_of_memory& e) {
-        record(indexed, w, n, gpu::measurement{gpu::measurement::status::skipped, {}, std::string("index array: ") + e.what()});
+        record(gpu::index_array_gather(nullptr), w, n,
+               gpu::measurement{gpu::measurement::status::skipped, {}, std::string("index array: ") + e.what()});
         continue;
       }
-      const std::uint64_t* d_idx = idx.as<const std::uint64_t>();
       // The indices the computed gather uses for this seed; filled here, not timed.
-      onepass::baselines::gpu::fill_random_indices(idx.as<std::uint64_t>(), n, params.seed, stream.get());
+      gpu::fill_gather_indices(idx.as<std::uint64_t>(), n, params.seed, stream.get());
       stream.synchronize();
-      indexed.run = [d_idx](void* temp, std::size_t& temp_bytes, const std::uint64_t* in_, std::uint64_t* out_,
-                            std::size_t n_, const reg::shuffle_params&, void* s) {
-        if (temp == nullptr) {
-          temp_bytes = 0;
-          return;
-        }
-        onepass::baselines::gpu::random_gather_indexed(d_idx, in_, out_, n_, static_cast<cudaStream_t>(s));
-      };
+      const gpu::gpu_algorithm indexed = gpu::index_array_gather(idx.as<const std::uint64_t>());
       record(indexed, w, n, gpu::measure_shuffle(indexed, d_in, d_out, n, params, timer, stream.get()));
     }
   }
@@ -228,7 +217,7 @@ int main(int argc, char** argv) {
                   "(permutation of the input for shuffles; every element an input element for gathers); "
                   "the input is checked unchanged");
   r.note(std::string(index_array_name),
-         "out[i] = in[idx[i]] with idx = the computed gather's indices for the same seed (fill_random_indices, "
+         "out[i] = in[idx[i]] with idx = the computed gather's indices for the same seed (fill_gather_indices, "
          "not timed); reads 24 bytes and writes 8 per element");
   r.note("copy_bytes_per_second_by_log2_size",
          ex::join(copy_rates, " ") + " (cudaMemcpyAsync device to device, bytes = 16 n, median of the timed runs)");

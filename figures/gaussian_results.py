@@ -319,7 +319,7 @@ FAILURE_COLUMNS = (("hermite_failure_outputs", "Hermite"), ("moment_failure_outp
 
 
 def table_quality_verdict(rows, order_max=24, bar=1e31, low_order=16, low_bar=1e33):
-    """Issue 17's bar on the optimised table: every Hermite, moment and best-polynomial test
+    """The project's bar on the optimised table: every Hermite, moment and best-polynomial test
     (gaussian_hermite_failure.csv columns) of order 1..order_max lasts >= bar expected
     outputs to a 4-sigma failure, those of order <= low_order >= low_bar. rows: dicts of
     strings as read from the CSV (table, order and the three *_failure_outputs columns;
@@ -374,7 +374,7 @@ def failure_table(rows, facts):
     return "\n".join(head + body)
 
 
-# Issue 17's speed targets (same run of gaussian_throughput): (summary item, numerator row,
+# The project's speed targets (same run of gaussian_throughput): (summary item, numerator row,
 # denominator row, bar). The float rows against cuRAND's host API are judged for both forms.
 SPEED_TARGETS = (
     ("API next_pair ≥ 0.95 × best in-register kernel (3 coefficients)", "ours_generator_3", "ours_register_3", 0.95),
@@ -393,7 +393,7 @@ SPEED_TARGETS = (
 
 
 def speed_targets(rate):
-    """Issue 17's speed targets from one run's rates ({algorithm: outputs per second}):
+    """The project's speed targets from one run's rates ({algorithm: outputs per second}):
     a list of (item, ratio or None, bar, verdict), verdict "met", "not met" or "not run"
     (a row missing). A float target against a rate that the generator does not reach even
     in registers, with no stores at all (`ours_generator_f32_3`), is marked "out of reach"
@@ -427,7 +427,7 @@ def report_section(report, results, recorded_root):
     """Adds the Gaussian section to a make_report.Report (its add, figure, summary)."""
     facts = article_facts()
     art = {k: v[0] for k, v in facts.items()}
-    lines = ["## Warp-parallel Gaussian generator (issue 5; article “Training a random Gaussian generator”)",
+    lines = ["## Warp-parallel Gaussian generator (article “Training a random Gaussian generator”)",
              "The article's numbers are typed in `figures/reference/gaussian_article.csv` with their sections. "
              "Ours come from `gaussian_density`, `gaussian_dieharder` (CPU, bit-exact emulation of the warp) and "
              "`gaussian_throughput` (GPU); the Hermite z-scores and tail tests on ≥ 2^36 GPU outputs are the "
@@ -466,7 +466,7 @@ def report_section(report, results, recorded_root):
         for name in ("ours_register_philox_3", "ours_register_philox_4"):
             if peer and name in rate:
                 ok = ok and rate[name] / peer >= 1.3
-        lines.append("Article: %s G outputs/s on a V100 (in registers, tail test). Bar (issue 5): ours ≥ 1.3 × "
+        lines.append("Article: %s G outputs/s on a V100 (in registers, tail test). Bar (the project's): ours ≥ 1.3 × "
                      "`curand_normal2_double` in registers: %s." % (_fmt(_num(art.get("throughput_v100", "0")) / 1e9),
                                                                    ", ".join(ratios) or "not measured"))
         lines.append("Bit sources: `ours_register_philox_*` and `ours_memory_philox_*` draw their entropy from cuRAND's Philox4_32_10 "
@@ -492,7 +492,7 @@ def report_section(report, results, recorded_root):
                          "outputs/s = %s GB/s): %s." % (word, suffix, _fmt(store / 1e9), _fmt(size * store / 1e9),
                                                        ", ".join(parts) or "no generate_normal row"))
         targets = speed_targets(rate)
-        lines.append("\n".join(["Issue 17's speed targets (this run):", "", "| target | ratio | verdict |",
+        lines.append("\n".join(["Speed targets (the project's, this run):", "", "| target | ratio | verdict |",
                                  "|---|---:|---|"] +
                                 ["| %s | %s | %s |" % (item, "—" if ratio is None else "%.3f" % ratio, verdict)
                                  for item, ratio, bar, verdict in targets]))

@@ -32,7 +32,7 @@ and, for the Onesweep paper (figures/sort_results.py), one figure per sort exper
     onesweep_fig10_pairs32  the same for uint32 keys + uint32 values (Fig. 10)
     onesweep_fig11_keys64   the same for uint64 keys (Fig. 11)
                             (each band with ours ÷ CUB (best) and ÷ CUB reduce-then-scan below it)
-    sort_headline           ours / CUB (best) per shape, band and size, with issue 11's targets
+    sort_headline           ours / CUB (best) per shape, band and size, with the project's targets
                             (experiment sort_headline; skipped with a note while it has no results)
     onesweep_table2_digit_width  Table 2: histogram, one partition pass and partition per bit vs
                             digit width, ours beside the paper's, and our whole sort (skipped with
@@ -593,11 +593,11 @@ def draw_fig10(rows, meta, facts, out_dir, source):
     axr.text(0.01, 1.0, " gather = 1", transform=axr.get_yaxis_transform(), va="bottom", fontsize=7.5)
     axr.axhline(0.9, color="#999999", lw=0.9, ls=":")
     axr.text(0.01, 0.9, " 0.9 × gather", transform=axr.get_yaxis_transform(), va="top", fontsize=7.5, color="#777777")
-    # Issue 14's targets for Bijective2 ÷ gather (worst case): 0.75 from 2^17+1, 0.90 from
+    # The project's targets for Bijective2 ÷ gather (worst case): 0.75 from 2^17+1, 0.90 from
     # 2^23+1, 0.93 at 2^26+1 and up.
     for lo, hi, need in ((17, 23, 0.75), (23, 26, 0.90), (26, 29, 0.93)):
         axr.hlines(need, 2.0 ** lo, 2.0 ** hi, colors=palette.OURS, linestyles="--", lw=1.0, alpha=0.7)
-    axr.text(2.0 ** 17, 0.75, "targets (issue 14) ", ha="right", va="center", fontsize=7, color=palette.OURS)
+    axr.text(2.0 ** 17, 0.75, "targets ", ha="right", va="center", fontsize=7, color=palette.OURS)
     paper_machine = facts.get("gpu_machine", {}).get("value", "V100")
     match = facts.get("gpu_bijective2_matches_gather_above_log2_size", {}).get("number")
     if match:

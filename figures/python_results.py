@@ -1,5 +1,5 @@
 """The Python package on GPU arrays against what Python users call today (experiment
-python_peers, issue 16): its figure and its report section.
+python_peers): its figure and its report section.
 
 Reads python_peers.csv (written by experiments/python_peers.py; columns: case, algorithm,
 framework, dtype, n, num_segments, items, items_per_second, seconds_median, seconds_min,
@@ -54,12 +54,12 @@ CALLS = {  # what each peer's Python user writes
     "torch_randn": "torch.randn",
     "cupy_standard_normal": "cupy.random.standard_normal",
 }
-TARGET_ITEMS = 2 ** 28  # issue 16 states every target at 2^28 items (B n = 2^28 for the batched shuffle)
+TARGET_ITEMS = 2 ** 28  # every target is stated at 2^28 items (B n = 2^28 for the batched shuffle)
 FASTEST = None  # target_for's reference meaning "the fastest peer measured in the case"
 
 
 def target_for(case, n, items):
-    """(ratio, reference) of issue 16's target for one measured point, or None where the issue
+    """(ratio, reference) of the project's target for one measured point, or None where it
     sets none (normal_f32; a size other than 2^28 items). reference: a peer algorithm name, or
     FASTEST."""
     if items != TARGET_ITEMS:
@@ -245,7 +245,7 @@ def draw(rows, meta, out_dir, source):
                     top = max(top, need)
                     ax.hlines(need / 1e9, bx - width * 0.75, bx + width * 0.75,
                               colors=palette.THRESHOLD, linestyles="--", lw=1.1, zorder=4,
-                              label=None if target_drawn else "target of issue 16 (ours must reach it)")
+                              label=None if target_drawn else "the project's target (ours must reach it)")
                     target_drawn = True
                 if p["vs_fastest"]:
                     ax.annotate("%.2f×" % p["vs_fastest"], (bx, top / 1e9), textcoords="offset points",
@@ -393,7 +393,7 @@ def _display(path):
 
 def report_section(report, results, recorded_root):
     """Adds the Python-package section to a make_report.Report (add, figure, summary)."""
-    report.add("## Python package on GPU arrays: onepass against torch, CuPy and JAX (`%s`, issue 16)" % EXPERIMENT)
+    report.add("## Python package on GPU arrays: onepass against torch, CuPy and JAX (`%s`)" % EXPERIMENT)
     loaded, why = sr.load_or_reason(load, results, recorded_root, EXPERIMENT)
     if loaded is None:
         report.add("**Not measured yet:** %s. `scripts/device-python-gpu.sh OUTDIR` on a GPU machine builds the "
@@ -401,7 +401,7 @@ def report_section(report, results, recorded_root):
                    "`torch.randperm` + gather, `cupy.random.permutation`, `jax.random.permutation`, "
                    "`torch.argsort(torch.rand(B, n))` + gather, `torch.sort`, `cupy.sort`, `torch.randn` and "
                    "`cupy.random.standard_normal`)." % why)
-        report.summary.append(("Python package vs frameworks (issue 16 targets)", "not measured yet", why))
+        report.summary.append(("Python package vs frameworks (targets)", "not measured yet", why))
         return
     source, rows, meta = loaded
     pts = points(rows)
@@ -446,6 +446,6 @@ def report_section(report, results, recorded_root):
     met = sum(p["verdict"] == "met" for p in decided)
     undecided = sum(p["verdict"] == "undecided" for p in decided)
     verdict = "%d of %d met" % (met, len(decided)) + (", %d undecided" % undecided if undecided else "")
-    report.add("Targets (issue 16's, the project's own):", "\n".join(lines), "**Verdict: %s.**" % verdict)
-    report.summary.append(("Python package vs frameworks (issue 16 targets)", verdict,
+    report.add("Targets (the project's own):", "\n".join(lines), "**Verdict: %s.**" % verdict)
+    report.summary.append(("Python package vs frameworks (targets)", verdict,
                            "; ".join(l[2:].replace("**", "") for l in lines)))

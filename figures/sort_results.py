@@ -1,5 +1,5 @@
 """Reading and drawing the Onesweep sort experiments (Adinets & Merrill, "Onesweep: A Faster
-Least Significant Digit Radix Sort for GPUs", §4: Figs. 9–11, Tables 1–2) and the issue-11
+Least Significant Digit Radix Sort for GPUs", §4: Figs. 9–11, Tables 1–2) and the
 headline table (experiment sort_headline: ours vs CUB (best) at fixed sizes).
 
 Shared by figures/plot_all.py (draw_sort_figures), paper/make_report.py (the Onesweep
@@ -38,7 +38,7 @@ SORT_EXPERIMENTS = {
     "onesweep_fig10_pairs32": (10, "32-bit keys + 32-bit values"),
     "onesweep_fig11_keys64": (11, "64-bit keys only"),
 }
-# Issue 11's headline experiment: fixed sizes, every shape, every registered GPU sort; same columns.
+# The headline sort experiment: fixed sizes, every shape, every registered GPU sort; same columns.
 HEADLINE = "sort_headline"
 # Figures drawn from GPU runs (fresh or recorded), each named like its experiment.
 SORT_GPU_FIGURES = {name: name for name in SORT_EXPERIMENTS}
@@ -57,13 +57,13 @@ BANDS = [1, 2, 3, 4, 8, 16]
 OURS = "onesweep"        # ours, out-of-place API: the one every ratio and target uses
 OURS_DB = "onesweep_db"  # ours, double-buffer API (input copied into the first buffer outside the timing)
 CUB_BEST = "cub(best)"   # synthetic series (not a registry name): the fastest CUB configuration per point
-# The CUB configurations registered since issue 11 (a run without some of them predates them).
+# The CUB configurations registered today (a run without some of them predates them).
 EXPECTED_CUB = ["cub_onesweep_n64", "cub_onesweep_n32", "cub_onesweep_db_n64", "cub_onesweep_db_n32",
                 "cub_reduce_then_scan"]
 # Registry names of older recorded runs, read as today's names (the old cub_onesweep was
 # cub::DeviceRadixSort's in/out overload with a 32-bit NumItemsT).
 LEGACY_ALIASES = {"cub_onesweep": "cub_onesweep_n32"}
-# Shape names as issue 11 spells them, read as the experiments write them.
+# Shape names as older notes spell them, read as the experiments write them.
 SHAPE_ALIASES = {"pairs_u32": "pairs_u32_u32", "pairs_u64": "pairs_u64_u64"}
 SHAPE_ORDER = ["keys_u32", "pairs_u32_u32", "keys_u64", "pairs_u64_u64", "keys_f32"]
 SHAPE_DISPLAY = {
@@ -101,7 +101,7 @@ ORDER = ["onesweep", "onesweep_db", "hybrid_msd", "onepass_sort", CUB_BEST, "cub
 # "Saturating problem sizes" (paper §4) for the summary numbers: n >= 2^SATURATING_LOG2.
 SATURATING_LOG2 = 26
 
-# Issue 11's targets (the project's, not claims of the paper): ours / CUB (best) >= threshold,
+# The sort headline targets (the project's, not claims of the paper): ours / CUB (best) >= threshold,
 # measured by sort_headline on the H100 with CUB in the same run.
 #   (what, shape, q, smallest log2 n, largest log2 n, threshold); every size measured in the
 #   range must meet it.
@@ -117,7 +117,7 @@ HEADLINE_TARGETS = [
     ("u32 + u32 pairs, q = 1, n = 2^28", "pairs_u32_u32", 1, 28, 28, 1.0),
     ("u64 keys, q = 1, n = 2^28", "keys_u64", 1, 28, 28, 1.05),
 ]
-# The issue-11 targets stated over Figure 9's sizes (checked on onesweep_fig09_keys32).
+# The sort targets (the project's) stated over Figure 9's sizes (checked on onesweep_fig09_keys32).
 FIG09_TARGETS = [
     ("u32 keys, q = 1, every Fig. 9 size 2^20 to 2^30", "keys_u32", 1, 20, 30, 0.95),
     ("u32 keys, q = 4, every Fig. 9 size 2^22 to 2^25 (no step)", "keys_u32", 4, 22, 25, 0.95),
@@ -165,7 +165,7 @@ def size_text(n):
 
 
 def apply_aliases(rows):
-    """Renames legacy registry names (LEGACY_ALIASES) and issue-11 shape names (SHAPE_ALIASES)
+    """Renames legacy registry names (LEGACY_ALIASES) and older shape names (SHAPE_ALIASES)
     in place; a renamed row keeps its old name in row['recorded_as']. A legacy name is left
     alone when its new name is in the same run too."""
     present = {r["algorithm"] for r in rows}
@@ -544,7 +544,7 @@ def draw_sort_figure(rows, meta, out_dir, name, source, facts=None):
 
 def draw_headline_figure(rows, meta, out_dir, source):
     """sort_headline: ours / CUB (best) per shape (and band) and size, one bar per size, with
-    the issue-11 targets as short red marks and 1.0 as a line. Raises sr.MissingInput when no
+    the project's targets as short red marks and 1.0 as a line. Raises sr.MissingInput when no
     point has both ours and a CUB configuration."""
     import matplotlib
 
@@ -600,7 +600,7 @@ def draw_headline_figure(rows, meta, out_dir, source):
     handles = [plt.Rectangle((0, 0), 1, 1, color=size_colours[n]) for n in sizes]
     labels = ["n = %s" % size_text(n) for n in sizes]
     handles.append(Line2D([], [], color="#d62728", lw=1.6))
-    labels.append("issue-11 target (project's, not the paper's)")
+    labels.append("target (project's, not the paper's)")
     ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.92, fontsize=8)
     where = None if source is None or source.fresh else "recorded copy results/recorded/%s" % source.device
     fig.tight_layout()
@@ -796,7 +796,7 @@ def draw_sort_figures(results_dir, out_dir, recorded_root):
                 written += draw_sort_figure(rows, meta, out_dir, name, source, facts)
         except sr.MissingInput as e:
             problems.append("%s not drawn: %s" % (name, e))
-    # onepass::sort's choices (issue 13), from Figs. 9 and 11 when they hold both of our sorts.
+    # onepass::sort's choices, from Figs. 9 and 11 when they hold both of our sorts.
     panels = []
     for name, title in (("onesweep_fig09_keys32", "u32 keys (Fig. 9 run)"),
                         ("onesweep_fig11_keys64", "u64 keys (Fig. 11 run)")):
@@ -815,7 +815,7 @@ def draw_sort_figures(results_dir, out_dir, recorded_root):
     return written, problems, notes
 
 
-# --------------------------------------------------------------------------- HRS (issue 13)
+# --------------------------------------------------------------------------- HRS (hybrid MSD)
 
 HYBRID = "hybrid_msd"      # our hybrid MSD radix sort after HRS (Stehle & Jacobsen 2017)
 SELECTOR = "onepass_sort"  # onepass::sort: onesweep or the hybrid sort, chosen per call
@@ -888,7 +888,7 @@ def choice_at(choices, shape, n, q):
     return got if got is not None else choices.get((shape, n, None))
 
 
-# Issue 13's targets: onepass::sort (onepass_sort) / CUB (best) on sort_headline, same run.
+# The project's targets for onepass::sort: onepass::sort (onepass_sort) / CUB (best) on sort_headline, same run.
 SELECTOR_TARGETS = [
     ("u64 keys, q = 1, n = 2^28", "keys_u64", 1, 28, 28, 1.3),
     ("u64 + u64 pairs, q = 1, n = 2^28", "pairs_u64_u64", 1, 28, 28, 1.2),

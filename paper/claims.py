@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Claims of the five seed documents, each checked against our results by a rule in code.
 
-Issue 12, item 1: one claims table per seed document (the bijective-shuffle paper, its summary
+One claims table per seed document (the bijective-shuffle paper, its summary
 card, the Onesweep paper, the warp Gaussian article, the VREN radix-sort article). Every claim
 names where the seed states it, a paraphrase of it, the seed's number (typed, with its source,
 in figures/reference/claims_<seed>.csv), our number computed from the result files, the ratio

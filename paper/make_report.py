@@ -10,7 +10,7 @@ by paths relative to the report's directory. GPU results (Table 1, Figs. 10-11) 
 read from --results when a GPU run wrote them there, else from the newest copy under
 --recorded DIR/<device>/ (default: DIR/recorded, else the repository's results/recorded),
 labelled with where they were measured, and reported as not recorded while absent. The
-GPU section also checks issue 3's performance targets against the data. Each GPU result is
+GPU section also checks the project's performance targets for Bijective2 against the data. Each GPU result is
 named with the commit it was measured at, whether the code it measures changed in a later
 commit, and its clocks (paper/provenance.py); a table after the summary lists them all. The
 verdicts are computed by the module-level functions below (tests/python/ tests them).
@@ -31,7 +31,7 @@ from figures import shuffle_results as sr
 from figures import sort_results as so
 from figures import gaussian_results  # the warp Gaussian section
 from figures import segmented_results  # the segmented shuffle section
-from figures import python_results  # the Python package on GPU arrays (python_peers, issue 16)
+from figures import python_results  # the Python package on GPU arrays (python_peers)
 from paper import provenance as pv  # commit vs measured code, clocks
 from paper import claims  # one claims table per seed document
 from paper import variability  # spread, repeated runs, ranges, seed replicates
@@ -43,20 +43,21 @@ GPU_PROVENANCE_KEYS = ["gpu_name", "gpu_compute_capability", "gpu_sm_count", "gp
                        "nvidia_driver_version", "cuda_runtime_version", "cuda_driver_api_version", "cccl_version",
                        "cuda_compiler_version", "cuda_architectures"]
 
-# Issue 3's performance targets for Bijective2 (registry "variable_philox", the paper's
-# VarPhilox column), measured by table1_gpu_shuffle with its peers in the same run.
+# The project's performance targets for Bijective2 at the largest size (registry
+# "variable_philox", the paper's VarPhilox column; the project's goals, not the paper's
+# claims), measured by table1_gpu_shuffle with its peers in the same run.
 TARGET_LOG2_SIZE = 29            # the targets are stated at n = 2^29 + 1 uint64
 TARGET_VS_GATHER = 0.90          # >= 0.90 x random gather with a computed index
 TARGET_VS_THRUST = 1.8           # >= 1.8 x thrust::shuffle_copy
 TARGET_BEATS_THRUST_FROM = 14    # faster than thrust::shuffle_copy at every size from 2^14 + 1
-# Issue 14's targets at every size (Table 1, Bijective2 ÷ the random gather and ÷ thrust in
+# The project's targets for Bijective2 at every size (Table 1, Bijective2 ÷ the random gather and ÷ thrust in
 # the same run): (smallest w, required ratio to the gather) from the strictest down, and
 # the thrust factor from 2^17 + 1.
 SIZE_TARGETS_VS_GATHER = [(26, 0.93), (23, 0.90), (17, 0.75)]
 SIZE_TARGET_THRUST = 1.8
 SIZE_TARGET_THRUST_FROM = 17
-# Device-to-device copy bandwidth (one read + one write) of an H100 80GB HBM3, as issue 3
-# states it; the same-run copy measured by table1_gpu_shuffle is shown beside it.
+# Device-to-device copy bandwidth (one read + one write) of an H100 80GB HBM3, the nominal
+# figure the targets were set against; the same-run copy measured by table1_gpu_shuffle is shown beside it.
 COPY_BANDWIDTH_NOMINAL = 3.0e12
 BYTES_PER_ELEMENT = 16           # one 8-byte read and one 8-byte write per element
 # Fig. 10's claims (paper §6) are checked at sizes above 2^21 ("equivalent in performance
@@ -274,8 +275,8 @@ def compare_throughput(rows, reference_file, table_name, paper_cores, our_cores,
     return out, verdict, why
 
 
-def issue3_targets(ours):
-    """Issue 3's performance targets for Bijective2 checked on best_throughput's
+def bijective2_targets(ours):
+    """The project's performance targets for Bijective2 at TARGET_LOG2_SIZE, checked on best_throughput's
     {label: {log2_size: (M items/s, threads)}}: (table rows (target, measured, required,
     verdict), overall verdict: 'met', 'not met', 'met where measured' or 'not measured')."""
     vp, gather, thrust = ours.get("VarPhilox", {}), ours.get("Gather", {}), ours.get("thrust::shuffle_copy", {})
@@ -428,7 +429,7 @@ def targets_verdict(results):
 
 
 def onesweep_target_verdict(rows, target):
-    """Issue 4's target on one Onesweep figure (ONESWEEP_TARGET): ours / CUB (best) at q = 1,
+    """The project's Onesweep target on one figure (ONESWEEP_TARGET): ours / CUB (best) at q = 1,
     each the median over the sizes n >= 2^SATURATING_LOG2 (the value at the largest size when
     none is that large). rows: a sort experiment's rows (sort_results.load_sort_experiment;
     with or without the synthetic CUB (best) rows). Returns (verdict, ours keys/s, CUB (best)
@@ -444,7 +445,7 @@ def onesweep_target_verdict(rows, target):
 
 
 def size_targets(ours):
-    """Issue 14's targets for Bijective2 at every Table 1 size from 2^17 + 1, checked on
+    """The project's targets for Bijective2 at every Table 1 size from 2^17 + 1, checked on
     best_throughput's {label: {log2_size: (M items/s, threads)}}: (table rows (size,
     ÷ gather, required, ÷ thrust, required, verdict), overall verdict 'met', 'not met' or
     'not measured', the sizes that miss)."""
@@ -843,7 +844,7 @@ class Report:
                         for w in sorted(ref[ref_order[0]])], "l" + "r" * len(ref_order)))
         self.summary.append(("Table 1 / Fig. 11 (GPU throughput)", "not recorded",
                              "needs a GPU run (make figures on a GPU machine, or results/recorded/<device>/)"))
-        self.summary.append(("Issue 3 performance targets (GPU)", "not measured", "no GPU results"))
+        self.summary.append(("Bijective2 performance targets (GPU)", "not measured", "no GPU results"))
 
     @staticmethod
     def copy_rates(meta):
@@ -870,15 +871,15 @@ class Report:
         self.summary.append(("Table 1 / Fig. 11 (GPU throughput, %s)" % gpu_name, verdict, "; ".join(why)))
 
     def targets(self, ours, meta, gpu_name):
-        """Issue 3's performance targets for Bijective2, checked from the data, and the
+        """The project's performance targets for Bijective2, checked from the data, and the
         bandwidth achieved at the largest size."""
         vp = ours.get("VarPhilox", {})
         w_t = TARGET_LOG2_SIZE
         largest = max(vp) if vp else None
-        trows, tverdict = issue3_targets(ours)
-        self.add("**Performance targets of issue 3** (Bijective2 = registry `variable_philox`, the paper's VarPhilox "
-                 "column; peers timed in the same run):",
-                 table(("issue 3 target", "measured", "required", "verdict"), trows, "llll"))
+        trows, tverdict = bijective2_targets(ours)
+        self.add("**Performance targets** (the project's, not the paper's claims; Bijective2 = registry "
+                 "`variable_philox`, the paper's VarPhilox column; peers timed in the same run):",
+                 table(("target", "measured", "required", "verdict"), trows, "llll"))
 
         # Achieved bandwidth at the largest size.
         copies = self.copy_rates(meta)
@@ -895,20 +896,20 @@ class Report:
             self.add("**Bandwidth at the largest size, 2^%d+1** — bytes = %d per element (one 8-byte read and one "
                      "8-byte write, the least any out-of-place shuffle moves; the gather through an index array also "
                      "reads an 8-byte index, which this count leaves out), against the %.1f TB/s device-to-device "
-                     "copy of an H100 80GB HBM3 named by issue 3 and the copy measured in the same run (%s):"
+                     "copy of an H100 80GB HBM3 the targets were set against and the copy measured in the same run (%s):"
                      % (largest, BYTES_PER_ELEMENT, COPY_BANDWIDTH_NOMINAL / 1e12,
                         "%.3g TB/s at 2^%d+1" % (copy / 1e12, largest) if copy else "not recorded"),
                      table(("algorithm", "G items/s", "TB/s", "of %.1f TB/s" % (COPY_BANDWIDTH_NOMINAL / 1e12),
                             "of same-run copy"), brows, "lrrrr"))
         srows, sverdict, misses = size_targets(ours)
         if srows:
-            self.add("**Targets at every size (issue 14)**: Bijective2 ≥ 0.75 × the random gather from 2^17+1, "
+            self.add("**Targets at every size** (the project's): Bijective2 ≥ 0.75 × the random gather from 2^17+1, "
                      "≥ 0.90 × from 2^23+1, ≥ 0.93 × at 2^26+1 and 2^29+1, and ≥ 1.8 × `thrust::shuffle_copy` "
                      "from 2^17+1 (same run). Domains of at most 2^21 indices (uint64) run the staged structure "
                      "(`gpu_staged_shuffle.cuh`: one cooperative launch, a grid barrier instead of the look-back); "
                      "larger ones the tiles:",
                      table(("n", "÷ gather", "required", "÷ thrust", "required", "verdict"), srows, "lrrrrl"))
-            self.summary.append(("Issue 14 targets at every size (%s)" % gpu_name, sverdict,
+            self.summary.append(("Bijective2 targets at every size (%s)" % gpu_name, sverdict,
                                  "short at %s" % ", ".join("2^%d+1" % w for w in misses) if misses else
                                  "every size from 2^17+1"))
         twhy = ["%s: %s" % (r[0], r[1]) for r in trows]
@@ -918,8 +919,8 @@ class Report:
                         % (bw / 1e12, largest, 100 * bw / COPY_BANDWIDTH_NOMINAL, COPY_BANDWIDTH_NOMINAL / 1e12))
         if largest is not None and largest < w_t:
             twhy.append("the largest size measured is 2^%d+1; the targets are stated at 2^%d+1" % (largest, w_t))
-        self.add("**Verdict (issue 3 targets): %s.** " % tverdict + sentence(twhy))
-        self.summary.append(("Issue 3 performance targets (%s)" % gpu_name, tverdict, "; ".join(twhy)))
+        self.add("**Verdict (performance targets): %s.** " % tverdict + sentence(twhy))
+        self.summary.append(("Bijective2 performance targets (%s)" % gpu_name, tverdict, "; ".join(twhy)))
 
     def fig10_section(self, source, rows, meta):
         gpu_name = meta.get("gpu_name", "the GPU")
@@ -943,7 +944,7 @@ class Report:
 
     # ----------------------------------------------------------------------- Onesweep: Figs. 9–11, Tables 1–2
 
-    # Issue 4's targets: ours vs CUB at 2^28-ish, q = 1 (since issue 11: against CUB (best)).
+    # The project's Onesweep targets: ours vs CUB (best: the fastest CUB configuration) at 2^28-ish, q = 1.
     ONESWEEP_TARGET = {"onesweep_fig09_keys32": 1.0, "onesweep_fig10_pairs32": 0.9, "onesweep_fig11_keys64": 0.9}
     # Bytes moved per key by an ideal onesweep with 8-bit digits: p = key bits / 8 passes,
     # keys read once for the histogram + read and written per pass; values read and written per pass.
@@ -974,10 +975,10 @@ class Report:
         missing = [a for a in so.EXPECTED_CUB if a not in configs]
         if configs and missing:
             text += (" This run has no %s (%s), so CUB (best) here is over fewer configurations than the registry "
-                     "has today; issue 11 measured the 64-bit-count configuration about 15%% faster than the 32-bit "
+                     "has today; the 64-bit-count configuration measured about 15%% faster than the 32-bit "
                      "one for 2^28 uint32 keys on the H100. Rerun `%s` to compare with every configuration."
                      % (", ".join("`%s`" % a for a in missing),
-                        "`%s.csv` was recorded before issue 11 registered them" % experiment if renamed else
+                        "`%s.csv` was recorded before they were registered" % experiment if renamed else
                         "the build that ran it did not register them", experiment))
         return text
 
@@ -1063,7 +1064,8 @@ class Report:
                                  "see the table beside the paper's"))
 
     def _targets_table(self, targets, points, heading):
-        """Rows of an issue-11 targets table and the (what, verdict, lowest point) of each."""
+        """Rows of a targets table (sort_results HEADLINE_TARGETS, FIG09_TARGETS) and the (what,
+        verdict, lowest point) of each."""
         out, trows = [], []
         for (what, shape, q, lo, hi, threshold), (_, verdict, low, _, sel) in zip(targets,
                                                                                   evaluate_targets(targets, points)):
@@ -1084,16 +1086,16 @@ class Report:
         return table((heading, "ours / CUB (best)", "measured", "verdict"), trows, "lrll"), out
 
     def selector_section(self, headline, sort_data):
-        """Issue 13: the hybrid MSD sort (after HRS) and onepass::sort against onesweep and CUB
+        """The hybrid MSD sort (after HRS) and onepass::sort against onesweep and CUB
         (best) at the headline points, the selector's choices, its targets, and the paper's HRS
         statements beside our hybrid sort's numbers from Figs. 9 and 11."""
-        self.add("## Hybrid MSD (after HRS) and `onepass::sort` (issue 13)")
-        heading = "issue-13 target (the project's, not a claim of the paper)"
+        self.add("## Hybrid MSD (after HRS) and `onepass::sort`")
+        heading = "target (the project's, not a claim of the paper)"
         if headline is None or not any(r["algorithm"] == so.SELECTOR for r in headline[1]):
             self.add("**Not measured yet:** no `%s` rows in `%s.csv` (fresh or recorded). `%s` and `%s` are "
                      "registered GPU sorts; a GPU run of `%s` times them beside onesweep and CUB."
                      % (so.SELECTOR, so.HEADLINE, so.HYBRID, so.SELECTOR, so.HEADLINE))
-            self.summary.append(("onepass::sort and the hybrid MSD sort (issue 13 targets)", "not measured yet",
+            self.summary.append(("onepass::sort and the hybrid MSD sort (targets)", "not measured yet",
                                  "no %s rows in %s.csv" % (so.SELECTOR, so.HEADLINE)))
             return
         source, rows, meta = headline
@@ -1138,10 +1140,10 @@ class Report:
         verdict, why = targets_verdict(results)
         if lost or below:
             verdict = "not all met"
-        self.add("Issue 13's targets, `onepass::sort` against CUB (best) in the same run:", text,
+        self.add("The project's targets, `onepass::sort` against CUB (best) in the same run:", text,
                  "\n".join("- " + l for l in lines),
-                 "**Verdict (issue 13 targets): %s.**%s" % (verdict, (" " + sentence(why)) if why else ""))
-        self.summary.append(("onepass::sort and the hybrid MSD sort (issue 13 targets)", verdict,
+                 "**Verdict (onepass::sort targets): %s.**%s" % (verdict, (" " + sentence(why)) if why else ""))
+        self.summary.append(("onepass::sort and the hybrid MSD sort (targets)", verdict,
                              "; ".join(lines)))
         # The paper's HRS statements beside our hybrid sort (Figs. 9 and 11, q = 1).
         notes = []
@@ -1199,11 +1201,11 @@ class Report:
                              "u32 keys (Fig. 9's run) and u64 keys (Fig. 11's run)"))
 
     def sort_headline_section(self, headline):
-        """Issue 11's one-screen sort table (experiment sort_headline): ours, CUB (best) and the
+        """The one-screen sort table (experiment sort_headline): ours, CUB (best) and the
         configuration that won, each CUB configuration, thrust, and ours / CUB (best), at fixed
-        sizes; then the issue's targets, met or not."""
-        self.add("## Sort headline — ours vs CUB (best) at fixed sizes (`%s`, issue 11)" % so.HEADLINE)
-        target_heading = "issue-11 target (the project's, not a claim of the paper)"
+        sizes; then the project's targets, met or not."""
+        self.add("## Sort headline — ours vs CUB (best) at fixed sizes (`%s`)" % so.HEADLINE)
+        target_heading = "target (the project's, not a claim of the paper)"
         if headline is None:
             self.add("**Not measured yet:** no `%s.csv` in `%s` (a run on a machine with a GPU) nor under "
                      "`%s/<device>/` (a run recorded with `make record-gpu`). The experiment times every registered "
@@ -1213,7 +1215,7 @@ class Report:
                      "below." % (so.HEADLINE, self.results, display_path(self.recorded)))
             text, results = self._targets_table(so.HEADLINE_TARGETS, [], target_heading)
             self.add(text)
-            self.summary.append(("Sort headline vs CUB (best) (issue 11 targets)", "not measured yet",
+            self.summary.append(("Sort headline vs CUB (best) (targets)", "not measured yet",
                                  "no %s.csv, fresh or recorded" % so.HEADLINE))
             return
         source, rows, meta = headline
@@ -1271,14 +1273,14 @@ class Report:
         else:
             self.add("Ours / CUB (best) is at least 1 at every one of the %d points." % len(points))
         self.add(self.figure(so.HEADLINE, "Sort headline: onesweep (ours) / CUB (best) per shape, band and size on "
-                             "%s, with issue 11's targets" % meta.get("gpu_name", "the GPU")))
+                             "%s, with the project's targets" % meta.get("gpu_name", "the GPU")))
         text, results = self._targets_table(so.HEADLINE_TARGETS, points, target_heading)
         verdict, why = targets_verdict(results)
-        self.add("Issue 11's targets (the project's own goals for this GPU, checked on this table; the paper makes "
+        self.add("The targets (the project's own goals for this GPU, checked on this table; the paper makes "
                  "no such claim), ours = `%s` against CUB (best) in the same run:" % so.OURS, text,
-                 "**Verdict (issue 11 targets): %s.**%s" % (verdict, (" " + sentence(why)) if why else ""))
+                 "**Verdict (sort headline targets): %s.**%s" % (verdict, (" " + sentence(why)) if why else ""))
         self.add(provenance(meta, so.HEADLINE, GPU_PROVENANCE_KEYS))
-        self.summary.append(("Sort headline vs CUB (best) (issue 11 targets, %s)" % meta.get("gpu_name", "GPU"),
+        self.summary.append(("Sort headline vs CUB (best) (targets, %s)" % meta.get("gpu_name", "GPU"),
                              verdict, "; ".join(why) or "every target met"))
 
     def onesweep_figure_section(self, name, fig_no, what, facts, source, rows, meta):
@@ -1355,8 +1357,8 @@ class Report:
             ok = ratio >= target
             why.insert(0, "ours %.2f GKey/s = %.2fx CUB (best) at q = 1 (target >= %.1fx)" % (ours / 1e9, ratio,
                                                                                              target))
-            self.add("Our onesweep vs CUB (best) at q = 1 (%s): %.2f / %.2f GKey/s = **%.2f×** (issue 4's target "
-                     "≥ %.1f×, measured against CUB (best) since issue 11): %s. CUB (best) at q = 1 was %s."
+            self.add("Our onesweep vs CUB (best) at q = 1 (%s): %.2f / %.2f GKey/s = **%.2f×** (the project's target "
+                     "≥ %.1f×, against CUB (best)): %s. CUB (best) at q = 1 was %s."
                      % ("medians over n ≥ 2^%d" % so.SATURATING_LOG2 if any_saturated else "at the largest size",
                         ours / 1e9, cub / 1e9, ratio, target, "met" if ok else "not met",
                         self._winners_text(so.winner_counts(rows, 1, sat_min)) +
@@ -1383,20 +1385,20 @@ class Report:
                                                                                 so.SATURATING_LOG2) if big else "",
                           worst["ratio"], worst["q"], so.size_text(worst["n"])))
         missing = [a for a in so.EXPECTED_CUB if a not in so.cub_configurations(rows)]
-        caveat = ("CUB (best) here is over %s only (recorded before issue 11 registered %s)"
+        caveat = ("CUB (best) here is over %s only (recorded before %s were registered)"
                   % (", ".join(so.cub_configurations(rows)), ", ".join(missing))) if missing and points else ""
         if caveat:
             why.append(caveat)
         if fig_no == 9 and points:
             text, results = self._targets_table(so.FIG09_TARGETS, points,
-                                                "issue-11 target on Fig. 9's sizes (the project's, not the paper's)")
+                                                "sort target on Fig. 9's sizes (the project's, not the paper's)")
             tverdict, twhy = targets_verdict(results)
             if caveat:
                 twhy.append(caveat)
-            self.add("Issue 11's targets stated over Figure 9's sizes, ours (`%s`) against CUB (best) of this run:"
-                     % so.OURS, text, "**Verdict (issue 11 targets on Fig. 9 sizes): %s.**%s"
+            self.add("The project's sort targets stated over Figure 9's sizes, ours (`%s`) against CUB (best) of this run:"
+                     % so.OURS, text, "**Verdict (sort targets on Fig. 9 sizes): %s.**%s"
                      % (tverdict, (" " + sentence(twhy)) if twhy else ""))
-            self.summary.append(("Issue 11 targets on Fig. 9 sizes (%s)" % gpu_name, tverdict,
+            self.summary.append(("Sort targets on Fig. 9 sizes (%s)" % gpu_name, tverdict,
                                  "; ".join(twhy) or "every target met"))
         copy = so.copy_rates(meta, {r["shape"] for r in rows})
         if copy:
@@ -1509,7 +1511,7 @@ def main(argv=None):
             sort_data[name] = (source,) + so.load_sort_experiment(source.directory, name)
         except sr.MissingInput as e:
             problems.append(str(e))
-    headline = None  # issue 11's sort table: fresh, else recorded; absent: "not measured yet"
+    headline = None  # the sort headline table: fresh, else recorded; absent: "not measured yet"
     headline_source = sr.gpu_source(args.results, so.HEADLINE, recorded)
     if headline_source is not None:
         try:

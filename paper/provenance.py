@@ -33,8 +33,8 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _SHARED_DEVICE_CODE = ["lib/include/onepass/launch_geometry.cuh", "lib/include/onepass/call_protocol.hpp"]
 _SORT_CODE = _SHARED_DEVICE_CODE + [
               "lib/include/onepass/sort/", "lib/include/onepass/scan/", "lib/src/gpu_onesweep_sorts.cu",
-              "baselines/gpu/cub_*", "baselines/gpu/*_sort*", "experiments/common/sort_bench.cu",
-              "experiments/common/sort_bench.cuh"]
+              "baselines/gpu/cub_*", "baselines/gpu/*_sort*", "baselines/include/onepass_baselines/gpu/*_sort*",
+              "experiments/common/sort_bench.cu", "experiments/common/sort_bench.cuh"]
 # Onesweep alone (Table 2 times its kernels directly, not through the registry).
 _ONESWEEP_CODE = _SHARED_DEVICE_CODE + [
                   "lib/include/onepass/sort/onesweep.cuh", "lib/include/onepass/sort/onesweep/",
@@ -50,7 +50,10 @@ _SHUFFLE_CODE = _SHARED_DEVICE_CODE + ["lib/include/onepass/shuffle/gpu_shuffle.
                  "lib/include/onepass/scan/",
                  "lib/src/gpu_bijective_shuffles.cu", "baselines/gpu/dart_throwing*", "baselines/gpu/*gather*",
                  "baselines/gpu/randperm*", "baselines/gpu/sort_shuffle*", "baselines/gpu/thrust_shuffle*",
-                 "baselines/gpu/gpu_baseline_common*"]
+                 "baselines/gpu/gpu_baseline_common*", "baselines/include/onepass_baselines/gpu/*gather*",
+                 "baselines/include/onepass_baselines/gpu/randperm*",
+                 "baselines/include/onepass_baselines/gpu/gpu_baseline_common*",
+                 "experiments/common/index_array_gather.cuh"]
 _SEGMENTED_CODE = _SHARED_DEVICE_CODE + [
                    "lib/include/onepass/shuffle/gpu_segmented_shuffle.cuh", "lib/include/onepass/shuffle/gpu_shuffle.cuh",
                    "lib/include/onepass/shuffle/gpu_evaluator.cuh", "lib/include/onepass/shuffle/gpu_staged_shuffle.cuh",
@@ -61,7 +64,7 @@ _SEGMENTED_CODE = _SHARED_DEVICE_CODE + [
 _GAUSSIAN_CODE = ["lib/include/onepass/gaussian/", "lib/src/gaussian_table.cpp",
                   "lib/data/gaussian_table_optimised.inc", "lib/src/gpu_gaussian_generators.cu",
                   "baselines/gpu/curand_gaussian.cu"]
-# The Python package (python_peers, issue 16): its Python layer and bindings (python/), and the
+# The Python package (python_peers): its Python layer and bindings (python/), and the
 # GPU library code they call -- the single and segmented shuffles, onepass::sort (onesweep and
 # the hybrid MSD sort), the warp Gaussian generator with its table. The peers are the frameworks'
 # own calls (torch, CuPy, JAX), whose versions the meta.json records.

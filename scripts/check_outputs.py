@@ -4,7 +4,7 @@
     check_outputs.py --results DIR --figures DIR --report FILE [--recorded DIR]
 
 Checks, for the shuffle reproduction (and the Onesweep sort figures, figures/sort_results.py
-SORT_GPU_FIGURES: Figs. 9-11 and issue 11's sort_headline, which are GPU figures like the
+SORT_GPU_FIGURES: Figs. 9-11 and the sort_headline table, which are GPU figures like the
 shuffle's):
   - every CPU experiment's DIR/<name>.csv (agreed header, at least one data row) and
     DIR/<name>.meta.json (valid JSON);
@@ -28,7 +28,7 @@ import sys
 from figures import shuffle_results as sr
 from figures import sort_results
 from figures import gaussian_results  # warp Gaussian figures that have data
-from figures import python_results  # python_peers (issue 16), when recorded or run
+from figures import python_results  # python_peers (the Python package's benchmark), when recorded or run
 
 
 def required_gpu_figures(results, recorded):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Python package's GPU path on a GPU machine (issue 16): builds the extension only
+# The Python package's GPU path on a GPU machine: builds the extension only
 # (onepass._onepass, CPU, and onepass._onepass_cuda, CUDA) with CMake, runs the GPU and CPU
 # Python tests, then the benchmark experiments/python_peers.py into OUTDIR.
 #   scripts/device-python-gpu.sh OUTDIR

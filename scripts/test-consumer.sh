@@ -63,7 +63,7 @@ mapfile -t flag_files < <(find "$scratch/consumer-subdir" \( -name build.ninja -
 if grep -qE -- '-march=native|-Wextra' "${flag_files[@]}"; then
   fail "onepass as a subproject added -march=native or -Wall -Wextra"
 fi
-for t in onepass_algorithms onepass_stats onepass_cli onepass_harness test_cpu_shuffle; do
+for t in onepass_algorithms onepass_baselines onepass_stats onepass_cli onepass_harness test_cpu_shuffle; do
   [[ -z $(find "$scratch/consumer-subdir" -type d -name "$t.dir") ]] || fail "onepass as a subproject defined $t"
 done
 quiet cmake --build "$scratch/consumer-subdir" -j "$jobs"

@@ -29,9 +29,9 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_scan.h>
 
-#include "baseline_common.hpp"
 #include "onepass/random/counter_hash.hpp"
 #include "onepass/registry.hpp"
+#include "onepass_baselines/cpu/baseline_common.hpp"
 
 namespace onepass::baselines {
 namespace {

@@ -13,9 +13,9 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
-#include "baseline_common.hpp"
 #include "onepass/random/counter_hash.hpp"
 #include "onepass/registry.hpp"
+#include "onepass_baselines/cpu/baseline_common.hpp"
 
 namespace onepass::baselines {
 namespace {

@@ -22,10 +22,10 @@
 
 #include <tbb/parallel_for.h>
 
-#include "baseline_common.hpp"
-#include "merge_shuffle.hpp"
 #include "onepass/random/counter_hash.hpp"
 #include "onepass/registry.hpp"
+#include "onepass_baselines/cpu/baseline_common.hpp"
+#include "onepass_baselines/cpu/merge_shuffle.hpp"
 
 namespace onepass::baselines {
 namespace {

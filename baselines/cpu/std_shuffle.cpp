@@ -14,8 +14,8 @@
 #include <cstdint>
 #include <random>
 
-#include "baseline_common.hpp"
 #include "onepass/registry.hpp"
+#include "onepass_baselines/cpu/baseline_common.hpp"
 
 namespace onepass::baselines {
 namespace {

@@ -1,8 +1,9 @@
 // baselines/cpu/std_stable_sort.cpp — "std_stable_sort": the oracle every sort is tested
-// against (onepass::sort::stable_sort_oracle: std::stable_sort of indices by the transformed
-// key field, then a gather). Sequential; every registry shape; begin_bit/end_bit, descending.
-#include "cpu_sort_common.hpp"
-#include "onepass/sort/cpu_radix_sort.hpp"
+// against (stable_sort_oracle, <onepass_baselines/cpu/stable_sort_oracle.hpp>: std::stable_sort
+// of indices by the transformed key field, then a gather). Sequential; every registry shape;
+// begin_bit/end_bit, descending.
+#include "onepass_baselines/cpu/cpu_sort_common.hpp"
+#include "onepass_baselines/cpu/stable_sort_oracle.hpp"
 
 namespace onepass::baselines {
 namespace {
@@ -10,7 +11,7 @@ namespace {
 struct std_stable_sort_impl {
   template <class Key, class Value>
   static void run(const Key* ki, Key* ko, const Value* vi, Value* vo, std::size_t n, const registry::sort_params& p) {
-    sort::stable_sort_oracle<Key, Value>(ki, ko, vi, vo, n, p.begin_bit, p.end_bit, p.descending);
+    stable_sort_oracle<Key, Value>(ki, ko, vi, vo, n, p.begin_bit, p.end_bit, p.descending);
   }
 };
 

@@ -1,9 +1,9 @@
 // baselines/cpu/tbb_radix_sort.cpp — "tbb_radix": the library's oneTBB parallel LSD radix
 // sort (lib/include/onepass/sort/cpu_radix_sort.hpp), the CPU counterpart of the GPU sorts.
 // Every registry shape; honours begin_bit/end_bit and descending; stable.
-#include "cpu_sort_common.hpp"
 #include "onepass/error.hpp"
 #include "onepass/sort/cpu_radix_sort.hpp"
+#include "onepass_baselines/cpu/cpu_sort_common.hpp"
 
 namespace onepass::baselines {
 namespace {

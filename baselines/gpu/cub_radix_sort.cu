@@ -29,8 +29,8 @@
 
 #include <limits>
 
-#include "gpu_sort_common.cuh"
 #include "onepass/call_protocol.hpp"
+#include "onepass_baselines/gpu/gpu_sort_common.cuh"
 
 namespace onepass::baselines::gpu {
 namespace {

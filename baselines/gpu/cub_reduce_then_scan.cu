@@ -26,7 +26,7 @@
 
 #include <limits>
 
-#include "gpu_sort_common.cuh"
+#include "onepass_baselines/gpu/gpu_sort_common.cuh"
 
 namespace onepass::baselines::gpu {
 namespace {

@@ -1,6 +1,6 @@
 // cuRAND's host API as a Gaussian-generator baseline (article "Training a random Gaussian
 // generator", section "Tail tests and measuring the speed of the generator": the speed
-// comparison, here against cuRAND as issue 5 asks): curand_host_philox, a generator of
+// comparison, here against cuRAND, the GPU generator users call today): curand_host_philox, a generator of
 // type CURAND_RNG_PSEUDO_PHILOX4_32_10 (default ordering) filling the buffer with
 // curandGenerateNormalDouble (f64) or curandGenerateNormal (f32), mean 0, stddev 1.
 //

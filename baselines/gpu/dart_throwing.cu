@@ -31,9 +31,9 @@
 #include <limits>
 #include <string>
 
-#include "gpu_baseline_common.cuh"
 #include "onepass/random/counter_hash.hpp"
 #include "onepass/registry.hpp"
+#include "onepass_baselines/gpu/gpu_baseline_common.cuh"
 
 namespace onepass::baselines::gpu {
 namespace {

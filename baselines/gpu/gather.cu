@@ -22,10 +22,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "gpu_baseline_common.cuh"
 #include "onepass/random/counter_hash.hpp"
 #include "onepass/registry.hpp"
-#include "random_gather.cuh"
+#include "onepass_baselines/gpu/gpu_baseline_common.cuh"
+#include "onepass_baselines/gpu/random_gather.cuh"
 
 namespace onepass::baselines::gpu {
 namespace {

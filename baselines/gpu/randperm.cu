@@ -25,11 +25,11 @@
 #include <limits>
 #include <string>
 
-#include "gpu_baseline_common.cuh"
 #include "onepass/random/counter_hash.hpp"
 #include "onepass/registry.hpp"
-#include "random_gather.cuh"
-#include "randperm.cuh"
+#include "onepass_baselines/gpu/gpu_baseline_common.cuh"
+#include "onepass_baselines/gpu/random_gather.cuh"
+#include "onepass_baselines/gpu/randperm.cuh"
 
 namespace onepass::baselines::gpu {
 namespace {

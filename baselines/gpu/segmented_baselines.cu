@@ -23,11 +23,11 @@
 #include <cstdint>
 #include <string>
 
-#include "gpu_baseline_common.cuh"
 #include "onepass/bijection/variable_philox.hpp"
 #include "onepass/registry.hpp"
 #include "onepass/shuffle/gpu_shuffle.cuh"
 #include "onepass/shuffle/segment_seed.hpp"
+#include "onepass_baselines/gpu/gpu_baseline_common.cuh"
 
 namespace onepass::baselines::gpu {
 namespace {

@@ -24,9 +24,9 @@
 #include <cstdint>
 #include <limits>
 
-#include "gpu_baseline_common.cuh"
 #include "onepass/random/counter_hash.hpp"
 #include "onepass/registry.hpp"
+#include "onepass_baselines/gpu/gpu_baseline_common.cuh"
 
 namespace onepass::baselines::gpu {
 namespace {

@@ -37,8 +37,8 @@
 #include <random>
 #include <string>
 
-#include "gpu_baseline_common.cuh"
 #include "onepass/registry.hpp"
+#include "onepass_baselines/gpu/gpu_baseline_common.cuh"
 
 namespace onepass::baselines::gpu {
 namespace {

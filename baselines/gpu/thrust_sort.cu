@@ -34,7 +34,7 @@
 #include <cstddef>
 #include <string>
 
-#include "gpu_sort_common.cuh"
+#include "onepass_baselines/gpu/gpu_sort_common.cuh"
 
 namespace onepass::baselines::gpu {
 namespace {

@@ -1,10 +1,10 @@
 // baselines/gpu/vren_sort.cu — "vren": the VREN article's GPU radix sort (4-bit digits,
 // count -> exclusive scan -> reorder per pass, 32-thread workgroups with warp votes),
-// ported to CUDA in lib/include/onepass/sort/vren_radix_sort.cuh. Registered for the
+// ported to CUDA in <onepass_baselines/gpu/vren_radix_sort.cuh>. Registered for the
 // three shapes of the Onesweep experiments; honours begin_bit/end_bit and descending;
 // stable; n < 2^32.
-#include "gpu_sort_common.cuh"
-#include "onepass/sort/vren_radix_sort.cuh"
+#include "onepass_baselines/gpu/gpu_sort_common.cuh"
+#include "onepass_baselines/gpu/vren_radix_sort.cuh"
 
 namespace onepass::baselines::gpu {
 namespace {
@@ -12,13 +12,13 @@ namespace {
 struct vren_impl {
   template <class Key, class Value>
   static void run(const char* fn, sort_call<Key, Value>& c) {
-    (void)fn;  // the library names itself in its messages
+    (void)fn;  // vren_sort_* name themselves in their messages
     if constexpr (has_values<Value>) {
-      sort::vren_sort_pairs(c.temp, c.temp_bytes, c.keys_in, c.keys_out, c.values_in, c.values_out, c.n, c.bits.begin,
-                            c.bits.end, c.descending, c.stream);
+      vren_sort_pairs(c.temp, c.temp_bytes, c.keys_in, c.keys_out, c.values_in, c.values_out, c.n, c.bits.begin,
+                      c.bits.end, c.descending, c.stream);
     } else {
-      sort::vren_sort_keys(c.temp, c.temp_bytes, c.keys_in, c.keys_out, c.n, c.bits.begin, c.bits.end, c.descending,
-                           c.stream);
+      vren_sort_keys(c.temp, c.temp_bytes, c.keys_in, c.keys_out, c.n, c.bits.begin, c.bits.end, c.descending,
+                     c.stream);
     }
   }
 };

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <random>
 
-#include "../../baselines/cpu/baseline_common.hpp"  // check_shuffle_arguments
 #include "onepass/registry.hpp"
+#include "onepass_baselines/cpu/baseline_common.hpp"  // check_shuffle_arguments
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <numeric>
 #include <vector>
 
-#include "../../baselines/cpu/cpu_sort_common.hpp"  // register_cpu_sort_all_shapes
-#include "onepass/sort/cpu_radix_sort.hpp"
+#include "onepass_baselines/cpu/cpu_sort_common.hpp"     // register_cpu_sort_all_shapes
+#include "onepass_baselines/cpu/stable_sort_oracle.hpp"  // stable_sort_oracle
 
 namespace {
 
@@ -18,9 +18,9 @@ struct example_sort_impl {
   template <class Key, class Value>
   static void run(const Key* ki, Key* ko, const Value* vi, Value* vo, std::size_t n,
                   const onepass::registry::sort_params& p) {
-    // The library's oracle already is a std::stable_sort of indices by the key field; a
-    // real baseline would call its own algorithm here.
-    onepass::sort::stable_sort_oracle<Key, Value>(ki, ko, vi, vo, n, p.begin_bit, p.end_bit, p.descending);
+    // The tests' oracle (a baseline too) already is a std::stable_sort of indices by the key
+    // field; a real baseline would call its own algorithm here.
+    onepass::baselines::stable_sort_oracle<Key, Value>(ki, ko, vi, vo, n, p.begin_bit, p.end_bit, p.descending);
   }
 };
 

@@ -638,7 +638,8 @@ std::string hexd(double v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Optimise the warp Gaussian generator's table (issue 5; article 'Optimising the lookup table')"};
+  CLI::App app{"Optimise the warp Gaussian generator's table (article 'Training a random Gaussian generator', "
+               "section 'Optimising the lookup table')"};
   settings cfg;
   std::string out_inc = "lib/data/gaussian_table_optimised.inc";
   std::string out_csv = "lib/data/gaussian_table_optimised.csv";

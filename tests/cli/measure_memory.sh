@@ -3,7 +3,7 @@
 # GNU shuf, `onepass shuf` and `onepass unshuf` on 2^LOG2_LINES (default 24) empty
 # lines read from a file, as /usr/bin/time reports it (maximum resident set size),
 # minus each program's peak on an empty file. Not a CTest test (it takes ~10 s and
-# 300 MB at 2^24); the numbers are quoted in lib/cli/shuf_io.hpp.
+# 300 MB at 2^24); the numbers are quoted in cli/shuf_io.hpp.
 set -eu
 export LC_ALL=C
 ONEPASS=${1:?usage: measure_memory.sh path/to/onepass [log2_lines]}

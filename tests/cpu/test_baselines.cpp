@@ -1,7 +1,7 @@
 // CPU shuffle baselines of the paper's Table 2 and every other registered CPU shuffle:
 // registration (names, labels, flags), permutation property at edge and large sizes,
 // determinism per seed, gather output drawn from the input, argument errors; plus an
-// exact and a χ² test of MergeShuffle's random merge step (baselines/cpu/merge_shuffle.hpp).
+// exact and a χ² test of MergeShuffle's random merge step (onepass_baselines/cpu/merge_shuffle.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,8 +16,8 @@
 #include <boost/math/distributions/chi_squared.hpp>
 #include <tbb/global_control.h>
 
-#include "../../baselines/cpu/baseline_common.hpp"
-#include "../../baselines/cpu/merge_shuffle.hpp"
+#include "onepass_baselines/cpu/baseline_common.hpp"
+#include "onepass_baselines/cpu/merge_shuffle.hpp"
 #include "onepass/error.hpp"
 #include "onepass/random/counter_hash.hpp"
 #include "onepass/registry.hpp"

@@ -1,4 +1,4 @@
-// The `onepass` command-line tool (lib/cli/onepass_main.cpp), run as a process:
+// The `onepass` command-line tool (cli/onepass_main.cpp), run as a process:
 // list format, permutations equal to the library call for seeds S + k, shuf keeps
 // lines and is deterministic per seed, and every bad argument gives exactly one
 // line on stderr, nothing on stdout and a non-zero exit status.

@@ -1,10 +1,11 @@
 // The CPU sorts of the Onesweep area (lib/include/onepass/sort/cpu_radix_sort.hpp and the
 // registered CPU sorts "tbb_radix", "std_stable_sort"): the oneTBB radix sort equals the
-// std::stable_sort oracle bit for bit for every key type (uint32, int32, float, uint64,
-// int64, double), both orders, several bit ranges, sizes 0, 1, small and large (several
-// chunks), every entropy band (key = AND of q uniform words, q = 1, 2, 3, 4, 8, 16),
-// all-equal, sorted and reversed inputs; pairs are stable; floats place -0.0, +0.0 and
-// NaNs as key_traits.hpp documents; bad input throws onepass::error.
+// std::stable_sort oracle (onepass_baselines/cpu/stable_sort_oracle.hpp) bit for bit for
+// every key type (uint32, int32, float, uint64, int64, double), both orders, several bit
+// ranges, sizes 0, 1, small and large (several chunks), every entropy band (key = AND of q
+// uniform words, q = 1, 2, 3, 4, 8, 16), all-equal, sorted and reversed inputs; pairs are
+// stable; floats place -0.0, +0.0 and NaNs as key_traits.hpp documents; bad input throws
+// onepass::error.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,10 +22,12 @@
 #include "onepass/registry.hpp"
 #include "onepass/sort/cpu_radix_sort.hpp"
 #include "onepass/sort/key_traits.hpp"
+#include "onepass_baselines/cpu/stable_sort_oracle.hpp"
 
 namespace {
 
 namespace s = onepass::sort;
+using onepass::baselines::stable_sort_oracle;  // the tests' oracle (a baseline)
 namespace reg = onepass::registry;
 
 /// n keys whose words are the AND of q uniform words (Thearling–Smith entropy band q).
@@ -51,7 +54,7 @@ void expect_keys_match(const std::vector<Key>& in, unsigned begin, unsigned end,
                        const std::string& what) {
   std::vector<Key> ours(in.size()), oracle(in.size());
   s::radix_sort_keys(in.data(), ours.data(), in.size(), begin, end, descending);
-  s::stable_sort_oracle(in.data(), oracle.data(), in.size(), begin, end, descending);
+  stable_sort_oracle(in.data(), oracle.data(), in.size(), begin, end, descending);
   EXPECT_TRUE(same_bits(ours, oracle)) << what << " n=" << in.size() << " bits [" << begin << "," << end << ") "
                                        << (descending ? "descending" : "ascending");
 }
@@ -65,7 +68,7 @@ void expect_pairs_match(const std::vector<Key>& in, unsigned begin, unsigned end
   std::vector<Key> ours(n), oracle(n);
   std::vector<std::uint32_t> ours_v(n), oracle_v(n);
   s::radix_sort_pairs(in.data(), ours.data(), values.data(), ours_v.data(), n, begin, end, descending);
-  s::stable_sort_oracle(in.data(), oracle.data(), values.data(), oracle_v.data(), n, begin, end, descending);
+  stable_sort_oracle(in.data(), oracle.data(), values.data(), oracle_v.data(), n, begin, end, descending);
   EXPECT_TRUE(same_bits(ours, oracle)) << what << " keys, n=" << n;
   EXPECT_EQ(ours_v, oracle_v) << what << " values, n=" << n;
   // Stability, checked directly: equal key fields keep increasing input indices.
@@ -123,7 +126,7 @@ TYPED_TEST(CpuRadixSort, SpecialInputs) {
   auto random = band_keys<Key>(n, 1, 99);
   std::vector<Key> equal(n, random[0]);
   std::vector<Key> sorted(n);
-  s::stable_sort_oracle(random.data(), sorted.data(), n);
+  stable_sort_oracle(random.data(), sorted.data(), n);
   std::vector<Key> reversed(sorted.rbegin(), sorted.rend());
   auto few = band_keys<Key>(n, 1, 5);
   for (auto& k : few) k = random[static_cast<std::size_t>(s::radix_traits<Key>::to_bits(k) % 3)];
@@ -140,10 +143,10 @@ TEST(CpuRadixSortOracle, MatchesStdStableSortOnIntegers) {
   const auto in = band_keys<std::int64_t>(20000, 2, 3);
   std::vector<std::int64_t> expected = in, oracle(in.size());
   std::stable_sort(expected.begin(), expected.end());
-  s::stable_sort_oracle(in.data(), oracle.data(), in.size());
+  stable_sort_oracle(in.data(), oracle.data(), in.size());
   EXPECT_EQ(oracle, expected);
   std::stable_sort(expected.begin(), expected.end(), std::greater<>());
-  s::stable_sort_oracle(in.data(), oracle.data(), in.size(), 0, 0, true);
+  stable_sort_oracle(in.data(), oracle.data(), in.size(), 0, 0, true);
   EXPECT_EQ(oracle, expected);
 }
 

@@ -1,5 +1,6 @@
 // float_order (lib/include/onepass/sort/key_traits.hpp) on the CPU: digit_word, the
-// oracle stable_sort_oracle<Order> and the oneTBB radix_sort_keys/pairs<Order>.
+// oracle stable_sort_oracle<Order> (onepass_baselines/cpu/stable_sort_oracle.hpp) and the
+// oneTBB radix_sort_keys/pairs<Order>.
 //   - digit_word: under signed_zero_equal only the float/double word 0x7F..F changes
 //     (to 0x80..0); integer keys and total_order leave every word alone.
 //   - The oracle under both orders equals an independent model (a std::stable_sort by a
@@ -30,12 +31,14 @@
 
 #include "onepass/sort/cpu_radix_sort.hpp"
 #include "onepass/sort/key_traits.hpp"
+#include "onepass_baselines/cpu/stable_sort_oracle.hpp"
 
 #include "float_order_inputs.hpp"
 
 namespace {
 
 namespace s = onepass::sort;
+using onepass::baselines::stable_sort_oracle;  // the tests' oracle (a baseline)
 namespace fk = onepass::testing::float_keys;
 using s::float_order;
 
@@ -91,10 +94,10 @@ void check_against_model(const std::vector<F>& keys, range r, bool desc, const s
   for (std::size_t i = 0; i < n; ++i) expected_v64[i] = v64[idx[i]];
 
   std::vector<F> out(n);
-  s::stable_sort_oracle<Order>(keys.data(), out.data(), n, r.begin, r.end, desc);
+  stable_sort_oracle<Order>(keys.data(), out.data(), n, r.begin, r.end, desc);
   ASSERT_TRUE(same_bits(out, expected)) << what << ": oracle keys";
   std::vector<std::uint32_t> out_v32(n);
-  s::stable_sort_oracle<Order>(keys.data(), out.data(), v32.data(), out_v32.data(), n, r.begin, r.end, desc);
+  stable_sort_oracle<Order>(keys.data(), out.data(), v32.data(), out_v32.data(), n, r.begin, r.end, desc);
   ASSERT_TRUE(same_bits(out, expected)) << what << ": oracle pairs, keys";
   ASSERT_EQ(out_v32, expected_v32) << what << ": oracle pairs, values (stability)";
 
@@ -172,8 +175,8 @@ TYPED_TEST(FloatOrder, DefaultOverloadsAreTotalOrder) {
   const auto keys = fk::make_keys<F>(fk::input::specials, 5000, 77);
   for (bool desc : {false, true}) {
     std::vector<F> a(keys.size()), b(keys.size()), c(keys.size()), d(keys.size());
-    s::stable_sort_oracle(keys.data(), a.data(), keys.size(), 0, 0, desc);
-    s::stable_sort_oracle<float_order::total_order>(keys.data(), b.data(), keys.size(), 0, 0, desc);
+    stable_sort_oracle(keys.data(), a.data(), keys.size(), 0, 0, desc);
+    stable_sort_oracle<float_order::total_order>(keys.data(), b.data(), keys.size(), 0, 0, desc);
     s::radix_sort_keys(keys.data(), c.data(), keys.size(), 0, 0, desc);
     s::radix_sort_keys<float_order::total_order>(keys.data(), d.data(), keys.size(), 0, 0, desc);
     EXPECT_TRUE(same_bits(a, b));
@@ -194,8 +197,8 @@ TYPED_TEST(FloatOrder, ZerosAreOneStableRunAndEverythingElseIsTotalOrder) {
         std::vector<std::uint32_t> v(n), vt(n), vz(n);
         std::iota(v.begin(), v.end(), 0u);
         std::vector<F> kt(n), kz(n);
-        s::stable_sort_oracle<float_order::total_order>(keys.data(), kt.data(), v.data(), vt.data(), n, 0, 0, desc);
-        s::stable_sort_oracle<float_order::signed_zero_equal>(keys.data(), kz.data(), v.data(), vz.data(), n, 0, 0,
+        stable_sort_oracle<float_order::total_order>(keys.data(), kt.data(), v.data(), vt.data(), n, 0, 0, desc);
+        stable_sort_oracle<float_order::signed_zero_equal>(keys.data(), kz.data(), v.data(), vz.data(), n, 0, 0,
                                                               desc);
         const std::string what = fk::to_string(in) + " n=" + std::to_string(n) + (desc ? " descending" : " ascending");
         std::size_t zeros_seen = 0;
@@ -249,7 +252,7 @@ TYPED_TEST(FloatOrder, AllEqualKeysKeepInputOrder) {
         std::vector<std::uint32_t> v(n), out_v(n), tbb_v(n);
         std::iota(v.begin(), v.end(), 0u);
         std::vector<F> out(n), tbb(n);
-        s::stable_sort_oracle<float_order::signed_zero_equal>(keys.data(), out.data(), v.data(), out_v.data(), n,
+        stable_sort_oracle<float_order::signed_zero_equal>(keys.data(), out.data(), v.data(), out_v.data(), n,
                                                               r.begin, r.end, desc);
         s::radix_sort_pairs<float_order::signed_zero_equal>(keys.data(), tbb.data(), v.data(), tbb_v.data(), n,
                                                             r.begin, r.end, desc);
@@ -269,15 +272,15 @@ TEST(FloatOrderNarrowedRange, DescendingZerosTakeMinusZerosField) {
   const float denorm = std::numeric_limits<float>::denorm_min();
   const std::vector<float> in = {+0.0f, denorm, -0.0f, +0.0f};
   std::vector<float> out(in.size());
-  s::stable_sort_oracle<float_order::signed_zero_equal>(in.data(), out.data(), in.size(), 8, 32, true);
+  stable_sort_oracle<float_order::signed_zero_equal>(in.data(), out.data(), in.size(), 8, 32, true);
   const std::vector<float> expected_zero_equal = {denorm, +0.0f, -0.0f, +0.0f};
   EXPECT_TRUE(same_bits(out, expected_zero_equal));
-  s::stable_sort_oracle<float_order::total_order>(in.data(), out.data(), in.size(), 8, 32, true);
+  stable_sort_oracle<float_order::total_order>(in.data(), out.data(), in.size(), 8, 32, true);
   const std::vector<float> expected_total = {+0.0f, denorm, +0.0f, -0.0f};
   EXPECT_TRUE(same_bits(out, expected_total));
   // Ascending [8, 32): -0.0 0x7FFFFFFF reads as 0x80000000 (field 0x800000), tying with
   // +0.0 and with +denorm_min (0x80000001, field 0x800000); all in input order.
-  s::stable_sort_oracle<float_order::signed_zero_equal>(in.data(), out.data(), in.size(), 8, 32, false);
+  stable_sort_oracle<float_order::signed_zero_equal>(in.data(), out.data(), in.size(), 8, 32, false);
   EXPECT_TRUE(same_bits(out, in));
 }
 
@@ -299,8 +302,8 @@ TYPED_TEST(IntegerKeys, SignedZeroEqualHasNoEffect) {
   for (bool desc : {false, true})
     for (range r : {range{0, 0}, range{8, 0}, range{0, 8}}) {
       std::vector<I> a(keys.size()), b(keys.size()), c(keys.size());
-      s::stable_sort_oracle<float_order::total_order>(keys.data(), a.data(), keys.size(), r.begin, r.end, desc);
-      s::stable_sort_oracle<float_order::signed_zero_equal>(keys.data(), b.data(), keys.size(), r.begin, r.end, desc);
+      stable_sort_oracle<float_order::total_order>(keys.data(), a.data(), keys.size(), r.begin, r.end, desc);
+      stable_sort_oracle<float_order::signed_zero_equal>(keys.data(), b.data(), keys.size(), r.begin, r.end, desc);
       s::radix_sort_keys<float_order::signed_zero_equal>(keys.data(), c.data(), keys.size(), r.begin, r.end, desc);
       EXPECT_EQ(a, b);
       EXPECT_EQ(a, c);

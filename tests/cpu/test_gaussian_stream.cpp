@@ -1,4 +1,4 @@
-// `onepass gaussian-stream` (lib/cli/onepass_main.cpp) run as a process, and the
+// `onepass gaussian-stream` (cli/onepass_main.cpp) run as a process, and the
 // CDF mapping it uses (onepass/gaussian/cdf_stream.hpp): raw uint32 words equal to the
 // article's erf mapping of generate_normal_cpu's output, deterministic per seed, exactly
 // 4 N bytes with --count N (a prefix of the longer stream), an unlimited stream that stops

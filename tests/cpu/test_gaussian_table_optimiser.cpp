@@ -174,8 +174,8 @@ TEST(OptimisedTable, CoefficientsHaveTheRatioVarianceAndKurtosis) {
 }
 
 TEST(OptimisedTable, EveryTestOfOrderUpTo24LastsTenToTheThirtyOneOutputs) {
-  // Article: 1.6e30 outputs to fail a moment test at 4 sigma (up from 9.1e10). Issue 17's
-  // bar, by our analytics: every Hermite, moment and best-polynomial test of order <= 24
+  // Article: 1.6e30 outputs to fail a moment test at 4 sigma (up from 9.1e10). The
+  // project's bar, by our analytics: every Hermite, moment and best-polynomial test of order <= 24
   // reaches >= 1e31 outputs before a 4-sigma failure, those of order <= 16 >= 1e33. The
   // tail polish solves orders <= optimised_table_max_order() (from the data file; 20)
   // and leaves 22 and 24 free: all 24 are checked here.

@@ -1,5 +1,5 @@
 // The bijections evaluated in a CUDA kernel equal their host evaluation bit for
-// bit (DESIGN: a GPU kernel and its CPU twin are compared exactly). Label `gpu`:
+// bit (every GPU kernel with a CPU twin is compared with it exactly). Label `gpu`:
 // skipped, and reported as skipped, on a machine without a GPU.
 #include <gtest/gtest.h>
 

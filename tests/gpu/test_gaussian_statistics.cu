@@ -1,12 +1,12 @@
-// Statistical tests of the warp Gaussian generator on the GPU (issue 5, "Empirical
-// tests"; article sections "Optimising the lookup table" and "Tail tests and measuring
+// Statistical tests of the warp Gaussian generator on the GPU (article "Training a random
+// Gaussian generator", sections "Optimising the lookup table" and "Tail tests and measuring
 // the speed of the generator").
 //
 // N = 2^L outputs (L = 36 by default; environment ONEPASS_GAUSSIAN_OUTPUTS_LOG2 = 30..42,
 // e.g. 38 for the article's 2^38) of the per-thread API warp_normal_generator<form::four>
 // with onepass::gaussian::default_table(), 2^17 threads (512 blocks x 256) with
 // N / 2^17 draws each, seed fixed; once for the double draws (next_pair) and once for
-// the float draws (next_pair_float: the same doubles rounded to nearest float, issue 17),
+// the float draws (next_pair_float: the same doubles rounded to nearest float),
 // each statistic below computed in double from the value drawn. On the GPU, per thread:
 //   - S_n = sum of He_n(x), n = 1..16 (probabilists' Hermite polynomials by the
 //     recurrence He_{k+1} = x He_k - k He_{k-1}), each a compensated sum (Knuth's

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "../../baselines/gpu/random_gather.cuh"
-#include "../../baselines/gpu/randperm.cuh"
+#include "onepass_baselines/gpu/random_gather.cuh"
+#include "onepass_baselines/gpu/randperm.cuh"
 #include "onepass/error.hpp"
 #include "onepass/registry.hpp"
 #include "onepass/shuffle/cpu_shuffle.hpp"

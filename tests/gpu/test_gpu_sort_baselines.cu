@@ -28,7 +28,8 @@
 
 #include "onepass/error.hpp"
 #include "onepass/registry.hpp"
-#include "onepass/sort/cpu_radix_sort.hpp"
+#include "onepass/sort/key_traits.hpp"
+#include "onepass_baselines/cpu/stable_sort_oracle.hpp"
 #include "gpu_test_support.hpp"
 
 namespace {
@@ -124,7 +125,7 @@ input make_input(reg::sort_shape shape, std::size_t n, const std::string& kind, 
 void oracle_run(const reg::sort_entry& e, const void* ki, void* ko, const void* vi, void* vo, std::size_t n,
                 const reg::sort_params& p) {
   if (e.shape == reg::sort_shape::keys_f32 && e.float_zeros_equal) {
-    onepass::sort::stable_sort_oracle<onepass::sort::float_order::signed_zero_equal>(
+    onepass::baselines::stable_sort_oracle<onepass::sort::float_order::signed_zero_equal>(
         static_cast<const float*>(ki), static_cast<float*>(ko), n, p.begin_bit, p.end_bit, p.descending);
     return;
   }

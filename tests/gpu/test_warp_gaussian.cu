@@ -1,5 +1,5 @@
 // The warp Gaussian generator on the GPU equals its CPU emulation bit for bit
-// (DESIGN: a GPU kernel and its CPU twin are compared exactly; issue 5): warp_gaussian
+// (a GPU kernel and its CPU twin are compared exactly): warp_gaussian
 // in both forms for random entropy, tables, coefficients, mu and sigma; the per-thread
 // warp_normal_generator; and generate_normal against generate_normal_cpu.
 // Label `gpu`: skipped, and reported as skipped, on a machine without a GPU.
@@ -285,7 +285,7 @@ TEST(WarpGaussianGpu, GenerateNormalChecksArgumentsBeforeLaunching) {
 
 }  // namespace
 
-// Issue 17's API test: the draws of the per-thread API in a user-style kernel equal
+// The API test: the draws of the per-thread API in a user-style kernel equal
 // generate_normal's outputs for the same seed, mean, stddev and offsets (an even and an
 // odd first draw).
 TEST(WarpGaussianGpu, UserKernelDrawsEqualGenerateNormal) {

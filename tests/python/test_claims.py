@@ -1,4 +1,4 @@
-"""paper/claims.py: the claims tables of the five seed documents (issue 12, item 1), on small
+"""paper/claims.py: the claims tables of the five seed documents, on small
 synthetic results: a claim that holds, one that fails, one whose file is missing, and the
 closed vocabulary of verdicts."""
 

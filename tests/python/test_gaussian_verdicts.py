@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Verdicts of the Gaussian section (figures/gaussian_results.py's report_section, which the
 report calls), on synthetic CSVs: the throughput bar (ours >= 1.3 x curand_normal2_double in
-registers), dieharder and the table-quality bar of issue 17 (every Hermite, moment and
+registers), dieharder and the project's table-quality bar (every Hermite, moment and
 best-polynomial test of order <= 24 lasts >= 1e31 outputs, orders <= 16 >= 1e33, with the
 per-order table of the report) -- a claim that holds, one that fails, data missing.
 
@@ -146,7 +146,7 @@ class GaussianVerdicts(unittest.TestCase):
         self.assertIn("3.00e+31", text)
 
     def test_table_bar_not_met_when_a_high_order_fails_early(self):
-        # the table before issue 17: order 18 fails after 1.3e29 outputs
+        # an earlier optimised table: order 18 fails after 1.3e29 outputs
         self.assertEqual(self.table_bar(failure_rows({18: 1.3e29}))[0], "not met")
 
     def test_table_bar_not_met_when_a_low_order_is_below_1e33(self):

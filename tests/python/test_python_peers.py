@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Python-package section (figures/python_results.py, experiment python_peers, issue 16):
+"""The Python-package section (figures/python_results.py, experiment python_peers):
 ratios and verdicts on synthetic rows (met, not met, a missing peer), the comparison with the
 C++ library, and the section and figure from the recorded H100 CSV.
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Verdicts of the shuffle paper's throughput sections (paper/make_report.py), on synthetic CSVs:
-Table 2 / Fig. 12 beside the paper (compare_throughput), issue 3's GPU targets (issue3_targets)
+Table 2 / Fig. 12 beside the paper (compare_throughput), the project's Bijective2 targets (bijective2_targets)
 and Fig. 10's fusion claims (fusion_verdict) -- a claim that holds, one that fails, data missing.
 
 Run alone (from the repository root): python3 -m unittest tests.python.test_shuffle_verdicts"""
@@ -84,7 +84,7 @@ def table1_rows(sizes, vp, gather, thrust):
     return rows
 
 
-class Issue3Targets(unittest.TestCase):
+class Bijective2Targets(unittest.TestCase):
     SIZES = [14, 17, 20, 23, 26, 29]
 
     def setUp(self):
@@ -97,7 +97,7 @@ class Issue3Targets(unittest.TestCase):
         t.write_csv(self.tmp.path, "table1_gpu_shuffle", t.TABLE1_COLUMNS, rows)
         t.write_meta(self.tmp.path, "table1_gpu_shuffle")
         loaded, _ = sr.load_experiment(self.tmp.path, "table1_gpu_shuffle")
-        return mr.issue3_targets(sr.best_throughput(loaded, sr.gpu_name_of(loaded)))
+        return mr.bijective2_targets(sr.best_throughput(loaded, sr.gpu_name_of(loaded)))
 
     def test_met(self):
         trows, verdict = self.targets(table1_rows(self.SIZES, lambda w: 19e9, lambda w: 20e9, lambda w: 9e9))
@@ -124,7 +124,7 @@ class Issue3Targets(unittest.TestCase):
     def test_missing_file_reports_not_measured(self):
         report = t.empty_report(self.tmp.path)
         report.gpu_sections({})
-        self.assertEqual(t.summary_verdict(report, "Issue 3 performance targets"), "not measured")
+        self.assertEqual(t.summary_verdict(report, "Bijective2 performance targets"), "not measured")
         self.assertEqual(t.summary_verdict(report, "Table 1 / Fig. 11"), "not recorded")
 
 
@@ -142,7 +142,7 @@ def fusion_rows(sizes, b0, b1, b2, best, gather):
 
 
 class SizeTargets(unittest.TestCase):
-    """Issue 14's targets at every size (size_targets): ratio to the gather by size band, and
+    """The project's targets at every size (size_targets): ratio to the gather by size band, and
     the thrust factor from 2^17 + 1; best_throughput's {label: {w: (M items/s, threads)}}."""
 
     @staticmethod

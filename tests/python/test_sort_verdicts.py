@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Verdicts of the Onesweep sections (paper/make_report.py), on synthetic sort CSVs: each
-figure's row (ours / CUB (best) at q = 1 against issue 4's target, onesweep_target_verdict) and
-issue 11's targets table of sort_headline (evaluate_targets, targets_verdict) -- a claim that
+figure's row (ours / CUB (best) at q = 1 against the project's target, onesweep_target_verdict) and
+the project's targets table of sort_headline (evaluate_targets, targets_verdict) -- a claim that
 holds, one that fails, data missing.
 
 Run alone (from the repository root): python3 -m unittest tests.python.test_sort_verdicts"""

@@ -1,7 +1,8 @@
 // onepass/gaussian/entropy.hpp — the counter-based entropy source of the warp Gaussian
 // generator: one uniform 32-bit word per (seed, thread, draw), computable in any order,
-// so any run can be replayed (issue 5; the article presupposes "a good pseudorandom
-// generator of uniform 32-bit integers", section "A new algorithm").
+// so any run can be replayed (the article "Training a random Gaussian generator",
+// section "A new algorithm", presupposes "a good pseudorandom generator of uniform 32-bit
+// integers").
 //
 // Construction: entropy(seed, thread, draw) = 32-bit half (draw & 1: 0 low, 1 high) of
 // counter_hash(seed ^ gaussian_seed_salt, thread)(draw >> 1), i.e. word draw/2 of the

@@ -96,9 +96,9 @@ struct coefficient_solution {
 /// Host only. Never throws (except std::bad_alloc).
 table inverse_cdf_table();
 
-/// Our optimised table (issue 5; article "Optimising the lookup table", "Local search",
-/// "Choosing the coefficients"): BFGS on log(x^T D x) from inverse_cdf_table(), scaled
-/// by 2^24, rounded, integer local search, coefficients from solve_coefficients
+/// Our optimised table (article "Training a random Gaussian generator", sections "Optimising
+/// the lookup table", "Local search", "Choosing the coefficients"): BFGS on log(x^T D x)
+/// from inverse_cdf_table(), scaled by 2^24, rounded, integer local search, coefficients from solve_coefficients
 /// (p0 : p1 = sqrt 5 : 2, Var 1, kurtosis 3). Embedded from
 /// lib/data/gaussian_table_optimised.inc, written by `make gaussian-table`
 /// (stats/table_optimiser), whose header holds the command, seed and the failure times
@@ -110,7 +110,7 @@ const table& optimised_table();
 /// its --max-order and, when the tail polish ran, --polish-order; recorded in the data
 /// file). By our analytics every Hermite, moment and best-polynomial test of order <= 24
 /// reaches >= 1e31 outputs before a 4-sigma failure, those of order <= 16 >= 1e33
-/// (tests/cpu/test_gaussian_table_optimiser.cpp; issue 17); the data file's header lists
+/// (tests/cpu/test_gaussian_table_optimiser.cpp); the data file's header lists
 /// each order 1..24. 0 when the embedded file is the placeholder.
 unsigned optimised_table_max_order();
 

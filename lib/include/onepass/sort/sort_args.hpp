@@ -1,9 +1,9 @@
 // onepass/sort/sort_args.hpp — argument checks every onepass sort makes (host only, no
 // CUDA): the bit range [begin_bit, end_bit) of the key sorted on and the buffers of an
 // out-of-place keys-only or key-value sort, built from the rules of onepass/call_protocol.hpp.
-// Shared by the VREN sort, the oneTBB CPU radix sort and the GPU sort baselines
-// (baselines/gpu/gpu_sort_common.cuh), so that they reject the same inputs with the same
-// messages.
+// Used by the library's sorts (the oneTBB CPU radix sort, ...) and by the sort baselines
+// built on the library (baselines/: the VREN sort, the GPU sort baselines, the std::stable_sort
+// oracle), so that they reject the same inputs with the same messages.
 #pragma once
 
 #include <cstddef>

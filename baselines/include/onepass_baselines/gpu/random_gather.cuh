@@ -1,9 +1,10 @@
-// baselines/gpu/random_gather.cuh — the random-gather upper bound of the paper's Table 1
+// onepass_baselines/gpu/random_gather.cuh — the random-gather upper bound of the paper's Table 1
 // ("Gather", Mitchell et al. §2.2 and §6) as callable functions, for experiments that time
 // its two forms separately: the index computed in registers, and the index read from a
 // precomputed array (plus the kernels that fill such an array, which are not timed).
-// Defined in gather.cu (and randperm.cu for random_permutation_indices); compiled into
-// onepass_algorithms. The registry entry "gather" (device gpu) is random_gather below.
+// Defined in baselines/gpu/gather.cu (and baselines/gpu/randperm.cu for
+// fill_random_permutation); compiled into onepass_baselines. The registry entry "gather"
+// (device gpu) is random_gather below.
 //
 // All functions: device pointers, uint64 elements, 64-bit sizes n in [0, 2^56], work
 // enqueued on `stream` and not waited for; n = 0 enqueues nothing. Bad arguments throw

@@ -1,7 +1,7 @@
-// baselines/cpu/merge_shuffle.hpp — the random merge step of MergeShuffle (Bacher,
+// onepass_baselines/cpu/merge_shuffle.hpp — the random merge step of MergeShuffle (Bacher,
 // Bodini, Hollender & Lumbroso, "MergeShuffle: a very fast, parallel random permutation
 // algorithm", arXiv:1508.03167, 2015: the merge procedure), exposed for the baseline in
-// merge_shuffle.cpp and for its unit test. Internal to baselines/cpu.
+// baselines/cpu/merge_shuffle.cpp and for its unit test; not part of the library.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,6 @@
-// baselines/gpu/randperm.cuh — the permutation behind "randperm+gather" (what a PyTorch
+// onepass_baselines/gpu/randperm.cuh — the permutation behind "randperm+gather" (what a PyTorch
 // user gets from x[torch.randperm(n, device="cuda")]), exposed for the tests (forcing tied
-// keys) and for fill_random_permutation (random_gather.cuh). Defined in randperm.cu.
+// keys) and for fill_random_permutation (random_gather.cuh). Defined in baselines/gpu/randperm.cu.
 #pragma once
 
 #include <cuda_runtime.h>

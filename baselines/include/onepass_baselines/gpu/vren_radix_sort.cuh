@@ -1,5 +1,6 @@
-// onepass/sort/vren_radix_sort.cuh — the VREN GPU radix sort ported to CUDA: a library
-// baseline for the Onesweep experiments (the "VREN" series of Figs. 9–11).
+// onepass_baselines/gpu/vren_radix_sort.cuh — the VREN GPU radix sort ported to CUDA: a
+// baseline (another article's sort, not the library's) for the Onesweep experiments (the
+// "VREN" series of Figs. 9–11), registered as "vren" by baselines/gpu/vren_sort.cu.
 //
 // Source: "GPU radix-sort", VREN engine article (paper/references.bib: vren-radix-sort).
 // The article's algorithm, step by step, and how each step is done here (our own code):
@@ -60,9 +61,17 @@
 #include "onepass/sort/key_traits.hpp"
 #include "onepass/sort/sort_args.hpp"
 
-namespace onepass::sort {
+namespace onepass::baselines::gpu {
 
 namespace vren_detail {
+
+// The library's key order and argument checks (sort/key_traits.hpp, sort/sort_args.hpp).
+using onepass::sort::bit_range;
+using onepass::sort::check_sort_buffers;
+using onepass::sort::digit;
+using onepass::sort::ordered_bits;
+using onepass::sort::radix_traits;
+using onepass::sort::resolve_bit_range;
 
 inline constexpr unsigned digit_bits = 4;      ///< the article's radix 16
 inline constexpr unsigned radix = 1u << digit_bits;
@@ -233,8 +242,8 @@ void sort(const char* fn, void* temp, std::size_t& temp_bytes, const Key* keys_i
 template <class Key>
 void vren_sort_keys(void* temp, std::size_t& temp_bytes, const Key* keys_in, Key* keys_out, std::size_t n,
                     unsigned begin_bit = 0, unsigned end_bit = 0, bool descending = false, cudaStream_t stream = 0) {
-  vren_detail::sort<Key, vren_detail::no_value>("onepass::sort::vren_sort_keys", temp, temp_bytes, keys_in, keys_out,
-                                                nullptr, nullptr, n, begin_bit, end_bit, descending, stream);
+  vren_detail::sort<Key, vren_detail::no_value>("onepass::baselines::gpu::vren_sort_keys", temp, temp_bytes, keys_in,
+                                                keys_out, nullptr, nullptr, n, begin_bit, end_bit, descending, stream);
 }
 
 /// As vren_sort_keys, with values_in[0, n) permuted alongside into values_out[0, n)
@@ -243,8 +252,8 @@ template <class Key, class Value>
 void vren_sort_pairs(void* temp, std::size_t& temp_bytes, const Key* keys_in, Key* keys_out, const Value* values_in,
                      Value* values_out, std::size_t n, unsigned begin_bit = 0, unsigned end_bit = 0,
                      bool descending = false, cudaStream_t stream = 0) {
-  vren_detail::sort<Key, Value>("onepass::sort::vren_sort_pairs", temp, temp_bytes, keys_in, keys_out, values_in,
-                                values_out, n, begin_bit, end_bit, descending, stream);
+  vren_detail::sort<Key, Value>("onepass::baselines::gpu::vren_sort_pairs", temp, temp_bytes, keys_in, keys_out,
+                                values_in, values_out, n, begin_bit, end_bit, descending, stream);
 }
 
-}  // namespace onepass::sort
+}  // namespace onepass::baselines::gpu

@@ -1,6 +1,6 @@
-// baselines/cpu/cpu_sort_common.hpp — registers a CPU sort for every shape of the
+// onepass_baselines/cpu/cpu_sort_common.hpp — registers a CPU sort for every shape of the
 // Onesweep experiments (registry::sort_shape) from one generic implementation.
-// Internal to baselines/cpu; not part of the public library interface.
+// Shared by the baselines (target onepass_baselines) and their tests; not part of the library.
 #pragma once
 
 #include <cstddef>

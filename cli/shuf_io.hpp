@@ -1,4 +1,4 @@
-// lib/cli/shuf_io.hpp — input and output of `onepass shuf` / `onepass unshuf`.
+// cli/shuf_io.hpp — input and output of `onepass shuf` / `onepass unshuf`.
 //
 // line_store keeps every input line in ONE contiguous byte buffer, each line followed
 // by its delimiter ('\n', or NUL with -z), plus an array of L + 1 line start offsets,

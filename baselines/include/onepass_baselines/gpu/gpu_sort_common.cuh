@@ -1,7 +1,7 @@
-// baselines/gpu/gpu_sort_common.cuh — what the GPU sort baselines of the Onesweep
+// onepass_baselines/gpu/gpu_sort_common.cuh — what the GPU sort baselines of the Onesweep
 // experiments (Figs. 9–11, sort_headline) share: the key/value types of each registry shape, the argument
 // checks of registry::gpu_sort_fn and a helper that registers one algorithm for every shape.
-// Internal to baselines/gpu; not part of the public library interface.
+// Shared by the baselines (target onepass_baselines) and their tests; not part of the library.
 //
 // Conventions every GPU sort here follows (registry::gpu_sort_fn):
 // - temp == nullptr is a size query: it checks n and the bit range, sets temp_bytes (>= 1)

@@ -1,4 +1,4 @@
-// lib/cli/shuf_command.cpp — `onepass shuf` (a drop-in for GNU coreutils shuf) and
+// cli/shuf_command.cpp — `onepass shuf` (a drop-in for GNU coreutils shuf) and
 // `onepass unshuf` (its inverse).
 //
 // Options are parsed with getopt_long, as GNU's are: short options bundle (-rn5),

@@ -1,7 +1,7 @@
-// baselines/gpu/gpu_baseline_common.cuh — helpers shared by the GPU shuffle baselines of
+// onepass_baselines/gpu/gpu_baseline_common.cuh — helpers shared by the GPU shuffle baselines of
 // the paper's Table 1 (baselines/gpu/*.cu): CUDA error checks, CUB-style two-phase
 // temporary storage (query, then run), argument checks and launch geometry.
-// Internal to baselines/gpu; not part of the public library interface.
+// Shared by the baselines (target onepass_baselines) and their tests; not part of the library.
 //
 // Conventions every GPU baseline here follows (registry::gpu_shuffle_fn):
 // - temp == nullptr is a size query: it sets temp_bytes and does nothing else (it checks
@@ -23,12 +23,12 @@
 #include <cstdint>
 #include <string>
 
-#include "../cpu/baseline_common.hpp"
 #include "onepass/call_protocol.hpp"
 #include "onepass/cuda_check.hpp"
-#include "onepass/launch_geometry.cuh"
 #include "onepass/error.hpp"
+#include "onepass/launch_geometry.cuh"
 #include "onepass/random/counter_hash.hpp"
+#include "onepass_baselines/cpu/baseline_common.hpp"
 
 namespace onepass::baselines::gpu {
 

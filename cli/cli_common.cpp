@@ -1,4 +1,4 @@
-// lib/cli/cli_common.cpp — see cli_common.hpp.
+// cli/cli_common.cpp — see cli_common.hpp.
 #include "cli_common.hpp"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
-// baselines/cpu/baseline_common.hpp — small helpers shared by the CPU shuffle
+// onepass_baselines/cpu/baseline_common.hpp — small helpers shared by the CPU shuffle
 // baselines of the paper's Table 2 (argument checks, Fisher–Yates, scratch buffers).
-// Internal to baselines/cpu; not part of the public library interface.
+// Shared by the baselines (target onepass_baselines) and their tests; not part of the library.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// lib/cli/shuf_io.cpp — see shuf_io.hpp.
+// cli/shuf_io.cpp — see shuf_io.hpp.
 #include "shuf_io.hpp"
 
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-// lib/cli/onepass_main.cpp — the `onepass` command-line tool (CLI11).
+// cli/onepass_main.cpp — the `onepass` command-line tool (CLI11).
 //
 //   onepass list
 //       One registered algorithm per line: "NAME FAMILY DEVICE", e.g.
@@ -10,7 +10,7 @@
 //       params.seed = S + k (mod 2^64) and params.rounds = R. An empty permutation
 //       (N = 0) prints an empty line.
 //
-//   onepass shuf [OPTION]... [FILE]...       (lib/cli/shuf_command.cpp)
+//   onepass shuf [OPTION]... [FILE]...       (cli/shuf_command.cpp)
 //       A drop-in for GNU coreutils shuf: -n, -e, -i LO-HI, -o FILE (may be an input),
 //       -r, -z, --random-source=FILE, several FILEs, --help, --version; plus --seed S
 //       (reproducible; default: a fresh seed per run), --rounds R, --algorithm NAME.

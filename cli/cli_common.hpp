@@ -1,4 +1,4 @@
-// lib/cli/cli_common.hpp — what the `onepass` subcommands share: the two error kinds,
+// cli/cli_common.hpp — what the `onepass` subcommands share: the two error kinds,
 // integer parsing with messages that name the argument and its range, and the choice
 // of a registered CPU shuffle (--algorithm).
 #pragma once
