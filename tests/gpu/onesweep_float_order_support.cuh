@@ -23,8 +23,8 @@
 #include <utility>
 #include <vector>
 
-#include "onepass/sort/cpu_radix_sort.hpp"
 #include "onepass/sort/key_traits.hpp"
+#include "onepass_baselines/cpu/stable_sort_oracle.hpp"
 #include "onepass/sort/onesweep.cuh"
 #include "gpu_test_support.hpp"
 
@@ -34,6 +34,7 @@ namespace {
 
 namespace os = onepass::sort::onesweep;
 namespace s = onepass::sort;
+using onepass::baselines::stable_sort_oracle;
 namespace fk = onepass::testing::float_keys;
 using s::float_order;
 using onepass::testing::have_gpu;
@@ -211,7 +212,7 @@ sorted<F, V> stable_by(const std::vector<F>& keys, const std::vector<V>* values,
   return out;
 }
 
-/// The CPU oracle (stable_sort_oracle<Order>, the library's), keys or pairs.
+/// The CPU oracle (stable_sort_oracle<Order>, the std_stable_sort baseline's), keys or pairs.
 template <float_order Order, class F, class V>
 sorted<F, V> oracle(const std::vector<F>& keys, const std::vector<V>* values, unsigned begin, unsigned end,
                     bool desc) {
@@ -219,10 +220,10 @@ sorted<F, V> oracle(const std::vector<F>& keys, const std::vector<V>* values, un
   out.keys.resize(keys.size());
   if (values) {
     out.values.resize(keys.size());
-    s::stable_sort_oracle<Order>(keys.data(), out.keys.data(), values->data(), out.values.data(), keys.size(), begin,
+    stable_sort_oracle<Order>(keys.data(), out.keys.data(), values->data(), out.values.data(), keys.size(), begin,
                                  end, desc);
   } else {
-    s::stable_sort_oracle<Order>(keys.data(), out.keys.data(), keys.size(), begin, end, desc);
+    stable_sort_oracle<Order>(keys.data(), out.keys.data(), keys.size(), begin, end, desc);
   }
   return out;
 }
