@@ -25,9 +25,9 @@ import sys
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # The source paths (git pathspecs, from the repository root) whose code each GPU experiment
-# measures: the library code it times, the peers timed beside it, and its own program. Any commit
-# that touches one of them counts as a change of the measured code -- comment-only and
-# whitespace-only changes included (git cannot tell them apart without reading the diff).
+# measures: the library code it times, the peers timed beside it, and its own program. A commit
+# that touches one of them counts as a change of the measured code unless, between the measured
+# commit and HEAD, the files differ only in comments and whitespace (strip_comments).
 # The timing harness (experiments/common/gpu_harness.*) is not listed.
 # Grids, resident blocks (launch_geometry.cuh); argument checks and temporary storage (call_protocol.hpp).
 _SHARED_DEVICE_CODE = ["lib/include/onepass/launch_geometry.cuh", "lib/include/onepass/call_protocol.hpp"]
@@ -143,14 +143,90 @@ def short(commit):
     return str(commit)[:7] if re.fullmatch(r"[0-9a-fA-F]{8,40}", str(commit)) else str(commit)
 
 
+_C_LIKE = (".c", ".h", ".cc", ".cpp", ".hpp", ".cu", ".cuh", ".inc")
+
+
+def strip_comments(text, path):
+    """`text` (the content of file `path`) without its comments, in a form in which two versions
+    compare equal when they differ only in comments or layout. C, C++ and CUDA files: // and
+    /* */ comments outside string and character literals are dropped, every run of whitespace
+    becomes one space, and none is kept next to punctuation. Python, shell and CMake files: #
+    comments outside strings are dropped, then trailing whitespace and blank lines (indentation
+    stays: it is code). Any other file: trailing whitespace and blank lines only."""
+    ext = os.path.splitext(path)[1].lower()
+    c_like = ext in _C_LIKE
+    hash_comments = ext in (".py", ".cmake", ".sh") or os.path.basename(path) == "CMakeLists.txt"
+    out, i, n, quote = [], 0, len(text), None
+    while i < n:
+        ch = text[i]
+        if quote:
+            out.append(ch)
+            if ch == "\\" and i + 1 < n:
+                out.append(text[i + 1])
+                i += 2
+                continue
+            if ch == quote:
+                quote = None
+            i += 1
+        elif ch in "\"'":
+            quote = ch
+            out.append(ch)
+            i += 1
+        elif c_like and text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif c_like and text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+        elif hash_comments and ch == "#":
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        else:
+            out.append(ch)
+            i += 1
+    code = "".join(out)
+    if c_like:
+        # One space between two words ("unsigned int"), none next to punctuation.
+        return re.sub(r"\s*([^\w\s])\s*", r"\1", re.sub(r"\s+", " ", code)).strip()
+    return "\n".join(line.rstrip() for line in code.splitlines() if line.strip())
+
+
+def _code_differs(repo, older, newer, paths):
+    """The files under `paths` whose code (strip_comments) differs between commits older and
+    newer; None when git cannot say."""
+    names = _git(repo, "diff", "--name-only", older, newer, "--", *paths)
+    if names is None:
+        return None
+    differ = []
+    for name in names.splitlines():
+        before = _git_raw(repo, "show", "%s:%s" % (older, name))
+        after = _git_raw(repo, "show", "%s:%s" % (newer, name))
+        if before is None or after is None or strip_comments(before, name) != strip_comments(after, name):
+            differ.append(name)
+    return differ
+
+
+def _git_raw(repo, *args):
+    """git's stdout unstripped when it exits 0, else None."""
+    try:
+        done = subprocess.run(["git", "-C", repo] + list(args), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              universal_newlines=True, timeout=60)
+    except (OSError, subprocess.SubprocessError, UnicodeDecodeError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
 def code_freshness(experiment, commit, repo=REPO_ROOT):
     """Whether the code `experiment` measures changed after the commit its data were measured at.
 
     Returns {"status": "current" | "changed" | "unknown", "commit": full hash or None,
     "last_change": the newest commit on HEAD touching the code (or None), "changes": how many
-    commits in commit..HEAD touch it, "why": reason when unknown}. 'changed' when that newest
-    change is not an ancestor of (or equal to) the measured commit; comment-only changes count."""
-    out = {"status": "unknown", "commit": None, "last_change": None, "changes": 0, "why": ""}
+    commits in commit..HEAD touch it, "comment_only": True when those commits changed only
+    comments or layout, "why": reason when unknown}. 'changed' when that newest change is not an
+    ancestor of (or equal to) the measured commit and the code differs between the measured
+    commit and HEAD once comments and whitespace are set aside (strip_comments); when only those
+    differ, 'current' with comment_only set."""
+    out = {"status": "unknown", "commit": None, "last_change": None, "changes": 0, "comment_only": False, "why": ""}
     paths = code_paths(experiment)
     if paths is None:
         out["why"] = "no code paths are mapped for %s" % experiment
@@ -175,9 +251,14 @@ def code_freshness(experiment, commit, repo=REPO_ROOT):
     if older:
         out["status"] = "current"
     else:
-        out["status"] = "changed"
         count = _git(repo, "rev-list", "--count", "%s..HEAD" % full, "--", *paths)
         out["changes"] = int(count) if count and count.isdigit() else 0
+        differ = _code_differs(repo, full, "HEAD", paths)
+        if differ == []:
+            out["status"] = "current"
+            out["comment_only"] = True
+        else:
+            out["status"] = "changed"
     return out
 
 
@@ -200,12 +281,16 @@ def freshness_text(experiment, meta, repo=REPO_ROOT):
     dirty = dirty_text(meta, long=True)
     f = code_freshness(experiment, commit, repo)
     head = "Data measured at commit `%s`%s" % (short(commit), dirty)
+    if f["status"] == "current" and f["comment_only"]:
+        return ("%s; the code it measures has not changed since: %d later commit%s changed only comments or layout "
+                "of the measured files (newest `%s`)." % (head, f["changes"], "" if f["changes"] == 1 else "s",
+                                                          short(f["last_change"])))
     if f["status"] == "current":
         return ("%s; the code it measures has not changed since (last change `%s`)."
                 % (head, short(f["last_change"])))
     if f["status"] == "changed":
         return ("%s; **the measured code changed since**: %d later commit%s touch%s the measured files, the newest "
-                "`%s` (comment-only changes count): the data predate the code."
+                "`%s` (beyond comments and layout): the data predate the code."
                 % (head, f["changes"], "" if f["changes"] == 1 else "s", "es" if f["changes"] == 1 else "",
                    short(f["last_change"])))
     return "%s; whether the measured code changed since is unknown (%s)." % (head, f["why"])
@@ -214,6 +299,8 @@ def freshness_text(experiment, meta, repo=REPO_ROOT):
 def freshness_cell(experiment, meta, repo=REPO_ROOT):
     """freshness_text in a few words, for a table cell."""
     f = code_freshness(experiment, meta.get("commit", "unknown"), repo)
+    if f["status"] == "current" and f["comment_only"]:
+        return "unchanged since (comment-only changes, newest `%s`)" % short(f["last_change"])
     if f["status"] == "current":
         return "unchanged since (last change `%s`)" % short(f["last_change"])
     if f["status"] == "changed":

@@ -40,10 +40,21 @@ class CodeFreshness(unittest.TestCase):
         self.assertIn("has not changed since", pv.freshness_text("sort_headline", {"commit": self.measured},
                                                                  self.tmp.path))
 
-    def test_comment_only_change_counts(self):
-        later = self.repo.commit({ONESWEEP: "// a comment\nint sort();\n"}, "comment only")
+    def test_comment_only_change_is_current_and_said(self):
+        later = self.repo.commit({ONESWEEP: "// a comment\nint  sort( /* none */ );\n\n"}, "comment only")
         f = pv.code_freshness("sort_headline", self.measured, self.tmp.path)
-        self.assertEqual((f["status"], f["last_change"], f["changes"]), ("changed", later, 1))
+        self.assertEqual((f["status"], f["comment_only"], f["last_change"], f["changes"]), ("current", True, later, 1))
+        text = pv.freshness_text("sort_headline", {"commit": self.measured}, self.tmp.path)
+        self.assertIn("changed only comments or layout", text)
+        self.assertIn("`%s`" % later[:7], text)
+        self.assertIn("comment-only changes", pv.freshness_cell("sort_headline", {"commit": self.measured},
+                                                                self.tmp.path))
+
+    def test_code_change_counts(self):
+        self.repo.commit({ONESWEEP: "// a comment\nint sort();\n"}, "comment only")
+        later = self.repo.commit({ONESWEEP: "// a comment\nint sort(int);\n"}, "code")
+        f = pv.code_freshness("sort_headline", self.measured, self.tmp.path)
+        self.assertEqual((f["status"], f["comment_only"], f["last_change"], f["changes"]), ("changed", False, later, 2))
         text = pv.freshness_text("sort_headline", {"commit": self.measured[:7], "worktree_dirty": True}, self.tmp.path)
         self.assertIn("measured at commit `%s` (uncommitted changes" % self.measured[:7], text)
         self.assertIn("the data predate the code", text)
@@ -52,6 +63,16 @@ class CodeFreshness(unittest.TestCase):
         self.repo.commit({"lib/include/onepass/shuffle/gpu_shuffle.cuh": "x\n"}, "shuffle")
         self.assertEqual(pv.code_freshness("sort_headline", later, self.tmp.path)["status"], "current")
         self.assertEqual(pv.code_freshness("table1_gpu_shuffle", later, self.tmp.path)["status"], "changed")
+
+    def test_strip_comments(self):
+        self.assertEqual(pv.strip_comments('int f(); // x\n/* y */ int  g("//s");\n', "a.cu"),
+                         'int f();int g("//s");')
+        self.assertNotEqual(pv.strip_comments("int a;", "a.cu"), pv.strip_comments("int b;", "a.cu"))
+        # Python keeps its indentation (it is code) and strings that hold a '#'.
+        self.assertEqual(pv.strip_comments('x = 1  # c\n\nif y:\n    z = "#s"\n', "a.py"), 'x = 1\nif y:\n    z = "#s"')
+        self.assertNotEqual(pv.strip_comments("if y:\n    z\n", "a.py"), pv.strip_comments("if y:\nz\n", "a.py"))
+        # A data file keeps its '#'.
+        self.assertEqual(pv.strip_comments("a # b\n", "table.inc.csv"), "a # b")
 
     def test_the_experiment_program_counts(self):
         self.repo.commit({"experiments/sort_headline.cu": "main\n"}, "program")
