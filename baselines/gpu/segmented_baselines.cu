@@ -195,22 +195,23 @@ constexpr registry::device gpu_device = registry::device::gpu;
 const segmented_registrar cub_segmented_radix_sort_entry{segmented_entry{
     "cub_segmented_radix_sort", gpu_device, "cub::DeviceSegmentedRadixSort",
     "cub::DeviceSegmentedRadixSort::SortPairs of random 32-bit keys, the items as values (key generation included)",
-    false, 0, cub_segmented<true>}};
+    /*library_definition=*/false, /*max_segments=*/0, /*gpu_run=*/cub_segmented<true>}};
 
 const segmented_registrar cub_segmented_sort_entry{segmented_entry{
     "cub_segmented_sort", gpu_device, "cub::DeviceSegmentedSort",
     "cub::DeviceSegmentedSort::SortPairs of random 32-bit keys, the items as values (key generation included)",
-    false, 0, cub_segmented<false>}};
+    /*library_definition=*/false, /*max_segments=*/0, /*gpu_run=*/cub_segmented<false>}};
 
 const segmented_registrar segment_id_sort_entry{segmented_entry{
     "segment_id_sort", gpu_device, "segment-id sort",
-    "one cub::DeviceRadixSort::SortPairs of segment << 32 | random 32 bits, the items as values", false, 0,
-    segment_id_sort}};
+    "one cub::DeviceRadixSort::SortPairs of segment << 32 | random 32 bits, the items as values",
+    /*library_definition=*/false, /*max_segments=*/0, /*gpu_run=*/segment_id_sort}};
 
 const segmented_registrar loop_shuffle_entry{segmented_entry{
     "loop_shuffle", gpu_device, "loop of single shuffles",
-    "one Bijective2 shuffle launch per segment with segment_seed(seed, s); uniform segments, at most 4096", true,
-    loop_max_segments, loop_shuffle, true}};
+    "one Bijective2 shuffle launch per segment with segment_seed(seed, s); uniform segments, at most 4096",
+    /*library_definition=*/true, /*max_segments=*/loop_max_segments, /*gpu_run=*/loop_shuffle,
+    /*needs_uniform=*/true}};
 
 }  // namespace
 }  // namespace onepass::baselines::gpu

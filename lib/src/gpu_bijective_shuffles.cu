@@ -31,22 +31,26 @@ constexpr onepass::registry::device gpu_device = onepass::registry::device::gpu;
 const registrar variable_philox_bijective2{shuffle_entry{
     "variable_philox", gpu_device, "VarPhilox",
     "bijective shuffle, VariablePhilox (paper §3.2), single pass over the decoupled look-back scan (Bijective2)",
-    {}, true, true, true, true, variable_philox_gpu<gpu::fusion::bijective2>}};
+    /*run=*/{}, /*permutes=*/true, /*uses_rounds=*/true, /*uniform=*/true, /*deterministic=*/true,
+    /*gpu_run=*/variable_philox_gpu<gpu::fusion::bijective2>}};
 
 const registrar variable_philox_bijective0{shuffle_entry{
     "variable_philox_bijective0", gpu_device, "Bijective0",
     "bijective shuffle, VariablePhilox, separate passes: evaluate, cub::DeviceSelect::If, gather (paper §6)",
-    {}, true, true, true, true, variable_philox_gpu<gpu::fusion::bijective0>}};
+    /*run=*/{}, /*permutes=*/true, /*uses_rounds=*/true, /*uniform=*/true, /*deterministic=*/true,
+    /*gpu_run=*/variable_philox_gpu<gpu::fusion::bijective0>}};
 
 const registrar variable_philox_bijective1{shuffle_entry{
     "variable_philox_bijective1", gpu_device, "Bijective1",
     "bijective shuffle, VariablePhilox, fused two-pass reduce-then-scan (paper §6)",
-    {}, true, true, true, true, variable_philox_gpu<gpu::fusion::bijective1>}};
+    /*run=*/{}, /*permutes=*/true, /*uses_rounds=*/true, /*uniform=*/true, /*deterministic=*/true,
+    /*gpu_run=*/variable_philox_gpu<gpu::fusion::bijective1>}};
 
 const registrar lcg_bijective2{shuffle_entry{
     "lcg", gpu_device, "LCG",
     "bijective shuffle, LCG bijection (paper §3.1), single pass over the decoupled look-back scan (Bijective2)",
-    {}, true, false, false, true,
+    /*run=*/{}, /*permutes=*/true, /*uses_rounds=*/false, /*uniform=*/false, /*deterministic=*/true,
+    /*gpu_run=*/
     [](void* temp, std::size_t& temp_bytes, const std::uint64_t* in, std::uint64_t* out, std::size_t n,
        const shuffle_params& p, void* stream) {
       gpu::bijective_shuffle(temp, temp_bytes, in, out, n, lcg::for_length(n, p.seed), gpu::fusion::bijective2,

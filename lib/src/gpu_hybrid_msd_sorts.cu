@@ -59,14 +59,12 @@ void add(reg::sort_shape shape) {
                                 "Hybrid MSD radix sort after Stehle & Jacobsen (SIGMOD 2017) §4: 8-bit MSD levels "
                                 "(bucket histogram, coalesced scatter), buckets of <= 6144 keys finished in shared "
                                 "memory, small buckets batched; bookkeeping on the device",
-                                {},
-                                hybrid<Key, Value>});
+                                /*run=*/{}, /*gpu_run=*/hybrid<Key, Value>});
   reg::add_sort(reg::sort_entry{"onepass_sort", reg::device::gpu, shape, "onepass::sort (selector)",
                                 "onepass::sort: onesweep or the hybrid MSD sort per call, chosen from key width, "
                                 "value width, n, the bit range and a 2^14-key sample's top-16-bit prefixes "
                                 "(sort/sort.cuh)",
-                                {},
-                                selected<Key, Value>});
+                                /*run=*/{}, /*gpu_run=*/selected<Key, Value>});
 }
 
 const bool registered = [] {

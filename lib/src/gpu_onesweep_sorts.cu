@@ -104,9 +104,10 @@ constexpr const char* db_description =
     "onepass Onesweep through its double_buffer API, in place with the alternate buffers in the temporary storage";
 
 void add(reg::sort_shape shape, reg::gpu_sort_fn out_of_place, reg::gpu_sort_fn in_place) {
-  reg::add_sort(reg::sort_entry{"onesweep", reg::device::gpu, shape, label, description, {}, std::move(out_of_place)});
-  reg::add_sort(
-      reg::sort_entry{"onesweep_db", reg::device::gpu, shape, db_label, db_description, {}, std::move(in_place), true});
+  reg::add_sort(reg::sort_entry{"onesweep", reg::device::gpu, shape, label, description, /*run=*/{},
+                                /*gpu_run=*/std::move(out_of_place)});
+  reg::add_sort(reg::sort_entry{"onesweep_db", reg::device::gpu, shape, db_label, db_description, /*run=*/{},
+                                /*gpu_run=*/std::move(in_place), /*in_place=*/true});
 }
 
 const bool registered = [] {

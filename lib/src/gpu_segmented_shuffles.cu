@@ -38,5 +38,5 @@ void segmented_shuffle_gpu(void* temp, std::size_t& temp_bytes, const std::uint6
 const segmented_registrar segmented_shuffle_entry{segmented_entry{
     "segmented_shuffle", onepass::registry::device::gpu, "ours (segmented shuffle)",
     "each segment the bijective shuffle (paper §4) with segment_seed(seed, s): warp, shared-memory and tiled paths",
-    true, 0, segmented_shuffle_gpu}};
+    /*library_definition=*/true, /*max_segments=*/0, /*gpu_run=*/segmented_shuffle_gpu}};
 }  // namespace

@@ -47,7 +47,8 @@ template <class Impl>
 void register_cpu_sort_all_shapes(const std::string& name, const std::string& label, const std::string& description) {
   using registry::sort_shape;
   auto add = [&](sort_shape shape, registry::cpu_sort_fn fn) {
-    registry::add_sort(registry::sort_entry{name, registry::device::cpu, shape, label, description, std::move(fn), {}});
+    registry::add_sort(registry::sort_entry{name, registry::device::cpu, shape, label, description,
+                                            /*run=*/std::move(fn), /*gpu_run=*/{}});
   };
   add(sort_shape::keys_u32, make_cpu_sort<Impl, sort_shape::keys_u32>(name));
   add(sort_shape::pairs_u32_u32, make_cpu_sort<Impl, sort_shape::pairs_u32_u32>(name));

@@ -127,8 +127,8 @@ void register_gpu_sort_all_shapes(const std::string& name, const std::string& la
                                   bool in_place = false, bool float_zeros_equal = false) {
   using registry::sort_shape;
   auto add = [&](sort_shape shape, registry::gpu_sort_fn fn) {
-    registry::add_sort(registry::sort_entry{name, registry::device::gpu, shape, label, description, {}, std::move(fn),
-                                            in_place, float_zeros_equal});
+    registry::add_sort(registry::sort_entry{name, registry::device::gpu, shape, label, description, /*run=*/{},
+                                            /*gpu_run=*/std::move(fn), in_place, float_zeros_equal});
   };
   add(sort_shape::keys_u32, make_gpu_sort<sort_shape::keys_u32, Impl>(name));
   add(sort_shape::pairs_u32_u32, make_gpu_sort<sort_shape::pairs_u32_u32, Impl>(name));
