@@ -827,8 +827,9 @@ class Report:
         return ["## Provenance of the GPU results",
                 "The commit each GPU result was measured at, and whether the code it measures (the library "
                 "code, the peers and the experiment program mapped in `paper/provenance.py`) changed in a later "
-                "commit on this checkout's HEAD — any commit touching those files counts, comment-only ones "
-                "included. Clocks are *locked* only where the meta.json says so.",
+                "commit on this checkout's HEAD — any commit touching those files counts, unless the files "
+                "differ from the measured commit's only in comments and layout (then the cell says so). Clocks "
+                "are *locked* only where the meta.json says so.",
                 table(("experiment", "GPU (recorded device)", "date", "commit", "measured code since", "clocks"),
                       rows)]
 
