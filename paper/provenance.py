@@ -103,12 +103,18 @@ def code_paths(experiment):
 
 def _git(repo, *args):
     """git's stdout (stripped) when it exits 0, else None (also when git is not installed)."""
+    out = _git_raw(repo, *args)
+    return None if out is None else out.strip()
+
+
+def _git_raw(repo, *args):
+    """git's stdout as it is (a file's content from `git show`) when it exits 0, else None."""
     try:
         done = subprocess.run(["git", "-C", repo] + list(args), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                               universal_newlines=True, timeout=60)
-    except (OSError, subprocess.SubprocessError):
+    except (OSError, subprocess.SubprocessError, UnicodeDecodeError):
         return None
-    return done.stdout.strip() if done.returncode == 0 else None
+    return done.stdout if done.returncode == 0 else None
 
 
 def _is_ancestor(repo, older, newer):
@@ -204,16 +210,6 @@ def _code_differs(repo, older, newer, paths):
         if before is None or after is None or strip_comments(before, name) != strip_comments(after, name):
             differ.append(name)
     return differ
-
-
-def _git_raw(repo, *args):
-    """git's stdout unstripped when it exits 0, else None."""
-    try:
-        done = subprocess.run(["git", "-C", repo] + list(args), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                              universal_newlines=True, timeout=60)
-    except (OSError, subprocess.SubprocessError, UnicodeDecodeError):
-        return None
-    return done.stdout if done.returncode == 0 else None
 
 
 def code_freshness(experiment, commit, repo=REPO_ROOT):
