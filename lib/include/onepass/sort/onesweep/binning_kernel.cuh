@@ -150,9 +150,10 @@ struct binning_agent {
   __device__ __forceinline__ unsigned digit_of(bits_type w) const {
     return static_cast<unsigned>(digit_word<Order, Key>(w) >> shift) & pass_mask;
   }
-  /// Whether this thread's key k lies inside the portion.
+  /// Whether this thread's key k lies inside the portion (asked on partial tiles only: on a
+  /// full tile every key does).
   __device__ __forceinline__ bool in_portion(int k) const {
-    return full_tile || first + static_cast<std::uint32_t>(k) * 32u < portion_items;
+    return first + static_cast<std::uint32_t>(k) * 32u < portion_items;
   }
 
   /// Calls f(k) for each key k of this thread that lies inside the portion: without a
