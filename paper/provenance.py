@@ -33,6 +33,7 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _SHARED_DEVICE_CODE = ["lib/include/onepass/launch_geometry.cuh", "lib/include/onepass/call_protocol.hpp"]
 _SORT_CODE = _SHARED_DEVICE_CODE + [
               "lib/include/onepass/sort/", "lib/include/onepass/scan/", "lib/src/gpu_onesweep_sorts.cu",
+              "lib/src/gpu_hybrid_msd_sorts.cu", "lib/include/onepass/registry/gpu_sort_adapter.cuh",
               "baselines/gpu/cub_*", "baselines/gpu/*_sort*", "baselines/include/onepass_baselines/gpu/*_sort*",
               "experiments/common/sort_bench.cu", "experiments/common/sort_bench.cuh"]
 # Onesweep alone (Table 2 times its kernels directly, not through the registry).

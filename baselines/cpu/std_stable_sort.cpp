@@ -2,7 +2,7 @@
 // against (stable_sort_oracle, <onepass_baselines/cpu/stable_sort_oracle.hpp>: std::stable_sort
 // of indices by the transformed key field, then a gather). Sequential; every registry shape;
 // begin_bit/end_bit, descending.
-#include "onepass_baselines/cpu/cpu_sort_common.hpp"
+#include "onepass/registry/cpu_sort_adapter.hpp"
 #include "onepass_baselines/cpu/stable_sort_oracle.hpp"
 
 namespace onepass::baselines {
@@ -16,7 +16,7 @@ struct std_stable_sort_impl {
 };
 
 const bool std_stable_sort_registered =
-    (register_cpu_sort_all_shapes<std_stable_sort_impl>(
+    (registry::register_cpu_sort_all_shapes<std_stable_sort_impl>(
          "std_stable_sort", "std::stable_sort (oracle)",
          "std::stable_sort of indices by the order-preserving key field, then a gather (the tests' oracle)"),
      true);

@@ -2,8 +2,8 @@
 // sort (lib/include/onepass/sort/cpu_radix_sort.hpp), the CPU counterpart of the GPU sorts.
 // Every registry shape; honours begin_bit/end_bit and descending; stable.
 #include "onepass/error.hpp"
+#include "onepass/registry/cpu_sort_adapter.hpp"
 #include "onepass/sort/cpu_radix_sort.hpp"
-#include "onepass_baselines/cpu/cpu_sort_common.hpp"
 
 namespace onepass::baselines {
 namespace {
@@ -20,7 +20,7 @@ struct tbb_radix_impl {
 };
 
 const bool tbb_radix_registered =
-    (register_cpu_sort_all_shapes<tbb_radix_impl>(
+    (registry::register_cpu_sort_all_shapes<tbb_radix_impl>(
          "tbb_radix", "oneTBB LSD radix sort",
          "oneTBB parallel LSD radix sort, 8-bit digits, upfront digit counts of all places (skips trivial places), "
          "stable"),

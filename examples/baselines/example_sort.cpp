@@ -9,7 +9,7 @@
 #include <numeric>
 #include <vector>
 
-#include "onepass_baselines/cpu/cpu_sort_common.hpp"     // register_cpu_sort_all_shapes
+#include "onepass/registry/cpu_sort_adapter.hpp"        // register_cpu_sort_all_shapes
 #include "onepass_baselines/cpu/stable_sort_oracle.hpp"  // stable_sort_oracle
 
 namespace {
@@ -25,7 +25,7 @@ struct example_sort_impl {
 };
 
 const bool example_sort_registered =
-    (onepass::baselines::register_cpu_sort_all_shapes<example_sort_impl>(
+    (onepass::registry::register_cpu_sort_all_shapes<example_sort_impl>(
          "example_sort", "Example (std::stable_sort)", "the README's one-file sort baseline"),
      true);
 

@@ -1,141 +1,23 @@
 // onepass_baselines/gpu/gpu_sort_common.cuh — what the GPU sort baselines of the Onesweep
-// experiments (Figs. 9–11, sort_headline) share: the key/value types of each registry shape, the argument
-// checks of registry::gpu_sort_fn and a helper that registers one algorithm for every shape.
-// Shared by the baselines (target onepass_baselines) and their tests; not part of the library.
-//
-// Conventions every GPU sort here follows (registry::gpu_sort_fn):
-// - temp == nullptr is a size query: it checks n and the bit range, sets temp_bytes (>= 1)
-//   and does nothing else.
-// - The run call checks null pointers with n > 0, overlapping buffers (outputs must not
-//   overlap inputs or each other), temp_bytes below the query's answer; each throws
-//   onepass::error naming the argument. Nothing is enqueued when it throws.
-// - n = 0 enqueues nothing. All work goes to the given stream; nothing synchronises it.
+// experiments (Figs. 9–11, sort_headline) share: the registry adapter of the library
+// (onepass/registry/gpu_sort_adapter.cuh: typed calls, the two-phase protocol and
+// register_gpu_sort_all_shapes, which the library's own sorts use too), named here, and
+// CUB's key types. Shared by the baselines (target onepass_baselines) and their tests; not
+// part of the library.
 #pragma once
 
-#include <cuda_runtime.h>
-
-#include <cstddef>
 #include <cstdint>
-#include <string>
 #include <type_traits>
-#include <utility>
 
-#include "onepass/call_protocol.hpp"
 #include "onepass/cuda_check.hpp"
-#include "onepass/error.hpp"
-#include "onepass/registry.hpp"
-#include "onepass/sort/sort_args.hpp"
+#include "onepass/registry/gpu_sort_adapter.cuh"
 
 namespace onepass::baselines::gpu {
 
-/// No values (keys-only shapes; sort/sort_args.hpp).
-using no_values = onepass::sort::no_values;
-
-/// Key and value types of a registry sort shape (registry::shape_types, keys-only
-/// shapes with value no_values).
-template <registry::sort_shape Shape>
-struct shape_types {
-  using key = typename registry::shape_types<Shape>::key;
-  using value = std::conditional_t<std::is_void_v<typename registry::shape_types<Shape>::value>, no_values,
-                                   typename registry::shape_types<Shape>::value>;
-};
-
-/// True for the key-value shapes.
-template <class Value>
-inline constexpr bool has_values = !std::is_same_v<Value, no_values>;
-
-/// The arguments of one gpu_sort_fn call, typed.
-template <class Key, class Value>
-struct sort_call {
-  void* temp;
-  std::size_t& temp_bytes;
-  const Key* keys_in;
-  Key* keys_out;
-  const Value* values_in;  // nullptr for keys-only
-  Value* values_out;       // nullptr for keys-only
-  std::size_t n;
-  sort::bit_range bits;    // resolved: end in [1, key bits]
-  bool descending;
-  cudaStream_t stream;
-};
-
-/// Checks the buffers of an in-place sort (registry::sort_entry::in_place): keys_in ==
-/// keys_out (values alike), not null when n > 0, keys and values not overlapping.
-template <class Key, class Value>
-void check_in_place_buffers(const char* fn, const sort_call<Key, Value>& c) {
-  if (c.n == 0) return;
-  require(static_cast<const void*>(c.keys_in) == static_cast<const void*>(c.keys_out), fn, "keys_in",
-          "must equal keys_out (an in-place sort: keys_out holds the input on entry)");
-  if constexpr (has_values<Value>)
-    require(static_cast<const void*>(c.values_in) == static_cast<const void*>(c.values_out), fn, "values_in",
-            "must equal values_out (an in-place sort: values_out holds the input on entry)");
-  protocol::check_not_null(fn, "keys_out", c.keys_out, "when n > 0");
-  if constexpr (has_values<Value>) {
-    protocol::check_not_null(fn, "values_out", c.values_out, "when n > 0 (key-value sort)");
-    protocol::check_disjoint_bytes(fn, "values_out", c.values_out, c.n * sizeof(Value), "keys_out", c.keys_out,
-                                   c.n * sizeof(Key));
-  }
-}
-
-/// Two-phase protocol of a baseline sort. Resolves the bit range (also in a query). When
-/// temp is null sets temp_bytes = max(required, 1) and returns true (the caller returns).
-/// Otherwise checks buffers (in-place rules when InPlace) and temp_bytes and returns false.
-template <bool InPlace = false, class Key, class Value>
-bool sort_size_query(const char* fn, const sort_call<Key, Value>& c, std::size_t required) {
-  if (required == 0) required = 1;
-  if (protocol::answer_query(c.temp, c.temp_bytes, required)) return true;
-  if constexpr (InPlace)
-    check_in_place_buffers(fn, c);
-  else
-    sort::check_sort_buffers(fn, c.keys_in, c.keys_out, c.values_in, c.values_out, c.n, sizeof(Key),
-                             has_values<Value> ? sizeof(Value) : 0);
-  protocol::check_temp_bytes(fn, c.temp_bytes, required, "n", c.n);
-  return false;
-}
-
-/// A registry::gpu_sort_fn for shape Shape that calls Impl::template run<Key, Value>(fn, call).
-/// `fn` names the algorithm and shape in error messages.
-template <registry::sort_shape Shape, class Impl>
-registry::gpu_sort_fn make_gpu_sort(std::string name) {
-  using key = typename shape_types<Shape>::key;
-  using value = typename shape_types<Shape>::value;
-  return [name = std::move(name) + " (gpu, " + registry::to_string(Shape) + ")"](
-             void* temp, std::size_t& temp_bytes, const void* d_keys_in, void* d_keys_out, const void* d_values_in,
-             void* d_values_out, std::size_t n, const registry::sort_params& params, void* stream) {
-    const char* fn = name.c_str();
-    const sort::bit_range bits = sort::resolve_bit_range(fn, sizeof(key) * 8, params.begin_bit, params.end_bit);
-    sort_call<key, value> c{temp,
-                            temp_bytes,
-                            static_cast<const key*>(d_keys_in),
-                            static_cast<key*>(d_keys_out),
-                            has_values<value> ? static_cast<const value*>(d_values_in) : nullptr,
-                            has_values<value> ? static_cast<value*>(d_values_out) : nullptr,
-                            n,
-                            bits,
-                            params.descending,
-                            static_cast<cudaStream_t>(stream)};
-    Impl::template run<key, value>(fn, c);
-  };
-}
-
-/// Registers Impl under `name` for every registry::sort_shape (label and description
-/// shared); `in_place` and `float_zeros_equal` as in registry::sort_entry (an in-place
-/// Impl checks its buffers with sort_size_query<true>; CUB-based sorts order float keys
-/// with -0.0 == +0.0).
-template <class Impl>
-void register_gpu_sort_all_shapes(const std::string& name, const std::string& label, const std::string& description,
-                                  bool in_place = false, bool float_zeros_equal = false) {
-  using registry::sort_shape;
-  auto add = [&](sort_shape shape, registry::gpu_sort_fn fn) {
-    registry::add_sort(registry::sort_entry{name, registry::device::gpu, shape, label, description, /*run=*/{},
-                                            /*gpu_run=*/std::move(fn), in_place, float_zeros_equal});
-  };
-  add(sort_shape::keys_u32, make_gpu_sort<sort_shape::keys_u32, Impl>(name));
-  add(sort_shape::pairs_u32_u32, make_gpu_sort<sort_shape::pairs_u32_u32, Impl>(name));
-  add(sort_shape::keys_u64, make_gpu_sort<sort_shape::keys_u64, Impl>(name));
-  add(sort_shape::pairs_u64_u64, make_gpu_sort<sort_shape::pairs_u64_u64, Impl>(name));
-  add(sort_shape::keys_f32, make_gpu_sort<sort_shape::keys_f32, Impl>(name));
-}
+using registry::has_values;
+using registry::register_gpu_sort_all_shapes;
+using registry::sort_call;
+using registry::sort_size_query;
 
 /// CUB's radix traits are keyed on the fundamental type: uint64_t (unsigned long on Linux)
 /// is passed as unsigned long long, the same width and order.
