@@ -4,7 +4,9 @@
 // staging and block limits +- 1), ragged offsets mixing all three paths, several element sizes, other
 // round counts; unshuffle o shuffle = identity; more than 2^31 items in one call; chi^2
 // of the 6 permutations of 3-item rows and of the 36 joint outcomes of neighbouring rows;
-// bad offsets rejected before anything is written. Skipped (GTEST_SKIP) without a GPU.
+// bad offsets rejected before anything is written; the README's one-file segmented baseline
+// (examples/baselines/example_segmented.cu, built here) among the registry entries.
+// Skipped (GTEST_SKIP) without a GPU.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -19,6 +21,7 @@
 #include <random>
 #include <vector>
 
+#include "../../examples/baselines/example_segmented.cu"
 #include "onepass/error.hpp"
 #include "onepass/registry.hpp"
 #include "onepass/shuffle/cpu_segmented_shuffle.hpp"
@@ -108,7 +111,10 @@ TEST_F(GpuSegmentedShuffle, EveryRegistryEntryPermutesEachSegment) {
   std::vector<reg::segmented_entry> entries;
   for (const auto& e : reg::segmented_shuffles())
     if (e.where == reg::device::gpu) entries.push_back(e);
-  ASSERT_GE(entries.size(), 5u) << "ours, two CUB segmented sorts, the segment-id sort and the loop";
+  ASSERT_GE(entries.size(), 6u)
+      << "ours, two CUB segmented sorts, the segment-id sort, the loop and the README's example_segmented";
+  ASSERT_TRUE(std::any_of(entries.begin(), entries.end(),
+                          [](const reg::segmented_entry& e) { return e.name == "example_segmented"; }));
   struct shape {
     std::uint64_t uniform;  // 0: ragged
     std::vector<std::int64_t> offsets;
