@@ -23,6 +23,7 @@
 #include "onepass/launch_geometry.cuh"
 #include "onepass/random/counter_hash.hpp"
 #include "onepass/shuffle/gpu_shuffle.cuh"
+#include "median_event_ms.cuh"
 
 namespace d = onepass::shuffle::gpu::detail;
 namespace scan = onepass::scan;
@@ -188,28 +189,6 @@ __global__ void count_diff(const std::uint64_t* a, const std::uint64_t* b, std::
     if (a[i] != b[i]) atomicAdd(c, 1ull);
 }
 
-template <class F>
-double median_ms(F&& call, int reps = 11) {
-  cudaEvent_t a, b;
-  ONEPASS_CUDA_CHECK(cudaEventCreate(&a));
-  ONEPASS_CUDA_CHECK(cudaEventCreate(&b));
-  call();
-  call();
-  std::vector<float> t;
-  for (int r = 0; r < reps; ++r) {
-    ONEPASS_CUDA_CHECK(cudaEventRecord(a));
-    call();
-    ONEPASS_CUDA_CHECK(cudaEventRecord(b));
-    ONEPASS_CUDA_CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    ONEPASS_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
-  ONEPASS_CUDA_CHECK(cudaEventDestroy(a));
-  ONEPASS_CUDA_CHECK(cudaEventDestroy(b));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 unsigned long long differences(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t m,
                                unsigned long long* d_count) {
@@ -232,7 +211,7 @@ template <int Hint>
 double time_gather(context& c) {
   const onepass::random::counter_hash hash(12345, 0);
   const unsigned grid = static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(c.m / gather_tile, 1u << 30)));
-  return median_ms([&] { gather_kernel<Hint><<<grid, gather_block>>>(hash, c.in, c.out, c.m); });
+  return median_ms([&] { gather_kernel<Hint><<<grid, gather_block>>>(hash, c.in, c.out, c.m); }, 11);
 }
 
 template <class Policy, int Hint, class Eval>
@@ -242,10 +221,12 @@ double time_shuffle(context& c, const Eval& e) {
   const scan::tile_state<std::uint64_t> state(onepass::protocol::aligned_start(c.temp), tiles);
   constexpr auto kernel = &hinted_pipelined_kernel<Policy, Eval, Hint>;
   const unsigned grid = onepass::device::resident_grid<kernel>(Policy::block, tiles);
-  return median_ms([&] {
-    state.initialize(0);
-    kernel<<<grid, Policy::block>>>(c.in, c.out, c.m, domain_size, tiles, e, state);
-  });
+  return median_ms(
+      [&] {
+        state.initialize(0);
+        kernel<<<grid, Policy::block>>>(c.in, c.out, c.m, domain_size, tiles, e, state);
+      },
+      11);
 }
 
 const char* hint_name(int h) {
@@ -276,7 +257,8 @@ int main(int argc, char** argv) {
     onepass::shuffle::gpu::bijective_shuffle<std::uint64_t>(nullptr, bytes, c.in, c.ref, m, c.f);
     ONEPASS_CUDA_CHECK(cudaMalloc(&c.temp, bytes));
     fill<<<1024, 256>>>(c.in, m);
-    const double lib_ms = median_ms([&] { onepass::shuffle::gpu::bijective_shuffle(c.temp, bytes, c.in, c.ref, m, c.f); });
+    const double lib_ms =
+        median_ms([&] { onepass::shuffle::gpu::bijective_shuffle(c.temp, bytes, c.in, c.ref, m, c.f); }, 11);
     double g[4];
     g[plain] = time_gather<plain>(c);
     ONEPASS_CUDA_CHECK(cudaMemcpy(c.gather_ref, c.out, m * 8, cudaMemcpyDeviceToDevice));

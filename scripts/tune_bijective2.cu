@@ -17,6 +17,7 @@
 #include "onepass/bijection/variable_philox.hpp"
 #include "onepass/cuda_check.hpp"
 #include "onepass/shuffle/gpu_shuffle.cuh"
+#include "median_event_ms.cuh"
 
 namespace d = onepass::shuffle::gpu::detail;
 namespace scan = onepass::scan;
@@ -39,26 +40,6 @@ __global__ void count_diff(const std::uint64_t* a, const std::uint64_t* b, std::
     if (a[i] != b[i]) atomicAdd(c, 1ull);
 }
 
-template <class F>
-double median_ms(F&& call, int reps = 9) {
-  cudaEvent_t a, b;
-  ONEPASS_CUDA_CHECK(cudaEventCreate(&a));
-  ONEPASS_CUDA_CHECK(cudaEventCreate(&b));
-  call();
-  call();
-  std::vector<float> t;
-  for (int r = 0; r < reps; ++r) {
-    ONEPASS_CUDA_CHECK(cudaEventRecord(a));
-    call();
-    ONEPASS_CUDA_CHECK(cudaEventRecord(b));
-    ONEPASS_CUDA_CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    ONEPASS_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 // (C) The round with one wide multiply: p = M0lo * L as 64 bits gives lo and the
 // high word of M0lo * L; hi = p.hi + M0hi * L.
