@@ -3,32 +3,27 @@
 // `onepass list` pick it up by its registry name. tests/gpu/test_gpu_segmented_shuffle.cu
 // builds this file and checks it with every other entry (each output segment a permutation
 // of its input segment, null pointers refused). This one: the input copied to the output,
-// then one thread per segment runs Fisher-Yates over its segment, its random stream a
-// SplitMix64 finaliser of (seed, segment) (a plain textbook method, only to show the shape
-// of an entry). Offsets are trusted, as CUB's segmented sorts trust theirs.
+// then one thread per segment runs Fisher-Yates over its segment, its draws from the
+// library's counter_stream of (seed, segment) (a plain textbook method, only to show the
+// shape of an entry). Offsets are trusted, as CUB's segmented sorts trust theirs.
 #include <cuda_runtime.h>
 
 #include "onepass/cuda_check.hpp"
 #include "onepass/error.hpp"
+#include "onepass/launch_geometry.cuh"
+#include "onepass/random/counter_hash.hpp"
 #include "onepass/registry.hpp"
 
 namespace {
-
-__device__ std::uint64_t example_mix(std::uint64_t x) {  // SplitMix64's finaliser
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 __global__ void example_fisher_yates(std::uint64_t* out, const std::int64_t* offsets, std::size_t num_segments,
                                      std::uint64_t seed) {
   for (std::size_t s = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; s < num_segments;
        s += std::size_t{gridDim.x} * blockDim.x) {
     std::uint64_t* segment = out + offsets[s];
-    std::uint64_t state = example_mix(seed ^ example_mix(s + 1));
+    onepass::random::counter_stream random(seed, s);
     for (std::uint64_t i = static_cast<std::uint64_t>(offsets[s + 1] - offsets[s]); i > 1; --i) {
-      state += 0x9e3779b97f4a7c15ull;
-      const std::uint64_t j = __umul64hi(example_mix(state), i);  // uniform in [0, i)
+      const std::uint64_t j = random.uniform_below(i);
       const std::uint64_t t = segment[i - 1];
       segment[i - 1] = segment[j];
       segment[j] = t;
@@ -51,8 +46,8 @@ void example_segmented(void* temp, std::size_t& temp_bytes, const std::uint64_t*
   const auto s = static_cast<cudaStream_t>(stream);
   ONEPASS_CUDA_CHECK(cudaMemcpyAsync(d_out, d_in, num_items * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice, s));
   if (num_segments == 0) return;
-  example_fisher_yates<<<static_cast<unsigned>((num_segments + 255) / 256 < 4096 ? (num_segments + 255) / 256 : 4096),
-                         256, 0, s>>>(d_out, d_offsets, num_segments, p.seed);
+  example_fisher_yates<<<onepass::device::stride_grid(num_segments, 256), 256, 0, s>>>(d_out, d_offsets, num_segments,
+                                                                                 p.seed);
   ONEPASS_CUDA_CHECK_LAUNCH();
 }
 

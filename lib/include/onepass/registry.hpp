@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -138,6 +139,20 @@ enum class sort_shape {
 /// Every sort_shape, in declaration order.
 inline constexpr sort_shape all_sort_shapes[] = {sort_shape::keys_u32, sort_shape::pairs_u32_u32, sort_shape::keys_u64,
                                                  sort_shape::pairs_u64_u64, sort_shape::keys_f32};
+
+namespace detail {
+template <class Fn, std::size_t... I>
+void for_each_sort_shape(Fn& fn, std::index_sequence<I...>) {
+  (fn(std::integral_constant<sort_shape, all_sort_shapes[I]>{}), ...);
+}
+}  // namespace detail
+
+/// Calls fn(std::integral_constant<sort_shape, S>{}) for every S of all_sort_shapes, in
+/// that order (a compile-time shape, for code templated on it: the sort adapters).
+template <class Fn>
+void for_each_sort_shape(Fn&& fn) {
+  detail::for_each_sort_shape(fn, std::make_index_sequence<sizeof(all_sort_shapes) / sizeof(all_sort_shapes[0])>{});
+}
 
 /// "keys_u32", "pairs_u32_u32", "keys_u64", "pairs_u64_u64" or "keys_f32".
 const char* to_string(sort_shape shape);

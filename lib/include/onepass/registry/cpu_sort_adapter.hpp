@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
-#include <utility>
 
 #include "onepass/call_protocol.hpp"
 #include "onepass/error.hpp"
@@ -50,14 +49,10 @@ cpu_sort_fn make_cpu_sort(const std::string& name) {
 /// onepass::error (registry::add_sort) when `name` is empty or already taken for a shape.
 template <class Impl>
 void register_cpu_sort_all_shapes(const std::string& name, const std::string& label, const std::string& description) {
-  auto add = [&](sort_shape shape, cpu_sort_fn fn) {
-    add_sort(sort_entry{name, device::cpu, shape, label, description, /*run=*/std::move(fn), /*gpu_run=*/{}});
-  };
-  add(sort_shape::keys_u32, make_cpu_sort<Impl, sort_shape::keys_u32>(name));
-  add(sort_shape::pairs_u32_u32, make_cpu_sort<Impl, sort_shape::pairs_u32_u32>(name));
-  add(sort_shape::keys_u64, make_cpu_sort<Impl, sort_shape::keys_u64>(name));
-  add(sort_shape::pairs_u64_u64, make_cpu_sort<Impl, sort_shape::pairs_u64_u64>(name));
-  add(sort_shape::keys_f32, make_cpu_sort<Impl, sort_shape::keys_f32>(name));
+  for_each_sort_shape([&](auto shape) {
+    add_sort(sort_entry{name, device::cpu, shape, label, description,
+                        /*run=*/make_cpu_sort<Impl, decltype(shape)::value>(name), /*gpu_run=*/{}});
+  });
 }
 
 }  // namespace onepass::registry

@@ -131,15 +131,10 @@ gpu_sort_fn make_gpu_sort(std::string name) {
 template <class Impl>
 void register_gpu_sort_all_shapes(const std::string& name, const std::string& label, const std::string& description,
                                   bool in_place = false, bool float_zeros_equal = false) {
-  auto add = [&](sort_shape shape, gpu_sort_fn fn) {
-    add_sort(sort_entry{name, device::gpu, shape, label, description, /*run=*/{}, /*gpu_run=*/std::move(fn), in_place,
-                        float_zeros_equal});
-  };
-  add(sort_shape::keys_u32, make_gpu_sort<sort_shape::keys_u32, Impl>(name));
-  add(sort_shape::pairs_u32_u32, make_gpu_sort<sort_shape::pairs_u32_u32, Impl>(name));
-  add(sort_shape::keys_u64, make_gpu_sort<sort_shape::keys_u64, Impl>(name));
-  add(sort_shape::pairs_u64_u64, make_gpu_sort<sort_shape::pairs_u64_u64, Impl>(name));
-  add(sort_shape::keys_f32, make_gpu_sort<sort_shape::keys_f32, Impl>(name));
+  for_each_sort_shape([&](auto shape) {
+    add_sort(sort_entry{name, device::gpu, shape, label, description, /*run=*/{},
+                        /*gpu_run=*/make_gpu_sort<decltype(shape)::value, Impl>(name), in_place, float_zeros_equal});
+  });
 }
 
 }  // namespace onepass::registry
