@@ -8,7 +8,7 @@
 // arrays: every Feistel round is applied to all walks still open in one loop over 32-bit
 // halves (vectorised by the compiler), then the walks whose image fell below N are written
 // out and the rest compacted to the front of the block for the next evaluation. A block
-// of B positions thus costs B * 2^b / N evaluations in full-width loops (B + B/2 + B/4 ...
+// of B positions thus costs at most B * 2^b / N evaluations in full-width loops (B + B/2 + B/4 ...
 // at the worst case), with no lane waiting for another's walk. The images are
 // bit-identical to walking_permutation::operator() (tests/cpu/test_walking.cpp).
 #pragma once

@@ -6,7 +6,7 @@
 // evaluated by the shuffle's device twin (gpu_evaluator.cuh). Every position is computed
 // alone: no scan, no temporary storage, one read of the input per output.
 //
-// Walks have different lengths (2^b / N evaluations on average, a geometric tail), so a
+// Walks have different lengths (at most 2^b / N evaluations on average, a geometric tail), so a
 // warp that gives each lane one position waits for its longest walk. Two structures:
 //   walk_structure::warp_queue   (default) each warp owns a chunk of positions and keeps a
 //       queue over it: after every evaluation the lanes whose walk ended (and the idle

@@ -13,15 +13,17 @@
 // outside it. It is a uniformly random permutation of [0, N) whenever f is a uniformly
 // random permutation of [0, 2^b). Its inverse walks f^-1 the same way.
 //
-// Cost. Over all j in [0, N) the walks visit every element of [0, 2^b) exactly once (each
-// index outside [0, N) lies on exactly one walk, each index inside ends exactly one), so
-// the mean number of evaluations of f per position is exactly 2^b / N: below 2 when
-// 2^(b-1) < N <= 2^b (the schedule's b = ceil(log2 N) for N >= 9; b = 4 below, as the
-// bijective shuffle's schedule), 2 - 2^(1-b) at the worst case N = 2^(b-1) + 1, 1 at
-// N = 2^b. One walk is never longer than 2^b - N + 1 evaluations (it ends at the latest
-// when it comes back round to j); for a random f, a walk takes more than t evaluations with
-// probability about (1 - N/2^b)^t <= 2^-t at the schedule's b, so the longest walk over all
-// N positions grows like log2 N (measured: experiments/walking_evaluations).
+// Cost. Over all j in [0, N) the walks visit every element of [0, 2^b) at most once (each
+// index outside [0, N) lies on at most one walk, each index inside ends exactly one; the
+// indices skipped are those on cycles of f that avoid [0, N) altogether, about one on
+// average for a random f), so the mean number of evaluations of f per position is at most
+// 2^b / N: below 2 when 2^(b-1) < N <= 2^b (the schedule's b = ceil(log2 N) for N >= 9;
+// b = 4 below, as the bijective shuffle's schedule), about 2 at the worst case
+// N = 2^(b-1) + 1, 1 at N = 2^b. One walk is never longer than 2^b - N + 1 evaluations (it
+// ends at the latest when it comes back round to j); for a random f, a walk takes more than
+// t evaluations with probability about (1 - N/2^b)^t <= 2^-t at the schedule's b, so the
+// longest walk over all N positions grows like log2 N (measured:
+// experiments/walking_evaluations).
 //
 // Unlike the compacting shuffle (Algorithm 1), where position j depends on how many
 // domain indices below it map inside [0, N), no position here depends on any other, so
