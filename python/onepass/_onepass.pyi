@@ -35,6 +35,14 @@ def segmented_bytes(x: Annotated[NDArray[numpy.uint8], dict(shape=(None, None), 
 def segment_seed(seed: int, segment: int) -> int:
     """The seed of segment s of a segmented shuffle with `seed`."""
 
+def walking_indices_into(out: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu')], num_items: int, seed: int, rounds: int, first: int, stride: int) -> None:
+    """
+    Writes out[k] = sigma((first + k * stride) mod num_items) (out: count uint64), sigma the walking permutation of [0, num_items) for (seed, rounds).
+    """
+
+def epoch_seed(seed: int, epoch: int) -> int:
+    """The seed of epoch `epoch` of a data-loader order with base seed `seed`."""
+
 @overload
 def sort_keys(keys: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], keys_out: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu')], begin_bit: int, end_bit: int, descending: bool) -> None: ...
 

@@ -8,6 +8,8 @@
 //                        §6 the single-pass fusion): the permutation of the CPU
 //                        variable_philox_shuffle_copy, element for element.
 //   segmented            onepass::shuffle::gpu::segmented_shuffle / segmented_unshuffle.
+//   walking_indices      onepass::shuffle::gpu::walking_indices (cycle walking, Black & Rogaway
+//                        CT-RSA 2002, over VariablePhilox): a batch of onepass.data's order.
 //   sort / argsort       in onepass_cuda_sort.cu, _pairs32.cu, _pairs64.cu.
 //   normal               onepass::gaussian::generate_normal (article "Training a random
 //                        Gaussian generator"), equal to generate_normal_cpu bit for bit.
@@ -26,6 +28,7 @@
 #include "onepass/gaussian/generate.cuh"
 #include "onepass/shuffle/gpu_segmented_shuffle.cuh"
 #include "onepass/shuffle/gpu_shuffle.cuh"
+#include "onepass/shuffle/gpu_walking.cuh"
 
 namespace onepass_py {
 namespace {
@@ -165,6 +168,14 @@ void permutation(std::uintptr_t out, std::uint64_t n, std::uint64_t seed, unsign
   const cudaStream_t stream = as_stream(stream_id);
   stream_buffer scratch(n * sizeof(std::uint64_t), stream);
   permutation_into(as_ptr<std::uint64_t>(out), scratch.as<std::uint64_t>(), n, seed, rounds, stream, device);
+}
+
+void walking_indices(std::uintptr_t out, std::uint64_t count, std::uint64_t num_items, std::uint64_t seed,
+                     unsigned rounds, std::uint64_t first, std::uint64_t stride, std::uintptr_t stream_id, int device) {
+  const auto sigma = sh::walking_permutation::for_length(num_items, seed, rounds);
+  if (count == 0) return;
+  device_scope scope(device);
+  sh::gpu::walking_indices(as_ptr<std::uint64_t>(out), first, stride, count, sigma, as_stream(stream_id));
 }
 
 void segmented(std::uintptr_t in, std::uintptr_t out, std::uint64_t num_items, unsigned item_bytes,

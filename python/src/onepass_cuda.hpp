@@ -31,6 +31,12 @@ std::string shuffle_rows(std::uintptr_t in, std::uintptr_t out, std::uint64_t ou
 void permutation(std::uintptr_t out, std::uint64_t n, std::uint64_t seed, unsigned rounds, std::uintptr_t stream,
                  int device);
 
+/// out: count uint64, out[k] = sigma((first + k * stride) mod num_items) with sigma =
+/// walking_permutation::for_length(num_items, seed, rounds) (cycle walking over
+/// VariablePhilox): gpu::walking_indices, equal to the CPU walking_indices.
+void walking_indices(std::uintptr_t out, std::uint64_t count, std::uint64_t num_items, std::uint64_t seed,
+                     unsigned rounds, std::uint64_t first, std::uint64_t stride, std::uintptr_t stream, int device);
+
 /// Segmented shuffle of num_items items of item_bytes (1, 2, 4, 8, 16) bytes: with offsets
 /// (offset_bytes 4 or 8: int32 / int64, num_segments + 1 device values) or, offsets == 0,
 /// num_segments rows of row_length items.

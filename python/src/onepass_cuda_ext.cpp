@@ -103,6 +103,12 @@ NB_MODULE(_onepass_cuda, m) {
           nb::gil_scoped_release release;
           onepass_py::permutation(out, n, seed, rounds, stream, device);
         });
+  m.def("walking_indices", [](std::uintptr_t out, std::uint64_t count, std::uint64_t num_items, std::uint64_t seed,
+                              unsigned rounds, std::uint64_t first, std::uint64_t stride, std::uintptr_t stream,
+                              int device) {
+          nb::gil_scoped_release release;
+          onepass_py::walking_indices(out, count, num_items, seed, rounds, first, stride, stream, device);
+        });
   m.def("segmented", [](std::uintptr_t in, std::uintptr_t out, std::uint64_t num_items, unsigned item_bytes,
                         std::uintptr_t offsets, unsigned offset_bytes, std::uint64_t num_segments,
                         std::uint64_t row_length, std::uint64_t seed, unsigned rounds, bool inverse,

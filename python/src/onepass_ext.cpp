@@ -20,6 +20,7 @@
 #include "onepass/error.hpp"
 #include "onepass/shuffle/cpu_segmented_shuffle.hpp"
 #include "onepass/shuffle/cpu_shuffle.hpp"
+#include "onepass/shuffle/cpu_walking.hpp"
 #include "onepass/sort/cpu_radix_sort.hpp"
 
 namespace nb = nanobind;
@@ -89,6 +90,20 @@ void permutation_into(index_1d p, std::uint64_t seed, unsigned rounds) {
   std::vector<std::uint64_t> identity(n);
   std::iota(identity.begin(), identity.end(), std::uint64_t{0});
   onepass::shuffle::variable_philox_shuffle_copy(identity.data(), dst, n, seed, rounds);
+}
+
+/// out: count uint64, out[k] = sigma((first + k * stride) mod num_items) with sigma =
+/// walking_permutation::for_length(num_items, seed, rounds): the cycle-walking permutation
+/// (Black & Rogaway, CT-RSA 2002) over VariablePhilox (Mitchell et al. §3.2), a batch of a
+/// data loader's global order (onepass.data passes seed = epoch_seed(seed, epoch)). oneTBB;
+/// the values of the C++ walking_indices and of gpu::walking_indices.
+void walking_indices_into(index_1d out, std::uint64_t num_items, std::uint64_t seed, unsigned rounds,
+                          std::uint64_t first, std::uint64_t stride) {
+  const std::uint64_t count = out.shape(0);
+  std::uint64_t* dst = out.data();
+  nb::gil_scoped_release release;
+  const auto sigma = onepass::shuffle::walking_permutation::for_length(num_items, seed, rounds);
+  onepass::shuffle::walking_indices(sigma, first, stride, count, dst);
 }
 
 /// out: n doubles or floats, filled with N(mean, stddev^2) samples of the warp Gaussian
@@ -212,6 +227,12 @@ NB_MODULE(_onepass, m) {
         nb::arg("inverse"), nb::arg("use_offsets"));
   m.def("segment_seed", [](std::uint64_t seed, std::uint64_t s) { return onepass::shuffle::segment_seed(seed, s); },
         nb::arg("seed"), nb::arg("segment"), "The seed of segment s of a segmented shuffle with `seed`.");
+  m.def("walking_indices_into", &walking_indices_into, nb::arg("out"), nb::arg("num_items"), nb::arg("seed"),
+        nb::arg("rounds"), nb::arg("first"), nb::arg("stride"),
+        "Writes out[k] = sigma((first + k * stride) mod num_items) (out: count uint64), sigma the walking "
+        "permutation of [0, num_items) for (seed, rounds).");
+  m.def("epoch_seed", [](std::uint64_t seed, std::uint64_t epoch) { return onepass::shuffle::epoch_seed(seed, epoch); },
+        nb::arg("seed"), nb::arg("epoch"), "The seed of epoch `epoch` of a data-loader order with base seed `seed`.");
   bind_sorts<std::uint32_t>(m);
   bind_sorts<std::int32_t>(m);
   bind_sorts<float>(m);
