@@ -28,6 +28,11 @@ an int) and ``like=`` (None: torch if importable, else cupy, else jax; or "torch
 "jax") for the framework of a GPU result.
 
 Without the CUDA module (built only when nvcc is found), GPU arrays raise TypeError.
+
+``onepass.data`` (imported with the package; it does not import torch) holds the data-loader
+side: ``epoch_indices`` and ``DistributedShuffleSampler``, a drop-in for torch's
+``DistributedSampler`` whose order is computed per position (cycle walking over the same
+bijection), identical on any number of ranks and resumable mid-epoch.
 """
 
 from typing import Optional, Sequence, Tuple, Union
@@ -39,7 +44,7 @@ from . import _onepass
 from . import _gpu
 
 __all__ = ["shuffle", "unshuffle", "permutation", "segmented_shuffle", "segmented_unshuffle", "segment_seed",
-           "normal", "sort", "argsort", "__version__", "DEFAULT_ROUNDS"]
+           "normal", "sort", "argsort", "data", "__version__", "DEFAULT_ROUNDS"]
 
 __version__ = _onepass.__version__
 #: Feistel rounds of the VariablePhilox bijection unless given (the paper's recommendation, §5).
@@ -396,3 +401,6 @@ def segmented_unshuffle(x: _npt.ArrayLike, seed: int, *, offsets: Optional[_npt.
                         out: Optional[_np.ndarray] = None, rounds: int = DEFAULT_ROUNDS) -> _np.ndarray:
     """The inverse of :func:`segmented_shuffle` for the same seed, offsets and rounds."""
     return _segmented(x, seed, offsets, out, rounds, True)
+
+
+from . import data  # noqa: E402 - after the names it imports from this package

@@ -389,6 +389,17 @@ def permutation(n, seed, rounds, device, like):
     return finish(ctx, result)
 
 
+def walking_indices(count, num_items, seed, rounds, first, stride, device, like):
+    """count int64 indices sigma((first + k * stride) mod num_items) of the walking
+    permutation for (num_items, seed, rounds), made on `device`'s current stream
+    (onepass.data; arguments checked there)."""
+    ctx = context_for_device(device, like)
+    result, ptr = empty(ctx, (count,), dtype=(_INT, 64, 1))
+    if count:
+        _cu.walking_indices(ptr, count, num_items, seed, rounds, first, stride, ctx.stream, ctx.device)
+    return finish(ctx, result)
+
+
 def normal(shape, seed, single, mean, std, form, device, like):
     ctx = context_for_device(device, like)
     result, ptr = empty(ctx, shape, dtype=(_FLOAT, 32 if single else 64, 1))
