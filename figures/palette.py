@@ -86,6 +86,14 @@ STYLES = {
     "cupy_standard_normal": ("#54278f", "P", "peer"),
     "jax_permutation": ("#8c510a", "X", "peer"),
     "jax_permutation_independent": ("#bf812d", "h", "peer"),
+    # ---- the data-loader sampler (algorithm names of experiments/sampler.py): ours in blues,
+    # torch's DistributedSampler and randperm in oranges and reds
+    "onepass_cpu": (OURS, "o", "ours"),
+    "onepass_sampler_iter": (OURS_LIGHT, "s", "ours"),
+    "onepass_gpu": ("#08306b", "D", "ours"),
+    "torch_distributed_sampler": ("#d94801", "v", "peer"),
+    "torch_randperm_cpu": ("#fd8d3c", "^", "peer"),
+    "torch_randperm_cuda": ("#a50f15", "<", "peer"),
 }
 
 # Registry / experiment names -> the names above.

@@ -32,6 +32,7 @@ from figures import sort_results as so
 from figures import gaussian_results  # the warp Gaussian section
 from figures import segmented_results  # the segmented shuffle section
 from figures import python_results  # the Python package on GPU arrays (python_peers)
+from figures import sampler_results  # the data-loader sampler (sampler: CPU and GPU copies, all read)
 from paper import provenance as pv  # commit vs measured code, clocks
 from paper import claims  # one claims table per seed document
 from paper import variability  # spread, repeated runs, ranges, seed replicates
@@ -1538,6 +1539,7 @@ def main(argv=None):
     gaussian_results.report_section(report, args.results, recorded)
     segmented_results.report_section(report, args.results, recorded)
     python_results.report_section(report, args.results, recorded)
+    sampler_results.report_section(report, args.results, recorded)
     gaussian_source = sr.gpu_source(args.results, "gaussian_throughput", recorded)
     if gaussian_source is not None:  # its section is figures/gaussian_results.py's; the table names its commit
         try:
