@@ -46,9 +46,14 @@ struct walk_lanes {
   std::uint64_t done_image[walk_block];
 };
 
+// Isa: a tag type that only makes the instantiation distinct. A translation unit compiled
+// for another instruction set (e.g. the Python module's AVX2 / AVX-512 copies, picked at run
+// time) passes a tag of internal linkage, so its instantiations cannot be merged with the
+// default ones by the linker (one definition rule).
+
 /// Applies f (Forward) or f^-1 to the first `count` lanes, round-major (one loop per round,
 /// vectorisable). Bit-identical to variable_philox::operator() / inverse().
-template <bool Forward>
+template <bool Forward, class Isa = void>
 inline void evaluate_lanes(const bijection::variable_philox& f, walk_lanes& w, std::uint64_t count) {
   const unsigned left_bits = f.domain_bits() / 2;
   const unsigned right_bits = f.domain_bits() - left_bits;
@@ -91,7 +96,7 @@ inline void evaluate_lanes(const bijection::variable_philox& f, walk_lanes& w, s
 
 /// For k < count: emit(k, image of position (first + k * stride) mod N) with image =
 /// sigma (Forward) or sigma^-1; count <= walk_block, N > 0. Emits in no particular order.
-template <bool Forward, class Emit>
+template <bool Forward, class Isa = void, class Emit>
 inline void walk_positions(const walking_permutation& sigma, std::uint64_t first, std::uint64_t stride,
                            std::uint64_t count, walk_lanes& w, Emit&& emit) {
   const bijection::variable_philox& f = sigma.bijection();
@@ -106,7 +111,7 @@ inline void walk_positions(const walking_permutation& sigma, std::uint64_t first
   }
   std::uint64_t open = count;
   while (open > 0) {
-    evaluate_lanes<Forward>(f, w, open);
+    evaluate_lanes<Forward, Isa>(f, w, open);
     // Branch-free split (the test is a coin flip at the worst-case sizes): finished walks
     // to the done list, open ones compacted to the front.
     std::uint64_t kept = 0, done = 0;
@@ -127,7 +132,7 @@ inline void walk_positions(const walking_permutation& sigma, std::uint64_t first
 }
 
 /// Runs walk_positions over [0, count) in blocks, in parallel (oneTBB); emit(k, image).
-template <bool Forward, class Emit>
+template <bool Forward, class Isa = void, class Emit>
 void walk_all(const walking_permutation& sigma, std::uint64_t first, std::uint64_t stride, std::uint64_t count,
               const Emit& emit) {
   if (count == 0) return;
@@ -136,7 +141,7 @@ void walk_all(const walking_permutation& sigma, std::uint64_t first, std::uint64
                       walk_lanes w;
                       for (std::uint64_t b = range.begin(); b < range.end(); b += walk_block) {
                         const std::uint64_t c = range.end() - b < walk_block ? range.end() - b : walk_block;
-                        walk_positions<Forward>(sigma, first + b * stride, stride, c, w,
+                        walk_positions<Forward, Isa>(sigma, first + b * stride, stride, c, w,
                                                 [&](std::uint64_t k, std::uint64_t y) { emit(b + k, y); });
                       }
                     });
