@@ -32,6 +32,9 @@ __all__ = ["epoch_seed", "epoch_indices", "DistributedShuffleSampler"]
 MAX_SAMPLES = 2 ** 63
 _U64_MAX = 2 ** 64 - 1
 _STATE_VERSION = 1
+#: Indices in an iteration's first batch (later batches double up to batch_size), so that the
+#: first index of an epoch costs well under a millisecond at any batch_size.
+_FIRST_BATCH = 2048
 
 
 def _check_int(value, name, low, high, high_text=None):
@@ -149,7 +152,8 @@ class DistributedShuffleSampler:
     ``len()``. num_replicas (>= 1) and rank (in [0, num_replicas-1]): default to the world
     size and rank of an initialised ``torch.distributed`` process group, else 1 and 0.
     shuffle: False gives the identity order. seed: [0, 2^64-1], the same on every rank.
-    drop_last: as torch's. batch_size: indices computed per C++ call (>= 1, default 65536;
+    drop_last: as torch's. batch_size: most indices computed per C++ call (>= 1, default
+    65536; an iteration starts at 2048 and doubles, so its first index comes at once;
     ``__iter__`` holds one batch). rounds: VariablePhilox rounds in [1, 64] (default 24).
     device: None / "cpu" (batches by oneTBB into NumPy) or a CUDA device ("cuda", "cuda:N",
     torch.device, int; batches by ``gpu::walking_indices``, copied to the host by
@@ -263,8 +267,10 @@ class DistributedShuffleSampler:
         on_gpu = self._device_index is not None
         buffer = None
         done = 0
+        size = min(self.batch_size, _FIRST_BATCH)  # small first: the first index comes at once
         while done < count:
-            c = min(self.batch_size, count - done)
+            c = min(size, count - done)
+            size = min(2 * size, self.batch_size)
             begin = first + done * stride
             if not self.shuffle:
                 k = _np.arange(c, dtype=_np.uint64)
