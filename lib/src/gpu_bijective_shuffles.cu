@@ -1,5 +1,6 @@
 // Registers the library's own GPU bijective shuffles (uint64 elements):
-// VariablePhilox at the three fusion levels of the paper's §6 and LCG (bijective2).
+// VariablePhilox at the three fusion levels of the paper's §6, LCG (bijective2), and the
+// gather through the walking permutation (cycle walking over VariablePhilox).
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -9,6 +10,8 @@
 #include "onepass/bijection/variable_philox.hpp"
 #include "onepass/registry.hpp"
 #include "onepass/shuffle/gpu_shuffle.cuh"
+#include "onepass/shuffle/gpu_walking.cuh"
+#include "onepass/shuffle/walking_permutation.hpp"
 
 namespace {
 using onepass::bijection::lcg;
@@ -55,5 +58,22 @@ const registrar lcg_bijective2{shuffle_entry{
        const shuffle_params& p, void* stream) {
       gpu::bijective_shuffle(temp, temp_bytes, in, out, n, lcg::for_length(n, p.seed), gpu::fusion::bijective2,
                              static_cast<cudaStream_t>(stream));
+    }}};
+
+// d_out[j] = d_in[sigma(j)], sigma = walking_permutation::for_length(n, seed, rounds): one
+// pass, no scan, a gather through sigma (default structure: the per-warp queue). The same
+// permutation as the CPU entry "walking" for the same seed and rounds (uniform = false as
+// there: see lib/src/cpu_bijective_shuffles.cpp).
+const registrar walking_gpu{shuffle_entry{
+    "walking", gpu_device, "Walking",
+    "walking permutation: cycle walking (Black & Rogaway, CT-RSA 2002) over VariablePhilox, a gather "
+    "d_out[j] = d_in[sigma(j)] (no scan; warp-queue walks)",
+    /*run=*/{}, /*permutes=*/true, /*uses_rounds=*/true, /*uniform=*/false, /*deterministic=*/true,
+    /*gpu_run=*/
+    [](void* temp, std::size_t& temp_bytes, const std::uint64_t* in, std::uint64_t* out, std::size_t n,
+       const shuffle_params& p, void* stream) {
+      gpu::walking_shuffle(temp, temp_bytes, in, out, n,
+                           onepass::shuffle::walking_permutation::for_length(n, p.seed, p.rounds),
+                           static_cast<cudaStream_t>(stream));
     }}};
 }  // namespace

@@ -64,6 +64,7 @@ TEST(ShuffleUniformity, RegistryHasTheLibraryShuffles) {
   const auto names = cpu_permuting_shuffles();
   EXPECT_NE(std::find(names.begin(), names.end(), "variable_philox"), names.end());
   EXPECT_NE(std::find(names.begin(), names.end(), "lcg"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "walking"), names.end());
   EXPECT_FALSE(onepass::registry::find_shuffle("lcg").uniform);
 }
 
