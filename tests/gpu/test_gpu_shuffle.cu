@@ -732,14 +732,16 @@ TEST(GpuShuffle, RegistryEntriesMatchTheCpuEntries) {
   const std::vector<std::pair<std::string, std::string>> pairs = {{"variable_philox", "variable_philox"},
                                                                   {"variable_philox_bijective0", "variable_philox"},
                                                                   {"variable_philox_bijective1", "variable_philox"},
-                                                                  {"lcg", "lcg"}};
+                                                                  {"lcg", "lcg"},
+                                                                  {"walking", "walking"}};
   for (const auto& [gpu_name, cpu_name] : pairs) {
     const reg::shuffle_entry& g = reg::find_shuffle(gpu_name, reg::device::gpu);
     const reg::shuffle_entry& c = reg::find_shuffle(cpu_name, reg::device::cpu);
     EXPECT_EQ(g.where, reg::device::gpu);
     EXPECT_TRUE(g.gpu_run);
     EXPECT_FALSE(g.run);
-    EXPECT_EQ(g.uses_rounds, cpu_name == "variable_philox") << gpu_name;
+    EXPECT_EQ(g.uses_rounds, cpu_name != "lcg") << gpu_name;
+    EXPECT_EQ(g.uniform, c.uniform) << gpu_name;
     for (unsigned rounds : {24u, 10u}) {
       reg::shuffle_params params;
       params.seed = 4242;
@@ -759,6 +761,7 @@ TEST(GpuShuffle, RegistryEntriesMatchTheCpuEntries) {
   }
   EXPECT_EQ(reg::find_shuffle("variable_philox", reg::device::gpu).label, "VarPhilox");
   EXPECT_EQ(reg::find_shuffle("lcg", reg::device::gpu).label, "LCG");
+  EXPECT_EQ(reg::find_shuffle("walking", reg::device::gpu).label, "Walking");
 }
 
 // ---------------------------------------------------------------------------
