@@ -7,6 +7,9 @@
 // and of the random gather (computed index) as the upper bound, against the size, in
 // the worst case n = 2^w + 1 (the domain is 2^(w+1): 2^w - 1 redundant evaluations)
 // and the best case n = 2^w (no redundant evaluation; the paper's "Bijective2 (n=m)").
+// Beside them the walking permutation (walking: cycle walking over the same bijection,
+// issue 28), a gather through sigma with no scan: about 2 evaluations per item in the
+// worst case (walks of different lengths), 1 in the best.
 // uint64 elements; timing, checks and skipping as in table1_gpu_shuffle (experiments/
 // common/gpu_harness.cuh): warm-up runs, then --reps timed runs with CUDA events, L2
 // flushed before each run; each algorithm's output is then checked exactly (untimed).
@@ -14,17 +17,17 @@
 // Output: <out>/fig10_fusion.csv with
 //   algorithm,case,log2_size,n,reps,seconds_median,seconds_min,seconds_max,items_per_second
 // case in {worst, best}; items_per_second = n / seconds_median. Every algorithm is
-// measured in both cases (the figure draws Bijective0/1/2 worst, Bijective2 best and
-// gather worst).
+// measured in both cases (the figure draws Bijective0/1/2 worst, Bijective2 best,
+// walking worst and best, and gather worst).
 //
 // Options (besides the harness's --scale, --out-dir, --seed):
 //   --max-log2 W       largest w, in [8, 40] (default: smoke 14, default and paper 29)
 //   --step S           w = 8, 8 + S, ... (default: smoke 3, default and paper 1)
-//   --algorithms a,b   registered gpu shuffles to time (default: the four above)
+//   --algorithms a,b   registered gpu shuffles to time (default: the five above)
 //   --reps N, --warmup N, --warm-l2   timing (default reps: smoke 5, default 7, paper 11)
 //
 // Exit status: 0 when every point was measured or skipped for memory, 1 when an
-// algorithm failed or one of the default four is not registered, 2 for bad
+// algorithm failed or one of the default five is not registered, 2 for bad
 // arguments, 3 when there is no CUDA device (nothing written).
 #include <algorithm>
 #include <cstdint>
@@ -49,7 +52,8 @@ const char* const experiment = "fig10_fusion";
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Fig. 10 (Mitchell et al. §6): Bijective0/1/2 and gather vs size, worst (2^w+1) and best (2^w) case"};
+  CLI::App app{"Fig. 10 (Mitchell et al. §6): Bijective0/1/2, walking and gather vs size, worst (2^w+1) and best "
+               "(2^w) case"};
   ex::run r(experiment, app);
   int max_log2_option = 0, step_option = 0;
   std::vector<std::string> only;
@@ -60,13 +64,13 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 8));
   app.add_option("--algorithms", only,
                  "comma-separated registered gpu shuffles (default: variable_philox_bijective0, "
-                 "variable_philox_bijective1, variable_philox, gather)")
+                 "variable_philox_bijective1, variable_philox, walking, gather)")
       ->delimiter(',');
   gpu::add_timing_options(app, timing_cli);
   r.parse(argc, argv);
 
   const std::vector<std::string> defaults{"variable_philox_bijective0", "variable_philox_bijective1",
-                                          "variable_philox", "gather"};
+                                          "variable_philox", "walking", "gather"};
   std::vector<std::string> known;
   for (const auto& e : reg::shuffles())
     if (e.where == reg::device::gpu) known.push_back(e.name);
