@@ -49,6 +49,8 @@ STYLES = {
     "MergeShuffle": ("#8c564b", "p", "peer"),
     "thrust::shuffle_copy": ("#7b3294", "<", "peer"),   # thrust: dark purple, like thrust::sort
     "randperm+gather": ("#e7969c", ">", "peer"),
+    # the walking permutation (cycle walking over VariablePhilox, issue 28): ours, a teal blue
+    "Walking": ("#0a8f9e", "H", "ours"),
     # ---- Onesweep (registry names of experiments/common/sort_bench.cu)
     "onesweep": (OURS, "o", "ours"),
     "onesweep_db": (OURS_LIGHT, "s", "ours"),
@@ -104,7 +106,7 @@ ALIASES = {
     "lcg": "LCG", "gather": "Gather", "gather_index_array": "Gather (index array)",
     "dart_throwing": "DartThrowing", "sort_shuffle": "SortShuffle", "std_shuffle": "std::shuffle",
     "rao_sandelius": "RS", "merge_shuffle": "MergeShuffle", "thrust_shuffle": "thrust::shuffle_copy",
-    "randperm": "randperm+gather",
+    "randperm": "randperm+gather", "walking": "Walking",
     "optimised": "gaussian_optimised", "inverse_cdf": "gaussian_inverse_cdf",
 }
 

@@ -11,7 +11,9 @@ figures/shuffle_results.py SCHEMAS) and writes <figure>.png and <figure>.pdf to 
     fig08_mmd_n100      |MMD²| vs rounds, n = 100 (Fig. 8)
     fig09_mmd_n1000     |MMD²| vs rounds, n = 1000 (Fig. 9)
                         (LCG and std::shuffle, which have no rounds, as labelled points right of
-                        the rounds: their ratio to the threshold and their verdict under each)
+                        the rounds: their ratio to the threshold and their verdict under each;
+                        the walking permutation over the same bijection as a second rounds
+                        series when the CSV has its rows)
     fig12_cpu_shuffle   CPU throughput vs size, ours beside the paper's Table 2 (Fig. 12), and
                         each ÷ Gather (std::shuffle labelled single-threaded)
 
@@ -20,8 +22,8 @@ with a GPU), else from the newest copy recorded on a GPU, --recorded DIR/<device
 (default: DIR/recorded, else the repository's results/recorded); each is skipped with a
 note while neither exists:
 
-    fig10_fusion        Bijective0/1/2 and gather throughput vs size, worst and best case, and
-                        each ÷ gather, with the paper's statements about its Fig. 10 (Fig. 10)
+    fig10_fusion        Bijective0/1/2, walking and gather throughput vs size, worst and best case,
+                        and each ÷ gather, with the paper's statements about its Fig. 10 (Fig. 10)
     fig11_gpu_shuffle   GPU throughput vs size beside the paper's Table 1, each ÷ Gather, and
                         the implementations the paper does not time ÷ Gather (Fig. 11)
 
@@ -81,9 +83,10 @@ _footer = footer
 _save = save_figure
 
 
-def _rounds_rows(rows, **match):
-    """VariablePhilox rows matching the given column values, sorted by rounds."""
-    sel = [r for r in rows if r["algorithm"] == "variable_philox" and r["rounds"] is not None
+def _rounds_rows(rows, algorithm="variable_philox", **match):
+    """Rows of one rounds series (VariablePhilox by default; sr.ROUNDS_SERIES) matching the
+    given column values, sorted by rounds."""
+    sel = [r for r in rows if r["algorithm"] == algorithm and r["rounds"] is not None
            and all(r[k] == v for k, v in match.items())]
     return sorted(sel, key=lambda r: r["rounds"])
 
@@ -114,13 +117,22 @@ def _legend_below(ax, ncol=2, handles=None, labels=None):
               borderaxespad=3.4)
 
 
-def _pass_fail_points(ax, x, y, ok, label, passes="passes", fails="fails"):
+def _pass_fail_points(ax, x, y, ok, label, passes="passes", fails="fails", colour=PASS_COLOUR, marker="o"):
     x, y, ok = np.asarray(x), np.asarray(y), np.asarray(ok, dtype=bool)
-    ax.plot(x, y, "-", color=PASS_COLOUR, lw=1.2, zorder=2)
-    ax.plot(x[ok], y[ok], "o", color=PASS_COLOUR, ms=4.5, zorder=3, label="%s, %s" % (label, passes))
+    ax.plot(x, y, "-", color=colour, lw=1.2, zorder=2)
+    if ok.any():
+        ax.plot(x[ok], y[ok], marker, ls="", color=colour, ms=4.5, zorder=3, label="%s, %s" % (label, passes))
     if (~ok).any():
-        ax.plot(x[~ok], y[~ok], "o", mfc="white", mec=FAIL_COLOUR, mew=1.3, ms=5, zorder=3,
+        ax.plot(x[~ok], y[~ok], marker, ls="", mfc="white", mec=FAIL_COLOUR, mew=1.3, ms=5, zorder=3,
                 label="%s, %s" % (label, fails))
+
+
+def _series_style(algorithm):
+    """(colour, marker) of a rounds series: VariablePhilox in the pass colour with circles, the
+    others (the walking permutation) in their palette colour and marker."""
+    if algorithm == "variable_philox":
+        return PASS_COLOUR, "o"
+    return palette.colour(algorithm), palette.marker(algorithm) or "o"
 
 
 def _times(ratio):
@@ -167,15 +179,20 @@ def _rounds_ticks(ax, last_round, ref_xs, ref_labels, ref_colours):
 
 def draw_fig06(results, facts, out_dir):
     """χ² statistic vs VariablePhilox rounds at n = 5 with the α critical value (paper Fig. 6);
-    LCG and std::shuffle (no rounds) as single points to the right, with the paper's LCG value."""
+    the walking permutation over the same bijection as a second series when measured; LCG and
+    std::shuffle (no rounds) as single points to the right, with the paper's LCG value."""
     rows, meta = results["fig06_chi2_rounds"]
     vp = _rounds_rows(rows)
     if not vp:
         raise sr.MissingInput("fig06_chi2_rounds.csv has no variable_philox rows")
     x = [r["rounds"] for r in vp]
-    y = [max(r["statistic"], 1e-3) for r in vp]
     fig, ax = plt.subplots(figsize=(8.6, 4.6))
-    _pass_fail_points(ax, x, y, [r["passes"] == 1 for r in vp], "VariablePhilox")
+    for algorithm, shown in sr.ROUNDS_SERIES:
+        series = _rounds_rows(rows, algorithm)
+        if series:
+            colour, marker = _series_style(algorithm)
+            _pass_fail_points(ax, [r["rounds"] for r in series], [max(r["statistic"], 1e-3) for r in series],
+                              [r["passes"] == 1 for r in series], shown, colour=colour, marker=marker)
     crit = vp[0]["critical_value"]
     ax.axhline(crit, color=palette.THRESHOLD, ls="--", lw=1.1,
                label="critical value %.1f (α = %g)" % (crit, vp[0]["alpha"]))
@@ -242,8 +259,9 @@ def _mmd_verdict(r):
 
 
 def draw_mmd(results, facts, out_dir, name, n):
-    """|MMD²| vs VariablePhilox rounds at one n, one panel per form (paper Figs. 7–9); LCG and
-    std::shuffle as single labelled points right of the rounds."""
+    """|MMD²| vs VariablePhilox rounds at one n, one panel per form (paper Figs. 7–9), with the
+    walking permutation as a second series when measured; LCG and std::shuffle as single
+    labelled points right of the rounds."""
     rows, meta = results["fig07_09_mmd"]
     at_n = [r for r in rows if r["n"] == n]
     if not at_n:
@@ -260,9 +278,14 @@ def draw_mmd(results, facts, out_dir, name, n):
         stats = np.array([r["statistic"] for r in vp], dtype=float)
         positives = np.concatenate([stats[stats > 0], [r["statistic"] for r in at_n if r["statistic"] > 0]])
         floor = positives.min() / 3 if positives.size else 1e-12
-        ok = [r["passes_hoeffding"] == 1 and r["passes_normal"] == 1 for r in vp]
-        _pass_fail_points(ax, x, np.maximum(stats, floor), ok, "VariablePhilox",
-                          "passes both tests", "fails a test")
+        for algorithm, shown in sr.ROUNDS_SERIES:
+            series = _rounds_rows(at_n, algorithm, form=form)
+            if series:
+                colour, marker = _series_style(algorithm)
+                _pass_fail_points(ax, [r["rounds"] for r in series],
+                                  np.maximum(np.array([r["statistic"] for r in series], dtype=float), floor),
+                                  [r["passes_hoeffding"] == 1 and r["passes_normal"] == 1 for r in series], shown,
+                                  "passes both tests", "fails a test", colour=colour, marker=marker)
         entries = []
         for alg, lab in (("lcg", "LCG"), ("std_shuffle", "std::shuffle")):
             r = _single(at_n, alg, form=form)
@@ -556,6 +579,8 @@ FUSION_STYLE = [  # (algorithm, case, legend, palette name, line style, hollow m
     ("variable_philox", "worst", "Bijective2 (fused single pass: staged up to 2^21 indices, look-back tiles above; ours)",
      "VarPhilox", "-", False),
     ("variable_philox", "best", "Bijective2, best case n = 2^w (dotted, hollow)", "VarPhilox", ":", True),
+    ("walking", "worst", "Walking (cycle walking, a gather through σ; no scan)", "Walking", "-", False),
+    ("walking", "best", "Walking, best case n = 2^w (dotted, hollow)", "Walking", ":", True),
     ("gather", "worst", "gather (random gather, upper bound)", "Gather", "-", False),
 ]
 

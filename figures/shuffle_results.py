@@ -80,6 +80,7 @@ PAPER_LABELS = {
     "rs": "RS", "raosandelius": "RS",
     "mergeshuffle": "MergeShuffle",
     "sortshuffle": "SortShuffle",
+    "walking": "Walking",  # not in the paper: the walking permutation (issue 28)
 }
 # Fixed colours so one algorithm has one colour in every figure (from figures/palette.py,
 # which every figure uses; kept here by name for callers of shuffle_results).
@@ -104,10 +105,15 @@ GPU_DISPLAY = {
     "sort_shuffle": "SortShuffle",
     "thrust_shuffle": "thrust::shuffle_copy",
     "randperm": "randperm+gather",
+    "walking": "Walking",
 }
 COLOURS.update({lab: palette.colour(lab) for lab in (
     "Gather (index array)", "VarPhilox Bijective0", "VarPhilox Bijective1", "thrust::shuffle_copy",
-    "randperm+gather")})
+    "randperm+gather", "Walking")})
+# The rounds series of the statistics experiments (fig06_chi2_rounds, fig07_09_mmd), by registry
+# name: the paper's VariablePhilox shuffle and the walking permutation over the same bijection
+# (cycle walking, issue 28), with the name each is drawn and reported under.
+ROUNDS_SERIES = [("variable_philox", "VariablePhilox"), ("walking", "Walking")]
 
 
 class MissingInput(Exception):

@@ -395,6 +395,106 @@ def fusion_verdict(rows):
     return claims, verdict, why
 
 
+# --------------------------------------------------------------------------- the walking permutation (issue 28)
+
+WALKING = "walking"  # registry name of the walking permutation (cycle walking over VariablePhilox)
+
+
+def _rounds_series(rows, algorithm, **match):
+    """One rounds series of a statistics CSV (rows with rounds), matching the given column values,
+    sorted by rounds."""
+    return sorted([r for r in rows if r["algorithm"] == algorithm and r["rounds"] is not None
+                   and all(r[k] == v for k, v in match.items())], key=lambda r: r["rounds"])
+
+
+def walking_rounds_verdict(cases):
+    """Issue 28's target "fig06's χ² rows pass from the same round count as the bijective shuffle"
+    (and its MMD counterpart), checked case by case.
+
+    cases: [(test name, VariablePhilox rows, walking rows, ok(row) -> bool, probability that one
+    row fails under uniformity)], rows being one rounds series each (_rounds_series). A case is met
+    when walking passes at every count from VariablePhilox's first all-pass count on (first_all_pass:
+    it passes from the same or a smaller count); a later start that only chance failures cause
+    (as many failing counts at or above VariablePhilox's first as false rejections at that
+    probability explain with chance >= 0.01) is met up to chance.
+
+    Returns (rows [(test, VariablePhilox first, walking first, walking's passing counts, outcome)],
+    verdict, why): verdict 'met', 'met up to chance failures', 'not met' or 'not measured' (no
+    walking rows)."""
+    trows, outcomes, why = [], [], []
+    for test, vp, walk, ok, p_fail in cases:
+        if not walk:
+            trows.append((test, first_all_pass(vp, ok) or "none" if vp else "—", "—", "—", "not measured"))
+            continue
+        vp_first = first_all_pass(vp, ok) if vp else None
+        w_first = first_all_pass(walk, ok)
+        largest = walk[-1]["rounds"]
+        passing = ranges([r["rounds"] for r in walk if ok(r)])
+        if w_first is None:
+            outcome, met = "**not met**: fails at the largest count (%d)" % largest, False
+            above = [r for r in walk if vp_first is not None and r["rounds"] >= vp_first]
+            fails = [r for r in above if not ok(r)]
+            if above:
+                why.append("%s: walking fails at %d of the %d counts from VariablePhilox's %d rounds on"
+                           % (test, len(fails), len(above), vp_first))
+        elif vp_first is None:
+            outcome, met = "met: passes from %d rounds; VariablePhilox fails at the largest count" % w_first, True
+        elif w_first <= vp_first:
+            outcome, met = ("met: the same round count" if w_first == vp_first else
+                            "met: %d round%s earlier" % (vp_first - w_first, "" if vp_first - w_first == 1 else "s")), True
+        else:
+            above = [r for r in walk if r["rounds"] >= vp_first]
+            fails = [r["rounds"] for r in above if not ok(r)]
+            chance = binomial_tail(len(fails), len(above), p_fail)
+            if chance >= 0.01:
+                outcome, met = ("met up to chance: %d round%s later, from %d failing count%s (%s) that false "
+                                "rejections explain (chance %.2f)"
+                                % (w_first - vp_first, "" if w_first - vp_first == 1 else "s", len(fails),
+                                   "" if len(fails) == 1 else "s", ranges(fails), chance)), "chance"
+            else:
+                outcome, met = ("**not met**: %d round%s later" % (w_first - vp_first,
+                                                                "" if w_first - vp_first == 1 else "s")), False
+                why.append("%s: walking fails at %s (%d of the %d counts from VariablePhilox's %d rounds on; "
+                           "chance %.2g)" % (test, ranges(fails), len(fails), len(above), vp_first, chance))
+        outcomes.append(met)
+        trows.append((test, vp_first if vp_first is not None else "none",
+                      w_first if w_first is not None else "none", passing, outcome))
+    if not outcomes:
+        return trows, "not measured", ["no walking rows in the results"]
+    same = sum(1 for m in outcomes if m is True)
+    why.insert(0, "walking passes from the same or a smaller round count than VariablePhilox in %d of %d cases"
+               % (same, len(outcomes)))
+    if all(m is True for m in outcomes):
+        verdict = "met"
+    elif all(m in (True, "chance") for m in outcomes):
+        verdict = "met up to chance failures"
+    else:
+        verdict = "not met"
+    return trows, verdict, why
+
+
+def walking_plateau(walk, statistic, threshold, from_rounds):
+    """(median statistic ÷ threshold over walking's counts >= from_rounds, the counts) — how far
+    above its threshold a series that does not pass stays once more rounds stop helping."""
+    tail = [r for r in walk if r["rounds"] >= from_rounds and r[threshold]]
+    if not tail:
+        return None, []
+    return median([r[statistic] / r[threshold] for r in tail]), [r["rounds"] for r in tail]
+
+
+def walking_throughput(rows):
+    """fig10_fusion rows -> [(w, case, walking items/s, Bijective2 items/s)] at every (size, case)
+    measured for both (the walking permutation beside the bijective shuffle, issue 28)."""
+    ips = {}
+    for r in rows:
+        ips[(r["algorithm"], r["case"], r["log2_size"])] = r["items_per_second"]
+    out = []
+    for (alg, case, w), v in sorted(ips.items(), key=lambda kv: (kv[0][2], kv[0][1] != "worst")):
+        if alg == WALKING and ("variable_philox", case, w) in ips:
+            out.append((w, case, v, ips[("variable_philox", case, w)]))
+    return out
+
+
 def evaluate_targets(targets, points):
     """Each target (what, shape, q, smallest log2 n, largest log2 n, threshold; e.g.
     sort_results.HEADLINE_TARGETS) checked on sort_results.ratio_points: [(what, verdict, lowest
@@ -738,6 +838,46 @@ class Report:
         self.add("**Verdict: %s.** " % verdict + sentence(why))
         self.summary.append(("Figs. 7–9 (MMD, n = %s)" % ", ".join(map(str, ns)), verdict, "; ".join(why)))
 
+    # ----------------------------------------------------------------------- the walking permutation
+
+    def walking_section(self, chi_rows, mmd_rows):
+        """The walking permutation's χ² and MMD rows (issue 28) beside VariablePhilox's: the first
+        round count from which each passes, and the target that it is the same."""
+        self.add("## The walking permutation: χ² and MMD vs. rounds (issue 28)",
+                 "σ(j) = the first of f(j), f(f(j)), … below n (cycle walking, Black & Rogaway, CT-RSA 2002), f the "
+                 "VariablePhilox bijection that the bijective shuffle of the same (n, seed, rounds) compacts; the "
+                 "shuffle is out[j] = in[σ(j)] (registry `walking`). It is drawn in Figs. 6–9 beside VariablePhilox, "
+                 "sampled the same way (sample k: seed = base seed + k). Target (issue 28): its χ² rows pass from the "
+                 "same round count as the bijective shuffle. \"First all-pass\" is the first round count from "
+                 "which every larger count passes (MMD: both the Hoeffding and the normal test).")
+        alpha = chi_rows[0]["alpha"]
+        cases = [("χ² (Fig. 6, n = %d)" % chi_rows[0]["n"], _rounds_series(chi_rows, "variable_philox"),
+                  _rounds_series(chi_rows, WALKING), lambda r: r["passes"] == 1, alpha)]
+        both = lambda r: r["passes_hoeffding"] == 1 and r["passes_normal"] == 1  # noqa: E731
+        for n in sorted({r["n"] for r in mmd_rows}):
+            for form in ("one_sample", "pairwise"):
+                vp = _rounds_series(mmd_rows, "variable_philox", n=n, form=form)
+                if vp:
+                    cases.append(("MMD %s (n = %d)" % (form.replace("_", "-"), n), vp,
+                                  _rounds_series(mmd_rows, WALKING, n=n, form=form), both,
+                                  min(1.0, 2 * mmd_rows[0]["alpha"])))
+        trows, verdict, why = walking_rounds_verdict(cases)
+        self.add(table(("test", "VariablePhilox first all-pass", "walking first all-pass", "walking passes at",
+                        "target"), trows, "lrrll"))
+        # Where walking never passes: how far above its threshold it stays once rounds stop helping.
+        for test, vp, walk, ok, _ in cases:
+            if walk and first_all_pass(walk, ok) is None:
+                stat, thr = ("statistic", "critical_value") if "passes" in walk[0] else ("statistic", "normal_threshold")
+                start = first_all_pass(vp, ok) or walk[len(walk) // 2]["rounds"]
+                level, counts = walking_plateau(walk, stat, thr, start)
+                if level is not None:
+                    why.append("%s: walking's statistic stays at %.3g× its %s threshold over %s rounds (median) — "
+                               "more rounds do not remove it, the mark of a structural bias rather than of too few "
+                               "rounds" % (test, level, "critical" if thr == "critical_value" else "normal",
+                                           ranges(counts)))
+        self.add("**Verdict: %s.** " % verdict + sentence(why))
+        self.summary.append(("Walking permutation, χ² and MMD vs. rounds (issue 28)", verdict, "; ".join(why)))
+
     # ----------------------------------------------------------------------- throughput tables
 
     def table2_section(self, rows, meta):
@@ -937,6 +1077,16 @@ class Report:
                         "Bijective2 ÷ gather", "Bijective2 n = m ÷ worst"),
                        [(w, gi(b0, w), gi(b1, w), gi(b2, w), gi(b2best, w), gi(gather, w), ratio(b2, gather, w),
                          ratio(b2best, b2, w)) for w in sizes], "rrrrrrrr"))
+        walking = walking_throughput(rows)
+        if walking:
+            faster = {c: [w for w, case, a, b in walking if case == c and a > b] for c in ("worst", "best")}
+            self.add("The walking permutation (issue 28; a gather through σ, no scan) beside Bijective2, G items/s "
+                     "(worst case n = 2^w + 1, best case n = 2^w):",
+                     table(("w", "case", "walking", "Bijective2", "walking ÷ Bijective2"),
+                           [(w, case, "%.3g" % (a / 1e9), "%.3g" % (b / 1e9), "%.3g" % (a / b))
+                            for w, case, a, b in walking], "rlrrr"),
+                     "Walking is faster than Bijective2 at w = %s (worst case) and w = %s (best case)."
+                     % (ranges(faster["worst"]), ranges(faster["best"])))
         claims, verdict, why = fusion_verdict(rows)
         if claims:
             self.add(table(("claim (paper §6, Fig. 10)", "this run", "holds"), claims, "lll"))
@@ -1505,6 +1655,7 @@ def main(argv=None):
     report = Report(args.results, args.figures, args.out, recorded)
     report.chi2_section(*loaded["fig06_chi2_rounds"])
     report.mmd_section(*loaded["fig07_09_mmd"])
+    report.walking_section(loaded["fig06_chi2_rounds"][0], loaded["fig07_09_mmd"][0])
     report.table2_section(*loaded["table2_cpu_shuffle"])
     report.gpu_sections(gpu)
     sort_data = {}  # Onesweep Figs. 9-11 (GPU): fresh, else the newest recorded copy; absent: "not recorded"

@@ -231,11 +231,11 @@ def chance_failures(replicates, tests):
     return out
 
 
-def first_passing_rounds(rows, column="passes"):
-    """The smallest VariablePhilox round count from which every larger count measured
-    passes (column), or None."""
+def first_passing_rounds(rows, column="passes", algorithm="variable_philox"):
+    """The smallest round count of a rounds series (VariablePhilox by default; "walking": the
+    walking permutation) from which every larger count measured passes (column), or None."""
     by_round = sorted((int(r["rounds"]), str(r[column]).strip() in ("1", "true", "True"))
-                      for r in rows if r["algorithm"] == "variable_philox" and r.get("rounds") not in (None, ""))
+                      for r in rows if r["algorithm"] == algorithm and r.get("rounds") not in (None, ""))
     first = None
     for k, ok in by_round:
         if ok and first is None:
@@ -279,4 +279,8 @@ def seeds_section(results_dir, table):
                           "%.2f" % c["expected"], "0–%d" % c["upper"], c["verdict"]) for c in rows], "lrrrrrl"))
     blocks.append("First VariablePhilox round count from which χ² passes at every larger count, seed by seed: "
                   "%s (the figures' seed first)." % firsts)
+    if any(r["algorithm"] == "walking" for rep in chi for r in rep):
+        blocks.append("The same for the walking permutation (cycle walking over the same bijection, issue 28), "
+                      "seed by seed: %s." % ", ".join(str(first_passing_rounds(rep, algorithm="walking"))
+                                                      for rep in chi))
     return blocks
