@@ -440,8 +440,9 @@ def walking_rounds_verdict(cases):
         elif vp_first is None:
             outcome, met = "met: passes from %d rounds; VariablePhilox fails at the largest count" % w_first, True
         elif w_first <= vp_first:
-            outcome, met = ("met: the same round count" if w_first == vp_first else
-                            "met: %d round%s earlier" % (vp_first - w_first, "" if vp_first - w_first == 1 else "s")), True
+            earlier = vp_first - w_first
+            outcome, met = ("met: the same round count" if earlier == 0 else
+                            "met: %d round%s earlier" % (earlier, "" if earlier == 1 else "s")), True
         else:
             above = [r for r in walk if r["rounds"] >= vp_first]
             fails = [r["rounds"] for r in above if not ok(r)]
@@ -867,9 +868,9 @@ class Report:
         # Where walking never passes: how far above its threshold it stays once rounds stop helping.
         for test, vp, walk, ok, _ in cases:
             if walk and first_all_pass(walk, ok) is None:
-                stat, thr = ("statistic", "critical_value") if "passes" in walk[0] else ("statistic", "normal_threshold")
+                thr = "critical_value" if "passes" in walk[0] else "normal_threshold"
                 start = first_all_pass(vp, ok) or walk[len(walk) // 2]["rounds"]
-                level, counts = walking_plateau(walk, stat, thr, start)
+                level, counts = walking_plateau(walk, "statistic", thr, start)
                 if level is not None:
                     why.append("%s: walking's statistic stays at %.3g× its %s threshold over %s rounds (median) — "
                                "more rounds do not remove it, the mark of a structural bias rather than of too few "

@@ -41,12 +41,14 @@ _ONESWEEP_CODE = _SHARED_DEVICE_CODE + [
                   "lib/include/onepass/sort/onesweep.cuh", "lib/include/onepass/sort/onesweep/",
                   "lib/include/onepass/sort/key_traits.hpp",
                   "lib/include/onepass/sort/sort_args.hpp", "lib/include/onepass/scan/"]
-# The single GPU shuffle (the segmented shuffle's files beside it are not timed by Table 1 / Fig. 10).
+# The single GPU shuffle and the walking permutation's gather (registry `walking`); the segmented
+# shuffle's files beside them are not timed by Table 1 / Fig. 10.
 _SHUFFLE_CODE = _SHARED_DEVICE_CODE + ["lib/include/onepass/shuffle/gpu_shuffle.cuh",
                  "lib/include/onepass/shuffle/gpu_evaluator.cuh", "lib/include/onepass/shuffle/gpu_staged_shuffle.cuh",
                  "lib/include/onepass/shuffle/gpu_shuffle_protocol.cuh", "lib/include/onepass/shuffle/gpu_tile_ranking.cuh",
                  "lib/include/onepass/shuffle/gpu_bijective0.cuh", "lib/include/onepass/shuffle/gpu_bijective1.cuh",
                  "lib/include/onepass/shuffle/gpu_bijective2.cuh",
+                 "lib/include/onepass/shuffle/gpu_walking.cuh", "lib/include/onepass/shuffle/walking_permutation.hpp",
                  "lib/include/onepass/bijection/",
                  "lib/include/onepass/scan/",
                  "lib/src/gpu_bijective_shuffles.cu", "baselines/gpu/dart_throwing*", "baselines/gpu/*gather*",
