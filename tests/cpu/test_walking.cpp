@@ -47,16 +47,46 @@ TEST(WalkingPermutation, UsesTheShufflesBijectionAndDiffersBySeed) {
   std::size_t same = 0;
   for (std::uint64_t j = 0; j < n; ++j) same += a(j) == b(j);
   EXPECT_LT(same, 20u);  // two independent permutations share ~1 fixed position on average
-  // sigma(j) is the first of f(j), f(f(j)), ... below n.
+  // sigma(j) is the first of g(j), g(g(j)), ... below n, g = twist o f (0 and 1 swapped after f
+  // when bit 31 of round key 0 is set).
+  const std::uint64_t swap = (f.key(0) >> 31) & 1u;
+  EXPECT_EQ(a.swap01(), swap);
+  auto g = [&](std::uint64_t x) {
+    const std::uint64_t y = f(x);
+    return y < 2 ? y ^ swap : y;
+  };
   for (std::uint64_t j = 0; j < n; ++j) {
-    std::uint64_t y = f(j);
-    while (y >= n) y = f(y);
+    std::uint64_t y = g(j);
+    while (y >= n) y = g(y);
     ASSERT_EQ(a(j), y);
   }
 }
 
+// Every VariablePhilox bijection is an even permutation; the walk's twist makes sigma even or
+// odd with equal chance. At n = 16 (sigma = the twisted f itself) and n = 5, over 4000 seeds,
+// the share of odd permutations is 1/2 within 5 standard errors (0.04); without the twist it
+// is 0 at n = 16 and 0.54 at n = 5.
+TEST(WalkingPermutation, OddAndEvenWithEqualChance) {
+  for (std::uint64_t n : {16ull, 5ull, 12ull}) {
+    const int seeds = 4000;
+    int odd = 0;
+    for (int s = 0; s < seeds; ++s) {
+      const auto sigma = walking_permutation::for_length(n, static_cast<std::uint64_t>(s) * 7919 + 1);
+      std::vector<char> seen(n, 0);
+      std::uint64_t cycles = 0;
+      for (std::uint64_t j = 0; j < n; ++j) {
+        if (seen[j]) continue;
+        ++cycles;
+        for (std::uint64_t y = j; !seen[y]; y = sigma(y)) seen[y] = 1;
+      }
+      odd += static_cast<int>((n - cycles) & 1);  // parity = (n - cycles) mod 2
+    }
+    EXPECT_NEAR(static_cast<double>(odd) / seeds, 0.5, 0.04) << "n " << n;
+  }
+}
+
 // Over all positions the walks visit every element of the domain once, except the elements
-// of f's cycles that avoid [0, N) altogether: the total number of evaluations is 2^b minus
+// of the walked bijection's cycles that avoid [0, N) altogether: the total number of evaluations is 2^b minus
 // those, so the mean is at most 2^b / N. No walk exceeds 2^b - N + 1.
 TEST(WalkingPermutation, MeanCostIsAtMostDomainOverItemsAndWalksAreBounded) {
   for (std::uint64_t n : {5ull, 9ull, 100ull, 1025ull, 65536ull, 65537ull, 1000003ull}) {
@@ -72,7 +102,7 @@ TEST(WalkingPermutation, MeanCostIsAtMostDomainOverItemsAndWalksAreBounded) {
       longest = std::max(longest, k);
       std::uint64_t y = j;
       do {
-        y = f(y);
+        y = sigma.twist(f(y));
         ASSERT_FALSE(visited[y]) << "n " << n << ": " << y << " on two walks";
         visited[y] = 1;
       } while (y >= n);
@@ -85,7 +115,7 @@ TEST(WalkingPermutation, MeanCostIsAtMostDomainOverItemsAndWalksAreBounded) {
       std::uint64_t y = x;
       do {
         ASSERT_GE(y, n) << "n " << n;
-        y = f(y);
+        y = sigma.twist(f(y));
       } while (y != x);
     }
     EXPECT_EQ(total + unvisited, domain) << "n " << n;

@@ -77,10 +77,18 @@ def reference_sigma(n, seed, rounds=24):
             l, r = ((product >> 32) ^ k ^ r) & lmask, (((product & 0xFFFFFFFF) << d) | odd) & rmask
         return (l << right) | r
 
+    # The walked bijection is twist(f(y)): 0 and 1 swapped when bit 31 of round key 0 is set
+    # (walking_permutation.hpp, "Parity").
+    swap = (keys[0] >> 31) & 1
+
+    def step(y):
+        y = f(y)
+        return y ^ swap if y < 2 else y
+
     def sigma(j):
-        y = f(j)
+        y = step(j)
         while y >= n:
-            y = f(y)
+            y = step(y)
         return y
     return sigma
 

@@ -109,13 +109,23 @@ inline void walk_positions(const walking_permutation& sigma, std::uint64_t first
     w.r[k] = static_cast<std::uint32_t>(x) & right_mask;
     w.slot[k] = static_cast<std::uint32_t>(k);
   }
+  // The walked bijection is twist(f(y)) (walking_permutation, "Parity"): y < 2 means l = 0
+  // and r < 2, where the twist flips r's low bit when sigma.swap01() is 1.
+  const std::uint32_t swap = static_cast<std::uint32_t>(sigma.swap01());
   std::uint64_t open = count;
   while (open > 0) {
+    if constexpr (!Forward) {  // f^-1(twist(y))
+      for (std::uint64_t k = 0; k < open; ++k)
+        w.r[k] ^= swap & static_cast<std::uint32_t>((w.l[k] | (w.r[k] >> 1)) == 0);
+    }
     evaluate_lanes<Forward, Isa>(f, w, open);
     // Branch-free split (the test is a coin flip at the worst-case sizes): finished walks
     // to the done list, open ones compacted to the front.
     std::uint64_t kept = 0, done = 0;
     for (std::uint64_t k = 0; k < open; ++k) {
+      if constexpr (Forward) {  // twist(f(y))
+        w.r[k] ^= swap & static_cast<std::uint32_t>((w.l[k] | (w.r[k] >> 1)) == 0);
+      }
       const std::uint64_t y = (static_cast<std::uint64_t>(w.l[k]) << right_bits) | w.r[k];
       const std::uint64_t finished = y < n ? 1 : 0;
       w.done_slot[done] = w.slot[k];

@@ -47,70 +47,85 @@ inline const char* to_string(walk_structure s) {
 
 namespace detail {
 
-/// Positions each warp's queue owns (a chunk): 64 per lane.
+/// Most positions a warp's queue owns at once (a chunk): 64 per lane. Launches over fewer
+/// positions than fill the GPU this way take smaller chunks (launch_walk).
 inline constexpr std::uint64_t walk_chunk = 32 * 64;
 inline constexpr int walk_block_threads = 256;
 
-/// One evaluation of f (Forward: the device twin of variable_philox::operator()) or f^-1.
+/// One step of the walk: the walked bijection twist(f(y)) (Forward: f by the device twin of
+/// variable_philox::operator()) or its inverse f^-1(twist(y)); twist swaps 0 and 1 when swap
+/// is 1 (walking_permutation, "Parity").
 template <class Evaluator>
 struct forward_step {
   Evaluator e;
+  std::uint64_t swap;
   __device__ std::uint64_t operator()(std::uint64_t y) const {
     std::uint64_t w[1];
     e.template images<1>(y, 0, w);
-    return w[0];
+    return w[0] ^ (w[0] < 2 ? swap : 0);
   }
 };
 struct inverse_step {
   bijection::variable_philox f;
-  __device__ std::uint64_t operator()(std::uint64_t y) const { return f.inverse(y); }
+  std::uint64_t swap;
+  __device__ std::uint64_t operator()(std::uint64_t y) const { return f.inverse(y ^ (y < 2 ? swap : 0)); }
 };
 
-/// Sinks: what is done with image y of output slot k.
+/// Sinks: what is done with image y of output slot k, in two steps — load(y) reads what slot
+/// k receives, store(k, value) writes it — so that the queue can issue a load and write it
+/// one evaluation later, its latency hidden behind the next Feistel rounds.
 struct index_sink {
   std::uint64_t* out;
-  __device__ void operator()(std::uint64_t k, std::uint64_t y) const { out[k] = y; }
+  using value_type = std::uint64_t;
+  __device__ value_type load(std::uint64_t y) const { return y; }
+  __device__ void store(std::uint64_t k, const value_type& v) const { out[k] = v; }
 };
 template <class T>
 struct gather_sink {  // out[k] = in[y]
   const T* in;
   T* out;
-  __device__ void operator()(std::uint64_t k, std::uint64_t y) const {
-    using unit = typename element_bits<T>::unit;
-    constexpr std::size_t parts = element_bits<T>::parts;
-    const unit* src = reinterpret_cast<const unit*>(in) + y * parts;
-    unit* dst = reinterpret_cast<unit*>(out) + k * parts;
-    for (std::size_t p = 0; p < parts; ++p) dst[p] = src[p];
-  }
+  using value_type = element_bits<T>;
+  __device__ value_type load(std::uint64_t y) const { return reinterpret_cast<const value_type*>(in)[y]; }
+  __device__ void store(std::uint64_t k, const value_type& v) const { reinterpret_cast<value_type*>(out)[k] = v; }
 };
 
 /// Output slots [0, count): slot k walks from position (first + k * stride) mod num_items.
+/// Each warp owns chunks of `chunk` consecutive slots (a multiple of 32, grid-stride over the
+/// chunks) and keeps a queue over each (file comment).
 template <class Step, class Sink>
 __global__ void __launch_bounds__(walk_block_threads) walk_queue_kernel(const __grid_constant__ Step step,
                                                                         std::uint64_t num_items, std::uint64_t first,
                                                                         std::uint64_t stride, std::uint64_t count,
-                                                                        Sink sink) {
+                                                                        std::uint64_t chunk, Sink sink) {
   constexpr unsigned full = 0xffffffffu;
   const unsigned lane = threadIdx.x & 31u;
   const unsigned lanes_below = (1u << lane) - 1u;
   const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * (walk_block_threads / 32);
   const std::uint64_t warp = static_cast<std::uint64_t>(blockIdx.x) * (walk_block_threads / 32) + threadIdx.x / 32;
-  for (std::uint64_t base = warp * walk_chunk; base < count; base += warps * walk_chunk) {
-    const std::uint64_t chunk = count - base < walk_chunk ? count - base : walk_chunk;
-    // Queue over slots [base, base + chunk): `taken` slots handed out so far (warp-uniform).
+  for (std::uint64_t base = warp * chunk; base < count; base += warps * chunk) {
+    const std::uint64_t size = count - base < chunk ? count - base : chunk;
+    // Queue over slots [base, base + size): `taken` slots handed out so far (warp-uniform).
     std::uint64_t taken = 32;
     std::uint64_t k = base + lane;
-    bool open = lane < chunk;
+    bool open = lane < size;
     std::uint64_t y = open ? strided_position(first, stride, k, num_items) : 0;
+    bool pending = false;  // a loaded value waiting to be stored in slot pending_k
+    std::uint64_t pending_k = 0;
+    typename Sink::value_type pending_value{};
     while (__any_sync(full, open)) {
       if (open) y = step(y);
       const bool finished = open && y < num_items;
-      if (finished) sink(k, y);
+      if (pending) sink.store(pending_k, pending_value);
+      pending = finished;
+      if (finished) {
+        pending_value = sink.load(y);
+        pending_k = k;
+      }
       const bool free_lane = !open || finished;
       const unsigned free_mask = __ballot_sync(full, free_lane);
       if (free_lane) {
         const std::uint64_t s = taken + static_cast<unsigned>(__popc(free_mask & lanes_below));
-        open = s < chunk;
+        open = s < size;
         if (open) {
           k = base + s;
           y = strided_position(first, stride, k, num_items);
@@ -118,6 +133,7 @@ __global__ void __launch_bounds__(walk_block_threads) walk_queue_kernel(const __
       }
       taken += static_cast<unsigned>(__popc(free_mask));
     }
+    if (pending) sink.store(pending_k, pending_value);
   }
 }
 
@@ -132,7 +148,7 @@ __global__ void __launch_bounds__(walk_block_threads) walk_lane_kernel(const __g
     do {
       y = step(y);
     } while (y >= num_items);
-    sink(k, y);
+    sink.store(k, sink.load(y));
   }
 }
 
@@ -141,9 +157,16 @@ void launch_walk(const Step& step, std::uint64_t num_items, std::uint64_t first,
                  std::uint64_t count, const Sink& sink, walk_structure structure, cudaStream_t stream) {
   if (count == 0) return;
   if (structure == walk_structure::warp_queue) {
-    constexpr std::uint64_t per_block = walk_chunk * (walk_block_threads / 32);
+    // Chunks of up to walk_chunk slots, smaller where that leaves warps of the GPU without
+    // a chunk (about 64 resident warps per SM): count / warps rounded up to a multiple of 32.
+    const std::uint64_t warps = static_cast<std::uint64_t>(device::multiprocessors()) * 64;
+    std::uint64_t chunk = (count + warps - 1) / warps;
+    chunk = (chunk + 31) / 32 * 32;
+    chunk = chunk < walk_chunk ? chunk : walk_chunk;
+    const std::uint64_t per_block = chunk * (walk_block_threads / 32);
     const unsigned grid = device::stride_grid(count, per_block);
-    walk_queue_kernel<Step, Sink><<<grid, walk_block_threads, 0, stream>>>(step, num_items, first, stride, count, sink);
+    walk_queue_kernel<Step, Sink>
+        <<<grid, walk_block_threads, 0, stream>>>(step, num_items, first, stride, count, chunk, sink);
   } else {
     const unsigned grid = device::stride_grid(count, walk_block_threads);
     walk_lane_kernel<Step, Sink><<<grid, walk_block_threads, 0, stream>>>(step, num_items, first, stride, count, sink);
@@ -158,10 +181,12 @@ void walk(const walking_permutation& sigma, std::uint64_t first, std::uint64_t s
   if constexpr (Forward) {
     with_evaluator(sigma.bijection(), [&](const auto& e) {
       using E = std::decay_t<decltype(e)>;
-      launch_walk(forward_step<E>{e}, sigma.num_items(), first, stride, count, sink, structure, stream);
+      launch_walk(forward_step<E>{e, sigma.swap01()}, sigma.num_items(), first, stride, count, sink, structure,
+                  stream);
     });
   } else {
-    launch_walk(inverse_step{sigma.bijection()}, sigma.num_items(), first, stride, count, sink, structure, stream);
+    launch_walk(inverse_step{sigma.bijection(), sigma.swap01()}, sigma.num_items(), first, stride, count, sink,
+                structure, stream);
   }
 }
 
