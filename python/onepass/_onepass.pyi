@@ -40,6 +40,8 @@ def walking_indices_into(out: Annotated[NDArray[numpy.uint64], dict(shape=(None,
     Writes out[k] = sigma((first + k * stride) mod num_items) (out: count uint64), sigma the walking permutation of [0, num_items) for (seed, rounds).
     """
 
+walking_isa: str = 'x86-64-v4'
+
 def epoch_seed(seed: int, epoch: int) -> int:
     """The seed of epoch `epoch` of a data-loader order with base seed `seed`."""
 

@@ -22,6 +22,7 @@
 #include "onepass/shuffle/cpu_shuffle.hpp"
 #include "onepass/shuffle/cpu_walking.hpp"
 #include "onepass/sort/cpu_radix_sort.hpp"
+#include "walking_batch.hpp"
 
 namespace nb = nanobind;
 
@@ -103,7 +104,7 @@ void walking_indices_into(index_1d out, std::uint64_t num_items, std::uint64_t s
   std::uint64_t* dst = out.data();
   nb::gil_scoped_release release;
   const auto sigma = onepass::shuffle::walking_permutation::for_length(num_items, seed, rounds);
-  onepass::shuffle::walking_indices(sigma, first, stride, count, dst);
+  onepass_py::walking_batch(sigma, first, stride, count, dst);
 }
 
 /// out: n doubles or floats, filled with N(mean, stddev^2) samples of the warp Gaussian
@@ -231,6 +232,7 @@ NB_MODULE(_onepass, m) {
         nb::arg("rounds"), nb::arg("first"), nb::arg("stride"),
         "Writes out[k] = sigma((first + k * stride) mod num_items) (out: count uint64), sigma the walking "
         "permutation of [0, num_items) for (seed, rounds).");
+  m.attr("walking_isa") = onepass_py::walking_batch_isa();
   m.def("epoch_seed", [](std::uint64_t seed, std::uint64_t epoch) { return onepass::shuffle::epoch_seed(seed, epoch); },
         nb::arg("seed"), nb::arg("epoch"), "The seed of epoch `epoch` of a data-loader order with base seed `seed`.");
   bind_sorts<std::uint32_t>(m);
