@@ -536,6 +536,14 @@ def git(*args):
         return None
 
 
+def loadavg():
+    """The 1-, 5- and 15-minute load averages (other work on the machine while timing), or None."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
 def cpu_model():
     try:
         with open("/proc/cpuinfo") as f:
@@ -598,6 +606,7 @@ def main(argv=None):
     gpu_batch = args.gpu_batch or scale["gpu_batch"]
     os.makedirs(args.out_dir, exist_ok=True)
     meta = provenance(args)
+    meta["loadavg_before"] = loadavg()
     started = time.time()
 
     try:
@@ -684,6 +693,7 @@ def main(argv=None):
                              else int(r["bytes_beyond_batch"]),
                              "status": r["status"], "note": r.get("note") or ""})
     meta["run_seconds"] = round(time.time() - started, 1)
+    meta["loadavg_after"] = loadavg()
     with open(os.path.join(args.out_dir, "sampler.meta.json"), "w") as fh:
         json.dump(meta, fh, indent=2)
         fh.write("\n")

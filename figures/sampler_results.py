@@ -461,6 +461,10 @@ def report_section(report, results, recorded_root):
                       else "recorded copy `%s`" % _display(d.directory),
                       ", ".join("%s %s" % (k, v) for k, v in (m.get("versions") or {}).items() if v),
                       m.get("timing", "not recorded"), m.get("memory_rule", "not recorded")))
+        if m.get("loadavg_before") or m.get("loadavg_after"):
+            report.add("Load average of the machine (1, 5, 15 min) before the run: %s; after: %s (the CPU rates "
+                       "assume a quiet machine: a load above its cores means other work shared them)."
+                       % (m.get("loadavg_before"), m.get("loadavg_after")))
         rate, mem = machine_tables(d)
         report.add("Rank 0's indices per second (M/s or G/s):", rate,
                    "Time to the first index · peak RSS of the process:", mem)
