@@ -62,13 +62,12 @@ const registrar lcg_bijective2{shuffle_entry{
 
 // d_out[j] = d_in[sigma(j)], sigma = walking_permutation::for_length(n, seed, rounds): one
 // pass, no scan, a gather through sigma (default structure: the per-warp queue). The same
-// permutation as the CPU entry "walking" for the same seed and rounds (uniform = false as
-// there: see lib/src/cpu_bijective_shuffles.cpp).
+// permutation as the CPU entry "walking" for the same seed and rounds.
 const registrar walking_gpu{shuffle_entry{
     "walking", gpu_device, "Walking",
     "walking permutation: cycle walking (Black & Rogaway, CT-RSA 2002) over VariablePhilox, a gather "
     "d_out[j] = d_in[sigma(j)] (no scan; warp-queue walks)",
-    /*run=*/{}, /*permutes=*/true, /*uses_rounds=*/true, /*uniform=*/false, /*deterministic=*/true,
+    /*run=*/{}, /*permutes=*/true, /*uses_rounds=*/true, /*uniform=*/true, /*deterministic=*/true,
     /*gpu_run=*/
     [](void* temp, std::size_t& temp_bytes, const std::uint64_t* in, std::uint64_t* out, std::size_t n,
        const shuffle_params& p, void* stream) {
