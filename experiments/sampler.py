@@ -621,6 +621,7 @@ def main(argv=None):
     gpu = probe.get("gpu") if has_torch else None
     versions = {"python": sys.version.split()[0], "onepass": onepass.__version__, "numpy": numpy.__version__,
                 "torch": probe.get("torch")}
+    meta["walking_isa"] = getattr(onepass._onepass, "walking_isa", None)  # the CPU batch's instruction set
     if has_torch:
         meta["torch_threads"] = probe.get("threads")
     else:
