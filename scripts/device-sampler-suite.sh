@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The walking permutation and the data-loader sampler on a GPU machine, in two parts that each
+# fit one device call:
+#   scripts/device-sampler-suite.sh cpp OUTDIR      build the GPU tests and experiments that
+#       involve the walking permutation; run test_gpu_walking, test_gpu_shuffle and
+#       test_gpu_baselines; then walking_sampler, table1_gpu_shuffle and fig10_fusion at
+#       --scale default into OUTDIR/results.
+#   scripts/device-sampler-suite.sh python OUTDIR   build the Python extension (CPU and CUDA
+#       modules), run tests/python_pkg/test_data.py and test_onepass_gpu.py, then
+#       experiments/sampler.py into OUTDIR/results.
+# Environment: ONEPASS_DEPS_PREFIX (oneTBB unpacked from Debian packages, e.g. /opt/deps/usr),
+# ONEPASS_COMMIT (the commit the meta.json files name: the device's copy of .git may be stale),
+# BUILD_DIR (default /tmp/onepass-build), PYTHON (default /opt/torch/.venv/bin/python), JOBS (16).
+set -uo pipefail
+part=${1:?usage: device-sampler-suite.sh cpp|python OUTDIR}
+out=${2:?usage: device-sampler-suite.sh cpp|python OUTDIR}
+mkdir -p "$out/results"
+out=$(cd "$out" && pwd)
+build=${BUILD_DIR:-/tmp/onepass-build}
+jobs=${JOBS:-16}
+export NCCL_NVLS_ENABLE=0
+export PATH="/usr/local/cuda/bin:$PATH"
+prefix_args=()
+if [[ -n "${ONEPASS_DEPS_PREFIX:-}" ]]; then
+  prefix_args=(-DCMAKE_PREFIX_PATH="$ONEPASS_DEPS_PREFIX")
+  export LD_LIBRARY_PATH="$ONEPASS_DEPS_PREFIX/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+gen=$(command -v ninja >/dev/null && echo "-G Ninja")
+status=0
+nvidia-smi > "$out/nvidia-smi.txt" 2>&1
+case "$part" in
+  cpp)
+    cmake -S . -B "$build" $gen -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" \
+      "${prefix_args[@]}" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+    cmake --build "$build" -j "$jobs" --target test_gpu_walking test_gpu_shuffle test_gpu_baselines walking_sampler \
+      table1_gpu_shuffle fig10_fusion > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -40; exit 1; }
+    echo "build ok ($SECONDS s)"
+    for t in test_gpu_walking test_gpu_shuffle test_gpu_baselines; do
+      "$build/tests/$t" > "$out/$t.log" 2>&1 || status=1
+      echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/$t.log" | tr '\n' ' ')"
+    done
+    for e in walking_sampler table1_gpu_shuffle fig10_fusion; do
+      "$build/bin/$e" --scale default --out-dir "$out/results" 2> "$out/$e.log" || { status=1; tail -5 "$out/$e.log"; }
+      echo "$e done ($SECONDS s)"
+    done
+    grep -E "walking_(warp_queue|one_per_lane)" "$out/walking_sampler.log" | sed 's/^.*] //' | cut -c1-200
+    ;;
+  python)
+    py=${PYTHON:-/opt/torch/.venv/bin/python}
+    nanobind_dir=$("$py" -m nanobind --cmake_dir 2>/dev/null) || { echo "no nanobind for $py"; exit 1; }
+    cmake -S . -B "$build-py" $gen -DCMAKE_BUILD_TYPE=Release -DONEPASS_PYTHON=ON -DONEPASS_BUILD_TESTS=OFF \
+      -DONEPASS_BUILD_EXPERIMENTS=OFF -DONEPASS_BUILD_CLI=OFF -DONEPASS_ENABLE_CUDA=ON -DONEPASS_INSTALL=OFF \
+      -DONEPASS_NATIVE=OFF -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" -DPython_EXECUTABLE="$py" \
+      -Dnanobind_DIR="$nanobind_dir" "${prefix_args[@]}" > "$out/configure-py.log" 2>&1 \
+      || { tail -30 "$out/configure-py.log"; exit 1; }
+    cmake --build "$build-py" --target _onepass _onepass_cuda -j "$jobs" > "$out/build-py.log" 2>&1 \
+      || { grep -E "error" "$out/build-py.log" | head -40; exit 1; }
+    echo "python build ok ($SECONDS s)"
+    export PYTHONPATH="$PWD/$build-py/python"
+    [[ "$build" = /* ]] && export PYTHONPATH="$build-py/python"
+    "$py" -m pytest -q tests/python_pkg/test_data.py > "$out/test_data.log" 2>&1 || status=1
+    tail -3 "$out/test_data.log"
+    PYTHONUNBUFFERED=1 "$py" experiments/sampler.py --out-dir "$out/results" ${SAMPLER_ARGS:-} > "$out/sampler.log" 2>&1 \
+      || { status=1; tail -20 "$out/sampler.log"; }
+    tail -25 "$out/sampler.log"
+    ;;
+  *) echo "unknown part $part"; exit 2 ;;
+esac
+exit $status
