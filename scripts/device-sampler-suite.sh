@@ -8,6 +8,10 @@
 #   scripts/device-sampler-suite.sh python OUTDIR   build the Python extension (CPU and CUDA
 #       modules), run tests/python_pkg/test_data.py and test_onepass_gpu.py, then
 #       experiments/sampler.py into OUTDIR/results.
+#   scripts/device-sampler-suite.sh ranks OUTDIR    on a machine of two GPUs or more: the Python
+#       build and test_data.py as above, then examples/train_sampler.py with torchrun: 2 ranks,
+#       resumed on 3, then on 1, and its --check of the global order (logs in OUTDIR).
+# EXTRA_PYTHONPATH: prepended to PYTHONPATH in the Python parts (e.g. a folder holding torchdata).
 # Environment: ONEPASS_DEPS_PREFIX (oneTBB unpacked from Debian packages, e.g. /opt/deps/usr),
 # ONEPASS_COMMIT (the commit the meta.json files name: the device's copy of .git may be stale),
 # BUILD_DIR (default /tmp/onepass-build), PYTHON (default /opt/torch/.venv/bin/python), JOBS (16).
@@ -45,7 +49,7 @@ case "$part" in
     done
     grep -E "walking_(warp_queue|one_per_lane)" "$out/walking_sampler.log" | sed 's/^.*] //' | cut -c1-200
     ;;
-  python)
+  python|ranks)
     py=${PYTHON:-/opt/torch/.venv/bin/python}
     nanobind_dir=$("$py" -m nanobind --cmake_dir 2>/dev/null) || { echo "no nanobind for $py"; exit 1; }
     cmake -S . -B "$build-py" $gen -DCMAKE_BUILD_TYPE=Release -DONEPASS_PYTHON=ON -DONEPASS_BUILD_TESTS=OFF \
@@ -58,8 +62,24 @@ case "$part" in
     echo "python build ok ($SECONDS s)"
     export PYTHONPATH="$PWD/$build-py/python"
     [[ "$build" = /* ]] && export PYTHONPATH="$build-py/python"
-    "$py" -m pytest -q tests/python_pkg/test_data.py > "$out/test_data.log" 2>&1 || status=1
-    tail -3 "$out/test_data.log"
+    [[ -n "${EXTRA_PYTHONPATH:-}" ]] && export PYTHONPATH="$EXTRA_PYTHONPATH:$PYTHONPATH"
+    "$py" -m pytest -q -rs tests/python_pkg/test_data.py > "$out/test_data.log" 2>&1 || status=1
+    tail -4 "$out/test_data.log"
+    if [[ "$part" == ranks ]]; then
+      torchrun=$(dirname "$py")/torchrun
+      d="$out/train_sampler"
+      mkdir -p "$d"
+      "$torchrun" --nproc-per-node 2 examples/train_sampler.py --steps 30 --save "$d/state1.pt" --record "$d" \
+        --tag run1 > "$out/train_sampler_run1.log" 2>&1 || status=1
+      "$torchrun" --nproc-per-node 3 examples/train_sampler.py --steps 20 --resume "$d/state1.pt" \
+        --save "$d/state2.pt" --record "$d" --tag run2 > "$out/train_sampler_run2.log" 2>&1 || status=1
+      "$torchrun" --nproc-per-node 1 examples/train_sampler.py --steps 10 --resume "$d/state2.pt" --record "$d" \
+        --tag run3 > "$out/train_sampler_run3.log" 2>&1 || status=1
+      "$py" examples/train_sampler.py --check "$d" run1 run2 run3 > "$out/train_sampler_check.log" 2>&1 || status=1
+      tail -3 "$out"/train_sampler_run*.log "$out/train_sampler_check.log"
+      rm -f "$d"/*.pt
+      exit $status
+    fi
     PYTHONUNBUFFERED=1 "$py" experiments/sampler.py --out-dir "$out/results" ${SAMPLER_ARGS:-} > "$out/sampler.log" 2>&1 \
       || { status=1; tail -20 "$out/sampler.log"; }
     tail -25 "$out/sampler.log"
