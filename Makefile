@@ -51,9 +51,10 @@ CPU_EXPERIMENTS := fig06_chi2_rounds fig07_09_mmd table2_cpu_shuffle gaussian_de
 GPU_EXPERIMENTS := table1_gpu_shuffle fig10_fusion onesweep_fig09_keys32 onesweep_fig10_pairs32 onesweep_fig11_keys64 \
                    onesweep_table2_digit_width sort_headline gaussian_throughput segmented_shuffle
 # GPU results written by Python programs, not built here (experiments/python_peers.py, run on a GPU
-# machine by scripts/device-python-gpu.sh OUTDIR): `make record-gpu RESULTS_DIR=OUTDIR` records them
-# beside the others; the figures and the report read them like any GPU experiment.
-PYTHON_GPU_EXPERIMENTS := python_peers
+# machine by scripts/device-python-gpu.sh OUTDIR; experiments/sampler.py's GPU rows, see README.md):
+# `make record-gpu RESULTS_DIR=OUTDIR` records them beside the others; the figures and the report read
+# them like any GPU experiment.
+PYTHON_GPU_EXPERIMENTS := python_peers sampler
 
 .PHONY: all deps configure build test test-python test-python-pkg test-gpu test-gpu-long figures experiments seed-replicates gpu-experiments plots paper smoke \
         record-gpu clean

@@ -44,6 +44,10 @@ Peers that would ask for more memory than the machine has available (randperm: N
 bytes; DistributedSampler: 8N for randperm, 8N for the list and ~32N for its int objects, plus
 8N/P for the rank's slice) are not run: status not_run_memory with the bytes they would ask for.
 A child that fails (MemoryError, CUDA out of memory, killed) gives status failed with the message.
+
+Quiet machine: each row's note gives the share of the machine's CPU time that other processes
+used while its case ran (/proc/stat's busy time less the child's own), and meta.json the load
+averages before and after; run it with nothing else on the machine (e.g. holding the build lock).
 """
 
 import argparse
@@ -505,8 +509,36 @@ def probe_torch():
         return {"torch": None, "why": str(e)}
 
 
+def cpu_busy_seconds():
+    """CPU seconds the whole machine has spent busy since boot (/proc/stat: all but idle and
+    iowait), or None off Linux."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu_seconds():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_child(spec, timeout):
-    """The child's result dict (status, note, fields)."""
+    """The child's result dict (status, note, fields), with others_cpu_share: the share of the
+    machine's CPU time that other processes used while the child ran (0 on a quiet machine)."""
+    busy0, own0, t0 = cpu_busy_seconds(), children_cpu_seconds(), time.time()
+    out = _run_child(spec, timeout)
+    busy1, own1, wall = cpu_busy_seconds(), children_cpu_seconds(), time.time() - t0
+    if busy0 is not None and busy1 is not None and wall > 0:
+        others = max(0.0, (busy1 - busy0) - (own1 - own0))
+        out["others_cpu_share"] = others / (wall * (os.cpu_count() or 1))
+    return out
+
+
+def _run_child(spec, timeout):
     cmd = [sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)]
     try:
         done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
@@ -675,11 +707,17 @@ def main(argv=None):
                                              "peak_rss_bytes", "status", "note")})
         if out.get("rss_start"):
             row["note"] = (row.get("note") or "") + "; RSS after imports %.0f MiB" % (out["rss_start"] / 2 ** 20)
+        if out.get("others_cpu_share") is not None:
+            row["note"] = (row.get("note") or "") + "; other processes used %.0f%% of the machine's CPU meanwhile" % (
+                100 * out["others_cpu_share"])
         rows.append(row)
-        print("%-26s N=%-8s P=%d  %s  %s M indices/s  first %s ms  peak RSS %s  beyond batch %s  (%.0f s)%s" % (
-            a, size_text(n), p, out.get("status"), fmt(out.get("indices_per_second") and out["indices_per_second"] / 1e6, 4),
-            fmt(out.get("first_index_seconds") and out["first_index_seconds"] * 1e3, 3),
-            gib(out.get("peak_rss_bytes") or 0), out.get("bytes_beyond_batch"), time.time() - t0,
+        print("%-26s N=%-8s P=%d  %s  %s M indices/s  first %s ms  peak RSS %.0f MiB  beyond batch %s  others %s%%  "
+              "(%.0f s)%s" % (
+                  a, size_text(n), p, out.get("status"),
+                  fmt(out.get("indices_per_second") and out["indices_per_second"] / 1e6, 4),
+                  fmt(out.get("first_index_seconds") and out["first_index_seconds"] * 1e3, 3),
+                  (out.get("peak_rss_bytes") or 0) / 2 ** 20, out.get("bytes_beyond_batch"),
+                  fmt(out.get("others_cpu_share") is not None and 100 * out["others_cpu_share"], 2), time.time() - t0,
             "" if out.get("status") == "ok" else "  " + (out.get("note") or "")), flush=True)
 
     with open(os.path.join(args.out_dir, "sampler.csv"), "w", newline="") as fh:

@@ -18,8 +18,8 @@ A verdict is "met" (every target N measured, all pass), "not met" (a measured po
 Standard library only, except draw() (matplotlib).
 """
 
-import math
 import os
+import re
 
 from figures import palette
 from figures import shuffle_results as sr
@@ -285,6 +285,26 @@ def beyond_batch_text(d):
     return "; ".join("`%s` %s" % (a, ", ".join(v)) for a, v in by_alg.items())
 
 
+def others_share(r):
+    """The share (0..1) of the machine's CPU other processes used while the row's case ran, from
+    its note ("other processes used N% of the machine's CPU meanwhile"), or None."""
+    m = re.search(r"other processes used (\d+(?:\.\d+)?)% of the machine's CPU", r["note"])
+    return float(m.group(1)) / 100 if m else None
+
+
+def others_text(d):
+    """One sentence on other processes' CPU share during the CPU cases of ours, or None."""
+    shares = [(others_share(r), r) for r in d.rows if r["algorithm"] in ("onepass_cpu", "onepass_sampler_iter")
+              and r["status"] == "ok"]
+    shares = [(s, r) for s, r in shares if s is not None]
+    if not shares:
+        return None
+    worst, r = max(shares, key=lambda x: x[0])
+    return ("Other processes on the machine while ours ran on the CPU: at most %.0f%% of its CPU time (`%s`, N = %s, "
+            "P = %d)%s." % (100 * worst, r["algorithm"], size_text(r["num_samples"]), r["world_size"],
+                            "; those rates are low by about that share" if worst >= 0.05 else ""))
+
+
 def failures_text(d):
     items = []
     for r in d.rows:
@@ -468,6 +488,9 @@ def report_section(report, results, recorded_root):
         rate, mem = machine_tables(d)
         report.add("Rank 0's indices per second (M/s or G/s):", rate,
                    "Time to the first index · peak RSS of the process:", mem)
+        others = others_text(d)
+        if others:
+            report.add(others)
         beyond = beyond_batch_text(d)
         if beyond:
             report.add("Ours, bytes beyond the batch buffer (traced intercept): %s." % beyond)

@@ -197,6 +197,18 @@ class Section(unittest.TestCase):
         self.assertTrue(datasets[-1].fresh)
         self.assertEqual(self.section().summary[0][1], "4 of 4 met")
 
+    def test_other_processes_share_is_reported(self):
+        rows = cpu_rows()
+        rows[0]["note"] = "batch 2^20; other processes used 12% of the machine's CPU meanwhile"
+        rows[1]["note"] = "other processes used 0% of the machine's CPU meanwhile"
+        self.m.record("cpu", rows)
+        d = self.m.load()[0]
+        self.assertAlmostEqual(smp.others_share(d.rows[0]), 0.12)
+        self.assertIsNone(smp.others_share(d.rows[2]))  # a peer's row without it
+        self.assertIn("at most 12% of its CPU time (`onepass_cpu`, N = 10^6, P = 1); those rates are low",
+                      smp.others_text(d))
+        self.assertIn("at most 12%", self.section().text())
+
     def test_malformed_input_is_reported_not_raised(self):
         d = os.path.join(self.m.recorded, "cpu")
         _support.write_csv(d, "sampler", ["algorithm", "num_samples"], [{"algorithm": "onepass_cpu", "num_samples": 1}])
