@@ -49,7 +49,7 @@ BIN := $(BUILD_DIR)/bin
 CPU_EXPERIMENTS := fig06_chi2_rounds fig07_09_mmd table2_cpu_shuffle gaussian_density gaussian_dieharder gaussian_hermite_failure
 # GPU experiments (experiments/*.cu, built when nvcc is found; run only where a GPU is).
 GPU_EXPERIMENTS := table1_gpu_shuffle fig10_fusion onesweep_fig09_keys32 onesweep_fig10_pairs32 onesweep_fig11_keys64 \
-                   onesweep_table2_digit_width sort_headline gaussian_throughput segmented_shuffle
+                   onesweep_table2_digit_width sort_headline gaussian_throughput segmented_shuffle walking_sampler
 # GPU results written by Python programs, not built here (experiments/python_peers.py, run on a GPU
 # machine by scripts/device-python-gpu.sh OUTDIR; experiments/sampler.py's GPU rows, see README.md):
 # `make record-gpu RESULTS_DIR=OUTDIR` records them beside the others; the figures and the report read

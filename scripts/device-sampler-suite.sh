@@ -76,7 +76,7 @@ case "$part" in
       "$torchrun" --nproc-per-node 1 examples/train_sampler.py --steps 10 --resume "$d/state2.pt" --record "$d" \
         --tag run3 > "$out/train_sampler_run3.log" 2>&1 || status=1
       "$py" examples/train_sampler.py --check "$d" run1 run2 run3 > "$out/train_sampler_check.log" 2>&1 || status=1
-      tail -3 "$out"/train_sampler_run*.log "$out/train_sampler_check.log"
+      tail -n 3 "$out"/train_sampler_run*.log "$out/train_sampler_check.log"
       rm -f "$d"/*.pt
       exit $status
     fi

@@ -510,6 +510,24 @@ class WithoutTorch(unittest.TestCase):
         self.assertEqual(out.stdout.strip(), "False", out.stderr)
 
 
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RECORDED_RANKS = os.path.join(REPO, "results", "recorded", "nvidia-h100-x2", "train_sampler")
+
+
+class RecordedDistributedRun(unittest.TestCase):
+    """The indices every rank of examples/train_sampler.py trained on, recorded on two H100s
+    (2 ranks over NCCL, resumed on 3, then on 1), against the order this build computes."""
+
+    def test_recorded_ranks_follow_one_global_order(self):
+        if not os.path.isfile(os.path.join(RECORDED_RANKS, "run1.json")):
+            self.skipTest("no recorded run in %s" % RECORDED_RANKS)
+        out = subprocess.run([sys.executable, os.path.join(REPO, "examples", "train_sampler.py"), "--check",
+                              RECORDED_RANKS, "run1", "run2", "run3"], capture_output=True, text=True,
+                             env=dict(os.environ))
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        self.assertIn("ok: 3 runs continue one global order", out.stdout)
+
+
 def gpu_reason():
     if not _gpu.available():
         return "onepass was built without its CUDA module (onepass._onepass_cuda)"
