@@ -510,6 +510,28 @@ class WithoutTorch(unittest.TestCase):
         self.assertEqual(out.stdout.strip(), "False", out.stderr)
 
 
+class DecileTest(unittest.TestCase):
+    """The check of pytorch#143682 (torch.randperm was biased at N ~ 3e9): the values at the first
+    10^4 positions of the global order, N = 3e9, over 100 epochs, fall in the ten deciles of [0, N)
+    uniformly — overall (chi-square, 9 degrees of freedom) and per block of 1000 positions
+    (10 x 10 cells, 99 degrees of freedom), each at alpha = 0.01."""
+
+    def test_deciles_of_the_first_positions_at_3e9(self):
+        n, positions, epochs = 3 * 10 ** 9, 10 ** 4, 100
+        cells = np.zeros((10, 10), dtype=np.int64)  # [block of 1000 positions, decile]
+        for e in range(epochs):
+            idx = epoch_indices(n, 0, e, 0, positions)
+            decile = (idx * 10) // n
+            np.add.at(cells, (np.arange(positions) // (positions // 10), decile), 1)
+        overall = cells.sum(axis=0)
+        expected = positions * epochs / 10
+        chi2 = float(((overall - expected) ** 2 / expected).sum())
+        self.assertLess(chi2, 21.666, "deciles %s" % overall.tolist())  # chi-square(9) 0.99 quantile
+        expected_cell = positions * epochs / 100
+        chi2_cells = float(((cells - expected_cell) ** 2 / expected_cell).sum())
+        self.assertLess(chi2_cells, 134.642)  # chi-square(99) 0.99 quantile
+
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RECORDED_RANKS = os.path.join(REPO, "results", "recorded", "nvidia-h100-x2", "train_sampler")
 
