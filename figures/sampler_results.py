@@ -11,7 +11,8 @@ Targets (issue 28 §3), decided from the rows of ours (status ok) at N = 10^6, 1
 3·10^9 (and any other N measured, the cycle walk's worst case 2^k + 1 included):
   memory       bytes_beyond_batch < 4 KB per rank (onepass_cpu, onepass_sampler_iter)
   first index  first_index_seconds <= 1 ms (every row of ours: onepass_cpu, the sampler, onepass_gpu)
-  CPU          onepass_cpu indices/s ÷ the cores its run used (meta cores_used) >= 50 M
+  CPU          onepass_cpu indices/s ÷ the cores its run used (meta cores_used) >= 50 M, at the
+               target N only (other N, the worst case 2^k + 1, reported beside the verdict)
   GPU          onepass_gpu indices/s >= 10 G (a batch of 2^28)
 A verdict is "met" (every target N measured, all pass), "not met" (a measured point fails),
 "met where measured" (all measured points pass, some target N not measured) or "not measured".
@@ -193,14 +194,20 @@ def targets(datasets):
     t.update(key="first_index", title="time to the first index of an epoch", target="≤ 1 ms",
              worst=max(first, key=lambda p: p[1]) if first else None, show=seconds_text)
     out.append(t)
-    cpu = _points(datasets, ["onepass_cpu"],
-                  lambda d, r: r["indices_per_second"] / d.cores if r["indices_per_second"] and d.cores else None)
+    # The CPU target is stated at the target sizes (issue 28 names the worst case 2^k + 1 for the
+    # H100 only): other N, the worst case among them, are reported beside the verdict.
+    cpu_all = _points(datasets, ["onepass_cpu"],
+                      lambda d, r: r["indices_per_second"] / d.cores if r["indices_per_second"] and d.cores else None)
+    cpu = [p for p in cpu_all if p[0] in TARGET_SIZES]
     t = _decide(cpu, lambda v: v >= TARGET_CPU_PER_CORE)
-    t.update(key="cpu", title="CPU indices/s per core (epoch_indices)", target="≥ 50 M/s per core",
-             worst=min(cpu, key=lambda p: p[1]) if cpu else None, show=rate_text)
+    t.update(lower_is_worse=True)
+    t.update(key="cpu", title="CPU indices/s per core (epoch_indices)", target="≥ 50 M/s per core at the target N",
+             worst=min(cpu, key=lambda p: p[1]) if cpu else None, show=rate_text,
+             beside=[p for p in cpu_all if p[0] not in TARGET_SIZES])
     out.append(t)
     gpu = _points(datasets, ["onepass_gpu"], lambda d, r: r["indices_per_second"])
     t = _decide(gpu, lambda v: v >= TARGET_GPU)
+    t.update(lower_is_worse=True)
     t.update(key="gpu", title="GPU indices/s (epoch_indices, a batch of 2^28)", target="≥ 10 G/s on the H100",
              worst=min(gpu, key=lambda p: p[1]) if gpu else None, show=rate_text)
     out.append(t)
@@ -229,6 +236,24 @@ def target_line(t):
             text += "; %d of %d points fail" % (len(t["failing"]), len(t["points"]))
         sizes = sorted({p[0] for p in t["points"]})
         text += "; measured at N = %s" % ", ".join(size_text(n) for n in sizes)
+        machines = []
+        for p in t["points"]:
+            if p[2] not in machines:
+                machines.append(p[2])
+        if len(machines) > 1:  # each machine's worst point and whether it alone would meet the target
+            parts = []
+            for d in machines:
+                own = [p for p in t["points"] if p[2] is d]
+                w = (min if t.get("lower_is_worse") else max)(own, key=lambda p: p[1])
+                fails = [p for p in own if p in t["failing"]]
+                parts.append("%s%s worst %s (%s)" % (d.machine, " (%s cores)" % d.cores if t["key"] == "cpu" else "",
+                                                     t["show"](w[1]), "%d of %d fail" % (len(fails), len(own))
+                                                     if fails else "met there"))
+            text += "; per machine: " + ", ".join(parts)
+    if t.get("beside"):
+        text += "; beside the target: %s" % ", ".join(
+            "%s at N = %s, P = %s (%s)" % (t["show"](v), size_text(n), r["world_size"], d.machine)
+            for n, v, d, r in sorted(t["beside"], key=lambda p: (p[0], p[3]["world_size"])))
     return text
 
 
@@ -335,7 +360,8 @@ def footer_text(datasets):
 def draw(datasets, out_dir):
     """Three panels against N (log-log): rank 0's indices/s, peak RSS of the process, time to
     the first index. P = 1 solid, P = 8 (or other P) dashed; one series per algorithm and
-    machine; peers not run for memory as x on the bottom edge."""
+    machine (the first machine's markers filled, the others' hollow); peers not run for memory (or
+    failed) as x on the bottom edge; a dotted vertical line at the cycle walk's worst case 2^k + 1."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -352,8 +378,16 @@ def draw(datasets, out_dir):
     drawn = False
     several = len(datasets) > 1
     handles = []
+    worst = sorted({r["num_samples"] for d in datasets for r in d.rows if r["num_samples"] and r["num_samples"] > 2
+                    and (r["num_samples"] - 1) & (r["num_samples"] - 2) == 0})  # 2^k + 1
     for ax, (key, ylabel, scale) in zip(axes, panels):
-        for d in datasets:
+        for w in worst:
+            ax.axvline(w, color=palette.NOTE, lw=0.6, ls=(0, (1, 3)), zorder=1)
+            ax.annotate("%s (worst case)" % size_text(w), (w, 0.98), xycoords=("data", "axes fraction"), fontsize=6.5,
+                        ha="right", va="top", rotation=90, color=palette.NOTE)
+        for di, d in enumerate(datasets):
+            # the same algorithm on another machine: hollow markers, thinner line
+            other = {"mfc": "white", "lw": 1.2} if di else {}
             for a in [a for a in ALGORITHMS if any(r["algorithm"] == a for r in d.rows)]:
                 for wi, p in enumerate(worlds):
                     rows = sorted((r for r in d.rows if r["algorithm"] == a and r["world_size"] == p),
@@ -362,7 +396,7 @@ def draw(datasets, out_dir):
                     if pts:
                         label = "%s%s" % (CALLS.get(a, a), " — %s" % d.machine if several else "")
                         ax.plot([x for x, _ in pts], [y for _, y in pts],
-                                **palette.line(a, ls=styles[wi % len(styles)], label=label))
+                                **palette.line(a, ls=styles[wi % len(styles)], label=label, **other))
                         drawn = True
                     skipped = [r["num_samples"] for r in rows if r["status"] in ("not_run_memory", "failed")]
                     if skipped:
@@ -398,7 +432,8 @@ def draw(datasets, out_dir):
     for ax in axes:
         for h, lab in zip(*ax.get_legend_handles_labels()):
             if lab not in seen and not lab.startswith("_"):
-                seen[lab] = Line2D([], [], color=h.get_color(), marker=h.get_marker(), lw=h.get_linewidth())
+                seen[lab] = Line2D([], [], color=h.get_color(), marker=h.get_marker(), lw=h.get_linewidth(),
+                                   mfc=h.get_markerfacecolor())
     handles = list(seen.values())
     labels = list(seen)
     handles += [Line2D([], [], color="grey", ls=styles[i % len(styles)]) for i in range(len(worlds))]
@@ -505,8 +540,9 @@ def report_section(report, results, recorded_root):
     others = [t["verdict"] for t in ts if t["verdict"] not in ("met", "not met")]
     if others:
         verdict += " (%s)" % ", ".join("%d %s" % (others.count(v), v) for v in sorted(set(others)))
-    report.add("Targets (issue 28 §3, the project's own; N = %s, the cycle walk's worst case 2^k + 1 where "
-               "measured):" % ", ".join(size_text(n) for n in TARGET_SIZES),
+    report.add("Targets (issue 28 §3, the project's own) at N = %s: memory, first index and the GPU rate at every "
+               "N measured (the cycle walk's worst case 2^k + 1 included), the CPU rate at these N (other N "
+               "reported beside it):" % ", ".join(size_text(n) for n in TARGET_SIZES),
                "\n".join(lines), "**Verdict: %s.**" % verdict)
     report.summary.append(("Data-loader sampler (targets)", verdict,
                            "; ".join(l[2:].replace("**", "") for l in lines)))

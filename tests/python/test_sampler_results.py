@@ -107,6 +107,22 @@ class Verdicts(unittest.TestCase):
         self.assertAlmostEqual(t["cpu"]["worst"][1], 7.5e6)
         self.assertIn("**not met**", smp.target_line(t["cpu"]))
 
+    def test_cpu_worst_case_is_reported_beside_the_verdict(self):
+        rows = cpu_rows(rate=120e6) + [row("onepass_cpu", 2 ** 30 + 1, 80e6, p) for p in (1, 8)]
+        self.m.record("cpu-2core", rows)
+        t = self.verdicts()["cpu"]
+        self.assertEqual(t["verdict"], "met")  # 60 M/s per core at the target N
+        self.assertEqual(len(t["beside"]), 2)
+        self.assertIn("beside the target: 40 M/s at N = 2^30+1, P = 1 (cpu-2core)", smp.target_line(t))
+
+    def test_cpu_verdict_per_machine(self):
+        self.m.record("cpu-2core", cpu_rows(rate=120e6), date="2026-01-02T00:00:00Z")
+        self.m.record("gpu-host", cpu_rows(rate=400e6), cores_used=16)  # 25 M/s per core
+        t = self.verdicts()["cpu"]
+        self.assertEqual(t["verdict"], "not met")
+        self.assertIn("per machine: gpu-host (16 cores) worst 25 M/s (8 of 8 fail), "
+                      "cpu-2core (2 cores) worst 60 M/s (met there)", smp.target_line(t))
+
     def test_cores_fall_back_to_meta_cores(self):
         d = self.m.record("cpu", cpu_rows(rate=90e6))
         self.m.write(d, cpu_rows(rate=90e6), cores_used=None, cores=1)
@@ -187,7 +203,7 @@ class Section(unittest.TestCase):
         self.assertIn("![", text)
         # CPU 40 M/s per core: not met; GPU 8 G/s: not met; memory and first index met
         self.assertEqual(r.summary[0][1], "2 of 4 met")
-        self.assertIn("CPU indices/s per core (epoch_indices) (≥ 50 M/s per core): **not met**", text)
+        self.assertIn("CPU indices/s per core (epoch_indices) (≥ 50 M/s per core at the target N): **not met**", text)
 
     def test_fresh_run_is_read_beside_the_recorded_copies(self):
         self.m.record("cpu-2core", cpu_rows())
