@@ -248,7 +248,7 @@ FIG_EXPERIMENT_gaussian_failure_times := gaussian_hermite_failure
 FIGURE_NAMES := fig06_chi2_rounds fig07_mmd_n5 fig08_mmd_n100 fig09_mmd_n1000 fig12_cpu_shuffle \
                 gaussian_base_distributions gaussian_density gaussian_failure_times \
                 fig10_fusion fig11_gpu_shuffle onesweep_fig09_keys32 onesweep_fig10_pairs32 \
-                onesweep_fig11_keys64 sort_headline gaussian_throughput
+                onesweep_fig11_keys64 sort_headline gaussian_throughput walking_sampler
 
 fig-%: deps configure
 	@set -e; fig=$*; exp=$(or $(FIG_EXPERIMENT_$*),$*); \

@@ -82,6 +82,13 @@ _PYTHON_CODE = _SHARED_DEVICE_CODE + [
                 "lib/include/onepass/bijection/", "lib/include/onepass/scan/", "lib/include/onepass/sort/",
                 "lib/include/onepass/bits.hpp", "lib/include/onepass/cuda_check.hpp", "lib/include/onepass/error.hpp"] + \
                _GAUSSIAN_CODE
+# The walking permutation's index generator (walking_sampler): gpu::walking_indices and the
+# bijection it walks over; cpu_walking.hpp is the CPU batch the GPU's batch is checked against
+# (the timing harness is left out, as for every experiment: see above).
+_WALKING_CODE = _SHARED_DEVICE_CODE + [
+                 "lib/include/onepass/shuffle/gpu_walking.cuh", "lib/include/onepass/shuffle/walking_permutation.hpp",
+                 "lib/include/onepass/shuffle/cpu_walking.hpp", "lib/include/onepass/shuffle/gpu_evaluator.cuh",
+                 "lib/include/onepass/bijection/", "lib/include/onepass/random/counter_hash.hpp"]
 CODE_PATHS = {
     "table1_gpu_shuffle": _SHUFFLE_CODE,
     "fig10_fusion": _SHUFFLE_CODE,
@@ -92,6 +99,7 @@ CODE_PATHS = {
     "sort_headline": _SORT_CODE,
     "gaussian_throughput": _GAUSSIAN_CODE,
     "segmented_shuffle": _SEGMENTED_CODE,
+    "walking_sampler": _WALKING_CODE,
     "python_peers": _PYTHON_CODE,
 }
 # The program of an experiment not at experiments/<name>.cu.

@@ -30,6 +30,7 @@ from figures import sort_results
 from figures import gaussian_results  # warp Gaussian figures that have data
 from figures import python_results  # python_peers (the Python package's benchmark), when recorded or run
 from figures import sampler_results  # sampler (the data-loader sampler's benchmark), when recorded or run
+from figures import walking_results  # walking_sampler (the walking permutation's index generator), when recorded or run
 
 
 def required_gpu_figures(results, recorded):
@@ -65,6 +66,8 @@ def check(results, figures, report, recorded=None):
     gpu_figures.update({f: None for f in python_results.required_figures(
         results, recorded or sr.default_recorded_root(results))})
     gpu_figures.update({f: None for f in sampler_results.required_figures(
+        results, recorded or sr.default_recorded_root(results))})
+    gpu_figures.update({f: None for f in walking_results.required_figures(
         results, recorded or sr.default_recorded_root(results))})
     problems += gpu_problems
     for name in list(sr.CPU_FIGURES) + sorted(gpu_figures):
