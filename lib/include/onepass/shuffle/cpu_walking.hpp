@@ -159,22 +159,14 @@ void walk_all(const walking_permutation& sigma, std::uint64_t first, std::uint64
 
 inline void check_strided(const char* function, const walking_permutation& sigma, std::uint64_t first,
                           std::uint64_t stride, std::uint64_t count, const void* out) {
-  if (count == 0) return;
-  require(sigma.num_items() > 0, function, "count", "must be 0 for an empty permutation (num_items = 0), got " +
-                                                        std::to_string(count));
-  require(stride >= 1, function, "stride", "must be at least 1, got 0");
-  require(count - 1 <= (~std::uint64_t{0} - first) / stride, function, "count",
-          "first + (count - 1) * stride must be below 2^64, got first " + std::to_string(first) + ", stride " +
-              std::to_string(stride) + ", count " + std::to_string(count));
-  protocol::check_not_null(function, "out", out, "when count > 0");
+  check_strided_range(function, sigma, first, stride, count);
+  if (count > 0) protocol::check_not_null(function, "out", out, "when count > 0");
 }
 
 template <class T>
 void check_walking_shuffle(const char* function, const T* in, const T* out, std::uint64_t num_items,
                            const walking_permutation& sigma) {
-  require(sigma.num_items() == num_items, function, "num_items",
-          "must equal the permutation's num_items (" + std::to_string(sigma.num_items()) + "), got " +
-              std::to_string(num_items));
+  check_items_of(function, sigma, num_items);
   if (num_items == 0) return;
   protocol::check_not_null(function, "in", in, "when num_items > 0");
   protocol::check_not_null(function, "out", out, "when num_items > 0");

@@ -62,13 +62,13 @@ struct forward_step {
   __device__ std::uint64_t operator()(std::uint64_t y) const {
     std::uint64_t w[1];
     e.template images<1>(y, 0, w);
-    return w[0] ^ (w[0] < 2 ? swap : 0);
+    return swap_zero_one(w[0], swap);
   }
 };
 struct inverse_step {
   bijection::variable_philox f;
   std::uint64_t swap;
-  __device__ std::uint64_t operator()(std::uint64_t y) const { return f.inverse(y ^ (y < 2 ? swap : 0)); }
+  __device__ std::uint64_t operator()(std::uint64_t y) const { return f.inverse(swap_zero_one(y, swap)); }
 };
 
 /// Sinks: what is done with image y of output slot k, in two steps — load(y) reads what slot
@@ -192,13 +192,8 @@ void walk(const walking_permutation& sigma, std::uint64_t first, std::uint64_t s
 
 inline void check_walk_range(const char* function, const walking_permutation& sigma, std::uint64_t first,
                              std::uint64_t stride, std::uint64_t count, const void* d_out) {
+  onepass::shuffle::detail::check_strided_range(function, sigma, first, stride, count);
   if (count == 0) return;
-  require(sigma.num_items() > 0, function, "count",
-          "must be 0 for an empty permutation (num_items = 0), got " + std::to_string(count));
-  require(stride >= 1, function, "stride", "must be at least 1, got 0");
-  require(count - 1 <= (~std::uint64_t{0} - first) / stride, function, "count",
-          "first + (count - 1) * stride must be below 2^64, got first " + std::to_string(first) + ", stride " +
-              std::to_string(stride) + ", count " + std::to_string(count));
   protocol::check_not_null(function, "d_out", d_out, "when count > 0");
   protocol::check_byte_count(function, "count", count, sizeof(std::uint64_t));
 }
@@ -211,9 +206,7 @@ template <bool Forward, class T>
 void walking_shuffle_impl(const char* function, void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_out,
                           std::uint64_t num_items, const walking_permutation& sigma, walk_structure structure,
                           cudaStream_t stream) {
-  require(sigma.num_items() == num_items, function, "num_items",
-          "must equal the permutation's num_items (" + std::to_string(sigma.num_items()) + "), got " +
-              std::to_string(num_items));
+  onepass::shuffle::detail::check_items_of(function, sigma, num_items);
   if (!protocol::query_or_check(function, d_temp, temp_bytes, walking_temp_bytes, num_items == 0, [&] {
         protocol::check_not_null(function, "d_in", d_in, "when num_items > 0");
         protocol::check_not_null(function, "d_out", d_out, "when num_items > 0");

@@ -67,6 +67,12 @@ ONEPASS_HD constexpr std::uint64_t epoch_seed(std::uint64_t seed, std::uint64_t 
   return random::counter_hash(seed, epoch_seed_stream)(epoch);
 }
 
+/// y with 0 and 1 exchanged when swap is 1 (swap in {0, 1}): the transposition tau^swap that
+/// the walk applies after f (file comment, "Parity"). Host and device.
+ONEPASS_HD constexpr std::uint64_t swap_zero_one(std::uint64_t y, std::uint64_t swap) {
+  return y ^ (y < 2 ? swap : 0);
+}
+
 /// The cycle-walking permutation sigma of [0, num_items) over a VariablePhilox bijection f
 /// of [0, 2^b) (file comment). Trivially copyable (passed by value to CUDA kernels);
 /// operator() and inverse() are host and device functions.
@@ -106,11 +112,8 @@ class walking_permutation {
   /// sigma(j), j in [0, num_items()) (not checked: a j outside walks on until it meets an
   /// index below num_items(), which is then returned; with num_items() == 0 it never ends).
   ONEPASS_HD std::uint64_t operator()(std::uint64_t j) const {
-    std::uint64_t y = j;
-    do {
-      y = twist(f_(y));
-    } while (y >= num_items_);
-    return y;
+    std::uint64_t evaluations = 0;
+    return walk(j, evaluations);
   }
 
   /// sigma^-1(y), y in [0, num_items()): inverse(operator()(j)) == j. Walks f^-1.
@@ -137,9 +140,9 @@ class walking_permutation {
   /// 1 when the walked bijection is tau o f (0 and 1 swapped after f), else 0 (file comment,
   /// "Parity").
   ONEPASS_HD std::uint64_t swap01() const { return swap_; }
-  /// tau^c(y): y with 0 and 1 swapped when swap01() is 1. The walked bijection is
-  /// twist(f(y)); its inverse f^-1(twist(y)).
-  ONEPASS_HD std::uint64_t twist(std::uint64_t y) const { return y ^ (y < 2 ? swap_ : 0); }
+  /// tau^c(y): y with 0 and 1 swapped when swap01() is 1 (swap_zero_one). The walked
+  /// bijection is twist(f(y)); its inverse f^-1(twist(y)).
+  ONEPASS_HD std::uint64_t twist(std::uint64_t y) const { return swap_zero_one(y, swap_); }
 
  private:
   bijection::variable_philox f_;
@@ -156,6 +159,33 @@ ONEPASS_HD inline std::uint64_t strided_position(std::uint64_t first, std::uint6
   return p < num_items ? p : p % num_items;
 }
 
+namespace detail {
+
+/// The checks every strided read of a walking permutation makes (walking_range, the CPU and
+/// GPU walking_indices): nothing to check for count == 0; else sigma not empty, stride >= 1
+/// and first + (count - 1) * stride below 2^64. Throws onepass::error from `function`
+/// naming count or stride.
+inline void check_strided_range(const char* function, const walking_permutation& sigma, std::uint64_t first,
+                                std::uint64_t stride, std::uint64_t count) {
+  if (count == 0) return;
+  require(sigma.num_items() > 0, function, "count",
+          "must be 0 for an empty permutation (num_items = 0), got " + std::to_string(count));
+  require(stride >= 1, function, "stride", "must be at least 1, got 0");
+  require(count - 1 <= (~std::uint64_t{0} - first) / stride, function, "count",
+          "first + (count - 1) * stride must be below 2^64, got first " + std::to_string(first) + ", stride " +
+              std::to_string(stride) + ", count " + std::to_string(count));
+}
+
+/// The shuffles through sigma (CPU and GPU) take num_items == sigma.num_items(); throws
+/// onepass::error from `function` naming num_items otherwise.
+inline void check_items_of(const char* function, const walking_permutation& sigma, std::uint64_t num_items) {
+  require(sigma.num_items() == num_items, function, "num_items",
+          "must equal the permutation's num_items (" + std::to_string(sigma.num_items()) + "), got " +
+              std::to_string(num_items));
+}
+
+}  // namespace detail
+
 /// The positions first, first + stride, ..., first + (count - 1) * stride of a global order
 /// sigma (positions taken mod num_items, which is how a padded distributed sampler repeats
 /// the first indices), as a random-access range of sigma's images: element k is
@@ -169,11 +199,9 @@ class walking_range {
   /// and sigma is empty.
   walking_range(const walking_permutation& sigma, std::uint64_t first, std::uint64_t stride, std::uint64_t count)
       : sigma_(sigma), first_(first), stride_(stride), count_(count) {
+    // stride is checked for an empty range too (its iterators' arithmetic assumes it).
     require(stride >= 1, "walking_range", "stride", "must be at least 1, got 0");
-    require(count == 0 || sigma.num_items() > 0, "walking_range", "count",
-            "must be 0 for an empty permutation (num_items = 0), got " + std::to_string(count));
-    require(count == 0 || (count - 1) <= (~std::uint64_t{0} - first) / stride, "walking_range", "count",
-            "first + (count - 1) * stride must be below 2^64, got count " + std::to_string(count));
+    detail::check_strided_range("walking_range", sigma, first, stride, count);
   }
 
   class iterator {
