@@ -284,10 +284,7 @@ def extend(results, out_dir, recorded_root, written, problems):
 
 def required_figures(results, recorded_root):
     """Figure names scripts/check_outputs.py requires: ours when python_peers results exist."""
-    try:
-        return [FIGURE] if load(results, recorded_root) else []
-    except sr.MissingInput:
-        return [FIGURE]  # results there but unreadable: the figure is due, and its absence reported
+    return sr.required_if_loaded(FIGURE, load, results, recorded_root)
 
 
 # ------------------------------------------------------------------ the C++ library beside it
@@ -385,11 +382,6 @@ def case_table(case_points):
     return "\n".join(out)
 
 
-def _display(path):
-    """A path inside the repository relative to its root (as the report shows paths)."""
-    full = os.path.abspath(path)
-    return os.path.relpath(full, sr.REPO_ROOT) if full.startswith(sr.REPO_ROOT + os.sep) else path
-
 
 def report_section(report, results, recorded_root):
     """Adds the Python-package section to a make_report.Report (add, figure, summary)."""
@@ -405,7 +397,7 @@ def report_section(report, results, recorded_root):
         return
     source, rows, meta = loaded
     pts = points(rows)
-    where = source.describe(_display) if hasattr(source, "describe") else "given rows"
+    where = source.describe(sr.repo_relative) if hasattr(source, "describe") else "given rows"
     report.add("Measured on **%s**, commit `%s`, %s — %s. Versions: %s. Timing: %s; median of %s timed calls after "
                "%s warm-up call%s (items/s = items ÷ median seconds), all frameworks in one process on one GPU. "
                "Rates in G items/s; ours is `onepass.shuffle` / `segmented_shuffle` / `sort` (%s) / `normal` on "

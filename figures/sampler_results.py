@@ -465,17 +465,10 @@ def extend(results, out_dir, recorded_root, written, problems):
 
 def required_figures(results, recorded_root):
     """Figure names scripts/check_outputs.py requires: ours when sampler results exist."""
-    try:
-        return [FIGURE] if load(results, recorded_root) else []
-    except sr.MissingInput:
-        return [FIGURE]
+    return sr.required_if_loaded(FIGURE, load, results, recorded_root)
 
 
 # ----------------------------------------------------------------------------------- section
-
-def _display(path):
-    full = os.path.abspath(path)
-    return os.path.relpath(full, sr.REPO_ROOT) if full.startswith(sr.REPO_ROOT + os.sep) else path
 
 
 def report_section(report, results, recorded_root):
@@ -512,8 +505,8 @@ def report_section(report, results, recorded_root):
                                                 if m.get("measured_code_dirty") else "the measured code clean")
         report.add("**%s** — %s; commit `%s`%s, %s; %s. Versions: %s. Timing: %s. Memory: %s."
                    % (d.machine, d.label().split(" (", 1)[1][:-1], str(m.get("commit", "?"))[:10], dirty,
-                      str(m.get("date", "?"))[:10], "this run (`%s`)" % _display(d.directory) if d.fresh
-                      else "recorded copy `%s`" % _display(d.directory),
+                      str(m.get("date", "?"))[:10], "this run (`%s`)" % sr.repo_relative(d.directory) if d.fresh
+                      else "recorded copy `%s`" % sr.repo_relative(d.directory),
                       ", ".join("%s %s" % (k, v) for k, v in (m.get("versions") or {}).items() if v),
                       m.get("timing", "not recorded"), m.get("memory_rule", "not recorded")))
         if m.get("loadavg_before") or m.get("loadavg_after"):

@@ -437,6 +437,23 @@ def gpu_figure_hook(figure, experiment, load, draw, results, out_dir, recorded_r
         return written, problems + ["%s not drawn: %s" % (figure, e)]
 
 
+def repo_relative(path):
+    """A path inside the repository relative to its root (as the report shows paths); other
+    paths as given."""
+    full = os.path.abspath(path)
+    return os.path.relpath(full, REPO_ROOT) if full.startswith(REPO_ROOT + os.sep) else path
+
+
+def required_if_loaded(figure, load, results, recorded_root):
+    """A figure module's required_figures for scripts/check_outputs.py: [figure] when
+    load(results, recorded_root) finds results (fresh or recorded), [] when none exist, and
+    [figure] when results exist but cannot be read (the figure is due; its absence is reported)."""
+    try:
+        return [figure] if load(results, recorded_root) else []
+    except MissingInput:
+        return [figure]
+
+
 def load_or_reason(load, results, recorded_root, experiment):
     """(loaded, why) for a report section: loaded = load(results, recorded_root), or None with
     `why` the reason (the MissingInput's text, or that no results exist, fresh or recorded)."""

@@ -338,17 +338,10 @@ def extend(results, out_dir, recorded_root, written, problems):
 
 def required_figures(results, recorded_root):
     """Figure names scripts/check_outputs.py requires: ours when walking_sampler results exist."""
-    try:
-        return [FIGURE] if load(results, recorded_root) else []
-    except sr.MissingInput:
-        return [FIGURE]
+    return sr.required_if_loaded(FIGURE, load, results, recorded_root)
 
 
 # ----------------------------------------------------------------------------------- section
-
-def _display(path):
-    full = os.path.abspath(path)
-    return os.path.relpath(full, sr.REPO_ROOT) if full.startswith(sr.REPO_ROOT + os.sep) else path
 
 
 def report_section(report, results, recorded_root):
@@ -362,8 +355,8 @@ def report_section(report, results, recorded_root):
         report.summary.append(("Walking permutation on the GPU (≥ 10 G indices/s)", "not measured", why))
         return None
     source, rows, meta = loaded
-    where = "this run (`%s`)" % _display(source.directory) if source.fresh else \
-        "recorded copy `%s`" % _display(source.directory)
+    where = "this run (`%s`)" % sr.repo_relative(source.directory) if source.fresh else \
+        "recorded copy `%s`" % sr.repo_relative(source.directory)
     lead = "Measured on **%s** — %s, %s." % (meta.get("gpu_name", "an unnamed GPU"), where,
                                              str(meta.get("date", "?"))[:10])
     if hasattr(report, "note_gpu_provenance"):  # the commit, whether the measured code changed since, the clocks
@@ -375,8 +368,10 @@ def report_section(report, results, recorded_root):
     stat = meta.get("stat_positions")
     stat = size_text(int(stat)) if str(stat or "").isdigit() else "?"
     report.add("The data-loader sampler's global order is σ(0), σ(1), … with σ the walking permutation: σ(j) = "
-               "the first of f(j), f(f(j)), … below N (cycle walking, Black & Rogaway, CT-RSA 2002), f the "
-               "VariablePhilox bijection on [0, 2^b), 2^(b−1) < N ≤ 2^b. `gpu::walking_indices` writes a batch of "
+               "the first of g(j), g(g(j)), … below N (cycle walking, Black & Rogaway, CT-RSA 2002), g the "
+               "VariablePhilox bijection f on [0, 2^b), 2^(b−1) < N ≤ 2^b, followed by the exchange of 0 and 1 when "
+               "an unused key bit is set (f is always an even permutation; the exchange makes σ odd or even with "
+               "equal chance). `gpu::walking_indices` writes a batch of "
                "%s consecutive positions of that order to device memory (positions 0 … batch − 1 taken mod N, as a "
                "padded sampler does; every batch checked against the CPU's `walking_indices` on 2^16 positions). "
                "A walk takes about 2^b/N evaluations of f on average — the work Bijective2 does per item, since it "

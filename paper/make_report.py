@@ -846,8 +846,10 @@ class Report:
         """The walking permutation's χ² and MMD rows (issue 28) beside VariablePhilox's: the first
         round count from which each passes, and the target that it is the same."""
         self.add("## The walking permutation: χ² and MMD vs. rounds (issue 28)",
-                 "σ(j) = the first of f(j), f(f(j)), … below n (cycle walking, Black & Rogaway, CT-RSA 2002), f the "
-                 "VariablePhilox bijection that the bijective shuffle of the same (n, seed, rounds) compacts; the "
+                 "σ(j) = the first of g(j), g(g(j)), … below n (cycle walking, Black & Rogaway, CT-RSA 2002), g the "
+                 "VariablePhilox bijection that the bijective shuffle of the same (n, seed, rounds) compacts, "
+                 "followed by the exchange of 0 and 1 when an unused key bit is set (every VariablePhilox bijection "
+                 "is an even permutation; without the exchange χ² failed at every round count); the "
                  "shuffle is out[j] = in[σ(j)] (registry `walking`). It is drawn in Figs. 6–9 beside VariablePhilox, "
                  "sampled the same way (sample k: seed = base seed + k). Target (issue 28): its χ² rows pass from the "
                  "same round count as the bijective shuffle. \"First all-pass\" is the first round count from "

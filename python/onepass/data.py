@@ -5,8 +5,10 @@ mid-epoch on another number of ranks.
 The order. Epoch ``e`` of a dataset of N samples is the permutation sigma_e of [0, N) given
 by *cycle walking* (Black & Rogaway, "Ciphers with Arbitrary Finite Domains", CT-RSA 2002,
 §3) over the VariablePhilox bijection f of [0, 2^b), 2^(b-1) < N <= 2^b (Mitchell et al.,
-"Bandwidth-Optimal Random Shuffling for GPUs", §3.2): sigma_e(j) is the first of f(j),
-f(f(j)), ... that is below N — under 2 evaluations of f per index on average, no state, no
+"Bandwidth-Optimal Random Shuffling for GPUs", §3.2): sigma_e(j) is the first of g(j),
+g(g(j)), ... that is below N, g = f followed by the exchange of 0 and 1 when an unused key bit
+is set (every VariablePhilox bijection is an even permutation; the exchange makes sigma_e odd
+or even with equal chance) — under 2 evaluations of f per index on average, no state, no
 table. f is ``variable_philox::for_length(N, epoch_seed(seed, e), rounds)``, so the values
 are those of the C++ ``onepass::shuffle::walking_permutation`` (CPU ``walking_indices``,
 GPU ``gpu::walking_indices``) for that seed. The *global order* of an epoch is the infinite
