@@ -4,7 +4,9 @@
 #   scripts/device-sampler-suite.sh cpp OUTDIR      build the GPU tests and experiments that
 #       involve the walking permutation; run test_gpu_walking, test_gpu_shuffle and
 #       test_gpu_baselines; then walking_sampler, table1_gpu_shuffle and fig10_fusion at
-#       --scale default into OUTDIR/results.
+#       --scale default into OUTDIR/results. CPP_TESTS: the test programs to run (default those
+#       three); SANITIZE=1: also test_gpu_walking under compute-sanitizer's memcheck, racecheck,
+#       synccheck and initcheck (OUTDIR/sanitize-<tool>.log).
 #   scripts/device-sampler-suite.sh python OUTDIR   build the Python extension (CPU and CUDA
 #       modules), run tests/python_pkg/test_data.py and test_onepass_gpu.py, then
 #       experiments/sampler.py into OUTDIR/results.
@@ -39,10 +41,21 @@ case "$part" in
     cmake --build "$build" -j "$jobs" --target test_gpu_walking test_gpu_shuffle test_gpu_baselines walking_sampler \
       table1_gpu_shuffle fig10_fusion > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -40; exit 1; }
     echo "build ok ($SECONDS s)"
-    for t in test_gpu_walking test_gpu_shuffle test_gpu_baselines; do
+    for t in ${CPP_TESTS:-test_gpu_walking test_gpu_shuffle test_gpu_baselines}; do
       "$build/tests/$t" > "$out/$t.log" 2>&1 || status=1
       echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/$t.log" | tr '\n' ' ')"
     done
+    if [[ "${SANITIZE:-0}" == 1 ]]; then
+      # The walking kernels under each compute-sanitizer tool (test_gpu_walking: both walk
+      # structures, forward and inverse, indices and shuffles of 4 element types).
+      for tool in memcheck racecheck synccheck initcheck; do
+        timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/test_gpu_walking" \
+          > "$out/sanitize-$tool.log" 2>&1
+        rc=$?
+        [[ $rc == 0 ]] || status=1
+        echo "compute-sanitizer $tool: exit $rc; $(grep -E 'ERROR SUMMARY|^\[  (PASSED|FAILED) ' "$out/sanitize-$tool.log" | tr '\n' ' ')"
+      done
+    fi
     for e in walking_sampler table1_gpu_shuffle fig10_fusion; do
       "$build/bin/$e" --scale default --out-dir "$out/results" 2> "$out/$e.log" || { status=1; tail -5 "$out/$e.log"; }
       echo "$e done ($SECONDS s)"
