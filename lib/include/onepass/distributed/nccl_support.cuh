@@ -1,0 +1,167 @@
+// onepass/distributed/nccl_support.cuh — what the distributed calls (distributed/sort.cuh,
+// distributed/shuffle.cuh) share on top of NCCL: error checks, the rank and size of the
+// caller's communicator, the agreement step (every rank's arguments all-gathered in one
+// small collective, so that a rank whose arguments were rejected, or ranks that disagree,
+// make every rank throw instead of leaving the others waiting in a collective), all-gathers
+// of small count arrays, and the grouped send/receive exchange.
+//
+// The caller owns the communicator (ncclComm_t, one rank per GPU, any way of creating it:
+// MPI, torchrun's store, a file) and the stream. Every call here is enqueued on that stream;
+// the ones that return host data wait for it.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "onepass/cuda_check.hpp"
+#include "onepass/error.hpp"
+
+namespace onepass::distributed {
+
+namespace detail {
+
+/// Throws onepass::runtime_failure "<function>: <call> failed: <ncclGetErrorString>" unless
+/// `result` is ncclSuccess.
+inline void check_nccl(ncclResult_t result, const char* function, const char* call) {
+  if (result == ncclSuccess) return;
+  std::string message = std::string(function) + ": " + call + " failed: " + ncclGetErrorString(result);
+  throw runtime_failure(message);
+}
+
+/// Rank and size of a communicator.
+struct rank_view {
+  int rank = 0;
+  int size = 1;
+};
+
+/// The caller's rank and the number of ranks of `comm`. Throws onepass::error naming comm
+/// when it is null; onepass::runtime_failure when NCCL fails.
+inline rank_view ranks_of(ncclComm_t comm, const char* function) {
+  require(comm != nullptr, function, "comm", "must be an initialised NCCL communicator, got null");
+  rank_view v;
+  check_nccl(ncclCommUserRank(comm, &v.rank), function, "ncclCommUserRank");
+  check_nccl(ncclCommCount(comm, &v.size), function, "ncclCommCount");
+  return v;
+}
+
+/// ncclAllGather of `count` 64-bit words per rank from d_own into d_all ([P * count], rank
+/// order), enqueued on `stream`.
+inline void all_gather_words(const std::uint64_t* d_own, std::uint64_t* d_all, std::size_t count, ncclComm_t comm,
+                             cudaStream_t stream, const char* function) {
+  check_nccl(ncclAllGather(d_own, d_all, count, ncclUint64, comm, stream), function, "ncclAllGather");
+}
+
+/// All-gathers `words` (the same number on every rank) through the device scratch d_scratch
+/// ((P + 1) * words.size() 64-bit words) and returns the P * words.size() words on the host,
+/// rank order. Waits for the stream.
+inline std::vector<std::uint64_t> all_gather_to_host(const std::vector<std::uint64_t>& words,
+                                                     std::uint64_t* d_scratch, int num_ranks, ncclComm_t comm,
+                                                     cudaStream_t stream, const char* function) {
+  const std::size_t w = words.size();
+  std::vector<std::uint64_t> all(w * static_cast<std::size_t>(num_ranks));
+  ONEPASS_CUDA_CHECK(cudaMemcpyAsync(d_scratch, words.data(), w * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream));
+  all_gather_words(d_scratch, d_scratch + w, w, comm, stream, function);
+  ONEPASS_CUDA_CHECK(cudaMemcpyAsync(all.data(), d_scratch + w, all.size() * sizeof(std::uint64_t),
+                                     cudaMemcpyDeviceToHost, stream));
+  ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return all;
+}
+
+/// The words every rank contributes to the agreement step: word 0 is the status (0: this
+/// rank's arguments passed its checks; 1: they were rejected), then the call's arguments
+/// that must agree (`agreed`, with their names) and the per-rank ones (`own`, e.g. the item
+/// count). Number of words: 1 + agreed.size() + own.size(), the same on every rank.
+struct agreement_words {
+  std::vector<std::uint64_t> agreed;
+  std::vector<const char*> agreed_names;
+  std::vector<std::uint64_t> own;
+};
+
+/// Scratch words of the agreement step for P ranks and a record of `record_words` words.
+inline std::size_t agreement_scratch_words(int num_ranks, std::size_t record_words) {
+  return (static_cast<std::size_t>(num_ranks) + 1) * record_words;
+}
+
+/// The agreement step: every rank all-gathers its record (status, agreed arguments, own
+/// words). If this rank's checks failed (`local_error` non-empty) it throws onepass::error
+/// with that message after the collective; if another rank's failed, or an agreed argument
+/// differs between ranks, every rank throws onepass::error naming it. Returns the records
+/// [P][own.size()] of the own words. d_scratch: agreement_scratch_words() words of device
+/// memory. Waits for the stream.
+inline std::vector<std::vector<std::uint64_t>> agree(const char* function, const std::string& local_error,
+                                                     const agreement_words& words, std::uint64_t* d_scratch,
+                                                     rank_view ranks, ncclComm_t comm, cudaStream_t stream) {
+  std::vector<std::uint64_t> record;
+  record.push_back(local_error.empty() ? 0 : 1);
+  record.insert(record.end(), words.agreed.begin(), words.agreed.end());
+  record.insert(record.end(), words.own.begin(), words.own.end());
+  const std::size_t w = record.size();
+  const auto all = all_gather_to_host(record, d_scratch, ranks.size, comm, stream, function);
+  if (!local_error.empty()) throw error(local_error);
+  for (int r = 0; r < ranks.size; ++r)
+    if (all[r * w] != 0)
+      throw error(std::string(function) + ": rank " + std::to_string(r) + " of " + std::to_string(ranks.size) +
+                  " rejected its arguments (its error says which); no rank ran the call");
+  for (std::size_t k = 0; k < words.agreed.size(); ++k)
+    for (int r = 0; r < ranks.size; ++r)
+      if (all[r * w + 1 + k] != words.agreed[k])
+        throw error(std::string(function) + ": " + words.agreed_names[k] +
+                    " must be the same on every rank: rank " + std::to_string(ranks.rank) + " has " +
+                    std::to_string(words.agreed[k]) + ", rank " + std::to_string(r) + " has " +
+                    std::to_string(all[r * w + 1 + k]));
+  std::vector<std::vector<std::uint64_t>> own(ranks.size);
+  const std::size_t first = 1 + words.agreed.size();
+  for (int r = 0; r < ranks.size; ++r)
+    own[r].assign(all.begin() + r * w + first, all.begin() + (r + 1) * w);
+  return own;
+}
+
+/// The exclusive prefix of `counts` (size counts.size() + 1).
+inline std::vector<std::uint64_t> offsets_of(const std::vector<std::uint64_t>& counts) {
+  std::vector<std::uint64_t> o(counts.size() + 1, 0);
+  for (std::size_t i = 0; i < counts.size(); ++i) o[i + 1] = o[i] + counts[i];
+  return o;
+}
+
+/// One exchange of items of `item_bytes` bytes: this rank sends send_counts[q] items from
+/// d_send + send_offsets[q] (items, in destination order) to rank q and receives
+/// recv_counts[r] items from rank r into d_recv + recv_offsets[r] (source order), all in one
+/// ncclGroupStart/ncclGroupEnd of ncclSend/ncclRecv on `stream`; its own part is a
+/// cudaMemcpyAsync. Counts of every size (bytes as ncclUint8, 64-bit counts). Enqueued,
+/// not waited for.
+inline void exchange(const void* d_send, const std::vector<std::uint64_t>& send_counts, void* d_recv,
+                     const std::vector<std::uint64_t>& recv_counts, std::size_t item_bytes, rank_view ranks,
+                     ncclComm_t comm, cudaStream_t stream, const char* function) {
+  const auto so = offsets_of(send_counts);
+  const auto ro = offsets_of(recv_counts);
+  const auto* send = static_cast<const unsigned char*>(d_send);
+  auto* recv = static_cast<unsigned char*>(d_recv);
+  const int me = ranks.rank;
+  if (send_counts[me] > 0)
+    ONEPASS_CUDA_CHECK(cudaMemcpyAsync(recv + ro[me] * item_bytes, send + so[me] * item_bytes,
+                                       send_counts[me] * item_bytes, cudaMemcpyDeviceToDevice, stream));
+  if (ranks.size == 1) return;
+  check_nccl(ncclGroupStart(), function, "ncclGroupStart");
+  for (int step = 1; step < ranks.size; ++step) {
+    // Pair ranks so that every step is a permutation (rank me sends to me + step, receives
+    // from me - step): NCCL runs the whole group at once, the order only spreads the load.
+    const int to = (me + step) % ranks.size;
+    const int from = (me - step + ranks.size) % ranks.size;
+    if (send_counts[to] > 0)
+      check_nccl(ncclSend(send + so[to] * item_bytes, send_counts[to] * item_bytes, ncclUint8, to, comm, stream),
+                 function, "ncclSend");
+    if (recv_counts[from] > 0)
+      check_nccl(ncclRecv(recv + ro[from] * item_bytes, recv_counts[from] * item_bytes, ncclUint8, from, comm, stream),
+                 function, "ncclRecv");
+  }
+  check_nccl(ncclGroupEnd(), function, "ncclGroupEnd");
+}
+
+}  // namespace detail
+
+}  // namespace onepass::distributed

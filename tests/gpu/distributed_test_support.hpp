@@ -1,0 +1,96 @@
+// tests/gpu/distributed_test_support.hpp — running P ranks of a distributed call inside one
+// test process: one host thread and one GPU (devices 0..P-1) per rank, the communicators
+// from ncclCommInitAll. A test of P ranks is skipped (and says so) on a machine with fewer
+// than P GPUs. The library calls are the ones an MPI or torchrun program makes; only the way
+// the ranks start differs.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+#include <nccl.h>
+
+#include <exception>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpu_test_support.hpp"
+
+namespace onepass::testing {
+
+/// Number of usable CUDA devices (0 without a driver).
+inline int gpu_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+  cudaGetLastError();
+  return count;
+}
+
+/// Skips the calling test unless the machine has at least `ranks` GPUs.
+#define ONEPASS_REQUIRE_GPUS(ranks)                                                                              \
+  do {                                                                                                           \
+    const int onepass_have_ = ::onepass::testing::gpu_count();                                                   \
+    if (onepass_have_ < (ranks))                                                                                 \
+      GTEST_SKIP() << "needs " << (ranks) << " GPUs (one per rank), this machine has " << onepass_have_;       \
+  } while (0)
+
+/// Runs body(rank, comm, stream) for rank = 0..P-1 on P threads, rank r on device r with its
+/// own stream and its rank's communicator; waits for all. An exception in any rank is
+/// reported as a test failure naming the rank (the others' exceptions too). A rank that
+/// throws before a collective the others enter makes them wait: the library's agreement step
+/// is what prevents that, and the tests of bad arguments check it.
+inline void run_ranks(int num_ranks, const std::function<void(int, ncclComm_t, cudaStream_t)>& body) {
+  std::vector<ncclComm_t> comms(num_ranks);
+  std::vector<int> devices(num_ranks);
+  for (int r = 0; r < num_ranks; ++r) devices[r] = r;
+  if (ncclCommInitAll(comms.data(), num_ranks, devices.data()) != ncclSuccess)
+    throw std::runtime_error("ncclCommInitAll failed for " + std::to_string(num_ranks) + " ranks");
+  std::vector<std::string> failures(num_ranks);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < num_ranks; ++r)
+    threads.emplace_back([&, r] {
+      try {
+        cuda_ok(cudaSetDevice(r), "cudaSetDevice");
+        cudaStream_t stream = nullptr;
+        cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+        try {
+          body(r, comms[r], stream);
+        } catch (...) {
+          cudaStreamSynchronize(stream);
+          cudaStreamDestroy(stream);
+          throw;
+        }
+        cuda_ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+        cudaStreamDestroy(stream);
+      } catch (const std::exception& e) {
+        failures[r] = e.what();
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (int r = 0; r < num_ranks; ++r) {
+    cudaSetDevice(r);
+    ncclCommDestroy(comms[r]);
+  }
+  cudaSetDevice(0);
+  for (int r = 0; r < num_ranks; ++r)
+    if (!failures[r].empty()) ADD_FAILURE() << "rank " << r << " of " << num_ranks << " threw: " << failures[r];
+}
+
+/// As run_ranks, but collects what each rank threw (empty: nothing) instead of failing:
+/// for the tests that expect every rank to throw.
+inline std::vector<std::string> errors_of_ranks(int num_ranks,
+                                                const std::function<void(int, ncclComm_t, cudaStream_t)>& body) {
+  std::vector<std::string> errors(num_ranks);
+  run_ranks(num_ranks, [&](int r, ncclComm_t comm, cudaStream_t stream) {
+    try {
+      body(r, comm, stream);
+    } catch (const std::exception& e) {
+      errors[r] = e.what();
+    }
+  });
+  return errors;
+}
+
+}  // namespace onepass::testing
