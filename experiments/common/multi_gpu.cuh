@@ -1,0 +1,119 @@
+// experiments/common/multi_gpu.cuh — what the multi-GPU experiments (multi_gpu_sort,
+// multi_gpu_shuffle) share: MPI starts the ranks (mpirun -np P, one rank per GPU; the rank's
+// GPU is its local rank on the node) and shares the NCCL unique id; the library calls take
+// the NCCL communicator. One run measures every P from 1 to the world size: the first P ranks
+// form a sub-communicator (ncclCommSplit) while the others wait.
+//
+// Timing: every rank waits for its stream, then MPI_Barrier, then each rank times its call
+// (host wall clock around the call and a stream synchronize: the distributed calls are
+// host-synchronous); the run's time is the largest over the ranks (MPI_Allreduce MAX).
+// Input and output are GPU-resident; host transfers are outside the timed region.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gpu_harness.cuh"
+
+namespace onepass::experiments::multi_gpu {
+
+/// MPI_Init / MPI_Finalize and this process's place: world rank and size, the GPU it uses.
+class session {
+ public:
+  session(int& argc, char**& argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local_rank_);
+    MPI_Comm_free(&node);
+  }
+  ~session() { MPI_Finalize(); }
+  session(const session&) = delete;
+  session& operator=(const session&) = delete;
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  int local_rank() const { return local_rank_; }
+
+ private:
+  int rank_ = 0, size_ = 1, local_rank_ = 0;
+};
+
+inline void nccl_ok(ncclResult_t r, const char* what) {
+  if (r != ncclSuccess) throw std::runtime_error(std::string(what) + " failed: " + ncclGetErrorString(r));
+}
+
+/// The world's NCCL communicator (unique id from rank 0 by MPI_Bcast).
+inline ncclComm_t world_comm(const session& s) {
+  ncclUniqueId id;
+  if (s.rank() == 0) nccl_ok(ncclGetUniqueId(&id), "ncclGetUniqueId");
+  MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
+  ncclComm_t comm = nullptr;
+  nccl_ok(ncclCommInitRank(&comm, s.size(), id, s.rank()), "ncclCommInitRank");
+  return comm;
+}
+
+/// The ranks 0..P-1 of the world: their NCCL and MPI communicators (null on the other ranks).
+struct group {
+  int num_ranks = 1;
+  bool member = false;
+  ncclComm_t nccl = nullptr;
+  MPI_Comm mpi = MPI_COMM_NULL;
+};
+
+/// Splits the first num_ranks ranks off the world (every world rank must call it).
+inline group first_ranks(const session& s, ncclComm_t world, int num_ranks) {
+  group g;
+  g.num_ranks = num_ranks;
+  g.member = s.rank() < num_ranks;
+  nccl_ok(ncclCommSplit(world, g.member ? 0 : NCCL_SPLIT_NOCOLOR, s.rank(), &g.nccl, nullptr), "ncclCommSplit");
+  MPI_Comm_split(MPI_COMM_WORLD, g.member ? 0 : MPI_UNDEFINED, s.rank(), &g.mpi);
+  return g;
+}
+
+inline void release(group& g) {
+  if (g.nccl) ncclCommDestroy(g.nccl);
+  if (g.mpi != MPI_COMM_NULL) MPI_Comm_free(&g.mpi);
+  g.nccl = nullptr;
+  g.mpi = MPI_COMM_NULL;
+}
+
+/// Times work(k) for k = 0 .. warmup + reps - 1 on the members of g (prepare(k) first, not
+/// timed); returns the timing of the last reps runs, each the largest time over the ranks.
+/// Call on members only.
+template <class Prepare, class Work>
+gpu::timing time_group(const group& g, cudaStream_t stream, int warmup, int reps, Prepare&& prepare, Work&& work) {
+  std::vector<double> seconds;
+  for (int k = 0; k < warmup + reps; ++k) {
+    prepare(k);
+    gpu::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", __FILE__, __LINE__);
+    MPI_Barrier(g.mpi);
+    const double t0 = MPI_Wtime();
+    work(k);
+    gpu::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", __FILE__, __LINE__);
+    double t = MPI_Wtime() - t0, slowest = 0;
+    MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, g.mpi);
+    if (k >= warmup) seconds.push_back(slowest);
+  }
+  return gpu::summarize(std::move(seconds));
+}
+
+/// A 64-bit mix of (seed, global index): the inputs' generator, so that the global input is
+/// the same for every P and split.
+__host__ __device__ inline std::uint64_t mix64(std::uint64_t seed, std::uint64_t i) {
+  std::uint64_t z = seed * 0x9E3779B97F4A7C15ull + i + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+}  // namespace onepass::experiments::multi_gpu

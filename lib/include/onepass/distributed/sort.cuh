@@ -1,0 +1,687 @@
+// onepass/distributed/sort.cuh — the stable radix sort over P GPUs, one rank per GPU, on the
+// caller's NCCL communicator and stream (issue 29).
+//
+// Result. Rank r holds n_r keys (any n_r >= 0). Afterwards rank r holds, in order, the keys of
+// global ranks [n_0 + ... + n_{r-1}, n_0 + ... + n_r) of the STABLE sort of the concatenation
+// of the ranks' keys (rank 0's first): exactly onepass::sort::sort_keys on one GPU over the
+// concatenation, cut into the input counts (exact balance; ties split exactly).
+//
+// Algorithm (radix partitioning with exact splitters, RMG sort's idea: Ilic, Tolovski & Rabl,
+// "RMG Sort: Radix-Partitioning-Based Multi-GPU Sorting", BTW 2023 — restated here on NCCL
+// and for an exact, stable split; no code of RMG sort):
+//   1. agreement: one ncclAllGather of every rank's arguments and n_r (a rank whose
+//      arguments were rejected, or ranks that disagree on the key type or bit range, make every
+//      rank throw instead of hanging in a later collective);
+//   2. splitters (distributed/splitters.hpp): each rank histograms its keys' first 12-bit digit
+//      (one read of the keys); an ncclAllGather of the P histograms gives every rank the same
+//      bucket totals; the (at most P - 1) buckets a boundary falls inside are refined on the next
+//      8-bit digits over only their keys (gathered once into scratch: a second read of the
+//      keys, few writes), one small all-gather per level; a boundary inside a run of equal
+//      keys is split by (source rank, occurrence), the owning rank finding the occurrence's
+//      position with a count per tile;
+//   3. partition: a stable multisplit of the keys (and values) by destination rank (a count
+//      per tile and destination, cub::DeviceScan over them, a scatter that ranks keys with
+//      warp match; two reads and one write of the keys);
+//   4. exchange: an ncclAllGather of the P x P send counts, then one grouped
+//      ncclSend/ncclRecv (distributed/nccl_support.cuh: exchange) of the keys (and values);
+//      what arrives is concatenated in source-rank order, each source's keys in their order;
+//   5. local sort: onepass::sort::sort_keys / sort_pairs (stable) of what arrived.
+// Since every destination receives its keys in (source rank, position) order and sorts them
+// stably, the result is the one-GPU stable sort. The call is host-synchronous: it waits for the
+// stream after each all-gather (the splitters are computed on the host) and returns with the
+// exchange and the local sort enqueued.
+//
+// Memory (per rank): the caller's two buffers of n_r keys (and of n_r values), like
+// cub::DoubleBuffer, and temporary storage: the local sort's (onepass::sort: n_r keys and
+// values of ping-pong plus its bins), the tile counts (P x ceil(n_r / 4096) 64-bit words), the
+// histograms ((P + 1) x max(4096, 256 (P - 1)) words) and a few words per rank.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "onepass/call_protocol.hpp"
+#include "onepass/cuda_check.hpp"
+#include "onepass/distributed/nccl_support.cuh"
+#include "onepass/distributed/splitters.hpp"
+#include "onepass/error.hpp"
+#include "onepass/launch_geometry.cuh"
+#include "onepass/sort/key_traits.hpp"
+#include "onepass/sort/onesweep/policy.cuh"
+#include "onepass/sort/sort.cuh"
+
+namespace onepass::distributed {
+
+/// The caller's pair of buffers of n keys (or values): current() holds the input; after the
+/// call current() holds the output (the selector says which buffer), as cub::DoubleBuffer.
+template <class T>
+using double_buffer = sort::onesweep::double_buffer<T>;
+
+/// Largest number of ranks of the distributed sort (the multisplit keeps a counter per rank
+/// and warp in shared memory).
+inline constexpr int sort_max_ranks = 1024;
+
+namespace detail {
+
+inline constexpr unsigned sort_first_digit_bits = 12;  ///< level 0 of the splitter search
+inline constexpr unsigned sort_digit_bits = 8;         ///< later levels
+inline constexpr int split_threads = 256;
+inline constexpr int split_warps = split_threads / 32;
+inline constexpr int split_items = 16;                          ///< keys per thread
+inline constexpr int split_tile = split_threads * split_items;  ///< keys per tile (4096)
+inline constexpr unsigned none = 0xffffffffu;                   ///< "no destination" (past n)
+
+/// The key field of the sort: bits [begin, end) of the order-preserving word (ascending or
+/// descending), as onesweep compares them.
+template <class Key>
+struct field_of_key {
+  using bits = typename sort::radix_traits<Key>::bits_type;
+  unsigned begin_bit, end_bit;
+  bool descending;
+  ONEPASS_HD bits operator()(Key k) const {
+    return sort::key_field(sort::ordered_bits(k, descending), begin_bit, end_bit);
+  }
+};
+
+/// The destination of a key of field w at position i: the number of splitters it is at or
+/// after (distributed/splitters.hpp), by binary search over the s splitters (words, thresholds).
+__device__ __forceinline__ unsigned destination(std::uint64_t w, std::uint64_t i, const std::uint64_t* words,
+                                                const std::uint64_t* thresholds, unsigned s) {
+  unsigned lo = 0, hi = s;
+  while (lo < hi) {
+    const unsigned mid = (lo + hi) / 2;
+    if (w > words[mid] || (w == words[mid] && i >= thresholds[mid])) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/// Level 0: hist[b] += the keys whose digit (field >> shift) & (2^width - 1) is b. Shared
+/// counters per block (2^width 32-bit words of dynamic shared memory), added to hist at the end.
+template <class Key>
+__global__ void histogram_first_digit(const Key* keys, std::uint64_t n, field_of_key<Key> field, unsigned shift,
+                                      unsigned width, unsigned long long* hist) {
+  extern __shared__ unsigned counts[];
+  const unsigned buckets = 1u << width;
+  for (unsigned b = threadIdx.x; b < buckets; b += blockDim.x) counts[b] = 0;
+  __syncthreads();
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    atomicAdd(&counts[static_cast<unsigned>(field(keys[i]) >> shift) & (buckets - 1)], 1u);
+  __syncthreads();
+  for (unsigned b = threadIdx.x; b < buckets; b += blockDim.x)
+    if (counts[b]) atomicAdd(&hist[b], static_cast<unsigned long long>(counts[b]));
+}
+
+/// The index of `prefix` in the ascending prefixes[0, s), or s when absent.
+__device__ __forceinline__ unsigned find_prefix(std::uint64_t prefix, const std::uint64_t* prefixes, unsigned s) {
+  unsigned lo = 0, hi = s;
+  while (lo < hi) {
+    const unsigned mid = (lo + hi) / 2;
+    if (prefixes[mid] < prefix) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < s && prefixes[lo] == prefix ? lo : s;
+}
+
+/// Gathers the fields of the keys in the open segments ((field >> prefix_shift) in
+/// prefixes[0, s)) into scratch, in any order (warp-aggregated appends to *count).
+template <class Key>
+__global__ void gather_open_fields(const Key* keys, std::uint64_t n, field_of_key<Key> field, unsigned prefix_shift,
+                                   const std::uint64_t* prefixes, unsigned s,
+                                   typename field_of_key<Key>::bits* scratch, unsigned long long* count) {
+  const unsigned lane = threadIdx.x % 32;
+  const std::uint64_t warp = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * blockDim.x / 32;
+  for (std::uint64_t base = warp * 32; base < n; base += warps * 32) {
+    const std::uint64_t i = base + lane;
+    typename field_of_key<Key>::bits w = 0;
+    bool open = false;
+    if (i < n) {
+      w = field(keys[i]);
+      open = find_prefix(static_cast<std::uint64_t>(w) >> prefix_shift, prefixes, s) < s;
+    }
+    const unsigned ballot = __ballot_sync(0xffffffffu, open);
+    if (ballot == 0) continue;
+    unsigned long long first = 0;
+    if (lane == 0) first = atomicAdd(count, static_cast<unsigned long long>(__popc(ballot)));
+    first = __shfl_sync(0xffffffffu, first, 0);
+    if (open) scratch[first + __popc(ballot & ((1u << lane) - 1u))] = w;
+  }
+}
+
+/// Later levels: hist[seg * 2^width + digit] += the gathered fields of open segment seg
+/// ((w >> prefix_shift) == prefixes[seg]). *count fields in scratch. Shared counters when
+/// `shared` (s * 2^width 32-bit words of dynamic shared memory), else global atomics.
+template <class Bits>
+__global__ void histogram_open_fields(const Bits* scratch, const unsigned long long* count, unsigned prefix_shift,
+                                      const std::uint64_t* prefixes, unsigned s, unsigned shift, unsigned width,
+                                      bool shared, unsigned long long* hist) {
+  extern __shared__ unsigned counts[];
+  const unsigned buckets = 1u << width;
+  const std::uint64_t m = *count;
+  if (shared) {
+    for (unsigned b = threadIdx.x; b < s * buckets; b += blockDim.x) counts[b] = 0;
+    __syncthreads();
+  }
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < m; i += stride) {
+    const std::uint64_t w = scratch[i];
+    const unsigned seg = find_prefix(w >> prefix_shift, prefixes, s);
+    if (seg == s) continue;
+    const unsigned b = seg * buckets + (static_cast<unsigned>(w >> shift) & (buckets - 1));
+    if (shared) atomicAdd(&counts[b], 1u);
+    else atomicAdd(&hist[b], 1ull);
+  }
+  if (shared) {
+    __syncthreads();
+    for (unsigned b = threadIdx.x; b < s * buckets; b += blockDim.x)
+      if (counts[b]) atomicAdd(&hist[b], static_cast<unsigned long long>(counts[b]));
+  }
+}
+
+/// tile_counts[t] = the keys of tile t (split_tile keys) whose field equals `value`.
+template <class Key>
+__global__ void count_equal_per_tile(const Key* keys, std::uint64_t n, field_of_key<Key> field, std::uint64_t value,
+                                     unsigned* tile_counts) {
+  __shared__ unsigned count;
+  if (threadIdx.x == 0) count = 0;
+  __syncthreads();
+  const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * split_tile;
+  unsigned mine = 0;
+  for (int k = 0; k < split_items; ++k) {
+    const std::uint64_t i = first + static_cast<std::uint64_t>(k) * split_threads + threadIdx.x;
+    if (i < n && static_cast<std::uint64_t>(field(keys[i])) == value) ++mine;
+  }
+  if (mine) atomicAdd(&count, mine);
+  __syncthreads();
+  if (threadIdx.x == 0) tile_counts[blockIdx.x] = count;
+}
+
+/// Loads the s splitters into shared memory (words then thresholds).
+__device__ __forceinline__ void load_splitters(std::uint64_t* shared, const std::uint64_t* words,
+                                               const std::uint64_t* thresholds, unsigned s) {
+  for (unsigned q = threadIdx.x; q < s; q += blockDim.x) {
+    shared[q] = words[q];
+    shared[s + q] = thresholds[q];
+  }
+}
+
+/// The multisplit's count pass: counts[d * num_tiles + t] = the keys of tile t with
+/// destination d (dest-major, so one exclusive scan gives every (tile, destination)'s first
+/// output position in the destination-grouped send buffer). One block per tile.
+template <class Key>
+__global__ void count_destinations(const Key* keys, std::uint64_t n, field_of_key<Key> field,
+                                   const std::uint64_t* words, const std::uint64_t* thresholds, unsigned num_ranks,
+                                   std::uint64_t num_tiles, unsigned long long* counts) {
+  extern __shared__ std::uint64_t split_shared[];
+  const unsigned s = num_ranks - 1;
+  unsigned* per_rank = reinterpret_cast<unsigned*>(split_shared + 2 * s);
+  load_splitters(split_shared, words, thresholds, s);
+  for (unsigned d = threadIdx.x; d < num_ranks; d += blockDim.x) per_rank[d] = 0;
+  __syncthreads();
+  const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * split_tile;
+  for (int k = 0; k < split_items; ++k) {
+    const std::uint64_t i = first + static_cast<std::uint64_t>(k) * split_threads + threadIdx.x;
+    if (i < n) atomicAdd(&per_rank[destination(field(keys[i]), i, split_shared, split_shared + s, s)], 1u);
+  }
+  __syncthreads();
+  for (unsigned d = threadIdx.x; d < num_ranks; d += blockDim.x)
+    counts[static_cast<std::uint64_t>(d) * num_tiles + blockIdx.x] = per_rank[d];
+}
+
+/// send_counts[d] = the keys with destination d: differences of the scanned tile counts at
+/// the start of each destination's row (the last one against n).
+__global__ void destination_totals(const unsigned long long* scanned, unsigned num_ranks, std::uint64_t num_tiles,
+                                   std::uint64_t n, unsigned long long* send_counts) {
+  const unsigned d = blockIdx.x * blockDim.x + threadIdx.x;
+  if (d >= num_ranks) return;
+  const std::uint64_t begin = scanned[static_cast<std::uint64_t>(d) * num_tiles];
+  const std::uint64_t end = d + 1 < num_ranks ? scanned[static_cast<std::uint64_t>(d + 1) * num_tiles] : n;
+  send_counts[d] = end - begin;
+}
+
+/// Marker: no values travel with the keys.
+struct no_values {};
+
+/// The multisplit's scatter pass: every key (and value) of tile t goes to
+/// out[offsets[d * num_tiles + t] + (its rank among the tile's keys of destination d)],
+/// stable. Warp w of the block ranks keys [w * 512, (w + 1) * 512) of the tile in 16 chunks of
+/// 32 with __match_any_sync, keeping a running count per destination in shared memory; an
+/// exclusive sum over the warps then places each warp's keys after the earlier warps'.
+template <class Key, class Value>
+__global__ void __launch_bounds__(split_threads)
+    scatter_by_destination(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
+                           std::uint64_t n, field_of_key<Key> field, const std::uint64_t* words,
+                           const std::uint64_t* thresholds, unsigned num_ranks, std::uint64_t num_tiles,
+                           const unsigned long long* offsets) {
+  extern __shared__ std::uint64_t split_shared[];
+  const unsigned s = num_ranks - 1;
+  unsigned* warp_counts = reinterpret_cast<unsigned*>(split_shared + 2 * s);  // [split_warps][num_ranks]
+  load_splitters(split_shared, words, thresholds, s);
+  for (unsigned k = threadIdx.x; k < split_warps * num_ranks; k += blockDim.x) warp_counts[k] = 0;
+  __syncthreads();
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  unsigned* mine = warp_counts + warp * num_ranks;
+  const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * split_tile +
+                              static_cast<std::uint64_t>(warp) * (split_items * 32);
+  Key key[split_items];
+  unsigned dest[split_items], rank[split_items];
+#pragma unroll
+  for (int c = 0; c < split_items; ++c) {
+    const std::uint64_t i = first + static_cast<std::uint64_t>(c) * 32 + lane;
+    dest[c] = none;
+    if (i < n) {
+      key[c] = keys_in[i];
+      dest[c] = destination(field(key[c]), i, split_shared, split_shared + s, s);
+    }
+    const unsigned peers = __match_any_sync(0xffffffffu, dest[c]);
+    const unsigned leader = __ffs(peers) - 1;
+    unsigned base = 0;
+    if (lane == leader && dest[c] != none) base = mine[dest[c]];
+    base = __shfl_sync(0xffffffffu, base, leader);
+    rank[c] = base + __popc(peers & ((1u << lane) - 1u));
+    __syncwarp();
+    if (lane == leader && dest[c] != none) mine[dest[c]] = base + __popc(peers);
+    __syncwarp();
+  }
+  __syncthreads();
+  for (unsigned d = threadIdx.x; d < num_ranks; d += blockDim.x) {
+    unsigned running = 0;
+    for (int w = 0; w < split_warps; ++w) {
+      const unsigned c = warp_counts[w * num_ranks + d];
+      warp_counts[w * num_ranks + d] = running;
+      running += c;
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int c = 0; c < split_items; ++c) {
+    if (dest[c] == none) continue;
+    const std::uint64_t i = first + static_cast<std::uint64_t>(c) * 32 + lane;
+    const std::uint64_t at = offsets[static_cast<std::uint64_t>(dest[c]) * num_tiles + blockIdx.x] + mine[dest[c]] + rank[c];
+    keys_out[at] = key[c];
+    if constexpr (!std::is_same_v<Value, no_values>) values_out[at] = values_in[i];
+  }
+}
+
+/// Temporary storage of the distributed sort (offsets from the aligned start).
+struct sort_storage {
+  std::size_t agreement = 0, own_hist = 0, all_hist = 0, prefixes = 0, count = 0, words = 0, thresholds = 0;
+  std::size_t tile_counts = 0, scan = 0, scan_bytes = 0, send = 0, all_send = 0, local_sort = 0, local_sort_bytes = 0;
+  std::size_t total = 0, agreement_bytes = 0;
+  std::size_t hist_words = 0;  ///< own histogram words (the gathered ones: P times as many)
+  std::uint64_t num_tiles = 0;
+};
+
+/// Words of the agreement record: status, 5 agreed arguments, n.
+inline constexpr std::size_t sort_record_words = 7;
+
+inline sort_storage plan_sort_storage(std::uint64_t n, int num_ranks, std::size_t local_sort_bytes) {
+  sort_storage st;
+  const std::size_t P = static_cast<std::size_t>(num_ranks);
+  protocol::temp_layout layout(protocol::temp_layout::empty_arrays::take_a_unit);
+  st.agreement = layout.add(agreement_scratch_words(num_ranks, sort_record_words) * sizeof(std::uint64_t));
+  st.agreement_bytes = layout.used();
+  st.hist_words = std::max<std::size_t>(std::size_t{1} << sort_first_digit_bits, (P > 1 ? P - 1 : 1) << sort_digit_bits);
+  st.own_hist = layout.add(st.hist_words * sizeof(std::uint64_t));
+  st.all_hist = layout.add(P * st.hist_words * sizeof(std::uint64_t));
+  st.prefixes = layout.add(P * sizeof(std::uint64_t));
+  st.count = layout.add(sizeof(std::uint64_t));
+  st.words = layout.add(P * sizeof(std::uint64_t));
+  st.thresholds = layout.add(P * sizeof(std::uint64_t));
+  st.num_tiles = n == 0 ? 1 : (n + split_tile - 1) / split_tile;
+  st.tile_counts = layout.add(P * st.num_tiles * sizeof(std::uint64_t));
+  std::size_t scan_bytes = 0;
+  ONEPASS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<unsigned long long*>(nullptr),
+                                                   static_cast<unsigned long long*>(nullptr),
+                                                   static_cast<std::int64_t>(P * st.num_tiles)));
+  st.scan_bytes = scan_bytes;
+  st.scan = layout.add(scan_bytes);
+  st.send = layout.add(P * sizeof(std::uint64_t));
+  st.all_send = layout.add(P * P * sizeof(std::uint64_t));
+  st.local_sort_bytes = local_sort_bytes;
+  st.local_sort = layout.add(local_sort_bytes);
+  st.total = layout.total();
+  return st;
+}
+
+/// The agreement scratch: inside the caller's storage when it holds it, else a stream-ordered
+/// allocation (only when temp_bytes is too small: the call is then failing on this rank, and
+/// the other ranks still need this rank's record).
+class agreement_scratch {
+ public:
+  agreement_scratch(void* d_temp, std::size_t temp_bytes, const sort_storage& st, std::size_t words,
+                    cudaStream_t stream)
+      : stream_(stream) {
+    if (d_temp != nullptr && temp_bytes >= st.agreement_bytes + protocol::temp_alignment) {
+      p_ = protocol::temp_layout::at<std::uint64_t>(d_temp, st.agreement);
+    } else {
+      ONEPASS_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&owned_), words * sizeof(std::uint64_t), stream));
+      p_ = owned_;
+    }
+  }
+  ~agreement_scratch() {
+    if (owned_) cudaFreeAsync(owned_, stream_);
+  }
+  agreement_scratch(const agreement_scratch&) = delete;
+  agreement_scratch& operator=(const agreement_scratch&) = delete;
+  std::uint64_t* get() const { return p_; }
+
+ private:
+  std::uint64_t* p_ = nullptr;
+  std::uint64_t* owned_ = nullptr;
+  cudaStream_t stream_;
+};
+
+/// Grid of a grid-stride kernel over n items with 256 threads: at most 4 blocks per SM.
+inline unsigned stride_grid(std::uint64_t n) {
+  const std::uint64_t blocks = (n + 255) / 256;
+  const std::uint64_t most = static_cast<std::uint64_t>(onepass::device::multiprocessors()) * 4;
+  return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min(blocks, most)));
+}
+
+/// Rank r_q's position of its k-th key (0-based, position order) whose field equals `value`:
+/// a count per tile on the device, then the tile and the position within it on the host.
+template <class Key>
+std::uint64_t position_of_occurrence(const Key* d_keys, std::uint64_t n, field_of_key<Key> field,
+                                     std::uint64_t value, std::uint64_t k, unsigned* d_tile_counts,
+                                     std::uint64_t num_tiles, cudaStream_t stream, const char* function) {
+  count_equal_per_tile<Key><<<static_cast<unsigned>(num_tiles), split_threads, 0, stream>>>(d_keys, n, field, value,
+                                                                                           d_tile_counts);
+  ONEPASS_CUDA_CHECK_LAUNCH();
+  std::vector<unsigned> counts(num_tiles);
+  ONEPASS_CUDA_CHECK(cudaMemcpyAsync(counts.data(), d_tile_counts, num_tiles * sizeof(unsigned), cudaMemcpyDeviceToHost,
+                                     stream));
+  ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::uint64_t before = 0, t = 0;
+  while (t < num_tiles && before + counts[t] <= k) before += counts[t++];
+  if (t == num_tiles)
+    throw runtime_failure(std::string(function) + ": this rank holds fewer keys equal to a splitter than its histograms " +
+                          "counted (the keys changed during the call)");
+  const std::uint64_t first = t * split_tile, m = std::min<std::uint64_t>(split_tile, n - first);
+  std::vector<Key> tile(m);
+  ONEPASS_CUDA_CHECK(cudaMemcpyAsync(tile.data(), d_keys + first, m * sizeof(Key), cudaMemcpyDeviceToHost, stream));
+  ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  for (std::uint64_t i = 0; i < m; ++i)
+    if (static_cast<std::uint64_t>(field(tile[i])) == value && before++ == k) return first + i;
+  throw runtime_failure(std::string(function) + ": the occurrence search lost its key (the keys changed during the call)");
+}
+
+/// The whole call (file comment) for keys and, unless Value is no_values, values.
+template <class Key, class Value>
+void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys,
+               double_buffer<Value>* values, std::size_t num_items, ncclComm_t comm, cudaStream_t stream,
+               unsigned begin_bit, unsigned end_bit, bool descending) {
+  constexpr bool has_values = !std::is_same_v<Value, no_values>;
+  using sort_value = std::conditional_t<has_values, Value, std::uint32_t>;
+  const rank_view ranks = ranks_of(comm, function);
+  const protocol::bit_range range = protocol::check_bit_range(function, sort::radix_traits<Key>::bits, begin_bit, end_bit);
+  const std::uint64_t n = num_items;
+
+  // The local sort's storage for n keys (and values): asked for with the same bit range.
+  std::size_t local_sort_bytes = 0;
+  if constexpr (has_values)
+    sort::sort_pairs<Key, sort_value>(nullptr, local_sort_bytes, static_cast<const Key*>(nullptr), nullptr,
+                                      static_cast<const sort_value*>(nullptr), nullptr, n, begin_bit, end_bit,
+                                      descending, stream);
+  else
+    sort::sort_keys<Key>(nullptr, local_sort_bytes, static_cast<const Key*>(nullptr), nullptr, n, begin_bit, end_bit,
+                         descending, stream);
+  const sort_storage st = plan_sort_storage(n, ranks.size, local_sort_bytes);
+  if (protocol::answer_query(d_temp, temp_bytes, st.total)) return;
+
+  // 1. Agreement: this rank's checks, then every rank's record.
+  std::string local_error;
+  try {
+    require(ranks.size <= sort_max_ranks, function, "comm",
+            "must have at most " + std::to_string(sort_max_ranks) + " ranks, got " + std::to_string(ranks.size));
+    require(keys.selector == 0 || keys.selector == 1, function, "keys.selector",
+            "must be 0 or 1, got " + std::to_string(keys.selector));
+    if (n > 0) {
+      protocol::check_not_null(function, "keys.current()", keys.current(), "when num_items > 0");
+      protocol::check_not_null(function, "keys.alternate()", keys.alternate(), "when num_items > 0");
+      protocol::check_aligned(function, "keys.current()", keys.current(), alignof(Key));
+      protocol::check_aligned(function, "keys.alternate()", keys.alternate(), alignof(Key));
+      protocol::check_disjoint(function, "keys.current()", keys.current(), "keys.alternate()", keys.alternate(), n,
+                               sizeof(Key));
+      if constexpr (has_values) {
+        require(values->selector == 0 || values->selector == 1, function, "values.selector",
+                "must be 0 or 1, got " + std::to_string(values->selector));
+        protocol::check_not_null(function, "values.current()", values->current(), "when num_items > 0");
+        protocol::check_not_null(function, "values.alternate()", values->alternate(), "when num_items > 0");
+        protocol::check_aligned(function, "values.current()", values->current(), alignof(Value));
+        protocol::check_aligned(function, "values.alternate()", values->alternate(), alignof(Value));
+        protocol::check_disjoint(function, "values.current()", values->current(), "values.alternate()",
+                                 values->alternate(), n, sizeof(Value));
+      }
+    }
+    protocol::check_temp_bytes(function, temp_bytes, st.total, "num_items", n);
+  } catch (const error& e) {
+    local_error = e.what();
+  }
+  agreement_words record;
+  record.agreed = {sizeof(Key), has_values ? sizeof(Value) : 0, range.begin, range.end, descending ? 1u : 0u};
+  record.agreed_names = {"the key type's size", "the value type's size", "begin_bit", "end_bit", "descending"};
+  record.own = {n};
+  std::vector<std::uint64_t> counts(ranks.size);
+  {
+    agreement_scratch scratch(d_temp, temp_bytes, st, agreement_scratch_words(ranks.size, sort_record_words), stream);
+    const auto own = agree(function, local_error, record, scratch.get(), ranks, comm, stream);
+    for (int r = 0; r < ranks.size; ++r) counts[r] = own[r][0];
+  }
+  std::uint64_t total = 0;
+  for (auto c : counts) total += c;
+  if (total == 0) return;
+
+  auto* temp = d_temp;
+  const auto at = [&](std::size_t offset) { return protocol::temp_layout::at<unsigned char>(temp, offset); };
+  auto* own_hist = reinterpret_cast<unsigned long long*>(at(st.own_hist));
+  auto* all_hist = reinterpret_cast<std::uint64_t*>(at(st.all_hist));
+  auto* d_prefixes = reinterpret_cast<std::uint64_t*>(at(st.prefixes));
+  auto* d_count = reinterpret_cast<unsigned long long*>(at(st.count));
+  auto* d_words = reinterpret_cast<std::uint64_t*>(at(st.words));
+  auto* d_thresholds = reinterpret_cast<std::uint64_t*>(at(st.thresholds));
+  auto* d_tiles = reinterpret_cast<unsigned long long*>(at(st.tile_counts));
+  auto* d_send = reinterpret_cast<unsigned long long*>(at(st.send));
+  auto* d_all_send = reinterpret_cast<std::uint64_t*>(at(st.all_send));
+  void* d_local_sort = at(st.local_sort);
+  const field_of_key<Key> field{range.begin, range.end, descending};
+  using bits = typename field_of_key<Key>::bits;
+  Key* in = keys.current();
+  Key* out = keys.alternate();  // the send buffer; the splitter search's scratch before that
+  const std::size_t P = static_cast<std::size_t>(ranks.size);
+
+  if (ranks.size > 1) {
+    // 2. Splitters, level by level.
+    splitter_search search(counts, range.end - range.begin, sort_first_digit_bits, sort_digit_bits);
+    const auto gather_level = [&](std::size_t own_words) {
+      all_gather_words(reinterpret_cast<const std::uint64_t*>(own_hist), all_hist, own_words, comm, stream, function);
+      std::vector<std::uint64_t> h(P * own_words);
+      ONEPASS_CUDA_CHECK(cudaMemcpyAsync(h.data(), all_hist, h.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost,
+                                         stream));
+      ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
+      search.add_level(h);
+    };
+    if (!search.done()) {
+      const std::size_t words = search.num_buckets();
+      ONEPASS_CUDA_CHECK(cudaMemsetAsync(own_hist, 0, words * sizeof(std::uint64_t), stream));
+      if (n > 0) {
+        histogram_first_digit<Key><<<stride_grid(n), 256, words * sizeof(unsigned), stream>>>(
+            in, n, field, search.digit_shift(), search.digit_width(), own_hist);
+        ONEPASS_CUDA_CHECK_LAUNCH();
+      }
+      gather_level(words);
+    }
+    bool gathered = false;
+    bits* scratch = reinterpret_cast<bits*>(out);
+    while (!search.done()) {
+      const auto prefixes = search.open_prefixes();
+      const unsigned S = static_cast<unsigned>(prefixes.size());
+      const unsigned prefix_shift = search.digit_shift() + search.digit_width();
+      ONEPASS_CUDA_CHECK(cudaMemcpyAsync(d_prefixes, prefixes.data(), S * sizeof(std::uint64_t), cudaMemcpyHostToDevice,
+                                         stream));
+      if (!gathered) {
+        ONEPASS_CUDA_CHECK(cudaMemsetAsync(d_count, 0, sizeof(std::uint64_t), stream));
+        if (n > 0) {
+          gather_open_fields<Key><<<stride_grid(n), 256, 0, stream>>>(in, n, field, prefix_shift, d_prefixes, S,
+                                                                      scratch, d_count);
+          ONEPASS_CUDA_CHECK_LAUNCH();
+        }
+        gathered = true;
+      }
+      const std::size_t words = S * search.num_buckets();
+      ONEPASS_CUDA_CHECK(cudaMemsetAsync(own_hist, 0, words * sizeof(std::uint64_t), stream));
+      const bool shared = words * sizeof(unsigned) <= 32 * 1024;
+      if (n > 0) {
+        histogram_open_fields<bits><<<stride_grid(n / 64 + 1), 256, shared ? words * sizeof(unsigned) : 0, stream>>>(
+            scratch, d_count, prefix_shift, d_prefixes, S, search.digit_shift(), search.digit_width(), shared,
+            own_hist);
+        ONEPASS_CUDA_CHECK_LAUNCH();
+      }
+      gather_level(words);
+    }
+
+    // The splitters on this rank: words and position thresholds.
+    const auto& sp = search.splitters();
+    std::vector<std::uint64_t> words(sp.size()), thresholds(sp.size());
+    for (std::size_t q = 0; q < sp.size(); ++q) {
+      std::uint64_t position = 0;
+      if (sp[q].needs_position(static_cast<std::uint32_t>(ranks.rank)))
+        position = position_of_occurrence(in, n, field, sp[q].word, sp[q].occurrence,
+                                          reinterpret_cast<unsigned*>(d_tiles), st.num_tiles, stream, function);
+      words[q] = sp[q].word;
+      thresholds[q] = sp[q].threshold(static_cast<std::uint32_t>(ranks.rank), position);
+    }
+    ONEPASS_CUDA_CHECK(cudaMemcpyAsync(d_words, words.data(), words.size() * sizeof(std::uint64_t),
+                                       cudaMemcpyHostToDevice, stream));
+    ONEPASS_CUDA_CHECK(cudaMemcpyAsync(d_thresholds, thresholds.data(), thresholds.size() * sizeof(std::uint64_t),
+                                       cudaMemcpyHostToDevice, stream));
+
+    // 3. Partition: counts per (destination, tile), their exclusive scan, the scatter.
+    const std::size_t shared_bytes = 2 * (P - 1) * sizeof(std::uint64_t) + split_warps * P * sizeof(unsigned);
+    Value* values_out = nullptr;
+    const Value* values_in = nullptr;
+    if constexpr (has_values) {
+      values_in = values->current();
+      values_out = values->alternate();
+    }
+    if (n > 0) {
+      count_destinations<Key><<<static_cast<unsigned>(st.num_tiles), split_threads, shared_bytes, stream>>>(
+          in, n, field, d_words, d_thresholds, static_cast<unsigned>(P), st.num_tiles, d_tiles);
+      ONEPASS_CUDA_CHECK_LAUNCH();
+      std::size_t scan_bytes = st.scan_bytes;
+      ONEPASS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(at(st.scan), scan_bytes, d_tiles, d_tiles,
+                                                       static_cast<std::int64_t>(P * st.num_tiles), stream));
+      destination_totals<<<static_cast<unsigned>((P + 255) / 256), 256, 0, stream>>>(d_tiles, static_cast<unsigned>(P),
+                                                                                    st.num_tiles, n, d_send);
+      ONEPASS_CUDA_CHECK_LAUNCH();
+      if (shared_bytes > 48 * 1024)
+        ONEPASS_CUDA_CHECK(cudaFuncSetAttribute(scatter_by_destination<Key, Value>,
+                                                cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                static_cast<int>(shared_bytes)));
+      scatter_by_destination<Key, Value><<<static_cast<unsigned>(st.num_tiles), split_threads, shared_bytes, stream>>>(
+          in, out, values_in, values_out, n, field, d_words, d_thresholds, static_cast<unsigned>(P), st.num_tiles,
+          d_tiles);
+      ONEPASS_CUDA_CHECK_LAUNCH();
+    } else {
+      ONEPASS_CUDA_CHECK(cudaMemsetAsync(d_send, 0, P * sizeof(std::uint64_t), stream));
+    }
+
+    // 4. Exchange: every rank's send counts, then the keys (and values).
+    all_gather_words(reinterpret_cast<const std::uint64_t*>(d_send), d_all_send, P, comm, stream, function);
+    std::vector<std::uint64_t> all_send(P * P);
+    ONEPASS_CUDA_CHECK(cudaMemcpyAsync(all_send.data(), d_all_send, all_send.size() * sizeof(std::uint64_t),
+                                       cudaMemcpyDeviceToHost, stream));
+    ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::vector<std::uint64_t> send(P), receive(P);
+    std::uint64_t received = 0;
+    for (std::size_t r = 0; r < P; ++r) {
+      send[r] = all_send[ranks.rank * P + r];
+      receive[r] = all_send[r * P + ranks.rank];
+      received += receive[r];
+    }
+    if (received != n)
+      throw runtime_failure(std::string(function) + ": rank " + std::to_string(ranks.rank) + " would receive " +
+                            std::to_string(received) + " keys for its " + std::to_string(n) +
+                            " (the splitters are inconsistent; please report this)");
+    exchange(out, send, in, receive, sizeof(Key), ranks, comm, stream, function);
+    if constexpr (has_values) exchange(values_out, send, values->current(), receive, sizeof(Value), ranks, comm, stream, function);
+  }
+
+  // 5. The local stable sort of what arrived (in current()) into alternate().
+  if (n > 0) {
+    std::size_t bytes = st.local_sort_bytes;
+    if constexpr (has_values) {
+      sort::sort_pairs<Key, sort_value>(d_local_sort, bytes, keys.current(), keys.alternate(), values->current(),
+                                        values->alternate(), n, begin_bit, end_bit, descending, stream);
+      values->selector ^= 1;
+    } else {
+      sort::sort_keys<Key>(d_local_sort, bytes, keys.current(), keys.alternate(), n, begin_bit, end_bit, descending,
+                           stream);
+    }
+    keys.selector ^= 1;
+  }
+}
+
+}  // namespace detail
+
+/// Sorts the keys of all ranks of `comm` (file comment): afterwards rank r holds, in order,
+/// the keys of global ranks [n_0 + ... + n_{r-1}, ... + n_r) of the stable sort of the
+/// concatenation of the ranks' keys (rank 0's first) — onepass::sort::sort_keys of the
+/// concatenation on one GPU, cut into the input counts. Every rank of comm must call it (a
+/// collective, in the same order as the rank's other NCCL calls on comm).
+///
+/// Key: uint32_t, int32_t, float, uint64_t, int64_t or double (the order of onepass::sort:
+/// floats in IEEE totalOrder). keys: this rank's two device buffers of num_items keys each,
+/// not overlapping; keys.current() holds the input; on return keys.selector names the buffer
+/// with the output (both buffers are overwritten). num_items: n_r, any size (0 allowed; the
+/// total over the ranks below 2^64). comm: the caller's NCCL communicator, at most
+/// sort_max_ranks ranks, one GPU per rank, the current device this rank's. stream: where
+/// the work is enqueued. begin_bit < end_bit <= 8 * sizeof(Key): the bits compared (as
+/// onepass::sort); descending: the order. Both and the key type must agree over the ranks.
+///
+/// Temporary storage: CUB's two-phase protocol (d_temp == nullptr: temp_bytes is set from
+/// num_items, the number of ranks and the bit range; nothing is communicated or enqueued).
+/// Host-synchronous (file comment): returns with the exchange and the local sort enqueued.
+///
+/// Throws onepass::error on EVERY rank when any rank's arguments are rejected (null or
+/// misaligned buffers with num_items > 0, overlapping buffers, a selector other than 0 or 1,
+/// temp_bytes below the size query's answer, more than sort_max_ranks ranks: that rank's
+/// message names the argument, the others name the rank) or when the ranks disagree on the
+/// key type, bit range or order; the bit range is checked before anything is communicated;
+/// throws onepass::runtime_failure when a CUDA or NCCL call fails (NCCL's message).
+template <class Key>
+void sort_keys(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, std::size_t num_items,
+               ncclComm_t comm, cudaStream_t stream, unsigned begin_bit = 0,
+               unsigned end_bit = sort::radix_traits<Key>::bits, bool descending = false) {
+  detail::sort_impl<Key, detail::no_values>("onepass::distributed::sort_keys", d_temp, temp_bytes, keys, nullptr,
+                                            num_items, comm, stream, begin_bit, end_bit, descending);
+}
+
+/// Sorts (key, value) pairs of all ranks of `comm` by key, stable: as sort_keys, and each
+/// value travels with its key. Value: any trivially copyable type of 4 or 8 bytes (as
+/// onepass::sort::sort_pairs). values: this rank's two buffers of num_items values,
+/// values.current() the input; on return values.selector names the output. Its size must
+/// agree over the ranks. Errors as sort_keys, also for the value buffers.
+template <class Key, class Value>
+void sort_pairs(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, double_buffer<Value>& values,
+                std::size_t num_items, ncclComm_t comm, cudaStream_t stream, unsigned begin_bit = 0,
+                unsigned end_bit = sort::radix_traits<Key>::bits, bool descending = false) {
+  static_assert(std::is_trivially_copyable_v<Value> && (sizeof(Value) == 4 || sizeof(Value) == 8),
+                "onepass::distributed::sort_pairs: Value must be trivially copyable, of 4 or 8 bytes");
+  detail::sort_impl<Key, Value>("onepass::distributed::sort_pairs", d_temp, temp_bytes, keys, &values, num_items, comm,
+                                stream, begin_bit, end_bit, descending);
+}
+
+}  // namespace onepass::distributed

@@ -1,0 +1,244 @@
+// tests/gpu/test_distributed_sort.cu — onepass::distributed::sort_keys / sort_pairs over 1 to 4
+// GPUs (one thread and GPU per rank, distributed_test_support.hpp; skipped, and says so, with
+// fewer GPUs): the concatenation of the ranks' outputs equals the stable sort of the
+// concatenation of their inputs (std::stable_sort by the key field on the CPU; values carry
+// each key's global input position, so stability is checked), every rank keeps its count,
+// for every key shape, uneven splits with empty ranks, bit ranges and both orders; bad
+// arguments on one rank make every rank throw.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "distributed_test_support.hpp"
+#include "gpu_test_support.hpp"
+#include "onepass/distributed/sort.cuh"
+#include "onepass/error.hpp"
+#include "onepass/sort/key_traits.hpp"
+
+namespace {
+
+namespace dist = onepass::distributed;
+using onepass::testing::dev;
+using onepass::testing::download;
+using onepass::testing::upload;
+
+template <class Key>
+Key make_key(int shape, std::uint64_t i, std::uint64_t n, std::mt19937_64& rng) {
+  switch (shape) {
+    case 0: return static_cast<Key>(rng());
+    case 1: return static_cast<Key>((rng() % 4) * 0x01010101u);             // few values: long ties
+    case 2: return static_cast<Key>(i);                                      // presorted
+    case 3: return static_cast<Key>(n - i);                                  // reverse
+    case 4: return static_cast<Key>(77);                                     // all equal
+    default: return rng() % 100 == 0 ? static_cast<Key>(7) : static_cast<Key>(rng());  // 1 % equal
+  }
+}
+
+std::vector<std::uint64_t> split(std::uint64_t n, int P, int mode, std::mt19937_64& rng) {
+  std::vector<std::uint64_t> c(P, 0);
+  if (mode == 0) {
+    for (int r = 0; r < P; ++r) c[r] = n / P + (static_cast<std::uint64_t>(r) < n % P ? 1 : 0);
+  } else if (mode == 1) {
+    c[P - 1] = n;  // everything on the last rank
+  } else {
+    std::vector<std::uint64_t> cuts{0, n};
+    for (int k = 0; k + 1 < P; ++k) cuts.push_back(k == 0 ? cuts[0] : rng() % (n + 1));  // rank 0 empty
+    std::sort(cuts.begin(), cuts.end());
+    for (int r = 0; r < P; ++r) c[r] = cuts[r + 1] - cuts[r];
+  }
+  return c;
+}
+
+/// Sorts keys (and values = global positions) over P ranks and checks the result against the
+/// CPU stable sort of the concatenation.
+template <class Key, bool Pairs>
+void check_sort(int P, const std::vector<Key>& all, const std::vector<std::uint64_t>& counts, unsigned begin,
+                unsigned end, bool descending, const std::string& what) {
+  using Value = std::conditional_t<sizeof(Key) == 8, std::uint64_t, std::uint32_t>;
+  std::vector<std::uint64_t> first(P + 1, 0);
+  for (int r = 0; r < P; ++r) first[r + 1] = first[r] + counts[r];
+  std::vector<std::vector<Key>> out_keys(P);
+  std::vector<std::vector<Value>> out_values(P);
+  onepass::testing::run_ranks(P, [&](int r, ncclComm_t comm, cudaStream_t stream) {
+    const std::uint64_t n = counts[r];
+    dev k0(n * sizeof(Key)), k1(n * sizeof(Key)), v0(n * sizeof(Value)), v1(n * sizeof(Value));
+    upload(k0.as<Key>(), std::vector<Key>(all.begin() + first[r], all.begin() + first[r + 1]));
+    std::vector<Value> values(n);
+    for (std::uint64_t i = 0; i < n; ++i) values[i] = static_cast<Value>(first[r] + i);
+    upload(v0.as<Value>(), values);
+    dist::double_buffer<Key> keys(k0.as<Key>(), k1.as<Key>());
+    dist::double_buffer<Value> vals(v0.as<Value>(), v1.as<Value>());
+    std::size_t bytes = 0;
+    if constexpr (Pairs) {
+      dist::sort_pairs(nullptr, bytes, keys, vals, n, comm, stream, begin, end, descending);
+      dev temp(bytes);
+      dist::sort_pairs(temp.p, bytes, keys, vals, n, comm, stream, begin, end, descending);
+      onepass::testing::cuda_ok(cudaStreamSynchronize(stream), "sync");
+      out_values[r] = download(vals.current(), n);
+    } else {
+      dist::sort_keys(nullptr, bytes, keys, n, comm, stream, begin, end, descending);
+      dev temp(bytes);
+      dist::sort_keys(temp.p, bytes, keys, n, comm, stream, begin, end, descending);
+      onepass::testing::cuda_ok(cudaStreamSynchronize(stream), "sync");
+    }
+    out_keys[r] = download(keys.current(), n);
+  });
+  // Reference: stable sort of global positions by key field.
+  std::vector<std::uint64_t> order(all.size());
+  std::iota(order.begin(), order.end(), 0);
+  const auto field = [&](Key k) { return onepass::sort::key_field(onepass::sort::ordered_bits(k, descending), begin, end); };
+  std::stable_sort(order.begin(), order.end(), [&](std::uint64_t a, std::uint64_t b) { return field(all[a]) < field(all[b]); });
+  for (int r = 0; r < P; ++r) {
+    ASSERT_EQ(out_keys[r].size(), counts[r]) << what << " rank " << r;
+    for (std::uint64_t i = 0; i < counts[r]; ++i) {
+      const std::uint64_t g = order[first[r] + i];
+      if constexpr (Pairs) {
+        ASSERT_EQ(out_values[r][i], static_cast<Value>(g)) << what << ": rank " << r << " position " << i;
+      }
+      ASSERT_EQ(out_keys[r][i], all[g]) << what << ": rank " << r << " position " << i;
+    }
+  }
+}
+
+template <class Key, bool Pairs>
+void sweep(int P, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  constexpr unsigned bits = sizeof(Key) * 8;
+  for (int shape = 0; shape < 6; ++shape)
+    for (int mode = 0; mode < 3; ++mode) {
+      const std::uint64_t n = 1000 + rng() % 300000;
+      std::vector<Key> all(n);
+      for (std::uint64_t i = 0; i < n; ++i) all[i] = make_key<Key>(shape, i, n, rng);
+      const auto counts = split(n, P, mode, rng);
+      const bool descending = (shape + mode) % 2 == 1;
+      unsigned begin = 0, end = bits;
+      if (mode == 2 && shape % 2 == 0) begin = 3, end = bits - 5;  // a narrowed bit range
+      check_sort<Key, Pairs>(P, all, counts, begin, end, descending,
+                             "P=" + std::to_string(P) + " shape " + std::to_string(shape) + " split " +
+                                 std::to_string(mode));
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+}
+
+class DistributedSort : public ::testing::TestWithParam<int> {};
+
+TEST_P(DistributedSort, KeysU32) {
+  ONEPASS_REQUIRE_GPUS(GetParam());
+  sweep<std::uint32_t, false>(GetParam(), 1);
+}
+TEST_P(DistributedSort, KeysU64AndDouble) {
+  ONEPASS_REQUIRE_GPUS(GetParam());
+  sweep<std::uint64_t, false>(GetParam(), 2);
+  sweep<double, false>(GetParam(), 3);
+}
+TEST_P(DistributedSort, KeysI32AndFloat) {
+  ONEPASS_REQUIRE_GPUS(GetParam());
+  sweep<std::int32_t, false>(GetParam(), 4);
+  sweep<float, false>(GetParam(), 5);
+}
+TEST_P(DistributedSort, PairsAreStable) {
+  ONEPASS_REQUIRE_GPUS(GetParam());
+  sweep<std::uint32_t, true>(GetParam(), 6);
+  sweep<std::uint64_t, true>(GetParam(), 7);
+}
+
+TEST_P(DistributedSort, EmptyAndTinyInputs) {
+  const int P = GetParam();
+  ONEPASS_REQUIRE_GPUS(P);
+  std::mt19937_64 rng(8);
+  check_sort<std::uint32_t, false>(P, {}, std::vector<std::uint64_t>(P, 0), 0, 32, false, "N = 0");
+  check_sort<std::uint32_t, true>(P, {42}, split(1, P, 1, rng), 0, 32, false, "N = 1");
+  std::vector<std::uint32_t> few{5, 5, 5, 1, 5, 0, 5};
+  check_sort<std::uint32_t, true>(P, few, split(few.size(), P, 0, rng), 0, 32, false, "ties across every boundary");
+}
+
+TEST_P(DistributedSort, BadArgumentsOnOneRankMakeEveryRankThrow) {
+  const int P = GetParam();
+  ONEPASS_REQUIRE_GPUS(P);
+  const auto errors = onepass::testing::errors_of_ranks(P, [&](int r, ncclComm_t comm, cudaStream_t stream) {
+    const std::uint64_t n = 1000;
+    dev k0(n * 4), k1(n * 4);
+    dist::double_buffer<std::uint32_t> keys(r == P - 1 ? nullptr : k0.as<std::uint32_t>(), k1.as<std::uint32_t>());
+    std::size_t bytes = 0;
+    dist::sort_keys(nullptr, bytes, keys, n, comm, stream);
+    dev temp(bytes);
+    dist::sort_keys(temp.p, bytes, keys, n, comm, stream);
+  });
+  for (int r = 0; r < P; ++r) {
+    const std::string want = r == P - 1 ? "keys.current()" : "rank " + std::to_string(P - 1);
+    EXPECT_NE(errors[r].find(want), std::string::npos) << "rank " << r << ": '" << errors[r] << "'";
+  }
+  if (P == 1) return;
+  const auto disagree = onepass::testing::errors_of_ranks(P, [&](int r, ncclComm_t comm, cudaStream_t stream) {
+    const std::uint64_t n = 100;
+    dev k0(n * 4), k1(n * 4);
+    dist::double_buffer<std::uint32_t> keys(k0.as<std::uint32_t>(), k1.as<std::uint32_t>());
+    std::size_t bytes = 0;
+    dist::sort_keys(nullptr, bytes, keys, n, comm, stream, 0, 32, r == 0);
+    dev temp(bytes);
+    dist::sort_keys(temp.p, bytes, keys, n, comm, stream, 0, 32, r == 0);
+  });
+  for (int r = 0; r < P; ++r)
+    EXPECT_NE(disagree[r].find("descending"), std::string::npos) << "rank " << r << ": '" << disagree[r] << "'";
+}
+
+TEST_P(DistributedSort, BitRangeIsCheckedBeforeCommunicating) {
+  const int P = GetParam();
+  ONEPASS_REQUIRE_GPUS(P);
+  const auto errors = onepass::testing::errors_of_ranks(P, [&](int, ncclComm_t comm, cudaStream_t stream) {
+    dist::double_buffer<std::uint32_t> keys;
+    std::size_t bytes = 0;
+    dist::sort_keys(nullptr, bytes, keys, 10, comm, stream, 0, 33);
+  });
+  for (int r = 0; r < P; ++r) EXPECT_NE(errors[r].find("end_bit"), std::string::npos) << errors[r];
+}
+
+/// More than 2^31 keys over the ranks (label gpu_long): sorted within and across ranks,
+/// balanced, and the same multiset (sum and xor of a mix of the keys).
+TEST_P(DistributedSort, MoreThan2Pow31KeysU32) {
+  const int P = GetParam();
+  ONEPASS_REQUIRE_GPUS(P);
+  if (P == 1) GTEST_SKIP() << "the one-GPU sort of more than 2^31 keys is tested by test_onesweep";
+  const std::uint64_t total = (std::uint64_t{1} << 31) + 12345;
+  std::vector<std::uint64_t> in_sum(P), in_xor(P), out_sum(P), out_xor(P);
+  std::vector<std::uint32_t> lowest(P), highest(P);
+  std::vector<int> sorted(P, 0);
+  onepass::testing::run_ranks(P, [&](int r, ncclComm_t comm, cudaStream_t stream) {
+    const std::uint64_t n = total / P + (static_cast<std::uint64_t>(r) < total % P ? 1 : 0);
+    std::vector<std::uint32_t> h(n);
+    std::mt19937_64 rng(100 + r);
+    for (auto& k : h) k = static_cast<std::uint32_t>(rng());
+    const auto mix = [](std::uint32_t k) { return (k * 0x9E3779B97F4A7C15ull) ^ (k >> 7); };
+    for (auto k : h) in_sum[r] += mix(k), in_xor[r] ^= mix(k);
+    dev k0(n * 4), k1(n * 4);
+    upload(k0.as<std::uint32_t>(), h);
+    dist::double_buffer<std::uint32_t> keys(k0.as<std::uint32_t>(), k1.as<std::uint32_t>());
+    std::size_t bytes = 0;
+    dist::sort_keys(nullptr, bytes, keys, n, comm, stream);
+    dev temp(bytes);
+    dist::sort_keys(temp.p, bytes, keys, n, comm, stream);
+    onepass::testing::cuda_ok(cudaStreamSynchronize(stream), "sync");
+    h = download(keys.current(), n);
+    sorted[r] = std::is_sorted(h.begin(), h.end());
+    lowest[r] = h.front(), highest[r] = h.back();
+    for (auto k : h) out_sum[r] += mix(k), out_xor[r] ^= mix(k);
+  });
+  std::uint64_t a = 0, b = 0, c = 0, d = 0;
+  for (int r = 0; r < P; ++r) {
+    EXPECT_TRUE(sorted[r]) << "rank " << r;
+    if (r > 0) EXPECT_LE(highest[r - 1], lowest[r]) << "ranks " << r - 1 << " and " << r;
+    a += in_sum[r], b ^= in_xor[r], c += out_sum[r], d ^= out_xor[r];
+  }
+  EXPECT_EQ(a, c);
+  EXPECT_EQ(b, d);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, DistributedSort, ::testing::Values(1, 2, 3, 4),
+                         [](const ::testing::TestParamInfo<int>& info) { return std::to_string(info.param) + "Ranks"; });
+
+}  // namespace
