@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# scripts/device-multi-gpu-suite.sh — the distributed sort and shuffle (issue 29) on a
+# multi-GPU machine: build, the GPU tests (ranks as threads, 1..4), and the experiments
+# started with mpirun (one rank per GPU). Writes logs and results under OUTDIR.
+#   scripts/device-multi-gpu-suite.sh OUTDIR
+# Environment: ONEPASS_DEPS_PREFIX (oneTBB unpacked from .deps/), BUILD_DIR (default
+# /tmp/onepass-build), TESTS (test programs, default test_distributed_sort
+# test_distributed_shuffle), TEST_FILTER (gtest filter, default all but the long tests),
+# EXPERIMENTS (default multi_gpu_sort multi_gpu_shuffle), SCALE (default: default),
+# RANKS (mpirun -np, default: the number of GPUs), EXPERIMENT_ARGS (extra arguments).
+set -uo pipefail
+out=${1:?usage: device-multi-gpu-suite.sh OUTDIR}
+mkdir -p "$out/results"
+out=$(cd "$out" && pwd)
+build=${BUILD_DIR:-/tmp/onepass-build}
+export NCCL_NVLS_ENABLE=0
+export PATH="/usr/local/cuda/bin:$PATH"
+prefix_args=()
+if [[ -n "${ONEPASS_DEPS_PREFIX:-}" ]]; then
+  prefix_args=(-DCMAKE_PREFIX_PATH="$ONEPASS_DEPS_PREFIX")
+  export LD_LIBRARY_PATH="$ONEPASS_DEPS_PREFIX/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+gen=$(command -v ninja >/dev/null && echo "-G Ninja")
+tests=${TESTS-test_distributed_sort test_distributed_shuffle}
+experiments=${EXPERIMENTS-multi_gpu_sort multi_gpu_shuffle}
+gpus=$(nvidia-smi -L | grep -c '^GPU')
+ranks=${RANKS:-$gpus}
+status=0
+nvidia-smi > "$out/nvidia-smi.txt" 2>&1
+nvidia-smi topo -m > "$out/nvidia-smi-topo.txt" 2>&1
+cmake -S . -B "$build" $gen -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" \
+  "${prefix_args[@]}" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+grep "onepass: NCCL" "$out/configure.log"
+# shellcheck disable=SC2086
+cmake --build "$build" -j "$(nproc)" --target $tests $experiments > "$out/build.log" 2>&1 \
+  || { grep -E "error" "$out/build.log" | head -40; exit 1; }
+echo "build ok ($SECONDS s, $gpus GPUs)"
+for t in $tests; do
+  "$build/tests/$t" --gtest_filter="${TEST_FILTER:--*MoreThan2Pow31*}" > "$out/$t.log" 2>&1 || status=1
+  echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/$t.log" | tr '\n' ' ' | cut -c1-600)"
+  grep -E '^\[  FAILED  \]|Failure|threw' "$out/$t.log" | head -20
+done
+for e in $experiments; do
+  # shellcheck disable=SC2086
+  mpirun --allow-run-as-root --oversubscribe -np "$ranks" -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH -x ONEPASS_COMMIT \
+    "$build/bin/$e" --scale "${SCALE:-default}" --out-dir "$out/results" ${EXPERIMENT_ARGS:-} \
+    > "$out/$e.out" 2> "$out/$e.log" || { status=1; tail -15 "$out/$e.log"; }
+  echo "$e done ($SECONDS s)"
+  grep -E "ms$" "$out/$e.log" | sed 's/^.*] //' | cut -c1-160
+done
+exit $status
