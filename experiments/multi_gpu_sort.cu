@@ -237,6 +237,10 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", timing.warmup, "untimed runs first (default 2)");
   app.add_option("--max-ranks", max_ranks, "largest P measured (default: the world size)");
   app.add_flag("--big", big, "also sort 2^34 u32 keys over the world (64 GiB; standard scale only)");
+  std::vector<std::string> only;
+  int min_ranks = 1;
+  app.add_option("--cases", only, "measure only these cases (shape names, e.g. keys_u32,big_keys_u32)")->delimiter(',');
+  app.add_option("--min-ranks", min_ranks, "smallest P measured (default 1)");
   r.parse(argc, argv);
   std::string why;
   if (!gpu::init_device(why)) {
@@ -279,10 +283,13 @@ int main(int argc, char** argv) {
   ONEPASS_EXPERIMENT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   context c{&r, &s, timing.warmup, reps, r.seed(), stream};
   int failed = 0;
-  for (const auto& cs : cases) {
-    const int P_first = cs.name == "big_keys_u32" ? P_max : 1;
-    for (int P = P_first; P <= P_max; ++P) {
-      mg::group g = mg::first_ranks(s, world, P);
+  // One communicator per P (ncclCommSplit and NCCL's first connections cost seconds), every
+  // case measured on it.
+  for (int P = std::max(1, min_ranks); P <= P_max; ++P) {
+    mg::group g = mg::first_ranks(s, world, P);
+    for (const auto& cs : cases) {
+      if (!only.empty() && std::find(only.begin(), only.end(), cs.name) == only.end()) continue;
+      if (cs.name == "big_keys_u32" && P != P_max) continue;
       if (g.member) {
         try {
           if (cs.key_bytes == 4) measure<std::uint32_t>(c, g, cs);
@@ -293,16 +300,16 @@ int main(int argc, char** argv) {
           failed = 1;
         }
       }
-      mg::release(g);
-      MPI_Barrier(MPI_COMM_WORLD);
       int any = 0;
       MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
       if (any) {
+        mg::release(g);
         cudaStreamDestroy(stream);
         ncclCommDestroy(world);
         return ex::exit_failure;
       }
     }
+    mg::release(g);
   }
   cudaStreamDestroy(stream);
   ncclCommDestroy(world);

@@ -42,10 +42,23 @@ for t in $tests; do
 done
 for e in $experiments; do
   # shellcheck disable=SC2086
-  mpirun --allow-run-as-root --oversubscribe -np "$ranks" -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH -x ONEPASS_COMMIT \
+  timeout "${EXPERIMENT_TIMEOUT:-400}" mpirun --allow-run-as-root --oversubscribe -np "$ranks" -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH -x ONEPASS_COMMIT \
     "$build/bin/$e" --scale "${SCALE:-default}" --out-dir "$out/results" ${EXPERIMENT_ARGS:-} \
     > "$out/$e.out" 2> "$out/$e.log" || { status=1; tail -15 "$out/$e.log"; }
   echo "$e done ($SECONDS s)"
   grep -E "ms$" "$out/$e.log" | sed 's/^.*] //' | cut -c1-160
 done
+if [[ "${PROFILE:-0}" == 1 ]] && command -v nsys >/dev/null; then
+  # Kernel and NCCL times of the distributed sort of 2^31 u32 keys on 2 and 4 ranks.
+  for p in 2 4; do
+    mpirun --allow-run-as-root --oversubscribe -np "$p" -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH \
+      nsys profile -t cuda,nvtx -o "$out/profile-p$p-rank%q{OMPI_COMM_WORLD_RANK}" --force-overwrite true \
+      "$build/bin/multi_gpu_sort" --cases keys_u32 --min-ranks "$p" --max-ranks "$p" --reps 3 --warmup 1 \
+      --out-dir "$out/profile-results" > "$out/profile-p$p.log" 2>&1 || echo "profile P=$p failed"
+    nsys stats --report cuda_gpu_kern_sum --report cuda_gpu_mem_time_sum --format csv \
+      --output "$out/profile-p$p-rank0" "$out/profile-p$p-rank0.nsys-rep" > /dev/null 2>&1
+    rm -f "$out"/profile-p$p-rank*.nsys-rep "$out"/profile-p$p-rank*.sqlite
+    echo "profile P=$p done ($SECONDS s)"
+  done
+fi
 exit $status

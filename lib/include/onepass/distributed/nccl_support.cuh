@@ -128,23 +128,32 @@ inline std::vector<std::uint64_t> offsets_of(const std::vector<std::uint64_t>& c
   return o;
 }
 
-/// One exchange of items of `item_bytes` bytes: this rank sends send_counts[q] items from
-/// d_send + send_offsets[q] (items, in destination order) to rank q and receives
-/// recv_counts[r] items from rank r into d_recv + recv_offsets[r] (source order), all in one
-/// ncclGroupStart/ncclGroupEnd of ncclSend/ncclRecv on `stream`; its own part is a
-/// cudaMemcpyAsync. Counts of every size (bytes as ncclUint8, 64-bit counts). Enqueued,
-/// not waited for.
-inline void exchange(const void* d_send, const std::vector<std::uint64_t>& send_counts, void* d_recv,
-                     const std::vector<std::uint64_t>& recv_counts, std::size_t item_bytes, rank_view ranks,
-                     ncclComm_t comm, cudaStream_t stream, const char* function) {
+/// One array taking part in an exchange: items of item_bytes bytes sent from `send` (grouped
+/// by destination) and received into `recv` (grouped by source).
+struct exchange_array {
+  const void* send;
+  void* recv;
+  std::size_t item_bytes;
+};
+
+/// One exchange: this rank sends send_counts[q] items of every array from its send buffer
+/// (at the item offset send_offsets[q], destinations in order) to rank q and receives
+/// recv_counts[r] items from rank r into the receive buffer (at recv_offsets[r], sources in
+/// order), all arrays in one ncclGroupStart/ncclGroupEnd of ncclSend/ncclRecv on `stream` (so
+/// NCCL moves the keys and the values of a sort together); this rank's own part is a
+/// cudaMemcpyAsync. Counts of every size (bytes as ncclUint8, 64-bit counts). Enqueued, not
+/// waited for.
+inline void exchange(const std::vector<exchange_array>& arrays, const std::vector<std::uint64_t>& send_counts,
+                     const std::vector<std::uint64_t>& recv_counts, rank_view ranks, ncclComm_t comm,
+                     cudaStream_t stream, const char* function) {
   const auto so = offsets_of(send_counts);
   const auto ro = offsets_of(recv_counts);
-  const auto* send = static_cast<const unsigned char*>(d_send);
-  auto* recv = static_cast<unsigned char*>(d_recv);
   const int me = ranks.rank;
-  if (send_counts[me] > 0)
-    ONEPASS_CUDA_CHECK(cudaMemcpyAsync(recv + ro[me] * item_bytes, send + so[me] * item_bytes,
-                                       send_counts[me] * item_bytes, cudaMemcpyDeviceToDevice, stream));
+  for (const auto& a : arrays)
+    if (send_counts[me] > 0)
+      ONEPASS_CUDA_CHECK(cudaMemcpyAsync(static_cast<unsigned char*>(a.recv) + ro[me] * a.item_bytes,
+                                         static_cast<const unsigned char*>(a.send) + so[me] * a.item_bytes,
+                                         send_counts[me] * a.item_bytes, cudaMemcpyDeviceToDevice, stream));
   if (ranks.size == 1) return;
   check_nccl(ncclGroupStart(), function, "ncclGroupStart");
   for (int step = 1; step < ranks.size; ++step) {
@@ -152,14 +161,26 @@ inline void exchange(const void* d_send, const std::vector<std::uint64_t>& send_
     // from me - step): NCCL runs the whole group at once, the order only spreads the load.
     const int to = (me + step) % ranks.size;
     const int from = (me - step + ranks.size) % ranks.size;
-    if (send_counts[to] > 0)
-      check_nccl(ncclSend(send + so[to] * item_bytes, send_counts[to] * item_bytes, ncclUint8, to, comm, stream),
-                 function, "ncclSend");
-    if (recv_counts[from] > 0)
-      check_nccl(ncclRecv(recv + ro[from] * item_bytes, recv_counts[from] * item_bytes, ncclUint8, from, comm, stream),
-                 function, "ncclRecv");
+    for (const auto& a : arrays) {
+      const auto* send = static_cast<const unsigned char*>(a.send);
+      auto* recv = static_cast<unsigned char*>(a.recv);
+      if (send_counts[to] > 0)
+        check_nccl(ncclSend(send + so[to] * a.item_bytes, send_counts[to] * a.item_bytes, ncclUint8, to, comm, stream),
+                   function, "ncclSend");
+      if (recv_counts[from] > 0)
+        check_nccl(ncclRecv(recv + ro[from] * a.item_bytes, recv_counts[from] * a.item_bytes, ncclUint8, from, comm,
+                            stream),
+                   function, "ncclRecv");
+    }
   }
   check_nccl(ncclGroupEnd(), function, "ncclGroupEnd");
+}
+
+/// The exchange of one array of items of `item_bytes` bytes (as above).
+inline void exchange(const void* d_send, const std::vector<std::uint64_t>& send_counts, void* d_recv,
+                     const std::vector<std::uint64_t>& recv_counts, std::size_t item_bytes, rank_view ranks,
+                     ncclComm_t comm, cudaStream_t stream, const char* function) {
+  exchange({exchange_array{d_send, d_recv, item_bytes}}, send_counts, recv_counts, ranks, comm, stream, function);
 }
 
 }  // namespace detail
