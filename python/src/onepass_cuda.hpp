@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace onepass_py {
 
@@ -59,6 +60,50 @@ std::string argsort(std::uintptr_t keys_in, std::uintptr_t index_out, std::uint6
 /// out: n doubles (single == false) or floats: generate_normal with the default table.
 void normal(std::uintptr_t out, std::uint64_t n, bool single, double mean, double stddev, std::uint64_t seed,
             int form, std::uintptr_t stream, int device);
+
+// --- Beyond one GPU (onepass_cuda_distributed.cu; only built, and registered in the module,
+// when NCCL was found: ONEPASS_PY_HAVE_NCCL): onepass::distributed::sort_keys / sort_pairs /
+// shuffle / unshuffle on a NCCL communicator of the module's own, passed as an integer handle
+// (its ncclComm_t). Collectives: every rank of the communicator calls them in the same order.
+// Temporary storage is the caller's (temp, temp_bytes: the answer of the matching *_bytes
+// query), so that PyTorch's caching allocator owns it. Host-synchronous like the library
+// calls (see their headers).
+
+/// ncclGetUniqueId: the 128 bytes rank 0 hands to every rank of a new communicator.
+std::string nccl_unique_id();
+/// ncclCommInitRank(nranks, id, rank) with `device` current: a communicator handle.
+/// Collective over the nranks callers (blocks until all have called).
+std::uintptr_t nccl_comm_init(const std::string& unique_id, int nranks, int rank, int device);
+/// ncclCommDestroy (abort == false: after the communicator's work is done; all ranks should
+/// call it) or ncclCommAbort (abort == true: local, never waits for the other ranks).
+void nccl_comm_destroy(std::uintptr_t comm, bool abort);
+/// (rank, number of ranks) of the communicator.
+std::pair<int, int> nccl_comm_rank_count(std::uintptr_t comm);
+/// The NCCL library's version (ncclGetVersion, e.g. 22809).
+int nccl_version();
+
+/// The temporary storage of distributed_sort for these arguments (no communication).
+std::size_t distributed_sort_bytes(std::uint64_t n, char key_kind, unsigned key_bytes, unsigned value_bytes,
+                                   unsigned begin_bit, unsigned end_bit, bool descending, std::uintptr_t comm,
+                                   std::uintptr_t stream, int device);
+/// onepass::distributed::sort_keys (value_bytes == 0) or sort_pairs (4 or 8) of n keys of
+/// kind 'u' / 'i' / 'f' and key_bytes 4 or 8 in the double buffers (keys0 current, keys1
+/// alternate; values0, values1 likewise). Returns the selectors (keys, values) of the buffers
+/// holding the output; both buffers of each pair are overwritten.
+std::pair<int, int> distributed_sort(std::uintptr_t temp, std::size_t temp_bytes, std::uintptr_t keys0,
+                                     std::uintptr_t keys1, std::uintptr_t values0, std::uintptr_t values1,
+                                     std::uint64_t n, char key_kind, unsigned key_bytes, unsigned value_bytes,
+                                     unsigned begin_bit, unsigned end_bit, bool descending, std::uintptr_t comm,
+                                     std::uintptr_t stream, int device);
+/// The temporary storage of distributed_shuffle for n items of item_bytes (1, 2, 4, 8, 16)
+/// bytes; kind 0 bijective, 1 walking (no communication).
+std::size_t distributed_shuffle_bytes(std::uint64_t n, unsigned item_bytes, int kind, std::uintptr_t comm,
+                                      std::uintptr_t stream, int device);
+/// onepass::distributed::shuffle (inverse: unshuffle) of n items of item_bytes bytes from in
+/// to out (not overlapping), kind 0 bijective / 1 walking.
+void distributed_shuffle(std::uintptr_t temp, std::size_t temp_bytes, std::uintptr_t in, std::uintptr_t out,
+                         std::uint64_t n, unsigned item_bytes, std::uint64_t seed, int kind, unsigned rounds,
+                         bool inverse, std::uintptr_t comm, std::uintptr_t stream, int device);
 
 /// cudaMallocAsync(bytes) on stream (device memory that a returned array owns).
 std::uintptr_t allocate(std::size_t bytes, std::uintptr_t stream, int device);

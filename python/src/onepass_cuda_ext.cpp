@@ -10,6 +10,7 @@
 // device pointers as integers and run with the GIL released.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
@@ -144,6 +145,60 @@ NB_MODULE(_onepass_cuda, m) {
           nb::gil_scoped_release release;
           onepass_py::stream_wait(producer, consumer, device);
         });
+#ifdef ONEPASS_PY_HAVE_NCCL
+  // Beyond one GPU (onepass_cuda_distributed.cu; python/onepass/distributed.py): NCCL
+  // communicators of the module's own and the collectives of onepass::distributed.
+  m.attr("has_nccl") = true;
+  m.def("nccl_unique_id", []() {
+          const std::string id = onepass_py::nccl_unique_id();
+          return nb::bytes(id.data(), id.size());
+        },
+        "ncclGetUniqueId: the 128 bytes rank 0 hands to the other ranks of a new communicator.");
+  m.def("nccl_comm_init", [](nb::bytes unique_id, int nranks, int rank, int device) {
+          std::string id(unique_id.c_str(), unique_id.size());
+          nb::gil_scoped_release release;
+          return onepass_py::nccl_comm_init(id, nranks, rank, device);
+        }, nb::arg("unique_id"), nb::arg("nranks"), nb::arg("rank"), nb::arg("device"),
+        "ncclCommInitRank with `device` current (collective): the communicator's handle (an integer).");
+  m.def("nccl_comm_destroy", [](std::uintptr_t comm, bool abort) {
+          nb::gil_scoped_release release;
+          onepass_py::nccl_comm_destroy(comm, abort);
+        }, nb::arg("comm"), nb::arg("abort"),
+        "ncclCommDestroy (abort=False; every rank) or ncclCommAbort (abort=True; local).");
+  m.def("nccl_comm_rank_count", &onepass_py::nccl_comm_rank_count, nb::arg("comm"),
+        "(rank, number of ranks) of a communicator handle.");
+  m.def("nccl_version", &onepass_py::nccl_version, "ncclGetVersion of the NCCL library loaded.");
+  m.def("distributed_sort_bytes", [](std::uint64_t n, char kind, unsigned key_bytes, unsigned value_bytes,
+                                     unsigned begin_bit, unsigned end_bit, bool descending, std::uintptr_t comm,
+                                     std::uintptr_t stream, int device) {
+          nb::gil_scoped_release release;
+          return onepass_py::distributed_sort_bytes(n, kind, key_bytes, value_bytes, begin_bit, end_bit, descending,
+                                                    comm, stream, device);
+        });
+  m.def("distributed_sort", [](std::uintptr_t temp, std::size_t temp_bytes, std::uintptr_t keys0,
+                               std::uintptr_t keys1, std::uintptr_t values0, std::uintptr_t values1, std::uint64_t n,
+                               char kind, unsigned key_bytes, unsigned value_bytes, unsigned begin_bit,
+                               unsigned end_bit, bool descending, std::uintptr_t comm, std::uintptr_t stream,
+                               int device) {
+          nb::gil_scoped_release release;
+          return onepass_py::distributed_sort(temp, temp_bytes, keys0, keys1, values0, values1, n, kind, key_bytes,
+                                              value_bytes, begin_bit, end_bit, descending, comm, stream, device);
+        });
+  m.def("distributed_shuffle_bytes", [](std::uint64_t n, unsigned item_bytes, int kind, std::uintptr_t comm,
+                                        std::uintptr_t stream, int device) {
+          nb::gil_scoped_release release;
+          return onepass_py::distributed_shuffle_bytes(n, item_bytes, kind, comm, stream, device);
+        });
+  m.def("distributed_shuffle", [](std::uintptr_t temp, std::size_t temp_bytes, std::uintptr_t in, std::uintptr_t out,
+                                  std::uint64_t n, unsigned item_bytes, std::uint64_t seed, int kind, unsigned rounds,
+                                  bool inverse, std::uintptr_t comm, std::uintptr_t stream, int device) {
+          nb::gil_scoped_release release;
+          onepass_py::distributed_shuffle(temp, temp_bytes, in, out, n, item_bytes, seed, kind, rounds, inverse, comm,
+                                          stream, device);
+        });
+#else
+  m.attr("has_nccl") = false;
+#endif
   m.def("pointer_device", &onepass_py::pointer_device);
   m.def("device_count", &onepass_py::device_count);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {

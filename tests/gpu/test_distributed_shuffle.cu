@@ -19,6 +19,7 @@
 
 #include "onepass/bijection/variable_philox.hpp"
 #include "onepass/distributed/shuffle.cuh"
+#include "onepass/distributed/sort.cuh"  // both distributed headers in one translation unit
 #include "onepass/error.hpp"
 #include "onepass/shuffle/cpu_walking.hpp"
 #include "onepass/shuffle/gpu_shuffle.cuh"

@@ -76,7 +76,7 @@ namespace detail {
 inline constexpr unsigned sort_first_digit_bits = 12;  ///< level 0 of the splitter search
 inline constexpr unsigned sort_digit_bits = 8;         ///< later levels
 inline constexpr int split_threads = 256;
-inline constexpr int split_warps = split_threads / 32;
+inline constexpr int sort_split_warps = split_threads / 32;
 inline constexpr int split_items = 16;                          ///< keys per thread
 inline constexpr int split_tile = split_threads * split_items;  ///< keys per tile (4096)
 inline constexpr unsigned none = 0xffffffffu;                   ///< "no destination" (past n)
@@ -106,19 +106,19 @@ __device__ __forceinline__ unsigned destination(std::uint64_t w, std::uint64_t i
   return lo;
 }
 
-/// Adds one to counts[bin] for every lane of the warp whose bin is not `none`, one atomic per
-/// distinct bin (the lanes of a bin are counted by __match_any_sync: skewed keys, whose lanes
-/// mostly share a bin, do not serialise on one counter). All 32 lanes must call it.
+/// Adds one to counts[bin] unless bin is `none` (an atomic per element: measured on H100s,
+/// __match_any_sync aggregation made the 2-rank sort of 2^31 keys 9 ms slower).
 template <class Counter>
-__device__ __forceinline__ void warp_count(Counter* counts, unsigned bin) {
-  const unsigned peers = __match_any_sync(0xffffffffu, bin);
-  const unsigned lane = threadIdx.x % 32;
-  if (bin != none && lane == static_cast<unsigned>(__ffs(peers) - 1)) atomicAdd(&counts[bin], static_cast<Counter>(__popc(peers)));
+__device__ __forceinline__ void count_one(Counter* counts, unsigned bin) {
+  if (bin != none) atomicAdd(&counts[bin], static_cast<Counter>(1));
 }
+
+/// Destinations at most this many are counted and ranked with one ballot per destination
+/// (the multisplit's kernels); more with __match_any_sync.
+inline constexpr unsigned ballot_ranks = 16;
 
 /// Level 0: hist[b] += the keys whose digit (field >> shift) & (2^width - 1) is b. Shared
 /// counters per block (2^width 32-bit words of dynamic shared memory), added to hist at the end.
-/// Warp-uniform grid-stride loop (warp_count needs every lane).
 template <class Key>
 __global__ void histogram_first_digit(const Key* keys, std::uint64_t n, field_of_key<Key> field, unsigned shift,
                                       unsigned width, unsigned long long* hist) {
@@ -130,7 +130,7 @@ __global__ void histogram_first_digit(const Key* keys, std::uint64_t n, field_of
   for (std::uint64_t base = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + (threadIdx.x & ~31u); base < n;
        base += stride) {
     const std::uint64_t i = base + threadIdx.x % 32;
-    warp_count(counts, i < n ? static_cast<unsigned>(field(keys[i]) >> shift) & (buckets - 1) : none);
+    count_one(counts, i < n ? static_cast<unsigned>(field(keys[i]) >> shift) & (buckets - 1) : none);
   }
   __syncthreads();
   for (unsigned b = threadIdx.x; b < buckets; b += blockDim.x)
@@ -184,8 +184,8 @@ __global__ void histogram_open(const Src* src, std::uint64_t src_count, const un
       const unsigned seg = find_prefix(static_cast<std::uint64_t>(w) >> prefix_shift, prefixes, s);
       if (seg < s) bin = seg * buckets + (static_cast<unsigned>(w >> shift) & (buckets - 1));
     }
-    if (shared) warp_count(counts, bin);
-    else warp_count(hist, bin);
+    if (shared) count_one(counts, bin);
+    else count_one(hist, bin);
     if (dst != nullptr) {
       const unsigned ballot = __ballot_sync(0xffffffffu, bin != none);
       if (ballot != 0) {
@@ -244,9 +244,19 @@ __global__ void count_destinations(const Key* keys, std::uint64_t n, field_of_ke
   for (unsigned d = threadIdx.x; d < num_ranks; d += blockDim.x) per_rank[d] = 0;
   __syncthreads();
   const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * split_tile;
+  const unsigned lane = threadIdx.x % 32;
   for (int k = 0; k < split_items; ++k) {
     const std::uint64_t i = first + static_cast<std::uint64_t>(k) * split_threads + threadIdx.x;
-    warp_count(per_rank, i < n ? destination(field(keys[i]), i, split_shared, split_shared + s, s) : none);
+    const unsigned d = i < n ? destination(field(keys[i]), i, split_shared, split_shared + s, s) : none;
+    if (num_ranks <= ballot_ranks) {
+      // Few destinations share few counters: one ballot per destination, one atomic per warp.
+      for (unsigned q = 0; q < num_ranks; ++q) {
+        const unsigned c = __popc(__ballot_sync(0xffffffffu, d == q));
+        if (lane == 0 && c) atomicAdd(&per_rank[q], c);
+      }
+    } else {
+      count_one(per_rank, d);
+    }
   }
   __syncthreads();
   for (unsigned d = threadIdx.x; d < num_ranks; d += blockDim.x)
@@ -280,9 +290,9 @@ __global__ void __launch_bounds__(split_threads)
                            const unsigned long long* offsets) {
   extern __shared__ std::uint64_t split_shared[];
   const unsigned s = num_ranks - 1;
-  unsigned* warp_counts = reinterpret_cast<unsigned*>(split_shared + 2 * s);  // [split_warps][num_ranks]
+  unsigned* warp_counts = reinterpret_cast<unsigned*>(split_shared + 2 * s);  // [sort_split_warps][num_ranks]
   load_splitters(split_shared, words, thresholds, s);
-  for (unsigned k = threadIdx.x; k < split_warps * num_ranks; k += blockDim.x) warp_counts[k] = 0;
+  for (unsigned k = threadIdx.x; k < sort_split_warps * num_ranks; k += blockDim.x) warp_counts[k] = 0;
   __syncthreads();
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   unsigned* mine = warp_counts + warp * num_ranks;
@@ -298,7 +308,16 @@ __global__ void __launch_bounds__(split_threads)
       key[c] = keys_in[i];
       dest[c] = destination(field(key[c]), i, split_shared, split_shared + s, s);
     }
-    const unsigned peers = __match_any_sync(0xffffffffu, dest[c]);
+    unsigned peers;
+    if (num_ranks <= ballot_ranks) {
+      peers = __ballot_sync(0xffffffffu, dest[c] == none);
+      for (unsigned q = 0; q < num_ranks; ++q) {
+        const unsigned b = __ballot_sync(0xffffffffu, dest[c] == q);
+        if (dest[c] == q) peers = b;
+      }
+    } else {
+      peers = __match_any_sync(0xffffffffu, dest[c]);
+    }
     const unsigned leader = __ffs(peers) - 1;
     unsigned base = 0;
     if (lane == leader && dest[c] != none) base = mine[dest[c]];
@@ -311,7 +330,7 @@ __global__ void __launch_bounds__(split_threads)
   __syncthreads();
   for (unsigned d = threadIdx.x; d < num_ranks; d += blockDim.x) {
     unsigned running = 0;
-    for (int w = 0; w < split_warps; ++w) {
+    for (int w = 0; w < sort_split_warps; ++w) {
       const unsigned c = warp_counts[w * num_ranks + d];
       warp_counts[w * num_ranks + d] = running;
       running += c;
@@ -398,7 +417,7 @@ class agreement_scratch {
 };
 
 /// Grid of a grid-stride kernel over n items with 256 threads: at most 4 blocks per SM.
-inline unsigned stride_grid(std::uint64_t n) {
+inline unsigned sort_stride_grid(std::uint64_t n) {
   const std::uint64_t blocks = (n + 255) / 256;
   const std::uint64_t most = static_cast<std::uint64_t>(onepass::device::multiprocessors()) * 4;
   return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min(blocks, most)));
@@ -530,7 +549,7 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
       const std::size_t words = search.num_buckets();
       ONEPASS_CUDA_CHECK(cudaMemsetAsync(own_hist, 0, words * sizeof(std::uint64_t), stream));
       if (n > 0) {
-        histogram_first_digit<Key><<<stride_grid(n), 256, words * sizeof(unsigned), stream>>>(
+        histogram_first_digit<Key><<<sort_stride_grid(n), 256, words * sizeof(unsigned), stream>>>(
             in, n, field, search.digit_shift(), search.digit_width(), own_hist);
         ONEPASS_CUDA_CHECK_LAUNCH();
       }
@@ -568,13 +587,13 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
       }
       if (src == nullptr) {
         if (n > 0) {
-          histogram_open<Key, field_of_key<Key>, bits><<<stride_grid(n), 256, shared_bytes, stream>>>(
+          histogram_open<Key, field_of_key<Key>, bits><<<sort_stride_grid(n), 256, shared_bytes, stream>>>(
               in, n, nullptr, field, prefix_shift, d_prefixes, S, search.digit_shift(), search.digit_width(), shared,
               own_hist, dst, d_count);
           ONEPASS_CUDA_CHECK_LAUNCH();
         }
       } else if (src_count > 0) {
-        histogram_open<bits, field_is_word<bits>, bits><<<stride_grid(src_count), 256, shared_bytes, stream>>>(
+        histogram_open<bits, field_is_word<bits>, bits><<<sort_stride_grid(src_count), 256, shared_bytes, stream>>>(
             src, src_count, nullptr, field_is_word<bits>{}, prefix_shift, d_prefixes, S, search.digit_shift(),
             search.digit_width(), shared, own_hist, dst, d_count);
         ONEPASS_CUDA_CHECK_LAUNCH();
@@ -606,7 +625,7 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
                                        cudaMemcpyHostToDevice, stream));
 
     // 3. Partition: counts per (destination, tile), their exclusive scan, the scatter.
-    const std::size_t shared_bytes = 2 * (P - 1) * sizeof(std::uint64_t) + split_warps * P * sizeof(unsigned);
+    const std::size_t shared_bytes = 2 * (P - 1) * sizeof(std::uint64_t) + sort_split_warps * P * sizeof(unsigned);
     Value* values_out = nullptr;
     const Value* values_in = nullptr;
     if constexpr (has_values) {
