@@ -32,7 +32,7 @@ cmake -S . -B "$build" $gen -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURE
   "${prefix_args[@]}" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 grep "onepass: NCCL" "$out/configure.log"
 # shellcheck disable=SC2086
-cmake --build "$build" -j "$(nproc)" --target $tests $experiments > "$out/build.log" 2>&1 \
+cmake --build "$build" -j "$(nproc)" --target $tests $experiments ${BUILD_EXTRA:-} > "$out/build.log" 2>&1 \
   || { grep -E "error" "$out/build.log" | head -40; exit 1; }
 echo "build ok ($SECONDS s, $gpus GPUs)"
 for t in $tests; do
