@@ -88,7 +88,6 @@ struct context {
   int warmup, reps;
   std::uint64_t seed;
   cudaStream_t stream;
-  double start = MPI_Wtime();
   std::map<std::string, std::uint64_t> one_rank_fingerprint;  // (case, algorithm) at P = 1
 };
 
@@ -97,15 +96,14 @@ void write_row(context& c, const char* algorithm, const std::string& shape, int 
   if (c.s->rank() != 0) return;
   c.r->row(algorithm, shape, P, n0, total, t.median, t.min, t.max, static_cast<double>(total) / t.median);
   ex::progress(experiment, std::string(algorithm) + " " + shape + " P=" + std::to_string(P) + " N=" +
-                               std::to_string(total) + " (at " + std::to_string(static_cast<int>(MPI_Wtime() - c.start)) +
-                               " s): " + std::to_string(t.median * 1e3) + " ms");
+                               std::to_string(total) + ": " + std::to_string(t.median * 1e3) + " ms");
 }
 
 /// Fingerprint of this group's output, checked against the P = 1 run's and the multiset of
 /// [0, N) (computed on the host from the same mix).
 void check_output(context& c, const mg::group& g, const std::string& key, const std::uint64_t* d_in,
                   const std::uint64_t* d_out, std::uint64_t n, std::uint64_t first) {
-  mg::pooled_buffer sums(3 * sizeof(unsigned long long), c.stream);
+  gpu::device_buffer sums(3 * sizeof(unsigned long long));
   ONEPASS_EXPERIMENT_CUDA(cudaMemsetAsync(sums.get(), 0, 3 * sizeof(unsigned long long), c.stream));
   if (n) fingerprint<<<1024, 256, 0, c.stream>>>(d_out, n, first, sums.as<unsigned long long>());
   unsigned long long h[3];
@@ -144,14 +142,14 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
   MPI_Comm_rank(g.mpi, &rank);
   const std::uint64_t total = cs.total ? cs.total : cs.per_rank * P;
   const std::uint64_t n = share(total, P, rank), first = first_of(total, P, rank), n0 = share(total, P, 0);
-  mg::pooled_buffer in(n * 8, c.stream), out(n * 8, c.stream);
+  gpu::device_buffer in(n * 8), out(n * 8);
   iota_from<<<1024, 256, 0, c.stream>>>(in.as<std::uint64_t>(), n, first);
   ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
   for (const auto kind : {dist::permutation::bijective, dist::permutation::walking}) {
     const char* name = kind == dist::permutation::bijective ? "distributed_shuffle" : "distributed_shuffle_walking";
     std::size_t bytes = 0;
     dist::shuffle(nullptr, bytes, in.as<std::uint64_t>(), out.as<std::uint64_t>(), n, c.seed, g.nccl, c.stream, kind);
-    mg::pooled_buffer temp(bytes, c.stream);
+    gpu::device_buffer temp(bytes);
     const auto t = mg::time_group(g, c.stream, c.warmup, c.reps, [](int) {}, [&](int) {
       dist::shuffle(temp.get(), bytes, in.as<std::uint64_t>(), out.as<std::uint64_t>(), n, c.seed, g.nccl, c.stream,
                     kind);
@@ -165,7 +163,7 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
     const auto f = onepass::bijection::variable_philox::for_length(total, c.seed);
     std::size_t bytes = 0;
     onepass::shuffle::gpu::bijective_shuffle(nullptr, bytes, in.as<std::uint64_t>(), out.as<std::uint64_t>(), n, f);
-    mg::pooled_buffer temp(bytes, c.stream);
+    gpu::device_buffer temp(bytes);
     const auto t = mg::time_group(g, c.stream, c.warmup, c.reps, [](int) {}, [&](int) {
       onepass::shuffle::gpu::bijective_shuffle(temp.get(), bytes, in.as<std::uint64_t>(), out.as<std::uint64_t>(), n, f,
                                                onepass::shuffle::gpu::fusion::bijective2, c.stream);
@@ -180,7 +178,7 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
     MPI_Allgather(send.data(), P, MPI_UINT64_T, all.data(), P, MPI_UINT64_T, g.mpi);
     std::uint64_t recv_total = 0;
     for (int r = 0; r < P; ++r) recv_total += (recv[r] = all[static_cast<std::size_t>(r) * P + rank]);
-    mg::pooled_buffer b(recv_total * 8, c.stream);
+    gpu::device_buffer b(recv_total * 8);
     const dist::detail::rank_view ranks{rank, P};
     const auto ta = mg::time_group(g, c.stream, c.warmup, c.reps, [](int) {}, [&](int) {
       dist::detail::exchange(in.get(), send, b.get(), recv, 8, ranks, g.nccl, c.stream, "alltoall");
@@ -228,8 +226,7 @@ int main(int argc, char** argv) {
   ncclComm_t world = mg::world_comm(s);
   cudaStream_t stream = nullptr;
   ONEPASS_EXPERIMENT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  mg::keep_freed_memory();
-  context c{&r, &s, timing.warmup, reps, r.seed(), stream, MPI_Wtime(), {}};
+  context c{&r, &s, timing.warmup, reps, r.seed(), stream, {}};
   int failed = 0;
   // One communicator per P, every case measured on it (P = 1 first: it sets the fingerprints).
   for (int P = 1; P <= P_max; ++P) {

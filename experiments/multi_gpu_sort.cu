@@ -107,7 +107,6 @@ struct context {
   int warmup, reps;
   std::uint64_t seed;
   cudaStream_t stream;
-  double start = MPI_Wtime();
 };
 
 std::uint64_t share(std::uint64_t total, int P, int r) { return total / P + (static_cast<std::uint64_t>(r) < total % P ? 1 : 0); }
@@ -122,8 +121,7 @@ void write_row(context& c, const char* algorithm, const std::string& shape_text,
   if (c.s->rank() != 0) return;
   c.r->row(algorithm, shape_text, P, n0, total, t.median, t.min, t.max, static_cast<double>(total) / t.median);
   ex::progress(experiment, std::string(algorithm) + " " + shape_text + " P=" + std::to_string(P) + " N=" +
-                               std::to_string(total) + " (at " + std::to_string(static_cast<int>(MPI_Wtime() - c.start)) +
-                               " s): " + std::to_string(t.median * 1e3) + " ms");
+                               std::to_string(total) + ": " + std::to_string(t.median * 1e3) + " ms");
 }
 
 /// Times the distributed sort (and, where asked, the one-GPU sort and the all-to-all) of one
@@ -136,8 +134,8 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
   const std::uint64_t total = cs.total ? cs.total : cs.per_rank * P;
   const std::uint64_t n = share(total, P, rank), first = first_of(total, P, rank);
   const std::uint64_t n0 = share(total, P, 0);
-  mg::pooled_buffer pristine(n * sizeof(Key), c.stream), k0(n * sizeof(Key), c.stream), k1(n * sizeof(Key), c.stream);
-  mg::pooled_buffer v0(cs.pairs ? n * 4 : 0, c.stream), v1(cs.pairs ? n * 4 : 0, c.stream);
+  gpu::device_buffer pristine(n * sizeof(Key)), k0(n * sizeof(Key)), k1(n * sizeof(Key));
+  gpu::device_buffer v0(cs.pairs ? n * 4 : 0), v1(cs.pairs ? n * 4 : 0);
   const unsigned grid = 1024;
   generate_keys<Key><<<grid, 256, 0, c.stream>>>(pristine.as<Key>(), n, first, total, cs.keys, c.seed);
   ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
@@ -156,13 +154,13 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
   std::size_t bytes = 0;
   if (cs.pairs) dist::sort_pairs(nullptr, bytes, keys, values, n, g.nccl, c.stream);
   else dist::sort_keys(nullptr, bytes, keys, n, g.nccl, c.stream);
-  mg::pooled_buffer temp(bytes, c.stream);
+  gpu::device_buffer temp(bytes);
   const auto t = mg::time_group(g, c.stream, c.warmup, c.reps, [&](int) { reset(); }, [&](int) {
     if (cs.pairs) dist::sort_pairs(temp.get(), bytes, keys, values, n, g.nccl, c.stream);
     else dist::sort_keys(temp.get(), bytes, keys, n, g.nccl, c.stream);
   });
   // Check: sorted on this rank, and across the ranks' edges.
-  mg::pooled_buffer descents(sizeof(unsigned long long), c.stream);
+  gpu::device_buffer descents(sizeof(unsigned long long));
   ONEPASS_EXPERIMENT_CUDA(cudaMemsetAsync(descents.get(), 0, sizeof(unsigned long long), c.stream));
   if (n > 1) count_descents<Key><<<grid, 256, 0, c.stream>>>(keys.current(), n, descents.as<unsigned long long>());
   unsigned long long bad = 0;
@@ -193,7 +191,7 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
                                                     v0.as<std::uint32_t>(), v1.as<std::uint32_t>(), n);
     else
       onepass::sort::sort_keys<Key>(nullptr, one_bytes, k0.as<Key>(), k1.as<Key>(), n);
-    mg::pooled_buffer one_temp(one_bytes, c.stream);
+    gpu::device_buffer one_temp(one_bytes);
     const auto t1 = mg::time_group(g, c.stream, c.warmup, c.reps, [&](int) { reset(); }, [&](int) {
       if (cs.pairs)
         onepass::sort::sort_pairs<Key, std::uint32_t>(one_temp.get(), one_bytes, k0.as<Key>(), k1.as<Key>(),
@@ -217,7 +215,7 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
     MPI_Allgather(send.data(), P, MPI_UINT64_T, all.data(), P, MPI_UINT64_T, g.mpi);
     std::uint64_t recv_total = 0;
     for (int r = 0; r < P; ++r) recv_total += (recv[r] = all[static_cast<std::size_t>(r) * P + rank]);
-    mg::pooled_buffer a(n * item, c.stream), b(recv_total * item, c.stream);
+    gpu::device_buffer a(n * item), b(recv_total * item);
     const dist::detail::rank_view ranks{rank, P};
     const auto ta = mg::time_group(g, c.stream, c.warmup, c.reps, [](int) {}, [&](int) {
       dist::detail::exchange(a.get(), send, b.get(), recv, item, ranks, g.nccl, c.stream, "alltoall");
@@ -283,8 +281,7 @@ int main(int argc, char** argv) {
   ncclComm_t world = mg::world_comm(s);
   cudaStream_t stream = nullptr;
   ONEPASS_EXPERIMENT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  mg::keep_freed_memory();
-  context c{&r, &s, timing.warmup, reps, r.seed(), stream, MPI_Wtime()};
+  context c{&r, &s, timing.warmup, reps, r.seed(), stream};
   int failed = 0;
   // One communicator per P (ncclCommSplit and NCCL's first connections cost seconds), every
   // case measured on it.
@@ -293,7 +290,6 @@ int main(int argc, char** argv) {
     for (const auto& cs : cases) {
       if (!only.empty() && std::find(only.begin(), only.end(), cs.name) == only.end()) continue;
       if (cs.name == "big_keys_u32" && P != P_max) continue;
-      if (cs.name == "big_keys_u32") mg::trim_pool();  // its buffers are larger than the pool's
       if (g.member) {
         try {
           if (cs.key_bytes == 4) measure<std::uint32_t>(c, g, cs);

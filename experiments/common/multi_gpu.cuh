@@ -107,56 +107,6 @@ gpu::timing time_group(const group& g, cudaStream_t stream, int warmup, int reps
   return gpu::summarize(std::move(seconds));
 }
 
-/// Keeps memory freed by cudaFreeAsync in the current device's default pool (release
-/// threshold: never), so that the cases of a run reuse their large buffers instead of paying
-/// cudaMalloc and cudaFree of tens of GiB each time.
-inline void keep_freed_memory() {
-  int device = 0;
-  gpu::check(cudaGetDevice(&device), "cudaGetDevice", __FILE__, __LINE__);
-  cudaMemPool_t pool;
-  gpu::check(cudaDeviceGetDefaultMemPool(&pool, device), "cudaDeviceGetDefaultMemPool", __FILE__, __LINE__);
-  std::uint64_t never = ~std::uint64_t{0};
-  gpu::check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &never), "cudaMemPoolSetAttribute",
-             __FILE__, __LINE__);
-}
-
-/// Gives the pool's free memory back (before a case whose buffers are larger than the ones
-/// the pool holds).
-inline void trim_pool() {
-  int device = 0;
-  gpu::check(cudaGetDevice(&device), "cudaGetDevice", __FILE__, __LINE__);
-  gpu::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", __FILE__, __LINE__);
-  cudaMemPool_t pool;
-  gpu::check(cudaDeviceGetDefaultMemPool(&pool, device), "cudaDeviceGetDefaultMemPool", __FILE__, __LINE__);
-  gpu::check(cudaMemPoolTrimTo(pool, 0), "cudaMemPoolTrimTo", __FILE__, __LINE__);
-}
-
-/// A device buffer from the stream-ordered pool (cudaMallocAsync / cudaFreeAsync on `stream`).
-class pooled_buffer {
- public:
-  pooled_buffer(std::size_t bytes, cudaStream_t stream) : bytes_(bytes), stream_(stream) {
-    if (bytes) gpu::check(cudaMallocAsync(&p_, bytes, stream), "cudaMallocAsync", __FILE__, __LINE__);
-  }
-  ~pooled_buffer() { reset(); }
-  pooled_buffer(const pooled_buffer&) = delete;
-  pooled_buffer& operator=(const pooled_buffer&) = delete;
-  void* get() const { return p_; }
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(p_);
-  }
-  std::size_t bytes() const { return bytes_; }
-  void reset() {
-    if (p_) cudaFreeAsync(p_, stream_);
-    p_ = nullptr;
-  }
-
- private:
-  void* p_ = nullptr;
-  std::size_t bytes_ = 0;
-  cudaStream_t stream_;
-};
-
 /// A 64-bit mix of (seed, global index): the inputs' generator, so that the global input is
 /// the same for every P and split.
 __host__ __device__ inline std::uint64_t mix64(std::uint64_t seed, std::uint64_t i) {

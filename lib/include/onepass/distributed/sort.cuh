@@ -106,17 +106,6 @@ __device__ __forceinline__ unsigned destination(std::uint64_t w, std::uint64_t i
   return lo;
 }
 
-/// Adds one to counts[bin] unless bin is `none` (an atomic per element: measured on H100s,
-/// __match_any_sync aggregation made the 2-rank sort of 2^31 keys 9 ms slower).
-template <class Counter>
-__device__ __forceinline__ void count_one(Counter* counts, unsigned bin) {
-  if (bin != none) atomicAdd(&counts[bin], static_cast<Counter>(1));
-}
-
-/// Destinations at most this many are counted and ranked with one ballot per destination
-/// (the multisplit's kernels); more with __match_any_sync.
-inline constexpr unsigned ballot_ranks = 16;
-
 /// Level 0: hist[b] += the keys whose digit (field >> shift) & (2^width - 1) is b. Shared
 /// counters per block (2^width 32-bit words of dynamic shared memory), added to hist at the end.
 template <class Key>
@@ -127,11 +116,8 @@ __global__ void histogram_first_digit(const Key* keys, std::uint64_t n, field_of
   for (unsigned b = threadIdx.x; b < buckets; b += blockDim.x) counts[b] = 0;
   __syncthreads();
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t base = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + (threadIdx.x & ~31u); base < n;
-       base += stride) {
-    const std::uint64_t i = base + threadIdx.x % 32;
-    count_one(counts, i < n ? static_cast<unsigned>(field(keys[i]) >> shift) & (buckets - 1) : none);
-  }
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    atomicAdd(&counts[static_cast<unsigned>(field(keys[i]) >> shift) & (buckets - 1)], 1u);
   __syncthreads();
   for (unsigned b = threadIdx.x; b < buckets; b += blockDim.x)
     if (counts[b]) atomicAdd(&hist[b], static_cast<unsigned long long>(counts[b]));
@@ -148,53 +134,54 @@ __device__ __forceinline__ unsigned find_prefix(std::uint64_t prefix, const std:
   return lo < s && prefixes[lo] == prefix ? lo : s;
 }
 
-/// Identity on the gathered fields (levels 2 and later read fields, level 1 reads keys).
-template <class Bits>
-struct field_is_word {
-  ONEPASS_HD Bits operator()(Bits w) const { return w; }
-};
+/// Gathers the fields of the keys in the open segments ((field >> prefix_shift) in
+/// prefixes[0, s)) into scratch, in any order (warp-aggregated appends to *count).
+template <class Key>
+__global__ void gather_open_fields(const Key* keys, std::uint64_t n, field_of_key<Key> field, unsigned prefix_shift,
+                                   const std::uint64_t* prefixes, unsigned s,
+                                   typename field_of_key<Key>::bits* scratch, unsigned long long* count) {
+  const unsigned lane = threadIdx.x % 32;
+  const std::uint64_t warp = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * blockDim.x / 32;
+  for (std::uint64_t base = warp * 32; base < n; base += warps * 32) {
+    const std::uint64_t i = base + lane;
+    typename field_of_key<Key>::bits w = 0;
+    bool open = false;
+    if (i < n) {
+      w = field(keys[i]);
+      open = find_prefix(static_cast<std::uint64_t>(w) >> prefix_shift, prefixes, s) < s;
+    }
+    const unsigned ballot = __ballot_sync(0xffffffffu, open);
+    if (ballot == 0) continue;
+    unsigned long long first = 0;
+    if (lane == 0) first = atomicAdd(count, static_cast<unsigned long long>(__popc(ballot)));
+    first = __shfl_sync(0xffffffffu, first, 0);
+    if (open) scratch[first + __popc(ballot & ((1u << lane) - 1u))] = w;
+  }
+}
 
-/// Levels 1 and later, in one pass over `src` (the keys at level 1, the previous level's
-/// gathered fields after): for each element whose field lies in an open segment s ((w >>
-/// prefix_shift) == prefixes[s]), hist[s * 2^width + digit] += 1 and, when `dst` is not null,
-/// its field is appended to dst (any order; warp-aggregated appends to *dst_count). The
-/// element count is src_count, or *src_count_device when that is not null. Shared counters when
+/// Later levels: hist[seg * 2^width + digit] += the gathered fields of open segment seg
+/// ((w >> prefix_shift) == prefixes[seg]). *count fields in scratch. Shared counters when
 /// `shared` (s * 2^width 32-bit words of dynamic shared memory), else global atomics.
-template <class Src, class Field, class Bits>
-__global__ void histogram_open(const Src* src, std::uint64_t src_count, const unsigned long long* src_count_device,
-                               Field field, unsigned prefix_shift, const std::uint64_t* prefixes, unsigned s,
-                               unsigned shift, unsigned width, bool shared, unsigned long long* hist, Bits* dst,
-                               unsigned long long* dst_count) {
+template <class Bits>
+__global__ void histogram_open_fields(const Bits* scratch, const unsigned long long* count, unsigned prefix_shift,
+                                      const std::uint64_t* prefixes, unsigned s, unsigned shift, unsigned width,
+                                      bool shared, unsigned long long* hist) {
   extern __shared__ unsigned counts[];
   const unsigned buckets = 1u << width;
-  const std::uint64_t m = src_count_device ? *src_count_device : src_count;
+  const std::uint64_t m = *count;
   if (shared) {
     for (unsigned b = threadIdx.x; b < s * buckets; b += blockDim.x) counts[b] = 0;
     __syncthreads();
   }
-  const unsigned lane = threadIdx.x % 32;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t base = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + (threadIdx.x & ~31u); base < m;
-       base += stride) {
-    const std::uint64_t i = base + lane;
-    unsigned bin = none;
-    Bits w = 0;
-    if (i < m) {
-      w = static_cast<Bits>(field(src[i]));
-      const unsigned seg = find_prefix(static_cast<std::uint64_t>(w) >> prefix_shift, prefixes, s);
-      if (seg < s) bin = seg * buckets + (static_cast<unsigned>(w >> shift) & (buckets - 1));
-    }
-    if (shared) count_one(counts, bin);
-    else count_one(hist, bin);
-    if (dst != nullptr) {
-      const unsigned ballot = __ballot_sync(0xffffffffu, bin != none);
-      if (ballot != 0) {
-        unsigned long long first = 0;
-        if (lane == 0) first = atomicAdd(dst_count, static_cast<unsigned long long>(__popc(ballot)));
-        first = __shfl_sync(0xffffffffu, first, 0);
-        if (bin != none) dst[first + __popc(ballot & ((1u << lane) - 1u))] = w;
-      }
-    }
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < m; i += stride) {
+    const std::uint64_t w = scratch[i];
+    const unsigned seg = find_prefix(w >> prefix_shift, prefixes, s);
+    if (seg == s) continue;
+    const unsigned b = seg * buckets + (static_cast<unsigned>(w >> shift) & (buckets - 1));
+    if (shared) atomicAdd(&counts[b], 1u);
+    else atomicAdd(&hist[b], 1ull);
   }
   if (shared) {
     __syncthreads();
@@ -244,19 +231,9 @@ __global__ void count_destinations(const Key* keys, std::uint64_t n, field_of_ke
   for (unsigned d = threadIdx.x; d < num_ranks; d += blockDim.x) per_rank[d] = 0;
   __syncthreads();
   const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * split_tile;
-  const unsigned lane = threadIdx.x % 32;
   for (int k = 0; k < split_items; ++k) {
     const std::uint64_t i = first + static_cast<std::uint64_t>(k) * split_threads + threadIdx.x;
-    const unsigned d = i < n ? destination(field(keys[i]), i, split_shared, split_shared + s, s) : none;
-    if (num_ranks <= ballot_ranks) {
-      // Few destinations share few counters: one ballot per destination, one atomic per warp.
-      for (unsigned q = 0; q < num_ranks; ++q) {
-        const unsigned c = __popc(__ballot_sync(0xffffffffu, d == q));
-        if (lane == 0 && c) atomicAdd(&per_rank[q], c);
-      }
-    } else {
-      count_one(per_rank, d);
-    }
+    if (i < n) atomicAdd(&per_rank[destination(field(keys[i]), i, split_shared, split_shared + s, s)], 1u);
   }
   __syncthreads();
   for (unsigned d = threadIdx.x; d < num_ranks; d += blockDim.x)
@@ -308,16 +285,7 @@ __global__ void __launch_bounds__(split_threads)
       key[c] = keys_in[i];
       dest[c] = destination(field(key[c]), i, split_shared, split_shared + s, s);
     }
-    unsigned peers;
-    if (num_ranks <= ballot_ranks) {
-      peers = __ballot_sync(0xffffffffu, dest[c] == none);
-      for (unsigned q = 0; q < num_ranks; ++q) {
-        const unsigned b = __ballot_sync(0xffffffffu, dest[c] == q);
-        if (dest[c] == q) peers = b;
-      }
-    } else {
-      peers = __match_any_sync(0xffffffffu, dest[c]);
-    }
+    const unsigned peers = __match_any_sync(0xffffffffu, dest[c]);
     const unsigned leader = __ffs(peers) - 1;
     unsigned base = 0;
     if (lane == leader && dest[c] != none) base = mine[dest[c]];
@@ -555,57 +523,33 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
       }
       gather_level(words);
     }
-    // Levels 1 and later: level 1 reads the keys and gathers the fields of the open segments
-    // into scratch (the alternate buffer, free until the partition); each later level reads
-    // the previous level's gathered fields and, while they fill at most half the buffer,
-    // gathers its own open segments' fields behind them (so skewed keys, whose open segments
-    // stay large, are read once per level in shrinking sets).
+    bool gathered = false;
     bits* scratch = reinterpret_cast<bits*>(out);
-    const bits* src = nullptr;  // the previous level's gathered fields
-    std::uint64_t src_count = 0, src_first = 0;
     while (!search.done()) {
       const auto prefixes = search.open_prefixes();
       const unsigned S = static_cast<unsigned>(prefixes.size());
       const unsigned prefix_shift = search.digit_shift() + search.digit_width();
       ONEPASS_CUDA_CHECK(cudaMemcpyAsync(d_prefixes, prefixes.data(), S * sizeof(std::uint64_t), cudaMemcpyHostToDevice,
                                          stream));
-      const std::size_t words = S * search.num_buckets();
-      ONEPASS_CUDA_CHECK(cudaMemsetAsync(own_hist, 0, words * sizeof(std::uint64_t), stream));
-      ONEPASS_CUDA_CHECK(cudaMemsetAsync(d_count, 0, sizeof(std::uint64_t), stream));
-      const bool shared = words * sizeof(unsigned) <= 32 * 1024;
-      const std::size_t shared_bytes = shared ? words * sizeof(unsigned) : 0;
-      // Where this level gathers (at most src_count fields): at the front of the buffer if the
-      // previous level's fields leave it free, else behind them if they leave room; else
-      // nowhere (the next level reads the same fields again).
-      std::uint64_t dst_first = 0;
-      bits* dst = scratch;
-      if (src != nullptr) {
-        if (src_first >= src_count) dst_first = 0;
-        else if (src_first + 2 * src_count <= n) dst_first = src_first + src_count;
-        else dst = nullptr;
-        if (dst != nullptr) dst = scratch + dst_first;
-      }
-      if (src == nullptr) {
+      if (!gathered) {
+        ONEPASS_CUDA_CHECK(cudaMemsetAsync(d_count, 0, sizeof(std::uint64_t), stream));
         if (n > 0) {
-          histogram_open<Key, field_of_key<Key>, bits><<<sort_stride_grid(n), 256, shared_bytes, stream>>>(
-              in, n, nullptr, field, prefix_shift, d_prefixes, S, search.digit_shift(), search.digit_width(), shared,
-              own_hist, dst, d_count);
+          gather_open_fields<Key><<<sort_stride_grid(n), 256, 0, stream>>>(in, n, field, prefix_shift, d_prefixes, S,
+                                                                      scratch, d_count);
           ONEPASS_CUDA_CHECK_LAUNCH();
         }
-      } else if (src_count > 0) {
-        histogram_open<bits, field_is_word<bits>, bits><<<sort_stride_grid(src_count), 256, shared_bytes, stream>>>(
-            src, src_count, nullptr, field_is_word<bits>{}, prefix_shift, d_prefixes, S, search.digit_shift(),
-            search.digit_width(), shared, own_hist, dst, d_count);
+        gathered = true;
+      }
+      const std::size_t words = S * search.num_buckets();
+      ONEPASS_CUDA_CHECK(cudaMemsetAsync(own_hist, 0, words * sizeof(std::uint64_t), stream));
+      const bool shared = words * sizeof(unsigned) <= 32 * 1024;
+      if (n > 0) {
+        histogram_open_fields<bits><<<sort_stride_grid(n / 64 + 1), 256, shared ? words * sizeof(unsigned) : 0, stream>>>(
+            scratch, d_count, prefix_shift, d_prefixes, S, search.digit_shift(), search.digit_width(), shared,
+            own_hist);
         ONEPASS_CUDA_CHECK_LAUNCH();
       }
-      std::uint64_t gathered = 0;
-      ONEPASS_CUDA_CHECK(cudaMemcpyAsync(&gathered, d_count, sizeof(gathered), cudaMemcpyDeviceToHost, stream));
-      gather_level(words);  // waits for the stream
-      if (dst != nullptr) {
-        src = dst;
-        src_first = dst_first;
-        src_count = gathered;
-      }
+      gather_level(words);
     }
 
     // The splitters on this rank: words and position thresholds.
@@ -671,9 +615,8 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
       throw runtime_failure(std::string(function) + ": rank " + std::to_string(ranks.rank) + " would receive " +
                             std::to_string(received) + " keys for its " + std::to_string(n) +
                             " (the splitters are inconsistent; please report this)");
-    std::vector<exchange_array> arrays{{out, in, sizeof(Key)}};
-    if constexpr (has_values) arrays.push_back({values_out, values->current(), sizeof(Value)});
-    exchange(arrays, send, receive, ranks, comm, stream, function);
+    exchange(out, send, in, receive, sizeof(Key), ranks, comm, stream, function);
+    if constexpr (has_values) exchange(values_out, send, values->current(), receive, sizeof(Value), ranks, comm, stream, function);
   }
 
   // 5. The local stable sort of what arrived (in current()) into alternate().
