@@ -57,14 +57,15 @@ std::vector<std::uint64_t> split(std::uint64_t n, int P, int mode, std::mt19937_
 /// Sorts keys (and values = global positions) over P ranks and checks the result against the
 /// CPU stable sort of the concatenation.
 template <class Key, bool Pairs>
-void check_sort(int P, const std::vector<Key>& all, const std::vector<std::uint64_t>& counts, unsigned begin,
+void check_sort(onepass::testing::rank_team& team, const std::vector<Key>& all, const std::vector<std::uint64_t>& counts, unsigned begin,
                 unsigned end, bool descending, const std::string& what) {
   using Value = std::conditional_t<sizeof(Key) == 8, std::uint64_t, std::uint32_t>;
+  const int P = team.size();
   std::vector<std::uint64_t> first(P + 1, 0);
   for (int r = 0; r < P; ++r) first[r + 1] = first[r] + counts[r];
   std::vector<std::vector<Key>> out_keys(P);
   std::vector<std::vector<Value>> out_values(P);
-  onepass::testing::run_ranks(P, [&](int r, ncclComm_t comm, cudaStream_t stream) {
+  team.run([&](int r, ncclComm_t comm, cudaStream_t stream) {
     const std::uint64_t n = counts[r];
     dev k0(n * sizeof(Key)), k1(n * sizeof(Key)), v0(n * sizeof(Value)), v1(n * sizeof(Value));
     upload(k0.as<Key>(), std::vector<Key>(all.begin() + first[r], all.begin() + first[r + 1]));
@@ -107,6 +108,7 @@ void check_sort(int P, const std::vector<Key>& all, const std::vector<std::uint6
 
 template <class Key, bool Pairs>
 void sweep(int P, std::uint64_t seed) {
+  onepass::testing::rank_team team(P);
   std::mt19937_64 rng(seed);
   constexpr unsigned bits = sizeof(Key) * 8;
   for (int shape = 0; shape < 6; ++shape)
@@ -118,7 +120,7 @@ void sweep(int P, std::uint64_t seed) {
       const bool descending = (shape + mode) % 2 == 1;
       unsigned begin = 0, end = bits;
       if (mode == 2 && shape % 2 == 0) begin = 3, end = bits - 5;  // a narrowed bit range
-      check_sort<Key, Pairs>(P, all, counts, begin, end, descending,
+      check_sort<Key, Pairs>(team, all, counts, begin, end, descending,
                              "P=" + std::to_string(P) + " shape " + std::to_string(shape) + " split " +
                                  std::to_string(mode));
       if (::testing::Test::HasFatalFailure()) return;
@@ -151,10 +153,11 @@ TEST_P(DistributedSort, EmptyAndTinyInputs) {
   const int P = GetParam();
   ONEPASS_REQUIRE_GPUS(P);
   std::mt19937_64 rng(8);
-  check_sort<std::uint32_t, false>(P, {}, std::vector<std::uint64_t>(P, 0), 0, 32, false, "N = 0");
-  check_sort<std::uint32_t, true>(P, {42}, split(1, P, 1, rng), 0, 32, false, "N = 1");
+  onepass::testing::rank_team team(P);
+  check_sort<std::uint32_t, false>(team, {}, std::vector<std::uint64_t>(P, 0), 0, 32, false, "N = 0");
+  check_sort<std::uint32_t, true>(team, {42}, split(1, P, 1, rng), 0, 32, false, "N = 1");
   std::vector<std::uint32_t> few{5, 5, 5, 1, 5, 0, 5};
-  check_sort<std::uint32_t, true>(P, few, split(few.size(), P, 0, rng), 0, 32, false, "ties across every boundary");
+  check_sort<std::uint32_t, true>(team, few, split(few.size(), P, 0, rng), 0, 32, false, "ties across every boundary");
 }
 
 TEST_P(DistributedSort, BadArgumentsOnOneRankMakeEveryRankThrow) {
