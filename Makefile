@@ -250,6 +250,15 @@ FIGURE_NAMES := fig06_chi2_rounds fig07_mmd_n5 fig08_mmd_n100 fig09_mmd_n1000 fi
                 fig10_fusion fig11_gpu_shuffle onesweep_fig09_keys32 onesweep_fig10_pairs32 \
                 onesweep_fig11_keys64 sort_headline gaussian_throughput walking_sampler
 
+# The multi-GPU figures (figures/multi_gpu_results.py): drawn from the recorded 4-GPU runs,
+# results/recorded/<device>/multi_gpu_sort.csv and multi_gpu_shuffle_medians-*.csv (or a fresh
+# multi_gpu_sort.csv / multi_gpu_shuffle.csv in RESULTS_DIR); they need no GPU and no build.
+# fig-multi_gpu_sort draws multi_gpu_sort_strong, _weak and _skew; fig-multi_gpu_shuffle multi_gpu_shuffle.
+.PHONY: fig-multi_gpu_sort fig-multi_gpu_shuffle
+fig-multi_gpu_sort fig-multi_gpu_shuffle:
+	@test -n "$(PYTHON)" || { echo "no python with matplotlib found; run make deps or set PYTHON=" >&2; exit 1; }
+	$(PYTHON) -m figures.multi_gpu_results --results $(RESULTS_DIR) --out $(FIGURES_DIR) --only $(patsubst fig-multi_gpu_%,%,$@)
+
 fig-%: deps configure
 	@set -e; fig=$*; exp=$(or $(FIG_EXPERIMENT_$*),$*); \
 	if [[ " $(CPU_EXPERIMENTS) " == *" $$exp "* ]]; then run=1; \

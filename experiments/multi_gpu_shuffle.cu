@@ -45,6 +45,8 @@ namespace ex = onepass::experiments;
 namespace gpu = onepass::experiments::gpu;
 namespace mg = onepass::experiments::multi_gpu;
 namespace dist = onepass::distributed;
+using mg::first_of;
+using mg::share;
 
 const char* const experiment = "multi_gpu_shuffle";
 
@@ -74,13 +76,6 @@ struct case_spec {
   std::string name;
   std::uint64_t total, per_rank;  // strong: total; weak: per_rank
 };
-
-std::uint64_t share(std::uint64_t total, int P, int r) { return total / P + (static_cast<std::uint64_t>(r) < total % P ? 1 : 0); }
-std::uint64_t first_of(std::uint64_t total, int P, int r) {
-  std::uint64_t f = 0;
-  for (int k = 0; k < r; ++k) f += share(total, P, k);
-  return f;
-}
 
 struct context {
   ex::run* r;
@@ -172,17 +167,7 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
                  out.as<std::uint64_t>(), n, first);
     write_row(c, "bijective_shuffle", cs.name, 1, n, total, t);
   } else {
-    std::vector<std::uint64_t> send(P), recv(P);
-    for (int q = 0; q < P; ++q) send[q] = share(n, P, q);
-    std::vector<std::uint64_t> all(static_cast<std::size_t>(P) * P);
-    MPI_Allgather(send.data(), P, MPI_UINT64_T, all.data(), P, MPI_UINT64_T, g.mpi);
-    std::uint64_t recv_total = 0;
-    for (int r = 0; r < P; ++r) recv_total += (recv[r] = all[static_cast<std::size_t>(r) * P + rank]);
-    gpu::device_buffer b(recv_total * 8);
-    const dist::detail::rank_view ranks{rank, P};
-    const auto ta = mg::time_group(g, c.stream, c.warmup, c.reps, [](int) {}, [&](int) {
-      dist::detail::exchange(in.get(), send, b.get(), recv, 8, ranks, g.nccl, c.stream, "alltoall");
-    });
+    const auto ta = mg::time_alltoall(g, c.stream, n, 8, c.warmup, c.reps);
     write_row(c, "alltoall", cs.name, P, n0, total, ta);
   }
 }
@@ -227,33 +212,19 @@ int main(int argc, char** argv) {
   cudaStream_t stream = nullptr;
   ONEPASS_EXPERIMENT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   context c{&r, &s, timing.warmup, reps, r.seed(), stream, {}};
-  int failed = 0;
-  // One communicator per P, every case measured on it (P = 1 first: it sets the fingerprints).
-  for (int P = 1; P <= P_max; ++P) {
-    mg::group g = mg::first_ranks(s, world, P);
+  // P = 1 first: it sets the fingerprints the larger P must match.
+  const int status = mg::for_each_group(s, world, 1, P_max, experiment, [&](const mg::group& g, int) {
     for (const auto& cs : cases) {
-      if (g.member) {
-        try {
-          measure(c, g, cs);
-        } catch (const std::exception& e) {
-          ex::progress(experiment, std::string("rank ") + std::to_string(s.rank()) + ": " + cs.name + " P=" +
-                                       std::to_string(P) + " failed: " + e.what());
-          failed = 1;
-        }
-      }
-      int any = 0;
-      MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-      if (any) {
-        mg::release(g);
-        cudaStreamDestroy(stream);
-        ncclCommDestroy(world);
-        return ex::exit_failure;
+      try {
+        measure(c, g, cs);
+      } catch (const std::exception& e) {
+        throw onepass::runtime_failure(cs.name + ": " + e.what());
       }
     }
-    mg::release(g);
-  }
+  });
   cudaStreamDestroy(stream);
   ncclCommDestroy(world);
+  if (status != ex::exit_success) return status;
   if (s.rank() == 0) r.finish();
   return ex::exit_success;
 }

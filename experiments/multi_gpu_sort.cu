@@ -48,6 +48,8 @@ namespace ex = onepass::experiments;
 namespace gpu = onepass::experiments::gpu;
 namespace mg = onepass::experiments::multi_gpu;
 namespace dist = onepass::distributed;
+using mg::first_of;
+using mg::share;
 
 const char* const experiment = "multi_gpu_sort";
 
@@ -108,13 +110,6 @@ struct context {
   std::uint64_t seed;
   cudaStream_t stream;
 };
-
-std::uint64_t share(std::uint64_t total, int P, int r) { return total / P + (static_cast<std::uint64_t>(r) < total % P ? 1 : 0); }
-std::uint64_t first_of(std::uint64_t total, int P, int r) {
-  std::uint64_t f = 0;
-  for (int k = 0; k < r; ++k) f += share(total, P, k);
-  return f;
-}
 
 void write_row(context& c, const char* algorithm, const std::string& shape_text, int P, std::uint64_t n0,
                std::uint64_t total, const gpu::timing& t) {
@@ -208,18 +203,7 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
     k1.reset();
     v1.reset();
     // The all-to-all of the same bytes: n_r / P items (keys and values) to every rank.
-    const std::size_t item = sizeof(Key) + (cs.pairs ? 4 : 0);
-    std::vector<std::uint64_t> send(P), recv(P);
-    for (int q = 0; q < P; ++q) send[q] = share(n, P, q);
-    std::vector<std::uint64_t> all(static_cast<std::size_t>(P) * P);
-    MPI_Allgather(send.data(), P, MPI_UINT64_T, all.data(), P, MPI_UINT64_T, g.mpi);
-    std::uint64_t recv_total = 0;
-    for (int r = 0; r < P; ++r) recv_total += (recv[r] = all[static_cast<std::size_t>(r) * P + rank]);
-    gpu::device_buffer a(n * item), b(recv_total * item);
-    const dist::detail::rank_view ranks{rank, P};
-    const auto ta = mg::time_group(g, c.stream, c.warmup, c.reps, [](int) {}, [&](int) {
-      dist::detail::exchange(a.get(), send, b.get(), recv, item, ranks, g.nccl, c.stream, "alltoall");
-    });
+    const auto ta = mg::time_alltoall(g, c.stream, n, sizeof(Key) + (cs.pairs ? 4 : 0), c.warmup, c.reps);
     write_row(c, "alltoall", cs.name, P, n0, total, ta);
   }
 }
@@ -282,37 +266,21 @@ int main(int argc, char** argv) {
   cudaStream_t stream = nullptr;
   ONEPASS_EXPERIMENT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   context c{&r, &s, timing.warmup, reps, r.seed(), stream};
-  int failed = 0;
-  // One communicator per P (ncclCommSplit and NCCL's first connections cost seconds), every
-  // case measured on it.
-  for (int P = std::max(1, min_ranks); P <= P_max; ++P) {
-    mg::group g = mg::first_ranks(s, world, P);
+  const int status = mg::for_each_group(s, world, std::max(1, min_ranks), P_max, experiment, [&](const mg::group& g, int P) {
     for (const auto& cs : cases) {
       if (!only.empty() && std::find(only.begin(), only.end(), cs.name) == only.end()) continue;
       if (cs.name == "big_keys_u32" && P != P_max) continue;
-      if (g.member) {
-        try {
-          if (cs.key_bytes == 4) measure<std::uint32_t>(c, g, cs);
-          else measure<std::uint64_t>(c, g, cs);
-        } catch (const std::exception& e) {
-          ex::progress(experiment, std::string("rank ") + std::to_string(s.rank()) + ": " + cs.name + " P=" +
-                                       std::to_string(P) + " failed: " + e.what());
-          failed = 1;
-        }
-      }
-      int any = 0;
-      MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-      if (any) {
-        mg::release(g);
-        cudaStreamDestroy(stream);
-        ncclCommDestroy(world);
-        return ex::exit_failure;
+      try {
+        if (cs.key_bytes == 4) measure<std::uint32_t>(c, g, cs);
+        else measure<std::uint64_t>(c, g, cs);
+      } catch (const std::exception& e) {
+        throw onepass::runtime_failure(cs.name + ": " + e.what());
       }
     }
-    mg::release(g);
-  }
+  });
   cudaStreamDestroy(stream);
   ncclCommDestroy(world);
+  if (status != ex::exit_success) return status;
   if (s.rank() == 0) r.finish();
   return ex::exit_success;
 }

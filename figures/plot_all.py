@@ -72,6 +72,7 @@ from figures import segmented_results  # the segmented shuffle's figure
 from figures import python_results  # the Python package against torch, CuPy and JAX (python_peers)
 from figures import sampler_results  # the data-loader sampler against torch's DistributedSampler (sampler)
 from figures import walking_results  # the walking permutation's index generator on the GPU (walking_sampler)
+from figures import multi_gpu_results  # the distributed sort and shuffle over NCCL (multi_gpu_sort, multi_gpu_shuffle)
 
 palette.apply_rc()
 PASS_COLOUR = palette.OURS
@@ -734,6 +735,7 @@ def main(argv=None):
     written, problems = python_results.extend(args.results, args.out, recorded_root, written, problems)
     written, problems = sampler_results.extend(args.results, args.out, recorded_root, written, problems)
     written, problems = walking_results.extend(args.results, args.out, recorded_root, written, problems)
+    written, problems = multi_gpu_results.extend(args.results, args.out, recorded_root, written, problems)
 
     for path in written:
         print("plot_all: wrote %s" % path)

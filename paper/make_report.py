@@ -34,6 +34,7 @@ from figures import segmented_results  # the segmented shuffle section
 from figures import python_results  # the Python package on GPU arrays (python_peers)
 from figures import sampler_results  # the data-loader sampler (sampler: CPU and GPU copies, all read)
 from figures import walking_results  # the walking permutation's index generator (walking_sampler, GPU)
+from figures import multi_gpu_results  # beyond one GPU: distributed sort and shuffle (recorded 4-GPU runs)
 from paper import provenance as pv  # commit vs measured code, clocks
 from paper import claims  # one claims table per seed document
 from paper import variability  # spread, repeated runs, ranges, seed replicates
@@ -1696,6 +1697,7 @@ def main(argv=None):
     python_results.report_section(report, args.results, recorded)
     sampler_results.report_section(report, args.results, recorded)
     walking_results.report_section(report, args.results, recorded)  # registers its GPU provenance itself
+    multi_gpu_results.report_section(report, args.results, recorded)  # "Beyond one GPU" (no meta.json: not in the provenance table)
     gaussian_source = sr.gpu_source(args.results, "gaussian_throughput", recorded)
     if gaussian_source is not None:  # its section is figures/gaussian_results.py's; the table names its commit
         try:

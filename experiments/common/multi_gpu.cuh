@@ -22,6 +22,8 @@
 #include <vector>
 
 #include "gpu_harness.cuh"
+#include "harness.hpp"
+#include "onepass/distributed/nccl_support.cuh"
 
 namespace onepass::experiments::multi_gpu {
 
@@ -105,6 +107,63 @@ gpu::timing time_group(const group& g, cudaStream_t stream, int warmup, int reps
     if (k >= warmup) seconds.push_back(slowest);
   }
   return gpu::summarize(std::move(seconds));
+}
+
+/// Rank r's share of `total` items over P ranks (the first total % P ranks one more), and the
+/// global index of its first item: rank r holds [first_of(r), first_of(r) + share(r)).
+inline std::uint64_t share(std::uint64_t total, int P, int r) {
+  return total / P + (static_cast<std::uint64_t>(r) < total % P ? 1 : 0);
+}
+inline std::uint64_t first_of(std::uint64_t total, int P, int r) {
+  std::uint64_t f = 0;
+  for (int k = 0; k < r; ++k) f += share(total, P, k);
+  return f;
+}
+
+/// Times the NCCL all-to-all of n items of item_bytes bytes on this rank of g (share(n, P, q)
+/// items to every rank q, grouped ncclSend/ncclRecv: the exchange's bound). Members only.
+inline gpu::timing time_alltoall(const group& g, cudaStream_t stream, std::uint64_t n, std::size_t item_bytes,
+                                 int warmup, int reps) {
+  const int P = g.num_ranks;
+  int rank = 0;
+  MPI_Comm_rank(g.mpi, &rank);
+  std::vector<std::uint64_t> send(P), recv(P), all(static_cast<std::size_t>(P) * P);
+  for (int q = 0; q < P; ++q) send[q] = share(n, P, q);
+  MPI_Allgather(send.data(), P, MPI_UINT64_T, all.data(), P, MPI_UINT64_T, g.mpi);
+  std::uint64_t recv_total = 0;
+  for (int r = 0; r < P; ++r) recv_total += (recv[r] = all[static_cast<std::size_t>(r) * P + rank]);
+  gpu::device_buffer a(n * item_bytes), b(recv_total * item_bytes);
+  const onepass::distributed::detail::rank_view ranks{rank, P};
+  return time_group(g, stream, warmup, reps, [](int) {}, [&](int) {
+    onepass::distributed::detail::exchange(a.get(), send, b.get(), recv, item_bytes, ranks, g.nccl, stream,
+                                           "alltoall");
+  });
+}
+
+/// Runs measure(g, P) for P = first .. last on the first P ranks of the world (one communicator
+/// per P: ncclCommSplit and NCCL's first connections cost seconds), then waits for every rank.
+/// A failure on any rank (named on stderr as experiment's progress) stops the run on every rank.
+/// Returns ex::exit_success or ex::exit_failure.
+template <class Measure>
+int for_each_group(const session& s, ncclComm_t world, int first, int last, const char* experiment,
+                   Measure&& measure) {
+  int failed = 0;
+  for (int P = first; P <= last && !failed; ++P) {
+    group g = first_ranks(s, world, P);
+    if (g.member) {
+      try {
+        measure(g, P);
+      } catch (const std::exception& e) {
+        progress(experiment, "rank " + std::to_string(s.rank()) + ", P = " + std::to_string(P) + ": " + e.what());
+        failed = 1;
+      }
+    }
+    release(g);
+    int any = 0;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    failed = any;
+  }
+  return failed ? exit_failure : exit_success;
 }
 
 /// A 64-bit mix of (seed, global index): the inputs' generator, so that the global input is

@@ -1,0 +1,681 @@
+"""Beyond one GPU: the distributed sort and shuffle over NCCL (experiments/multi_gpu_sort.cu,
+experiments/multi_gpu_shuffle.cu): their figures and their report section.
+
+    python -m figures.multi_gpu_results --results DIR --out DIR [--recorded DIR] [--only sort|shuffle]
+
+Reads, from the results directory when a fresh run is there, else from the recorded copy
+results/recorded/<device>/ (the newest device folder holding it):
+
+  multi_gpu_sort.csv      algorithm,shape,num_ranks,n_per_rank,n_total,seconds_median,seconds_min,
+                          seconds_max,keys_per_second; algorithms distributed_sort (ours,
+                          onepass::distributed::sort_keys/sort_pairs), onepass_sort (one GPU over the
+                          whole input, num_ranks 1), alltoall (NCCL grouped send/recv of the same bytes);
+                          shapes keys_u32, keys_u64, pairs_u32 (strong scaling), weak_keys_u32 (2^30 keys
+                          per GPU), q4_band_u32, one_percent_equal_u32, presorted_u32, reverse_u32 (skewed).
+  multi_gpu_shuffle.csv, else multi_gpu_shuffle_medians*.csv (parsed from the progress log: medians
+                          only) — algorithm,shape,num_ranks,n_total,seconds_median,items_per_second;
+                          algorithms distributed_shuffle, distributed_shuffle_walking, bijective_shuffle
+                          (one GPU), alltoall; shapes u64 (strong), weak_u64 (2^30 u64 items per GPU).
+
+These runs have no meta.json (they were recorded by hand from the 4-GPU machine's output); the
+device is read from nvidia-smi.txt beside the CSV when present.
+
+Figures (written to --out as .png and .pdf):
+  multi_gpu_sort_strong   time vs P for keys_u32, keys_u64, pairs_u32, the one-GPU sort (dashed), the
+                          measured all-to-all (dotted) and the issue's targets (hollow stars)
+  multi_gpu_sort_weak     weak_keys_u32 time vs P, the all-to-all, the target 1.5 x the 1-GPU time at P = 4
+  multi_gpu_sort_skew     the skewed shapes and uniform keys_u32 vs P, the target 1.3 x uniform
+  multi_gpu_shuffle       u64 and weak_u64: both distributed shuffles, the all-to-all, the one-GPU
+                          bijective shuffle and the weak-scaling target 1.3 x (all-to-all + one-GPU shuffle)
+
+Targets (the issue; H100, the same run):
+  sort strong scaling, 2^31 u32 keys: >= 1.5x faster than onepass::sort on one GPU at P = 2, >= 2.6x at
+  P = 4; u64 keys (2^30) and u32 pairs (2^31): >= 1.4x / >= 2.4x;
+  weak scaling, 2^30 u32 keys per GPU: time(4) <= 1.5 x time(1);
+  skewed keys: <= 1.3 x the uniform time at the same P, output counts exactly balanced;
+  shuffle, 2^30 u64 items per GPU: time <= 1.3 x (all-to-all of the same bytes + one-GPU
+  bijective_shuffle of 2^30 items).
+Standard library only, except the draw functions (matplotlib).
+"""
+
+import argparse
+import glob
+import os
+import re
+import sys
+
+from figures import shuffle_results as sr
+from figures.figure_files import footer, save_figure
+
+SORT = "multi_gpu_sort"
+SHUFFLE = "multi_gpu_shuffle"
+SORT_COLUMNS = ["algorithm", "shape", "num_ranks", "n_per_rank", "n_total", "seconds_median", "seconds_min",
+                "seconds_max", "keys_per_second"]
+SHUFFLE_COLUMNS = ["algorithm", "shape", "num_ranks", "n_total", "seconds_median", "items_per_second"]
+SORT_FIGURES = ["multi_gpu_sort_strong", "multi_gpu_sort_weak", "multi_gpu_sort_skew"]
+SHUFFLE_FIGURES = ["multi_gpu_shuffle"]
+FIGURES = SORT_FIGURES + SHUFFLE_FIGURES
+
+STRONG = ["keys_u32", "keys_u64", "pairs_u32"]
+WEAK = "weak_keys_u32"
+UNIFORM = "keys_u32"
+SKEWED = ["q4_band_u32", "one_percent_equal_u32", "presorted_u32", "reverse_u32"]
+# Strong scaling: {shape: {P: minimum speedup over onepass_sort on one GPU}}.
+STRONG_TARGETS = {"keys_u32": {2: 1.5, 4: 2.6}, "keys_u64": {2: 1.4, 4: 2.4}, "pairs_u32": {2: 1.4, 4: 2.4}}
+WEAK_TARGET = (4, 1.5)  # time(P = 4) <= 1.5 x time(1)
+SKEW_TARGET = 1.3  # <= 1.3 x the uniform time at the same P
+SHUFFLE_WEAK = "weak_u64"
+SHUFFLE_STRONG = "u64"
+SHUFFLE_OURS = ["distributed_shuffle", "distributed_shuffle_walking"]
+SHUFFLE_TARGET = 1.3  # x (all-to-all of the same bytes + one-GPU bijective_shuffle of 2^30 items)
+
+SHAPE_TEXT = {"keys_u32": "u32 keys, N = 2^31", "keys_u64": "u64 keys, N = 2^30", "pairs_u32": "u32 pairs, N = 2^31",
+              "weak_keys_u32": "u32 keys, 2^30 per GPU", "q4_band_u32": "q4 band (low entropy)",
+              "one_percent_equal_u32": "1 % of keys equal", "presorted_u32": "presorted", "reverse_u32": "reverse sorted",
+              "u64": "u64 items, N = 2^30", "weak_u64": "u64 items, 2^30 per GPU"}
+ALG_TEXT = {"distributed_sort": "distributed sort (ours)", "onepass_sort": "onepass::sort, one GPU",
+            "alltoall": "NCCL all-to-all of the same bytes", "distributed_shuffle": "distributed shuffle (ours)",
+            "distributed_shuffle_walking": "distributed shuffle, walking (ours)",
+            "bijective_shuffle": "bijective shuffle, one GPU"}
+SHAPE_COLOURS = {"keys_u32": "#1f77b4", "keys_u64": "#d62728", "pairs_u32": "#2ca02c", "weak_keys_u32": "#1f77b4",
+                 "q4_band_u32": "#d62728", "one_percent_equal_u32": "#9467bd", "presorted_u32": "#2ca02c",
+                 "reverse_u32": "#ff7f0e", "u64": "#1f77b4", "weak_u64": "#d62728"}
+
+
+# ------------------------------------------------------------------------------------ input
+
+class Data:
+    """One experiment's rows and where they came from: path (the CSV), device (the recorded
+    folder's name, or None for a fresh run), gpu (from nvidia-smi.txt beside it, else None),
+    medians_only (the CSV has no min/max)."""
+
+    def __init__(self, path, rows, device, medians_only=False):
+        self.path, self.rows, self.device, self.medians_only = path, rows, device, medians_only
+        self.directory = os.path.dirname(path)
+        self.gpu = gpu_of(self.directory)
+
+    @property
+    def fresh(self):
+        return self.device is None
+
+    def where(self):
+        return "this run (`%s`)" % sr.repo_relative(self.path) if self.fresh else \
+            "recorded copy `%s`" % sr.repo_relative(self.path)
+
+    def label(self):
+        text = "%s; %s" % (self.gpu or "GPU not named", "this run %s" % sr.repo_relative(self.path) if self.fresh
+                           else "recorded copy %s" % sr.repo_relative(self.path))
+        if self.medians_only:
+            text += " (medians only: min/max not recorded)"
+        return text
+
+
+def gpu_of(directory):
+    """'4 x NVIDIA H100 80GB HBM3, driver …, CUDA …' from nvidia-smi.txt in directory, else None."""
+    path = os.path.join(directory, "nvidia-smi.txt")
+    if not os.path.isfile(path):
+        return None
+    with open(path, errors="replace") as f:
+        text = f.read()
+    names = re.findall(r"^\|\s+\d+\s+(NVIDIA [^|]*?)\s{2,}\S+\s+\|", text, re.M)
+    driver = re.search(r"Driver Version:\s*(\S+)", text)
+    cuda = re.search(r"CUDA Version:\s*(\S+)", text)
+    if not names:
+        return None
+    out = "%d × %s" % (len(names), names[0]) if len(set(names)) == 1 else ", ".join(names)
+    if driver:
+        out += ", driver %s" % driver.group(1)
+    if cuda:
+        out += ", CUDA %s" % cuda.group(1)
+    return out
+
+
+def _parse(rows):
+    for r in rows:
+        for key in ("num_ranks", "n_per_rank", "n_total"):
+            if r.get(key) is not None:
+                r[key] = int(r[key])
+    return rows
+
+
+def _find(results, recorded_root, patterns):
+    """(path, device) of the first pattern found in results (fresh), else in the newest-named
+    recorded device folder holding it (sorted by name, last wins); None when absent."""
+    for pattern in patterns:
+        hits = sorted(glob.glob(os.path.join(results, pattern)))
+        if hits:
+            return hits[-1], None
+    if recorded_root and os.path.isdir(recorded_root):
+        for pattern in patterns:
+            found = []
+            for device in sorted(os.listdir(recorded_root)):
+                hits = sorted(glob.glob(os.path.join(recorded_root, device, pattern)))
+                if hits:
+                    found.append((hits[-1], device))
+            if found:
+                return found[-1]
+    return None
+
+
+def load_sort(results, recorded_root):
+    """Data of multi_gpu_sort.csv (fresh, else recorded), or None; raises sr.MissingInput for a
+    CSV with other columns or no rows."""
+    hit = _find(results, recorded_root, [SORT + ".csv"])
+    if hit is None:
+        return None
+    return Data(hit[0], _parse(sr.read_csv(hit[0], SORT_COLUMNS)), hit[1])
+
+
+def load_shuffle(results, recorded_root):
+    """Data of multi_gpu_shuffle.csv, else multi_gpu_shuffle_medians*.csv (medians only), or None."""
+    hit = _find(results, recorded_root, [SHUFFLE + ".csv", SHUFFLE + "_medians*.csv"])
+    if hit is None:
+        return None
+    path = hit[0]
+    with open(path) as f:
+        header = f.readline().strip().split(",")
+    columns = SORT_COLUMNS if header == SORT_COLUMNS else None
+    rows = _parse(sr.read_csv(path, columns))
+    missing = [c for c in SHUFFLE_COLUMNS if c not in rows[0]]
+    if missing:
+        raise sr.MissingInput("%s: missing columns %s" % (path, ",".join(missing)))
+    return Data(path, rows, hit[1], medians_only="seconds_min" not in rows[0])
+
+
+def seconds(rows, algorithm, shape, p):
+    """The median seconds of one row, or None."""
+    for r in rows:
+        if r["algorithm"] == algorithm and r["shape"] == shape and r["num_ranks"] == p:
+            return r["seconds_median"]
+    return None
+
+
+def ranks(rows, shape, algorithm=None):
+    return sorted({r["num_ranks"] for r in rows if r["shape"] == shape and (algorithm is None or r["algorithm"] == algorithm)})
+
+
+def one_gpu(rows, shape, algorithm="onepass_sort"):
+    """The one-GPU baseline's seconds for a shape (P = 1), else the distributed run's at P = 1."""
+    t = seconds(rows, algorithm, shape, 1)
+    return t if t is not None else seconds(rows, "distributed_sort", shape, 1)
+
+
+# --------------------------------------------------------------------------------- verdicts
+
+def verdict(ok):
+    return "not measured" if ok is None else ("met" if ok else "not met")
+
+
+def strong_rows(rows):
+    """[{shape, P, ours, speedup, alltoall, need (None where no target), ok}] for the strong-scaling shapes."""
+    out = []
+    for shape in STRONG:
+        base = one_gpu(rows, shape)
+        for p in ranks(rows, shape, "distributed_sort"):
+            t = seconds(rows, "distributed_sort", shape, p)
+            speedup = base / t if base and t else None
+            need = STRONG_TARGETS.get(shape, {}).get(p)
+            out.append({"shape": shape, "P": p, "ours": t, "one_gpu": base, "speedup": speedup,
+                        "alltoall": seconds(rows, "alltoall", shape, p), "need": need,
+                        "ok": None if need is None or speedup is None else speedup >= need})
+        for p, need in sorted(STRONG_TARGETS.get(shape, {}).items()):
+            if p not in ranks(rows, shape, "distributed_sort"):
+                out.append({"shape": shape, "P": p, "ours": None, "one_gpu": base, "speedup": None,
+                            "alltoall": None, "need": need, "ok": None})
+    return out
+
+
+def weak_rows(rows):
+    """[{P, ours, ratio = time(P) / time(1), alltoall, need, ok}] for weak_keys_u32; time(1) is
+    onepass_sort on one GPU at P = 1 (else the distributed sort's P = 1 row)."""
+    base = one_gpu(rows, WEAK)
+    out = []
+    for p in ranks(rows, WEAK, "distributed_sort"):
+        t = seconds(rows, "distributed_sort", WEAK, p)
+        ratio = t / base if base and t else None
+        need = WEAK_TARGET[1] if p == WEAK_TARGET[0] else None
+        out.append({"P": p, "ours": t, "one_gpu": base, "ratio": ratio, "alltoall": seconds(rows, "alltoall", WEAK, p),
+                    "need": need, "ok": None if need is None or ratio is None else ratio <= need})
+    return out
+
+
+def skew_rows(rows):
+    """[{shape, P, ours, uniform, ratio, alltoall, need, ok}] for the skewed shapes at P >= 2
+    (the target compares distributed runs; P = 1 is one GPU's sort and shown without a verdict)."""
+    out = []
+    for shape in SKEWED:
+        for p in ranks(rows, shape, "distributed_sort"):
+            t = seconds(rows, "distributed_sort", shape, p)
+            u = seconds(rows, "distributed_sort", UNIFORM, p)
+            ratio = t / u if t and u else None
+            need = SKEW_TARGET if p >= 2 else None
+            out.append({"shape": shape, "P": p, "ours": t, "uniform": u, "ratio": ratio,
+                        "alltoall": seconds(rows, "alltoall", shape, p), "need": need,
+                        "ok": None if need is None or ratio is None else ratio <= need})
+    return out
+
+
+def shuffle_rows(rows, shape):
+    """[{P, algorithm, ours, one_gpu, speedup, alltoall, bound, ok}] per P and distributed shuffle;
+    for weak_u64 the target bound = 1.3 x (all-to-all at P + one-GPU bijective_shuffle of 2^30
+    items) at P >= 2 (at P = 1 no exchange happens: shown without a verdict)."""
+    base = one_gpu(rows, shape, "bijective_shuffle")
+    out = []
+    for p in ranks(rows, shape):
+        a2a = seconds(rows, "alltoall", shape, p)
+        for alg in SHUFFLE_OURS:
+            t = seconds(rows, alg, shape, p)
+            if t is None:
+                continue
+            bound = SHUFFLE_TARGET * (a2a + base) if shape == SHUFFLE_WEAK and p >= 2 and a2a and base else None
+            out.append({"P": p, "algorithm": alg, "ours": t, "one_gpu": base,
+                        "speedup": base / t if base else None, "ratio": t / base if base else None,
+                        "alltoall": a2a, "bound": bound, "ok": None if bound is None else t <= bound})
+    return out
+
+
+def reachability(rows):
+    """The 2-GPU strong-scaling target against a lower bound built from measured numbers: one GPU's
+    sort of 2^30 u32 keys (weak_keys_u32, P = 1) + the all-to-all of keys_u32 at P = 2, against the
+    target time onepass_sort(2^31) / 1.5. None when a number is missing."""
+    local = one_gpu(rows, WEAK)
+    a2a = seconds(rows, "alltoall", UNIFORM, 2)
+    one = one_gpu(rows, UNIFORM)
+    need = STRONG_TARGETS[UNIFORM][2]
+    if None in (local, a2a, one):
+        return None
+    return {"local": local, "alltoall": a2a, "bound": local + a2a, "one_gpu": one, "target_time": one / need,
+            "need": need, "reachable": local + a2a <= one / need,
+            "ours": seconds(rows, "distributed_sort", UNIFORM, 2)}
+
+
+def count_verdicts(items):
+    got = [i["ok"] for i in items if i["ok"] is not None]
+    if not got:
+        return "not measured", 0, 0
+    return ("met" if all(got) else "not met"), sum(got), len(got)
+
+
+# ------------------------------------------------------------------------------------ figures
+
+def ms(t):
+    return None if t is None else 1e3 * t
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from figures import palette
+
+    palette.apply_rc()
+    return plt
+
+
+def _finish(fig, ax, data, out_dir, name, title, ncol=2):
+    ax.set_xlabel("GPUs (P)")
+    ax.set_ylabel("time (ms, median; slowest rank)")
+    ax.set_title(title, fontsize=10.5)
+    ax.set_ylim(bottom=0)
+    fig.tight_layout()
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=ncol, fontsize=7.5, framealpha=0.92)
+    footer(fig, data.label())
+    return save_figure(fig, out_dir, name)
+
+
+def _new(size=(8.6, 5.0)):
+    return _plt().subplots(figsize=size)
+
+
+def draw_sort_strong(data, out_dir):
+    rows = data.rows
+    if not any(r["shape"] in STRONG and r["algorithm"] == "distributed_sort" for r in rows):
+        raise sr.MissingInput("%s has no strong-scaling rows (%s)" % (data.path, ", ".join(STRONG)))
+    fig, ax = _new()
+    ps = set()
+    for shape in STRONG:
+        c = SHAPE_COLOURS[shape]
+        pts = [(p, seconds(rows, "distributed_sort", shape, p)) for p in ranks(rows, shape, "distributed_sort")]
+        if not pts:
+            continue
+        ps.update(p for p, _ in pts)
+        ax.plot([p for p, _ in pts], [ms(t) for _, t in pts], "-o", color=c, lw=1.8, ms=5,
+                label="distributed sort, %s" % SHAPE_TEXT[shape])
+        base = one_gpu(rows, shape)
+        if base:
+            ax.axhline(ms(base), color=c, ls="--", lw=1.0, alpha=0.8, label="onepass::sort on one GPU, %s" % shape)
+        a2a = [(p, seconds(rows, "alltoall", shape, p)) for p in ranks(rows, shape, "alltoall")]
+        if a2a:
+            ax.plot([p for p, _ in a2a], [ms(t) for _, t in a2a], ":s", color=c, lw=1.2, ms=4,
+                    label="NCCL all-to-all of the same bytes, %s" % shape)
+        for p, need in sorted(STRONG_TARGETS.get(shape, {}).items()):
+            if base:
+                ax.plot([p], [ms(base / need)], "*", color=c, mfc="white", mew=1.4, ms=13, zorder=5,
+                        label="target %s: %s× at P = %s" % (shape, " / ".join("%.1f" % v for v in
+                                                                           STRONG_TARGETS[shape].values()),
+                                                           " / ".join(str(k) for k in STRONG_TARGETS[shape]))
+                        if p == min(STRONG_TARGETS[shape]) else None)
+    ax.set_xticks(sorted(ps))
+    return _finish(fig, ax, data, out_dir, "multi_gpu_sort_strong",
+                   "Distributed sort, strong scaling: time vs GPUs (hollow stars: the issue's targets)")
+
+
+def draw_sort_weak(data, out_dir):
+    rows = data.rows
+    pts = [(p, seconds(rows, "distributed_sort", WEAK, p)) for p in ranks(rows, WEAK, "distributed_sort")]
+    if not pts:
+        raise sr.MissingInput("%s has no %s rows" % (data.path, WEAK))
+    fig, ax = _new((7.6, 4.8))
+    c = SHAPE_COLOURS[WEAK]
+    ax.plot([p for p, _ in pts], [ms(t) for _, t in pts], "-o", color=c, lw=1.8, ms=5,
+            label="distributed sort, %s" % SHAPE_TEXT[WEAK])
+    base = one_gpu(rows, WEAK)
+    if base:
+        ax.axhline(ms(base), color=c, ls="--", lw=1.0, label="onepass::sort on one GPU (2^30 keys)")
+        p, need = WEAK_TARGET
+        ax.plot([p], [ms(need * base)], "*", color=c, mfc="white", mew=1.4, ms=13, zorder=5,
+                label="target: ≤ %.1f× the 1-GPU time at P = %d" % (need, p))
+        ax.axhline(ms(need * base), color="#999999", ls="-.", lw=0.8)
+    a2a = [(p, seconds(rows, "alltoall", WEAK, p)) for p in ranks(rows, WEAK, "alltoall")]
+    if a2a:
+        ax.plot([p for p, _ in a2a], [ms(t) for _, t in a2a], ":s", color="#555555", lw=1.2, ms=4,
+                label="NCCL all-to-all of the same bytes")
+    ax.set_xticks([p for p, _ in pts])
+    return _finish(fig, ax, data, out_dir, "multi_gpu_sort_weak", "Distributed sort, weak scaling: 2^30 u32 keys per GPU")
+
+
+def draw_sort_skew(data, out_dir):
+    rows = data.rows
+    if not any(r["shape"] in SKEWED for r in rows):
+        raise sr.MissingInput("%s has no skewed-key rows (%s)" % (data.path, ", ".join(SKEWED)))
+    fig, ax = _new()
+    ps = set()
+    for shape in [UNIFORM] + SKEWED:
+        pts = [(p, seconds(rows, "distributed_sort", shape, p)) for p in ranks(rows, shape, "distributed_sort")]
+        if not pts:
+            continue
+        ps.update(p for p, _ in pts)
+        uniform = shape == UNIFORM
+        ax.plot([p for p, _ in pts], [ms(t) for _, t in pts], "-o" if uniform else "-^",
+                color="#111111" if uniform else SHAPE_COLOURS[shape], lw=2.2 if uniform else 1.4, ms=5,
+                label="uniform keys_u32 (N = 2^31)" if uniform else SHAPE_TEXT[shape])
+    up = [(p, seconds(rows, "distributed_sort", UNIFORM, p)) for p in sorted(ps) if p >= 2]
+    up = [(p, t) for p, t in up if t]
+    if up:
+        ax.plot([p for p, _ in up], [ms(SKEW_TARGET * t) for _, t in up], "--", color="#999999", lw=1.2,
+                label="target: ≤ %.1f× uniform at the same P" % SKEW_TARGET)
+    a2a = [(p, seconds(rows, "alltoall", UNIFORM, p)) for p in ranks(rows, UNIFORM, "alltoall")]
+    if a2a:
+        ax.plot([p for p, _ in a2a], [ms(t) for _, t in a2a], ":s", color="#555555", lw=1.0, ms=4,
+                label="NCCL all-to-all of the same bytes (keys_u32)")
+    ax.set_xticks(sorted(ps))
+    return _finish(fig, ax, data, out_dir, "multi_gpu_sort_skew",
+                   "Distributed sort, skewed u32 keys (N = 2^31) against uniform; every output checked "
+                   "sorted and balanced", ncol=2)
+
+
+def draw_shuffle(data, out_dir):
+    rows = data.rows
+    plt = _plt()
+    shapes = [s for s in (SHUFFLE_STRONG, SHUFFLE_WEAK) if any(r["shape"] == s for r in rows)]
+    if not shapes:
+        raise sr.MissingInput("%s has no %s or %s rows" % (data.path, SHUFFLE_STRONG, SHUFFLE_WEAK))
+    fig, axes = plt.subplots(1, len(shapes), figsize=(6.6 * len(shapes), 4.8), squeeze=False)
+    styles = {"distributed_shuffle": ("-o", "#1f77b4"), "distributed_shuffle_walking": ("-D", "#9467bd"),
+              "alltoall": (":s", "#555555")}
+    for ax, shape in zip(axes[0], shapes):
+        ps = ranks(rows, shape)
+        for alg in SHUFFLE_OURS + ["alltoall"]:
+            pts = [(p, seconds(rows, alg, shape, p)) for p in ps]
+            pts = [(p, t) for p, t in pts if t is not None]
+            if pts:
+                ls, c = styles[alg]
+                ax.plot([p for p, _ in pts], [ms(t) for _, t in pts], ls, color=c, lw=1.6, ms=5, label=ALG_TEXT[alg])
+        base = one_gpu(rows, shape, "bijective_shuffle")
+        if base:
+            ax.axhline(ms(base), color="#2ca02c", ls="--", lw=1.1, label="bijective shuffle on one GPU (2^30 items)")
+        if shape == SHUFFLE_WEAK and base:
+            bound = [(p, SHUFFLE_TARGET * (seconds(rows, "alltoall", shape, p) + base)) for p in ps
+                     if p >= 2 and seconds(rows, "alltoall", shape, p)]
+            if bound:
+                ax.plot([p for p, _ in bound], [ms(t) for _, t in bound], "*--", color="#d62728", mfc="white",
+                        mew=1.3, ms=11, lw=1.0, label="target: ≤ %.1f× (all-to-all + one-GPU shuffle)" % SHUFFLE_TARGET)
+        ax.set_xticks(ps)
+        ax.set_xlabel("GPUs (P)")
+        ax.set_ylabel("time (ms, median; slowest rank)")
+        ax.set_ylim(bottom=0)
+        ax.set_title(("strong scaling: " if shape == SHUFFLE_STRONG else "weak scaling: ") + SHAPE_TEXT[shape],
+                     fontsize=10)
+    fig.suptitle("Distributed shuffle of u64 items over NCCL", fontsize=11)
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    handles, labels = {}, {}
+    for ax in axes[0]:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    fig.legend(list(handles.values()), list(handles), loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=3,
+               fontsize=7.5, framealpha=0.92)
+    footer(fig, data.label())
+    return save_figure(fig, out_dir, "multi_gpu_shuffle")
+
+
+def draw(results, out_dir, recorded_root, which=("sort", "shuffle")):
+    """Draws the sort figures and/or the shuffle figure; returns (written paths, problems, notes)."""
+    written, problems, notes = [], [], []
+    os.makedirs(out_dir, exist_ok=True)
+    jobs = []
+    if "sort" in which:
+        jobs.append((SORT, load_sort, [("multi_gpu_sort_strong", draw_sort_strong),
+                                       ("multi_gpu_sort_weak", draw_sort_weak),
+                                       ("multi_gpu_sort_skew", draw_sort_skew)]))
+    if "shuffle" in which:
+        jobs.append((SHUFFLE, load_shuffle, [("multi_gpu_shuffle", draw_shuffle)]))
+    for experiment, load, figures in jobs:
+        try:
+            data = load(results, recorded_root)
+        except sr.MissingInput as e:
+            problems += ["%s not drawn: %s" % (name, e) for name, _ in figures]
+            continue
+        if data is None:
+            notes.append("%s: not drawn, no %s results (fresh or recorded)" % (", ".join(n for n, _ in figures),
+                                                                               experiment))
+            continue
+        for name, fn in figures:
+            try:
+                written += fn(data, out_dir)
+            except sr.MissingInput as e:
+                problems.append("%s not drawn: %s" % (name, e))
+    return written, problems, notes
+
+
+def extend(results, out_dir, recorded_root, written, problems):
+    """A plot_all.py-style hook: draws every multi-GPU figure that has results."""
+    w, p, notes = draw(results, out_dir, recorded_root)
+    for n in notes:
+        print("plot_all: %s" % n)
+    return written + w, problems + p
+
+
+# ----------------------------------------------------------------------------------- section
+
+def _ms(t):
+    return "—" if t is None else "%.2f" % (1e3 * t)
+
+
+def _x(v):
+    return "—" if v is None else "%.2f×" % v
+
+
+def _verdict_cell(ok):
+    return "—" if ok is None else ("met" if ok else "**not met**")
+
+
+def _rel(path):
+    return sr.repo_relative(path)
+
+
+def report_section(report, results, recorded_root):
+    """Adds "Beyond one GPU" to a make_report.Report (add, figure, summary)."""
+    from figures.walking_results import report_table as table
+
+    report.add("## Beyond one GPU: distributed sort and shuffle over NCCL (`%s`, `%s`)" % (SORT, SHUFFLE))
+    try:
+        sort_data = load_sort(results, recorded_root)
+    except sr.MissingInput as e:
+        sort_data, sort_why = None, str(e)
+    else:
+        sort_why = "no `%s.csv` fresh or recorded" % SORT
+    try:
+        shuffle_data = load_shuffle(results, recorded_root)
+    except sr.MissingInput as e:
+        shuffle_data, shuffle_why = None, str(e)
+    else:
+        shuffle_why = "no `%s.csv` (or `%s_medians*.csv`) fresh or recorded" % (SHUFFLE, SHUFFLE)
+    report.add("`onepass::distributed::sort_keys` / `sort_pairs` and the distributed shuffle run one rank per GPU "
+               "over a NCCL communicator. Each time is the median of the timed runs of the *slowest rank's* wall "
+               "time around the call (GPU-resident input and output, input restored outside the timed region). "
+               "`alltoall` is a NCCL grouped send/recv of the same bytes as the exchange — the exchange's bound, "
+               "measured in the same run. Speedups are against the one-GPU baseline at P = 1 of the same shape "
+               "(`onepass_sort` for the sort, `bijective_shuffle` for the shuffle). The figures are drawn by "
+               "`make fig-multi_gpu_sort fig-multi_gpu_shuffle` from the recorded CSVs (no GPU needed).")
+    if sort_data is None:
+        report.add("**Sort not measured yet:** %s." % sort_why)
+        report.summary.append(("Distributed sort (beyond one GPU)", "not measured", sort_why))
+    else:
+        _sort_part(report, sort_data, table)
+    if shuffle_data is None:
+        report.add("**Shuffle not measured yet:** %s." % shuffle_why)
+        report.summary.append(("Distributed shuffle (beyond one GPU)", "not measured", shuffle_why))
+    else:
+        _shuffle_part(report, shuffle_data, table)
+    report.add("Not measured: the issue's exchange-phase target (the exchange at ≥ 80 % of the all-to-all rate) — "
+               "the experiments time the whole call and have no phase timer, so the exchange is not timed "
+               "separately. RMG sort (the multi-GPU peer) was not built: not attempted this session.")
+
+
+def _sort_part(report, data, table):
+    rows = data.rows
+    report.add("### Distributed sort", "Measured on **%s** — %s. Every run is checked after timing (untimed): each "
+               "rank's output is sorted, holds exactly its input count (the outputs are exactly balanced: rank r "
+               "holds ⌊(r+1)N/P⌋ − ⌊rN/P⌋ keys) and rank r's last key is at most rank r+1's first; a failed check "
+               "fails the run, so every row in the CSV passed it." % (data.gpu or "an unnamed GPU", data.where()))
+    report.add(report.figure("multi_gpu_sort_strong", "Distributed sort, strong scaling: time vs GPUs, one-GPU "
+                                                      "onepass::sort (dashed), NCCL all-to-all (dotted), targets (stars)"))
+    srows = strong_rows(rows)
+    report.add("**Strong scaling** (speedup = onepass::sort on one GPU ÷ ours; targets: ≥ 1.5× at P = 2 and ≥ 2.6× "
+               "at P = 4 for 2^31 u32 keys, ≥ 1.4× / ≥ 2.4× for 2^30 u64 keys and 2^31 u32 pairs):",
+               table(["shape", "P", "ours (ms)", "one GPU (ms)", "speedup", "all-to-all (ms)", "target", "verdict"],
+                     [[SHAPE_TEXT[r["shape"]], r["P"], _ms(r["ours"]), _ms(r["one_gpu"]), _x(r["speedup"]),
+                       _ms(r["alltoall"]), "≥ %.1f×" % r["need"] if r["need"] else "—", _verdict_cell(r["ok"])]
+                      for r in srows], "lrrrrrrl"))
+    v, met, n = count_verdicts(srows)
+    best = {r["shape"]: r for r in srows if r["P"] == max(STRONG_TARGETS[r["shape"]]) and r["speedup"]}
+    why = "%d of %d targets met; at P = 4: %s" % (met, n, ", ".join("%s %.2f× (target %.1f×)" % (s, r["speedup"], r["need"])
+                                                                     for s, r in best.items()))
+    report.summary.append(("Distributed sort, strong scaling (≥ 1.5×/2.6× u32, 1.4×/2.4× u64 and pairs)", v, why))
+    reach = reachability(rows)
+    if reach:
+        report.add("**Is the 2-GPU target reachable?** A lower bound for a sort that sorts its N/P keys locally and "
+                   "exchanges them, from numbers measured in this run: one GPU's sort of 2^30 u32 keys (the weak "
+                   "run's P = 1 row) %.2f ms + the all-to-all of 2^31 u32 keys at P = 2 %.2f ms = **%.2f ms**, "
+                   "against the target time onepass::sort(2^31) ÷ %.1f = %.2f ÷ %.1f = **%.2f ms**: the bound is "
+                   "%s the target time (%.2f× it), so %s. Ours at P = 2: %.2f ms (%.2f× the bound). (The local "
+                   "sort of N/P keys at P = 4, 2^29 keys, was not measured, so no such bound is given for P = 4.)"
+                   % (1e3 * reach["local"], 1e3 * reach["alltoall"], 1e3 * reach["bound"], reach["need"],
+                      1e3 * reach["one_gpu"], reach["need"], 1e3 * reach["target_time"],
+                      "below" if reach["reachable"] else "above", reach["bound"] / reach["target_time"],
+                      "the target is within reach of such a pipeline" if reach["reachable"] else
+                      "no sort that sorts locally and then exchanges the keys (without overlapping the two) can "
+                      "meet it on this machine",
+                      1e3 * reach["ours"], reach["ours"] / reach["bound"]))
+    report.add(report.figure("multi_gpu_sort_weak", "Distributed sort, weak scaling: 2^30 u32 keys per GPU"))
+    wrows = weak_rows(rows)
+    report.add("**Weak scaling** (2^30 u32 keys per GPU; ratio = time(P) ÷ onepass::sort of 2^30 keys on one GPU; "
+               "target: ≤ 1.5× at P = 4):",
+               table(["P", "N", "ours (ms)", "1-GPU time (ms)", "time(P) ÷ time(1)", "all-to-all (ms)", "target",
+                      "verdict"],
+                     [[r["P"], "%d × 2^30" % r["P"], _ms(r["ours"]), _ms(r["one_gpu"]), _x(r["ratio"]), _ms(r["alltoall"]),
+                       "≤ %.1f×" % r["need"] if r["need"] else "—", _verdict_cell(r["ok"])] for r in wrows],
+                     "rlrrrrrl"))
+    v, _, _ = count_verdicts(wrows)
+    at4 = [r for r in wrows if r["need"]]
+    report.summary.append(("Distributed sort, weak scaling (time(4) ≤ 1.5 × time(1))", v,
+                           "time(4) ÷ time(1) = %s" % _x(at4[0]["ratio"]) if at4 else "P = 4 not measured"))
+    report.add(report.figure("multi_gpu_sort_skew", "Distributed sort, skewed keys against uniform keys_u32"))
+    krows = skew_rows(rows)
+    report.add("**Skewed keys** (N = 2^31 u32; ratio = ours ÷ ours on uniform keys_u32 at the same P; target: ≤ "
+               "1.3×, outputs exactly balanced — checked in every run, see above; P = 1 is one GPU, shown without "
+               "a verdict):",
+               table(["shape", "P", "ours (ms)", "uniform (ms)", "÷ uniform", "all-to-all (ms)", "target", "verdict"],
+                     [[SHAPE_TEXT[r["shape"]], r["P"], _ms(r["ours"]), _ms(r["uniform"]), _x(r["ratio"]),
+                       _ms(r["alltoall"]), "≤ %.1f×" % r["need"] if r["need"] else "—", _verdict_cell(r["ok"])]
+                      for r in krows], "lrrrrrrl"))
+    v, met, n = count_verdicts(krows)
+    fails = ["%s at P = %d (%.2f×)" % (r["shape"], r["P"], r["ratio"]) for r in krows if r["ok"] is False]
+    report.summary.append(("Distributed sort, skewed keys (≤ 1.3× uniform, balanced)", v,
+                           "%d of %d (shape, P) met; balance and sortedness checked in every run%s"
+                           % (met, n, "; not met: " + ", ".join(fails) if fails else "")))
+
+
+def _shuffle_part(report, data, table):
+    rows = data.rows
+    report.add("### Distributed shuffle", "Measured on **%s** — %s.%s" % (
+        data.gpu or "an unnamed GPU", data.where(),
+        " Medians only: this CSV was parsed from the run's progress log, which prints the median; the minimum and "
+        "maximum of the timed runs were not recorded." if data.medians_only else ""))
+    report.add(report.figure("multi_gpu_shuffle", "Distributed shuffle of u64 items: strong and weak scaling, "
+                                                  "all-to-all, one-GPU bijective shuffle and the weak-scaling target"))
+    for shape in (SHUFFLE_STRONG, SHUFFLE_WEAK):
+        srows = shuffle_rows(rows, shape)
+        if not srows:
+            continue
+        if shape == SHUFFLE_STRONG:
+            report.add("**Strong scaling** (N = 2^30 u64 items; speedup = bijective shuffle on one GPU ÷ ours; the "
+                       "issue states no strong-scaling target for the shuffle):",
+                       table(["P", "algorithm", "ours (ms)", "one GPU (ms)", "speedup", "all-to-all (ms)"],
+                             [[r["P"], ALG_TEXT[r["algorithm"]], _ms(r["ours"]), _ms(r["one_gpu"]), _x(r["speedup"]),
+                               _ms(r["alltoall"])] for r in srows], "rlrrrr"))
+        else:
+            report.add("**Weak scaling** (2^30 u64 items per GPU; target: ≤ 1.3 × (all-to-all of the same bytes at P + "
+                       "one-GPU bijective shuffle of 2^30 items); P = 1 has no exchange and no verdict):",
+                       table(["P", "algorithm", "ours (ms)", "time(P) ÷ time(1)", "all-to-all (ms)",
+                              "target: ≤ (ms)", "verdict"],
+                             [[r["P"], ALG_TEXT[r["algorithm"]], _ms(r["ours"]), _x(r["ratio"]), _ms(r["alltoall"]),
+                               _ms(r["bound"]), _verdict_cell(r["ok"])] for r in srows], "rlrrrrl"))
+            v, met, n = count_verdicts(srows)
+            worst = max((r for r in srows if r["bound"]), key=lambda r: r["ours"] / r["bound"], default=None)
+            report.summary.append(("Distributed shuffle, weak scaling (≤ 1.3 × (all-to-all + one-GPU shuffle))", v,
+                                   "%d of %d (P, algorithm) met%s" % (
+                                       met, n, "; worst %s at P = %d: %.1f ms against ≤ %.1f ms (%.2f× the target)"
+                                       % (r_alg(worst), worst["P"], 1e3 * worst["ours"], 1e3 * worst["bound"],
+                                          worst["ours"] / worst["bound"]) if worst else "")))
+
+
+def r_alg(r):
+    return r["algorithm"]
+
+
+# -------------------------------------------------------------------------------------- main
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--results", default="results", help="a run's results directory (fresh CSVs)")
+    parser.add_argument("--out", default=os.path.join("figures", "out"), help="directory for the .png and .pdf")
+    parser.add_argument("--recorded", default=None, help="recorded runs, one folder per device "
+                        "(default: RESULTS/recorded, else the repository's results/recorded)")
+    parser.add_argument("--only", choices=("sort", "shuffle"), action="append",
+                        help="draw only the sort figures or only the shuffle figure (repeatable)")
+    args = parser.parse_args(argv)
+    recorded = args.recorded or sr.default_recorded_root(args.results)
+    written, problems, notes = draw(args.results, args.out, recorded, tuple(args.only or ("sort", "shuffle")))
+    for n in notes:
+        print("multi_gpu_results: %s" % n)
+    for path in written:
+        print("multi_gpu_results: wrote %s" % path)
+    for p in problems:
+        print("multi_gpu_results: ERROR: %s" % p, file=sys.stderr)
+    return 1 if problems or (not written and notes) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

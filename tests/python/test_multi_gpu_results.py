@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Beyond one GPU (figures/multi_gpu_results.py, experiments multi_gpu_sort and multi_gpu_shuffle):
+the verdicts of the issue's targets on small synthetic CSVs, the reachability bound, the report
+section (with the recorded 4-GPU copy and without any results) and the figures.
+
+Run alone (from the repository root): python3 -m unittest tests.python.test_multi_gpu_results"""
+
+import os
+import unittest
+
+from tests.python import _support
+
+from figures import multi_gpu_results as mg
+
+
+def sort_row(algorithm, shape, p, ms, n_total=2 ** 31):
+    s = ms / 1e3
+    return {"algorithm": algorithm, "shape": shape, "num_ranks": p, "n_per_rank": n_total // p, "n_total": n_total,
+            "seconds_median": s, "seconds_min": s, "seconds_max": s, "keys_per_second": n_total / s}
+
+
+def sort_rows(fast=True):
+    """One GPU 40 ms for every 2^31 shape (u64 2^30: 60 ms); ours 20/10 ms at P = 2/4 when fast (meets
+    every target), else 50/30 ms; weak: 1-GPU 20 ms, P = 4 25 ms (fast) or 50 ms; skewed: q4 band 2x
+    uniform; all-to-all 7 ms at P = 2, 5 ms at P = 4."""
+    rows = []
+    for shape in mg.STRONG + mg.SKEWED:
+        one = 60.0 if shape == "keys_u64" else 40.0
+        rows += [sort_row("distributed_sort", shape, 1, one), sort_row("onepass_sort", shape, 1, one)]
+        for p, t in ((2, 20.0 if fast else 50.0), (4, 10.0 if fast else 30.0)):
+            rows += [sort_row("distributed_sort", shape, p, t * (2 if shape == "q4_band_u32" else 1)),
+                     sort_row("alltoall", shape, p, 7.0 if p == 2 else 5.0)]
+    rows += [sort_row("distributed_sort", mg.WEAK, 1, 20.0, 2 ** 30), sort_row("onepass_sort", mg.WEAK, 1, 20.0, 2 ** 30)]
+    for p, t in ((2, 22.0), (4, 25.0 if fast else 50.0)):
+        rows += [sort_row("distributed_sort", mg.WEAK, p, t, p * 2 ** 30), sort_row("alltoall", mg.WEAK, p, 9.0, p * 2 ** 30)]
+    return rows
+
+
+def shuffle_rows(ours_ms):
+    out = []
+    for shape in (mg.SHUFFLE_STRONG, mg.SHUFFLE_WEAK):
+        out += [{"algorithm": "bijective_shuffle", "shape": shape, "num_ranks": 1, "n_total": 2 ** 30,
+                 "seconds_median": 0.038, "items_per_second": 2 ** 30 / 0.038}]
+        for p in (1, 2, 4):
+            for alg in mg.SHUFFLE_OURS:
+                t = 0.038 if p == 1 else ours_ms / 1e3
+                out.append({"algorithm": alg, "shape": shape, "num_ranks": p, "n_total": 2 ** 30 * p,
+                            "seconds_median": t, "items_per_second": 2 ** 30 * p / t})
+            if p > 1:
+                out.append({"algorithm": "alltoall", "shape": shape, "num_ranks": p, "n_total": 2 ** 30 * p,
+                            "seconds_median": 0.015, "items_per_second": 2 ** 30 * p / 0.015})
+    return out
+
+
+class Verdicts(unittest.TestCase):
+    def test_strong_targets_met_and_not_met(self):
+        self.assertEqual(mg.count_verdicts(mg.strong_rows(sort_rows(True)))[0], "met")
+        rows = mg.strong_rows(sort_rows(False))
+        self.assertEqual(mg.count_verdicts(rows)[0], "not met")
+        u32_p2 = [r for r in rows if r["shape"] == "keys_u32" and r["P"] == 2][0]
+        self.assertAlmostEqual(u32_p2["speedup"], 40.0 / 50.0)
+        self.assertEqual(u32_p2["need"], 1.5)
+
+    def test_weak_ratio_against_the_one_gpu_sort(self):
+        at4 = [r for r in mg.weak_rows(sort_rows(True)) if r["P"] == 4][0]
+        self.assertAlmostEqual(at4["ratio"], 25.0 / 20.0)
+        self.assertTrue(at4["ok"])
+        self.assertFalse([r for r in mg.weak_rows(sort_rows(False)) if r["P"] == 4][0]["ok"])
+
+    def test_skew_compares_with_uniform_at_the_same_p(self):
+        rows = mg.skew_rows(sort_rows(True))
+        self.assertTrue(all(r["ok"] is None for r in rows if r["P"] == 1))
+        self.assertEqual({r["ok"] for r in rows if r["shape"] == "q4_band_u32" and r["P"] > 1}, {False})
+        self.assertEqual({r["ok"] for r in rows if r["shape"] == "presorted_u32" and r["P"] > 1}, {True})
+
+    def test_shuffle_weak_target(self):
+        # bound at P = 2: 1.3 x (15 + 38) ms = 68.9 ms
+        self.assertEqual(mg.count_verdicts(mg.shuffle_rows(shuffle_rows(60.0), mg.SHUFFLE_WEAK))[0], "met")
+        self.assertEqual(mg.count_verdicts(mg.shuffle_rows(shuffle_rows(80.0), mg.SHUFFLE_WEAK))[0], "not met")
+        self.assertEqual(mg.count_verdicts(mg.shuffle_rows(shuffle_rows(80.0), mg.SHUFFLE_STRONG))[0], "not measured")
+
+    def test_reachability_bound(self):
+        reach = mg.reachability(sort_rows(False))
+        self.assertAlmostEqual(reach["bound"], (20.0 + 7.0) / 1e3)
+        self.assertAlmostEqual(reach["target_time"], 40.0 / 1.5 / 1e3)
+        self.assertFalse(reach["reachable"])
+
+
+class Section(unittest.TestCase):
+    def setUp(self):
+        self.tmp = _support.TempDir()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_recorded_copy_gives_the_section_and_its_summary(self):
+        report = _support.empty_report(self.tmp.path)
+        recorded = os.path.join(_support.REPO, "results", "recorded")
+        if mg.load_sort(self.tmp.path, recorded) is None:
+            self.skipTest("no recorded multi_gpu_sort.csv in this checkout")
+        mg.report_section(report, self.tmp.path, recorded)
+        text = "\n".join(report.lines)
+        self.assertIn("## Beyond one GPU", text)
+        self.assertIn("Is the 2-GPU target reachable?", text)
+        self.assertIn("no phase timer", text)
+        self.assertIn("RMG sort", text)
+        for prefix in ("Distributed sort, strong", "Distributed sort, weak", "Distributed sort, skewed"):
+            self.assertIn(_support.summary_verdict(report, prefix), ("met", "not met"))
+
+    def test_synthetic_fresh_results_and_medians_only_shuffle(self):
+        _support.write_csv(self.tmp.path, mg.SORT, mg.SORT_COLUMNS, sort_rows(True))
+        _support.write_csv(self.tmp.path, mg.SHUFFLE + "_medians-abc", mg.SHUFFLE_COLUMNS, shuffle_rows(60.0))
+        report = _support.empty_report(self.tmp.path)
+        mg.report_section(report, self.tmp.path, os.path.join(self.tmp.path, "recorded"))
+        self.assertEqual(_support.summary_verdict(report, "Distributed sort, strong"), "met")
+        self.assertEqual(_support.summary_verdict(report, "Distributed shuffle, weak"), "met")
+        self.assertIn("Medians only", "\n".join(report.lines))
+
+    def test_no_results_is_not_measured(self):
+        report = _support.empty_report(self.tmp.path)
+        mg.report_section(report, self.tmp.path, os.path.join(self.tmp.path, "recorded"))
+        self.assertEqual(_support.summary_verdict(report, "Distributed sort"), "not measured")
+        self.assertEqual(_support.summary_verdict(report, "Distributed shuffle"), "not measured")
+
+    def test_figures_are_drawn(self):
+        _support.write_csv(self.tmp.path, mg.SORT, mg.SORT_COLUMNS, sort_rows(False))
+        _support.write_csv(self.tmp.path, mg.SHUFFLE, mg.SHUFFLE_COLUMNS, shuffle_rows(80.0))
+        out = os.path.join(self.tmp.path, "out")
+        written, problems, _ = mg.draw(self.tmp.path, out, os.path.join(self.tmp.path, "recorded"))
+        self.assertEqual(problems, [])
+        for name in mg.FIGURES:
+            self.assertIn(os.path.join(out, name + ".png"), written)
+
+
+if __name__ == "__main__":
+    unittest.main()
