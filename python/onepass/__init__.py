@@ -89,7 +89,16 @@ def _as_numpy(x, name="x"):
     return _np.asarray(x)
 
 
+def _check_descending(descending):
+    """descending must be a bool (Python or NumPy): a string such as 'yes' is refused."""
+    if not isinstance(descending, (bool, _np.bool_)):
+        raise TypeError("descending: must be a bool, got %s" % type(descending).__name__)
+    return bool(descending)
+
+
 def _run(x, seed, axis, out, rounds, inverse, function):
+    if x is None:
+        raise TypeError("x: must be an array (NumPy, a CUDA array or an array-like), got None")
     seed = _check_seed(seed)
     rounds = _check_rounds(rounds)
     if _gpu.is_gpu_array(x):
@@ -288,9 +297,10 @@ def sort(keys: _npt.ArrayLike, values: Optional[_npt.ArrayLike] = None, *, desce
     library's rule picks; the choice is left in ``onepass._gpu.last_sort_algorithm``) on the
     caller's stream; results are arrays of that framework.
 
-    Raises TypeError for other key dtypes or value itemsizes, ValueError for shapes or bits
-    out of range (naming the argument).
+    Raises TypeError for other key dtypes or value itemsizes or a descending that is not a
+    bool, ValueError for shapes or bits out of range (naming the argument).
     """
+    descending = _check_descending(descending)
     if _gpu.is_gpu_array(keys):
         return _gpu.sort(keys, values, descending, begin_bit, end_bit)
     keys, begin, end = _sort_args(keys, begin_bit, end_bit)
@@ -318,6 +328,7 @@ def argsort(keys: _npt.ArrayLike, *, descending: bool = False, begin_bit: int = 
     """Indices (int64) that sort ``keys`` stably: ``keys[argsort(keys)]`` equals
     ``sort(keys)``. Arguments and errors as :func:`sort`; GPU keys give a GPU int64 array of
     their framework (``onepass::sort::sort_pairs`` of the keys with 0 … n-1)."""
+    descending = _check_descending(descending)
     if _gpu.is_gpu_array(keys):
         return _gpu.argsort(keys, descending, begin_bit, end_bit)
     keys, begin, end = _sort_args(keys, begin_bit, end_bit)

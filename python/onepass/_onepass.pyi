@@ -12,7 +12,7 @@ default_rounds: int = 24
 
 max_length: int = 9223372036854775808
 
-def shuffle_bytes(x: Annotated[NDArray[numpy.uint8], dict(shape=(None, None), order='C', device='cpu')], out: Annotated[NDArray[numpy.uint8], dict(shape=(None, None), order='C', device='cpu')], seed: int, rounds: int, inverse: bool) -> None:
+def shuffle_bytes(x: Annotated[NDArray[numpy.uint8], dict(shape=(None, None), order='C', device='cpu', writable=False)], out: Annotated[NDArray[numpy.uint8], dict(shape=(None, None), order='C', device='cpu')], seed: int, rounds: int, inverse: bool) -> None:
     """
     Rows of x (n x row_bytes uint8, C-contiguous) shuffled into out (same shape, distinct memory).
     """
@@ -30,7 +30,7 @@ def normal_into(out: Annotated[NDArray[numpy.float64], dict(shape=(None,), order
 def normal_into(out: Annotated[NDArray[numpy.float32], dict(shape=(None,), order='C', device='cpu')], mean: float, stddev: float, seed: int, form: int) -> None:
     """Fills out (n float32): the float64 samples rounded to nearest."""
 
-def segmented_bytes(x: Annotated[NDArray[numpy.uint8], dict(shape=(None, None), order='C', device='cpu')], out: Annotated[NDArray[numpy.uint8], dict(shape=(None, None), order='C', device='cpu')], offsets: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu', writable=False)], num_segments: int, row_length: int, item: int, seed: int, rounds: int, inverse: bool, use_offsets: bool) -> None: ...
+def segmented_bytes(x: Annotated[NDArray[numpy.uint8], dict(shape=(None, None), order='C', device='cpu', writable=False)], out: Annotated[NDArray[numpy.uint8], dict(shape=(None, None), order='C', device='cpu')], offsets: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu', writable=False)], num_segments: int, row_length: int, item: int, seed: int, rounds: int, inverse: bool, use_offsets: bool) -> None: ...
 
 def segment_seed(seed: int, segment: int) -> int:
     """The seed of segment s of a segmented shuffle with `seed`."""
@@ -43,7 +43,9 @@ def walking_indices_into(out: Annotated[NDArray[numpy.uint64], dict(shape=(None,
 walking_isa: str = 'x86-64-v4'
 
 def epoch_seed(seed: int, epoch: int) -> int:
-    """The seed of epoch `epoch` of a data-loader order with base seed `seed`."""
+    """
+    The seed of epoch `epoch` of a data-loader order with base seed `seed`.
+    """
 
 @overload
 def sort_keys(keys: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], keys_out: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu')], begin_bit: int, end_bit: int, descending: bool) -> None: ...

@@ -29,6 +29,9 @@ namespace nb = nanobind;
 namespace {
 
 using bytes_2d = nb::ndarray<std::uint8_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+/// An input that is only read: read-only arrays (np.frombuffer, memmap mode 'r',
+/// flags.writeable = False) are accepted.
+using const_bytes_2d = nb::ndarray<const std::uint8_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
 using index_1d = nb::ndarray<std::uint64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
 template <std::size_t N>
@@ -65,7 +68,7 @@ void shuffle_rows_generic(const std::uint8_t* in, std::uint8_t* out, std::size_t
 }
 
 /// in, out: n x row_bytes bytes (C-contiguous, not overlapping; checked in Python).
-void shuffle_bytes(bytes_2d in, bytes_2d out, std::uint64_t seed, unsigned rounds, bool inverse) {
+void shuffle_bytes(const_bytes_2d in, bytes_2d out, std::uint64_t seed, unsigned rounds, bool inverse) {
   const std::size_t n = in.shape(0), row = in.shape(1);
   if (out.shape(0) != n || out.shape(1) != row) throw nb::value_error("out: must have the shape of x");
   const std::uint8_t* src = in.data();
@@ -172,7 +175,7 @@ void segmented_typed(const std::uint8_t* in, std::uint8_t* out, std::uint64_t nu
   }
 }
 
-void segmented_bytes(bytes_2d x, bytes_2d out, nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig,
+void segmented_bytes(const_bytes_2d x, bytes_2d out, nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig,
                      nb::device::cpu> offsets, std::uint64_t num_segments, std::uint64_t row_length,
                      std::size_t item, std::uint64_t seed, unsigned rounds, bool inverse, bool use_offsets) {
   // x, out: num_items x item bytes.

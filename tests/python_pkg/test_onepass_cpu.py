@@ -300,3 +300,43 @@ class TypeStubs(unittest.TestCase):
         for name in members:
             self.assertTrue(("def %s(" % name) in stub or ("\n%s: " % name) in stub or ("class %s" % name) in stub,
                             "%s of onepass._onepass is missing from _onepass.pyi: run make python-stubs" % name)
+
+
+class ReadOnlyAndTypedArguments(unittest.TestCase):
+    """Inputs that are only read may be read-only (np.frombuffer, memmap mode 'r',
+    flags.writeable = False); descending must be a bool; x None is named."""
+
+    def test_read_only_inputs_are_accepted(self):
+        import tempfile
+        x = np.arange(1000, dtype=np.int64) * 3
+        frozen = x.copy()
+        frozen.flags.writeable = False
+        from_buffer = np.frombuffer(x.tobytes(), dtype=np.int64)
+        self.assertFalse(from_buffer.flags.writeable)
+        with tempfile.NamedTemporaryFile(suffix=".bin") as f:
+            x.tofile(f.name)
+            mapped = np.memmap(f.name, dtype=np.int64, mode="r")
+            for ro in (frozen, from_buffer, mapped):
+                np.testing.assert_array_equal(onepass.shuffle(ro, 5), onepass.shuffle(x, 5))
+                np.testing.assert_array_equal(onepass.unshuffle(onepass.shuffle(ro, 5), 5), x)
+                np.testing.assert_array_equal(onepass.sort(ro), np.sort(x))
+            del mapped
+        rows = np.arange(24, dtype=np.int32).reshape(4, 6)
+        frozen_rows = rows.copy()
+        frozen_rows.flags.writeable = False
+        np.testing.assert_array_equal(onepass.segmented_shuffle(frozen_rows, 3), onepass.segmented_shuffle(rows, 3))
+        np.testing.assert_array_equal(onepass.segmented_unshuffle(frozen_rows, 3),
+                                      onepass.segmented_unshuffle(rows, 3))
+
+    def test_descending_must_be_a_bool(self):
+        keys = np.array([3, 1, 2], dtype=np.uint32)
+        for bad in ("yes", 1, None, 0.0):
+            with self.assertRaisesRegex(TypeError, "descending"):
+                onepass.sort(keys, descending=bad)
+            with self.assertRaisesRegex(TypeError, "descending"):
+                onepass.argsort(keys, descending=bad)
+        np.testing.assert_array_equal(onepass.sort(keys, descending=np.bool_(True)), [3, 2, 1])
+
+    def test_none_is_named(self):
+        with self.assertRaisesRegex(TypeError, "x: must be an array.*None"):
+            onepass.shuffle(None, seed=1)
