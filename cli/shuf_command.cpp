@@ -28,6 +28,7 @@
 #include <getopt.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -121,20 +122,45 @@ bool to_u64(const std::string& s, std::uint64_t& value) {
 }
 
 /// -n COUNT as GNU: digits; a count too large for 64 bits means "no limit".
-std::uint64_t parse_head_count(const std::string& text) {
-  std::uint64_t v = 0;
-  if (!all_digits(text)) throw usage_error{"invalid line count: '" + text + "'"};
-  return to_u64(text, v) ? v : UINT64_MAX;
+/// How GNU's xstrtoumax reads a whole argument: leading white space, an optional '+', then
+/// decimal digits (at least one) to the end; a '-' or anything else is invalid.
+enum class gnu_number { ok, invalid, too_large };
+gnu_number parse_gnu_unsigned(const std::string& text, std::uint64_t& value) {
+  std::size_t i = 0;
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  if (i < text.size() && text[i] == '+') ++i;
+  const std::string digits = text.substr(i);
+  if (!all_digits(digits)) return gnu_number::invalid;
+  return to_u64(digits, value) ? gnu_number::ok : gnu_number::too_large;
 }
 
-/// -i LO-HI as GNU: LO <= HI + 1 (LO = HI + 1 is the empty range), at most 2^64 - 1 numbers.
+/// -n COUNT as GNU: " 5" and "+5" are 5; a count above 2^64 - 1 means every line.
+std::uint64_t parse_head_count(const std::string& text) {
+  std::uint64_t v = 0;
+  const gnu_number status = parse_gnu_unsigned(text, v);
+  if (status == gnu_number::invalid) throw usage_error{"invalid line count: '" + text + "'"};
+  return status == gnu_number::ok ? v : UINT64_MAX;
+}
+
+/// -i LO-HI as GNU: LO and HI read as parse_gnu_unsigned (" 1", "+1"), LO <= HI + 1 (LO = HI + 1
+/// is the empty range), at most 2^64 - 1 numbers. A bad LO or HI is quoted alone, with "Value too
+/// large for defined data type" when it overflows; a bad range is quoted whole.
 void parse_range(const std::string& text, options& o) {
   const auto dash = text.find('-');
+  const std::string lo_text = text.substr(0, dash);
   std::uint64_t lo = 0, hi = 0;
-  const bool ok = dash != std::string::npos && all_digits(text.substr(0, dash)) &&
-                  all_digits(text.substr(dash + 1)) && to_u64(text.substr(0, dash), lo) &&
-                  to_u64(text.substr(dash + 1), hi) && !(lo == 0 && hi == UINT64_MAX) && (lo == 0 || lo - 1 <= hi);
-  if (!ok) throw usage_error{"invalid input range: '" + text + "'"};
+  const auto fail_part = [&](const std::string& part, gnu_number status) {
+    throw usage_error{"invalid input range: '" + part + "'" +
+                      (status == gnu_number::too_large ? ": Value too large for defined data type" : "")};
+  };
+  const gnu_number lo_status = parse_gnu_unsigned(lo_text, lo);
+  if (lo_status != gnu_number::ok) fail_part(lo_text, lo_status);
+  if (dash == std::string::npos) throw usage_error{"invalid input range: '" + text + "'"};
+  const std::string hi_text = text.substr(dash + 1);
+  const gnu_number hi_status = parse_gnu_unsigned(hi_text, hi);
+  if (hi_status != gnu_number::ok) fail_part(hi_text, hi_status);
+  if ((lo == 0 && hi == UINT64_MAX) || !(lo == 0 || lo - 1 <= hi))
+    throw usage_error{"invalid input range: '" + text + "'"};
   o.have_range = true;
   o.range_lo = lo;
   o.range_count = hi - lo + 1;  // mod 2^64: 0 for LO = HI + 1

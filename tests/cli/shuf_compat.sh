@@ -119,6 +119,9 @@ check "shuf -rn 300 nums: 300 lines of the input" \
   eval '[ "$(lines_of rep.nums)" -eq 300 ] && [ -z "$(comm -23 <(sort -u rep.nums) <(sort nums))" ]'
 check "shuf -r without -n: keeps going (head -n 100000 stops it)" [ "$(op -r -i 1-3 | head -n 100000 | wc -l)" -eq 100000 ]
 check "shuf -r --seed: deterministic" cmp -s <(op -r -n 100 --seed 3 nums) <(op -r -n 100 --seed 3 nums)
+check "shuf -i ' +1- +3' -n '+2': GNU's number syntax (leading space, '+')" \
+  [ "$(op -i ' +1- +3' -n '+2' | sort -u | wc -l)" -eq 2 ]
+check "shuf -n ' 5' -i +1-3: all three numbers" [ "$(op -n ' 5' -i +1-3 | sort -n | tr '\n' ' ')" = "1 2 3 " ]
 check "shuf -r -i 4-4 -n 3: the one number three times" [ "$(op -r -i 4-4 -n 3 | tr '\n' ' ')" = "4 4 4 " ]
 
 # --- -z: NUL-separated in and out -------------------------------------------------------
@@ -205,6 +208,12 @@ expect_error "missing file" "onepass: shuf: no_such_file: No such file or direct
 expect_error "missing second file" "no_such_file" shuf nums no_such_file
 expect_error "directory" "read error" shuf .
 expect_error "bad -n" "invalid line count: 'x'" shuf -n x nums
+expect_error "negative -n" "invalid line count: ' -5'" shuf -n ' -5' nums
+expect_error "-i LO too large" "invalid input range: '99999999999999999999': Value too large for defined data type" \
+  shuf -i 99999999999999999999-3
+expect_error "-i HI too large" "invalid input range: '18446744073709551616': Value too large for defined data type" \
+  shuf -i 0-18446744073709551616
+expect_error "-i LO with a space after it" "invalid input range: '1 '" shuf -i '1 -3'
 expect_error "-e with -i" "cannot combine -e and -i options" shuf -e -i 1-3
 expect_error "-i with an operand" "extra operand 'nums'" shuf -i 1-3 nums
 expect_error "unknown option" "unrecognized option '--frobnicate'" shuf --frobnicate
