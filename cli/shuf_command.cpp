@@ -362,6 +362,17 @@ std::uint64_t seed_of_file(const std::string& path) {
   return h;
 }
 
+/// The seed of 0 or 1 lines (no randomness is used): 0, but a --random-source that cannot be
+/// opened is still an error, as in GNU shuf (which opens it before reading any input).
+std::uint64_t seed_of_few_lines(const options& o) {
+  if (o.have_random_source) {
+    const int fd = ::open(o.random_source.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw run_error{o.random_source + ": " + std::strerror(errno)};
+    ::close(fd);
+  }
+  return 0;
+}
+
 std::uint64_t seed_of(const options& o) {
   if (o.have_seed) return parse_integer(o.seed_text, "--seed", 0, UINT64_MAX, "[0, 2^64-1]");
   if (o.have_random_source) return seed_of_file(o.random_source);
@@ -578,7 +589,7 @@ void emit(const options& o, const plan& p, const Lines& lines, std::uint64_t m, 
 /// the K chosen ones (input_files, shuf_io.hpp).
 void head_of_files(const options& o, const plan& p, const input_files& files, std::uint64_t m, std::uint64_t k) {
   const char delim = o.delim();
-  const std::uint64_t seed = m >= 2 ? seed_of(o) : 0;
+  const std::uint64_t seed = m >= 2 ? seed_of(o) : seed_of_few_lines(o);
   // chosen[j] = (input line printed at j, j); sorted by line, the lines to keep.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> chosen;
   chosen.reserve(static_cast<std::size_t>(k));
@@ -659,9 +670,10 @@ void run(const options& o) {
   const std::uint64_t m = o.have_range ? o.range_count : store.size();
   if (o.repeat && m == 0) throw run_error{"no lines to repeat"};
 
-  // The seed only matters (and --random-source is only read) for 2 lines or more. It
-  // is drawn before the output is opened, so a bad --random-source leaves -o FILE as it was.
-  const std::uint64_t seed = m >= 2 ? seed_of(o) : 0;
+  // The seed only matters (and --random-source is only read) for 2 lines or more; a
+  // --random-source that cannot be opened is an error for any number. It is drawn before
+  // the output is opened, so a bad --random-source leaves -o FILE as it was.
+  const std::uint64_t seed = m >= 2 ? seed_of(o) : seed_of_few_lines(o);
 
   std::unique_ptr<output_file> out =
       o.have_output ? std::make_unique<output_file>(o.output) : std::make_unique<output_file>();

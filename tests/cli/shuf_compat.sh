@@ -208,6 +208,9 @@ expect_error "missing file" "onepass: shuf: no_such_file: No such file or direct
 expect_error "missing second file" "no_such_file" shuf nums no_such_file
 expect_error "directory" "read error" shuf .
 expect_error "bad -n" "invalid line count: 'x'" shuf -n x nums
+printf 'one\n' > one_line
+expect_error "missing --random-source with one line" "no_such_source: No such file or directory" \
+  shuf --random-source=no_such_source one_line
 expect_error "negative -n" "invalid line count: ' -5'" shuf -n ' -5' nums
 expect_error "-i LO too large" "invalid input range: '99999999999999999999': Value too large for defined data type" \
   shuf -i 99999999999999999999-3
