@@ -271,12 +271,12 @@ def _sort_args(keys, begin_bit, end_bit):
     keys = _as_numpy(keys, "keys")
     if keys.ndim != 1:
         raise ValueError("keys: must be 1-d, got %d dimensions" % keys.ndim)
+    if keys.dtype.byteorder == ">":  # big-endian keys: sorted as their values, returned native
+        keys = keys.astype(keys.dtype.newbyteorder("="))
     if keys.dtype not in _SORT_KEYS:
         raise TypeError("keys: dtype must be one of %s, got %s" % (", ".join(str(d) for d in _SORT_KEYS), keys.dtype))
     begin_bit, end = _gpu.check_bit_range(begin_bit, end_bit, keys.dtype.itemsize * 8)
     keys = _np.ascontiguousarray(keys)
-    if keys.dtype.byteorder == ">":
-        keys = keys.astype(keys.dtype.newbyteorder("="))
     return keys, int(begin_bit), end
 
 

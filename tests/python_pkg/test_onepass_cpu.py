@@ -340,3 +340,15 @@ class ReadOnlyAndTypedArguments(unittest.TestCase):
     def test_none_is_named(self):
         with self.assertRaisesRegex(TypeError, "x: must be an array.*None"):
             onepass.shuffle(None, seed=1)
+
+
+class BigEndian(unittest.TestCase):
+    def test_big_endian_keys_sort_like_native_ones(self):
+        for dt in (np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64):
+            native = (np.arange(100) * 37 % 101 - 50).astype(dt)
+            big = native.astype(np.dtype(dt).newbyteorder(">"))
+            np.testing.assert_array_equal(onepass.sort(big), np.sort(native))
+            np.testing.assert_array_equal(onepass.argsort(big), onepass.argsort(native))
+            keys, values = onepass.sort(big, big.astype(np.dtype(np.int64).newbyteorder(">")))
+            np.testing.assert_array_equal(keys, np.sort(native))
+            np.testing.assert_array_equal(values.astype(np.int64), np.sort(native).astype(np.int64))
