@@ -704,13 +704,19 @@ int shuf_main(int argc, char** argv, bool inverse) {
   };
   try {
     const options o = parse_options(argc, argv, inverse);
+    // --help and --version to a full device fail as GNU's do: "write error: <reason>", exit 1.
+    const auto flush_stdout = [&] {
+      errno = 0;
+      if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return 0;
+      return fail(std::string("write error") + (errno ? std::string(": ") + std::strerror(errno) : std::string()));
+    };
     if (o.help) {
       print_help(inverse);
-      return std::fflush(stdout) == 0 ? 0 : 1;
+      return flush_stdout();
     }
     if (o.version) {
       print_version(inverse);
-      return std::fflush(stdout) == 0 ? 0 : 1;
+      return flush_stdout();
     }
     run(o);
   } catch (const usage_error& e) {

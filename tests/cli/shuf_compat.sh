@@ -208,6 +208,11 @@ expect_error "missing file" "onepass: shuf: no_such_file: No such file or direct
 expect_error "missing second file" "no_such_file" shuf nums no_such_file
 expect_error "directory" "read error" shuf .
 expect_error "bad -n" "invalid line count: 'x'" shuf -n x nums
+if [ -w /dev/full ]; then
+  check "shuf --help > /dev/full: exit 1 with GNU's write error" \
+    sh -c '"$0" shuf --help > /dev/full 2> full.msg; [ $? -eq 1 ] && grep -q "write error: No space left on device" full.msg' \
+    "$ONEPASS"
+fi
 printf 'one\n' > one_line
 expect_error "missing --random-source with one line" "no_such_source: No such file or directory" \
   shuf --random-source=no_such_source one_line
