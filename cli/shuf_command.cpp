@@ -282,7 +282,9 @@ Mandatory arguments to long options are mandatory for short options too.
   -n, --head-count=COUNT    output at most COUNT lines
   -o, --output=FILE         write result to FILE instead of standard output
                             (FILE may be an input: it is replaced only when
-                            the whole result is written)
+                            the whole result is written, through a temporary
+                            .onepass-shuf-XXXXXX beside it, which a killed run
+                            (SIGKILL) leaves behind)
       --random-source=FILE  derive the seed from FILE's first 4096 bytes
   -r, --repeat              output lines can be repeated (forever without -n)
   -z, --zero-terminated     line delimiter is NUL, not newline

@@ -35,6 +35,10 @@ side: ``epoch_indices`` and ``DistributedShuffleSampler``, a drop-in for torch's
 bijection), identical on any number of ranks and resumable mid-epoch.
 """
 
+# Annotations stay as written (``x: '_npt.ArrayLike'``), so help(onepass) shows them as they
+# read in the source instead of NumPy's expanded typing unions.
+from __future__ import annotations
+
 from typing import Optional, Sequence, Tuple, Union
 
 import numpy as _np
