@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "onepass/distributed/exchange_plan.hpp"  // detail::exclusive_prefix
 #include "onepass/error.hpp"
 
 namespace onepass::distributed {
@@ -81,12 +82,7 @@ class splitter_search {
     require(first_digit_bits >= 1 && first_digit_bits <= 16, fn, "first_digit_bits",
             "must be in [1, 16], got " + std::to_string(first_digit_bits));
     require(digit_bits >= 1 && digit_bits <= 16, fn, "digit_bits", "must be in [1, 16], got " + std::to_string(digit_bits));
-    bounds_.assign(counts_.size() + 1, 0);
-    for (std::size_t r = 0; r < counts_.size(); ++r) {
-      require(counts_[r] <= std::numeric_limits<std::uint64_t>::max() - bounds_[r], fn, "input_counts",
-              "must sum to less than 2^64");
-      bounds_[r + 1] = bounds_[r] + counts_[r];
-    }
+    bounds_ = detail::exclusive_prefix(counts_, fn, "input_counts");
     const std::size_t P = counts_.size();
     const std::uint64_t N = bounds_[P];
     splitters_.assign(P > 0 ? P - 1 : 0, splitter{});
