@@ -4,17 +4,15 @@
 //
 // One rank's view: n uniform keys, the exact splitters of P ranks replaced by the uniform
 // quantiles (what the splitter search finds for uniform keys, up to a few keys), then every
-// kernel the library runs between the agreement and the exchange: the level-0 histogram,
-// the gather of the open buckets' fields, the multisplit's count pass, its scan and its
-// scatter; beside them candidate kernels (ranking by ballots instead of __match_any_sync,
-// counts by ballots instead of shared atomics on P counters) and the floors: a device copy
-// of the keys (one read + one write) and the local onepass::sort of n keys. Every candidate
-// scatter's output is compared with the library's. CUDA events, median of 7 (two warm-up
-// calls), milliseconds and GB/s of key bytes read + written.
+// kernel the library runs between the agreement and the exchange: the level-0 histogram, the
+// gather of the open buckets' fields and the one-pass partition (partition_by_destination,
+// with its look-back memset), beside the floors: a device copy of the keys (one read + one
+// write) and the local onepass::sort of n keys. Before timing, the partition's output at
+// n = 2^24 + 123 is checked against a stable partition on the host (keys, and u32 values =
+// positions). CUDA events, median of 7 (two warm-up calls), milliseconds and GB/s of key bytes
+// read + written.
 //   nvcc -O3 -arch=sm_90 -std=c++17 -I lib/include scripts/bench_distributed_partition.cu -lnccl -o /tmp/bdp
 //   /tmp/bdp [log2 n = 30]
-#include <cub/device/device_scan.cuh>
-
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
@@ -36,86 +34,89 @@ __global__ void fill_random(T* p, std::uint64_t n, std::uint64_t seed) {
   }
 }
 
-/// Candidate count pass: per warp and chunk of 32 keys, one ballot per destination (P <= 32);
-/// lane d keeps destination d's count of the warp, added to the block's counters at the end.
 template <class Key>
-__global__ void count_ballot(const Key* keys, std::uint64_t n, dd::field_of_key<Key> field, const std::uint64_t* words,
-                             const std::uint64_t* thresholds, unsigned P, std::uint64_t num_tiles,
-                             unsigned long long* counts) {
-  extern __shared__ std::uint64_t sh[];
-  const unsigned s = P - 1;
-  unsigned* per_rank = reinterpret_cast<unsigned*>(sh + 2 * s);
-  dd::load_splitters(sh, words, thresholds, s);
-  for (unsigned d = threadIdx.x; d < P; d += blockDim.x) per_rank[d] = 0;
-  __syncthreads();
-  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const std::uint64_t first = blockIdx.x * std::uint64_t{dd::split_tile} + warp * std::uint64_t{dd::split_items * 32};
-  unsigned mine = 0;
-#pragma unroll 4
-  for (int c = 0; c < dd::split_items; ++c) {
-    const std::uint64_t i = first + c * 32u + lane;
-    const unsigned dest = i < n ? dd::destination(field(keys[i]), i, sh, sh + s, s) : dd::none;
-    for (unsigned d = 0; d < P; ++d) {
-      const unsigned b = __ballot_sync(0xffffffffu, dest == d);
-      if (lane == d) mine += __popc(b);
-    }
+std::vector<std::uint64_t> quantile_words(unsigned P) {
+  constexpr unsigned B = sizeof(Key) * 8;
+  std::vector<std::uint64_t> words(P);  // P - 1 used (one spare word for P = 1)
+  for (unsigned q = 0; q + 1 < P; ++q) {
+    const long double f = static_cast<long double>(q + 1) / P;
+    words[q] = static_cast<std::uint64_t>(f * 18446744073709551616.0L) >> (64 - B);
   }
-  if (lane < P && mine) atomicAdd(&per_rank[lane], mine);
-  __syncthreads();
-  for (unsigned d = threadIdx.x; d < P; d += blockDim.x) counts[d * num_tiles + blockIdx.x] = per_rank[d];
+  return words;
 }
 
-/// Candidate scatter: the library's scatter with each chunk ranked by one ballot per
-/// destination (P <= 32) instead of __match_any_sync; lane d keeps the warp's running count
-/// of destination d in a register.
+/// The partition of n random keys and their positions (as u32 values) for P uniform-quantile
+/// splitters, checked against a stable partition on the host. Returns whether it matched.
 template <class Key>
-__global__ void __launch_bounds__(dd::split_threads)
-    scatter_ballot(const Key* keys_in, Key* keys_out, std::uint64_t n, dd::field_of_key<Key> field,
-                   const std::uint64_t* words, const std::uint64_t* thresholds, unsigned P, std::uint64_t num_tiles,
-                   const unsigned long long* offsets) {
-  extern __shared__ std::uint64_t sh[];
-  const unsigned s = P - 1;
-  unsigned* warp_counts = reinterpret_cast<unsigned*>(sh + 2 * s);
-  dd::load_splitters(sh, words, thresholds, s);
-  __syncthreads();
-  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const std::uint64_t first = blockIdx.x * std::uint64_t{dd::split_tile} + warp * std::uint64_t{dd::split_items * 32};
-  Key key[dd::split_items];
-  unsigned dest[dd::split_items], rank[dd::split_items];
-  unsigned running = 0;  // lane d: the warp's keys of destination d so far
-#pragma unroll
-  for (int c = 0; c < dd::split_items; ++c) {
-    const std::uint64_t i = first + c * 32u + lane;
-    dest[c] = dd::none;
-    if (i < n) {
-      key[c] = keys_in[i];
-      dest[c] = dd::destination(field(key[c]), i, sh, sh + s, s);
-    }
-    rank[c] = 0;
-    for (unsigned d = 0; d < P; ++d) {
-      const unsigned b = __ballot_sync(0xffffffffu, dest[c] == d);
-      const unsigned base = __shfl_sync(0xffffffffu, running, d);
-      if (dest[c] == d) rank[c] = base + __popc(b & ((1u << lane) - 1u));
-      if (lane == d) running += __popc(b);
-    }
+bool check_partition(std::uint64_t n, unsigned P) {
+  constexpr unsigned B = sizeof(Key) * 8;
+  const dd::field_of_key<Key> field{0, B, false};
+  const auto words = quantile_words<Key>(P);
+  std::vector<std::uint64_t> thresholds(P, 0);
+  std::vector<Key> keys(n);
+  std::vector<std::uint32_t> values(n);
+  Key* d_keys;
+  ONEPASS_CUDA_CHECK(cudaMalloc(&d_keys, n * sizeof(Key)));
+  fill_random<Key><<<1024, 256>>>(d_keys, n, 7);
+  ONEPASS_CUDA_CHECK(cudaMemcpy(keys.data(), d_keys, n * sizeof(Key), cudaMemcpyDeviceToHost));
+  for (std::uint64_t i = 0; i < n; ++i) values[i] = static_cast<std::uint32_t>(i);
+  std::vector<std::uint64_t> send(P, 0);
+  std::vector<unsigned> dest(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    unsigned d = 0;
+    while (d + 1 < P && static_cast<std::uint64_t>(keys[i]) >= words[d]) ++d;
+    dest[i] = d;
+    ++send[d];
   }
-  if (lane < P) warp_counts[warp * P + lane] = running;
-  __syncthreads();
-  for (unsigned d = threadIdx.x; d < P; d += blockDim.x) {
-    unsigned sum = 0;
-    for (int w = 0; w < dd::sort_split_warps; ++w) {
-      const unsigned c = warp_counts[w * P + d];
-      warp_counts[w * P + d] = sum;
-      sum += c;
+  std::vector<std::uint64_t> bases(P, 0);
+  for (unsigned d = 1; d < P; ++d) bases[d] = bases[d - 1] + send[d - 1];
+  std::vector<Key> want_keys(n);
+  std::vector<std::uint32_t> want_values(n);
+  {
+    auto at = bases;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      want_keys[at[dest[i]]] = keys[i];
+      want_values[at[dest[i]]++] = values[i];
     }
   }
-  __syncthreads();
-  const unsigned* mine = warp_counts + warp * P;
-#pragma unroll
-  for (int c = 0; c < dd::split_items; ++c) {
-    if (dest[c] == dd::none) continue;
-    keys_out[offsets[dest[c] * num_tiles + blockIdx.x] + mine[dest[c]] + rank[c]] = key[c];
-  }
+  Key* d_out;
+  std::uint32_t *d_vin, *d_vout;
+  std::uint64_t *d_words, *d_thr, *d_bases;
+  const std::uint64_t num_tiles = (n + dd::split_tile - 1) / dd::split_tile;
+  unsigned char* d_lb;
+  ONEPASS_CUDA_CHECK(cudaMalloc(&d_out, n * sizeof(Key)));
+  ONEPASS_CUDA_CHECK(cudaMalloc(&d_vin, n * 4));
+  ONEPASS_CUDA_CHECK(cudaMalloc(&d_vout, n * 4));
+  ONEPASS_CUDA_CHECK(cudaMalloc(&d_words, 8 * P));
+  ONEPASS_CUDA_CHECK(cudaMalloc(&d_thr, 8 * P));
+  ONEPASS_CUDA_CHECK(cudaMalloc(&d_bases, 8 * P));
+  ONEPASS_CUDA_CHECK(cudaMalloc(&d_lb, dd::partition_lookback::temp_bytes(num_tiles, P)));
+  ONEPASS_CUDA_CHECK(cudaMemcpy(d_vin, values.data(), n * 4, cudaMemcpyHostToDevice));
+  ONEPASS_CUDA_CHECK(cudaMemcpy(d_words, words.data(), 8 * P, cudaMemcpyHostToDevice));
+  ONEPASS_CUDA_CHECK(cudaMemcpy(d_thr, thresholds.data(), 8 * P, cudaMemcpyHostToDevice));
+  ONEPASS_CUDA_CHECK(cudaMemcpy(d_bases, bases.data(), 8 * P, cudaMemcpyHostToDevice));
+  ONEPASS_CUDA_CHECK(cudaMemset(d_lb, 0, dd::partition_lookback::temp_bytes(num_tiles, P)));
+  const dd::partition_lookback lb{reinterpret_cast<unsigned long long*>(d_lb),
+                                  reinterpret_cast<unsigned long long*>(d_lb + dd::partition_lookback::header_bytes), P};
+  const std::size_t shared = dd::partition_shared_bytes<Key, std::uint32_t>(P);
+  if (shared > 48 * 1024)
+    ONEPASS_CUDA_CHECK(cudaFuncSetAttribute(dd::partition_by_destination<Key, std::uint32_t>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+  dd::partition_by_destination<Key, std::uint32_t><<<unsigned(num_tiles), dd::split_threads, shared>>>(
+      d_keys, d_out, d_vin, d_vout, n, field, d_words, d_thr, P, d_bases, lb);
+  ONEPASS_CUDA_CHECK(cudaGetLastError());
+  std::vector<Key> got_keys(n);
+  std::vector<std::uint32_t> got_values(n);
+  ONEPASS_CUDA_CHECK(cudaMemcpy(got_keys.data(), d_out, n * sizeof(Key), cudaMemcpyDeviceToHost));
+  ONEPASS_CUDA_CHECK(cudaMemcpy(got_values.data(), d_vout, n * 4, cudaMemcpyDeviceToHost));
+  const bool ok = got_keys == want_keys && got_values == want_values;
+  std::printf("%-4s P=%u n=%llu partition (keys + u32 values) vs host stable partition: %s\n", B == 32 ? "u32" : "u64", P,
+              static_cast<unsigned long long>(n), ok ? "ok" : "MISMATCH");
+  for (void* p : {static_cast<void*>(d_keys), static_cast<void*>(d_out), static_cast<void*>(d_vin),
+                  static_cast<void*>(d_vout), static_cast<void*>(d_words), static_cast<void*>(d_thr),
+                  static_cast<void*>(d_bases), static_cast<void*>(d_lb)})
+    ONEPASS_CUDA_CHECK(cudaFree(p));
+  return ok;
 }
 
 template <class Key>
@@ -130,32 +131,26 @@ void run(unsigned log2n, unsigned P) {
   ONEPASS_CUDA_CHECK(cudaMalloc(&out2, n * sizeof(Key)));
   fill_random<Key><<<1024, 256>>>(in, n, 42);
   const unsigned s = P - 1;
-  std::vector<std::uint64_t> words(s + 1), thresholds(s + 1, 0), prefixes(s + 1);
-  for (unsigned q = 0; q < s; ++q) {
-    // the (q + 1)-th P-quantile of B-bit words
-    const long double f = static_cast<long double>(q + 1) / P;
-    words[q] = static_cast<std::uint64_t>(f * 18446744073709551616.0L) >> (64 - B);
-    prefixes[q] = words[q] >> (B - dd::sort_first_digit_bits);
-  }
+  const auto words = quantile_words<Key>(P);
+  std::vector<std::uint64_t> thresholds(P, 0), prefixes(P), bases(P);
+  for (unsigned q = 0; q < s; ++q) prefixes[q] = words[q] >> (B - dd::sort_first_digit_bits);
+  for (unsigned d = 0; d < P; ++d) bases[d] = n / P * d;  // uniform: close enough for timing
   const std::uint64_t num_tiles = (n + dd::split_tile - 1) / dd::split_tile;
-  std::uint64_t *d_words, *d_thr, *d_pre;
-  unsigned long long *hist, *count, *tiles, *tiles2, *send;
-  ONEPASS_CUDA_CHECK(cudaMalloc(&d_words, 8 * (s + 1)));
-  ONEPASS_CUDA_CHECK(cudaMalloc(&d_thr, 8 * (s + 1)));
-  ONEPASS_CUDA_CHECK(cudaMalloc(&d_pre, 8 * (s + 1)));
+  std::uint64_t *d_words, *d_thr, *d_pre, *d_bases;
+  unsigned long long *hist, *count;
+  unsigned char* d_lb;
+  const std::size_t lb_bytes = dd::partition_lookback::temp_bytes(num_tiles, P);
+  ONEPASS_CUDA_CHECK(cudaMalloc(&d_words, 8 * P));
+  ONEPASS_CUDA_CHECK(cudaMalloc(&d_thr, 8 * P));
+  ONEPASS_CUDA_CHECK(cudaMalloc(&d_pre, 8 * P));
+  ONEPASS_CUDA_CHECK(cudaMalloc(&d_bases, 8 * P));
   ONEPASS_CUDA_CHECK(cudaMalloc(&hist, 8 * 4096));
   ONEPASS_CUDA_CHECK(cudaMalloc(&count, 8));
-  ONEPASS_CUDA_CHECK(cudaMalloc(&tiles, 8 * P * num_tiles));
-  ONEPASS_CUDA_CHECK(cudaMalloc(&tiles2, 8 * P * num_tiles));
-  ONEPASS_CUDA_CHECK(cudaMalloc(&send, 8 * P));
-  ONEPASS_CUDA_CHECK(cudaMemcpy(d_words, words.data(), 8 * (s + 1), cudaMemcpyHostToDevice));
-  ONEPASS_CUDA_CHECK(cudaMemcpy(d_thr, thresholds.data(), 8 * (s + 1), cudaMemcpyHostToDevice));
-  ONEPASS_CUDA_CHECK(cudaMemcpy(d_pre, prefixes.data(), 8 * (s + 1), cudaMemcpyHostToDevice));
-  std::size_t scan_bytes = 0;
-  ONEPASS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, tiles, tiles, std::int64_t(P * num_tiles)));
-  void* scan_temp;
-  ONEPASS_CUDA_CHECK(cudaMalloc(&scan_temp, scan_bytes));
-  const std::size_t shared_bytes = 2 * s * 8 + dd::sort_split_warps * P * 4;
+  ONEPASS_CUDA_CHECK(cudaMalloc(&d_lb, lb_bytes));
+  ONEPASS_CUDA_CHECK(cudaMemcpy(d_words, words.data(), 8 * P, cudaMemcpyHostToDevice));
+  ONEPASS_CUDA_CHECK(cudaMemcpy(d_thr, thresholds.data(), 8 * P, cudaMemcpyHostToDevice));
+  ONEPASS_CUDA_CHECK(cudaMemcpy(d_pre, prefixes.data(), 8 * P, cudaMemcpyHostToDevice));
+  ONEPASS_CUDA_CHECK(cudaMemcpy(d_bases, bases.data(), 8 * P, cudaMemcpyHostToDevice));
   const double key_bytes = static_cast<double>(n) * sizeof(Key);
   const auto report = [&](const char* what, double ms, double bytes) {
     std::printf("%-4s P=%u n=2^%u %-34s %8.3f ms %7.0f GB/s\n", B == 32 ? "u32" : "u64", P, log2n, what, ms,
@@ -171,62 +166,45 @@ void run(unsigned log2n, unsigned P) {
            dd::gather_open_fields<Key><<<grid, 256>>>(in, n, field, B - 12, d_pre, s, reinterpret_cast<bits*>(out),
                                                       count);
          }, 7), key_bytes);
-  report("count_destinations (library)", median_ms([&] {
-           dd::count_destinations<Key><<<unsigned(num_tiles), dd::split_threads, shared_bytes>>>(
-               in, n, field, d_words, d_thr, P, num_tiles, tiles);
-         }, 7), key_bytes);
-  if (P <= 32)
-    report("count_ballot (candidate)", median_ms([&] {
-             count_ballot<Key><<<unsigned(num_tiles), dd::split_threads, shared_bytes>>>(in, n, field, d_words, d_thr,
-                                                                                        P, num_tiles, tiles2);
-           }, 7), key_bytes);
-  std::vector<unsigned long long> a(P * num_tiles), b(P * num_tiles);
-  ONEPASS_CUDA_CHECK(cudaMemcpy(a.data(), tiles, 8 * a.size(), cudaMemcpyDeviceToHost));
-  if (P <= 32) {
-    ONEPASS_CUDA_CHECK(cudaMemcpy(b.data(), tiles2, 8 * b.size(), cudaMemcpyDeviceToHost));
-    if (a != b) std::printf("MISMATCH: count_ballot differs from count_destinations\n");
-  }
-  report("scan + totals", median_ms([&] {
-           ONEPASS_CUDA_CHECK(cudaMemcpyAsync(tiles2, tiles, 8 * P * num_tiles, cudaMemcpyDeviceToDevice));
-           std::size_t bytes = scan_bytes;
-           cub::DeviceScan::ExclusiveSum(scan_temp, bytes, tiles2, tiles2, std::int64_t(P * num_tiles));
-           dd::destination_totals<<<1, 256>>>(tiles2, P, num_tiles, n, send);
-         }, 7), 0);
-  report("scatter_by_destination (library)", median_ms([&] {
-           dd::scatter_by_destination<Key, dd::no_values><<<unsigned(num_tiles), dd::split_threads, shared_bytes>>>(
-               in, out, nullptr, nullptr, n, field, d_words, d_thr, P, num_tiles, tiles2);
+  const std::size_t shared = dd::partition_shared_bytes<Key, dd::no_values>(P);
+  if (shared > 48 * 1024)
+    ONEPASS_CUDA_CHECK(cudaFuncSetAttribute(dd::partition_by_destination<Key, dd::no_values>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+  const dd::partition_lookback lb{reinterpret_cast<unsigned long long*>(d_lb),
+                                  reinterpret_cast<unsigned long long*>(d_lb + dd::partition_lookback::header_bytes), P};
+  report("partition_by_destination (+memset)", median_ms([&] {
+           cudaMemsetAsync(d_lb, 0, lb_bytes);
+           dd::partition_by_destination<Key, dd::no_values><<<unsigned(num_tiles), dd::split_threads, shared>>>(
+               in, out, nullptr, nullptr, n, field, d_words, d_thr, P, d_bases, lb);
          }, 7), 2 * key_bytes);
-  if (P <= 32) {
-    report("scatter_ballot (candidate)", median_ms([&] {
-             scatter_ballot<Key><<<unsigned(num_tiles), dd::split_threads, shared_bytes>>>(
-                 in, out2, n, field, d_words, d_thr, P, num_tiles, tiles2);
-           }, 7), 2 * key_bytes);
-    std::vector<Key> x(n), y(n);
-    ONEPASS_CUDA_CHECK(cudaMemcpy(x.data(), out, n * sizeof(Key), cudaMemcpyDeviceToHost));
-    ONEPASS_CUDA_CHECK(cudaMemcpy(y.data(), out2, n * sizeof(Key), cudaMemcpyDeviceToHost));
-    if (x != y) std::printf("MISMATCH: scatter_ballot differs from scatter_by_destination\n");
-  }
   report("copy (floor: read + write)", median_ms([&] {
            cudaMemcpyAsync(out2, in, n * sizeof(Key), cudaMemcpyDeviceToDevice);
          }, 7), 2 * key_bytes);
-  std::size_t sort_bytes = 0;
-  onepass::sort::sort_keys<Key>(nullptr, sort_bytes, static_cast<const Key*>(nullptr), nullptr, n, 0, B, false, 0);
-  void* sort_temp;
-  ONEPASS_CUDA_CHECK(cudaMalloc(&sort_temp, sort_bytes));
-  report("local onepass::sort (n keys)", median_ms([&] {
-           std::size_t bytes = sort_bytes;
-           onepass::sort::sort_keys<Key>(sort_temp, bytes, out, out2, n, 0, B, false, 0);
-         }, 7), 0);
+  if (P == 2) {
+    std::size_t sort_bytes = 0;
+    onepass::sort::sort_keys<Key>(nullptr, sort_bytes, static_cast<const Key*>(nullptr), nullptr, n, 0, B, false, 0);
+    void* sort_temp;
+    ONEPASS_CUDA_CHECK(cudaMalloc(&sort_temp, sort_bytes));
+    report("local onepass::sort (n keys)", median_ms([&] {
+             std::size_t bytes = sort_bytes;
+             onepass::sort::sort_keys<Key>(sort_temp, bytes, out, out2, n, 0, B, false, 0);
+           }, 7), 0);
+    ONEPASS_CUDA_CHECK(cudaFree(sort_temp));
+  }
   for (void* p : {static_cast<void*>(in), static_cast<void*>(out), static_cast<void*>(out2), static_cast<void*>(d_words),
-                  static_cast<void*>(d_thr), static_cast<void*>(d_pre), static_cast<void*>(hist),
-                  static_cast<void*>(count), static_cast<void*>(tiles), static_cast<void*>(tiles2),
-                  static_cast<void*>(send), scan_temp, sort_temp})
+                  static_cast<void*>(d_thr), static_cast<void*>(d_pre), static_cast<void*>(d_bases),
+                  static_cast<void*>(hist), static_cast<void*>(count), static_cast<void*>(d_lb)})
     ONEPASS_CUDA_CHECK(cudaFree(p));
 }
 
 int main(int argc, char** argv) {
   const unsigned log2n = argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : 30;
+  bool ok = true;
+  for (unsigned P : {1u, 2u, 3u, 4u, 8u, 300u}) {
+    ok = check_partition<std::uint32_t>((1u << 24) + 123, P) && ok;
+    ok = check_partition<std::uint64_t>((1u << 23) + 77, P) && ok;
+  }
   for (unsigned P : {2u, 3u, 4u, 8u}) run<std::uint32_t>(log2n, P);
   for (unsigned P : {2u, 4u}) run<std::uint64_t>(log2n - 1, P);
-  return 0;
+  return ok ? 0 : 1;
 }

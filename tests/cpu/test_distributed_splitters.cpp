@@ -87,7 +87,12 @@ std::vector<std::vector<std::uint32_t>> destinations(const std::vector<std::vect
         if (dist::at_or_after(fields[r][i], i, sp[q].word, threshold[q])) d = static_cast<std::uint32_t>(q + 1);
       dest[r][i] = d;
     }
+    // The send counts from the histograms alone equal the keys the rule sends.
+    std::vector<std::uint64_t> sent(P, 0);
+    for (std::uint32_t d : dest[r]) ++sent[d];
+    EXPECT_EQ(search.send_counts(r), sent) << "rank " << r;
   }
+  EXPECT_THROW(search.send_counts(P), onepass::error);
   return dest;
 }
 
@@ -199,6 +204,10 @@ TEST(DistributedSplitters, ATieAcrossABoundaryNamesRankAndOccurrence) {
   EXPECT_FALSE(sp.needs_position(1));
   EXPECT_EQ(sp.threshold(0, 1), 1u);
   EXPECT_EQ(sp.threshold(1), 0u);  // all of rank 1's fives are after the boundary
+  // Rank 0 sends its 1 and its first 5 to rank 0, its second 5 to rank 1; rank 1 its 0 to
+  // rank 0 and both 5s to rank 1.
+  EXPECT_EQ(s.send_counts(0), (std::vector<std::uint64_t>{2, 1}));
+  EXPECT_EQ(s.send_counts(1), (std::vector<std::uint64_t>{1, 2}));
 }
 
 TEST(DistributedSplitters, EmptyRanksAndBadArguments) {
@@ -207,10 +216,13 @@ TEST(DistributedSplitters, EmptyRanksAndBadArguments) {
   EXPECT_EQ(s.splitters().size(), 2u);
   EXPECT_TRUE(s.done());  // both boundaries at N: nothing to search
   EXPECT_TRUE(s.splitters()[0].beyond_all);
+  EXPECT_EQ(s.send_counts(0), (std::vector<std::uint64_t>{4, 0, 0}));
+  EXPECT_EQ(s.send_counts(2), (std::vector<std::uint64_t>{0, 0, 0}));
   EXPECT_THROW(dist::splitter_search({}, 32), onepass::error);
   EXPECT_THROW(dist::splitter_search({1}, 0), onepass::error);
   EXPECT_THROW(dist::splitter_search({1}, 65), onepass::error);
   dist::splitter_search t({2, 2}, 32);
+  EXPECT_THROW(t.send_counts(0), onepass::error);  // the search has not run
   try {
     t.add_level(std::vector<std::uint64_t>(3, 0));
     FAIL() << "expected onepass::error";

@@ -141,19 +141,46 @@ struct exchange_array {
 /// recv_counts[r] items from rank r into the receive buffer (at recv_offsets[r], sources in
 /// order), all arrays in one ncclGroupStart/ncclGroupEnd of ncclSend/ncclRecv on `stream` (so
 /// NCCL moves the keys and the values of a sort together); this rank's own part is a
-/// cudaMemcpyAsync. Counts of every size (bytes as ncclUint8, 64-bit counts). Enqueued, not
-/// waited for.
+/// cudaMemcpyAsync on a side stream forked from and joined back to `stream`. Counts of every
+/// size (bytes as ncclUint8, 64-bit counts). Enqueued, not waited for.
 inline void exchange(const std::vector<exchange_array>& arrays, const std::vector<std::uint64_t>& send_counts,
                      const std::vector<std::uint64_t>& recv_counts, rank_view ranks, ncclComm_t comm,
                      cudaStream_t stream, const char* function) {
   const auto so = offsets_of(send_counts);
   const auto ro = offsets_of(recv_counts);
   const int me = ranks.rank;
+  // This rank's own part: copied on a side stream forked from `stream` (and joined back after
+  // the group), so that it overlaps NCCL's transfers instead of preceding them.
+  cudaStream_t side = stream;
+  cudaEvent_t fork = nullptr, join = nullptr;
+  if (send_counts[me] > 0 && ranks.size > 1) {
+    ONEPASS_CUDA_CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    ONEPASS_CUDA_CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+    ONEPASS_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+    ONEPASS_CUDA_CHECK(cudaEventRecord(fork, stream));
+    ONEPASS_CUDA_CHECK(cudaStreamWaitEvent(side, fork, 0));
+  }
   for (const auto& a : arrays)
     if (send_counts[me] > 0)
       ONEPASS_CUDA_CHECK(cudaMemcpyAsync(static_cast<unsigned char*>(a.recv) + ro[me] * a.item_bytes,
                                          static_cast<const unsigned char*>(a.send) + so[me] * a.item_bytes,
-                                         send_counts[me] * a.item_bytes, cudaMemcpyDeviceToDevice, stream));
+                                         send_counts[me] * a.item_bytes, cudaMemcpyDeviceToDevice, side));
+  if (side != stream) {
+    ONEPASS_CUDA_CHECK(cudaEventRecord(join, side));
+    // Released once their work is done (CUDA defers the destruction of busy streams and events).
+    ONEPASS_CUDA_CHECK(cudaStreamDestroy(side));
+    ONEPASS_CUDA_CHECK(cudaEventDestroy(fork));
+  }
+  struct join_back {  // the stream waits for the side copy however the group ends
+    cudaStream_t stream;
+    cudaEvent_t join;
+    ~join_back() {
+      if (join) {
+        cudaStreamWaitEvent(stream, join, 0);
+        cudaEventDestroy(join);
+      }
+    }
+  } joined{stream, join};
   if (ranks.size == 1) return;
   check_nccl(ncclGroupStart(), function, "ncclGroupStart");
   for (int step = 1; step < ranks.size; ++step) {

@@ -19,12 +19,14 @@
 //      keys, few writes), one small all-gather per level; a boundary inside a run of equal
 //      keys is split by (source rank, occurrence), the owning rank finding the occurrence's
 //      position with a count per tile;
-//   3. partition: a stable multisplit of the keys (and values) by destination rank (a count
-//      per tile and destination, cub::DeviceScan over them, a scatter that ranks keys with
-//      warp match; two reads and one write of the keys);
-//   4. exchange: an ncclAllGather of the P x P send counts, then one grouped
-//      ncclSend/ncclRecv (distributed/nccl_support.cuh: exchange) of the keys (and values);
-//      what arrives is concatenated in source-rank order, each source's keys in their order;
+//   3. partition: each rank's send counts to every rank follow from the histograms alone
+//      (splitter_search::send_counts), so every rank knows the whole exchange plan without
+//      communicating; one pass (partition_by_destination: a stable multisplit with decoupled
+//      look-back over tiles, staged in shared memory) reads the keys (and values) once and
+//      writes them grouped by destination: one read and one write;
+//   4. exchange: one grouped ncclSend/ncclRecv (distributed/nccl_support.cuh: exchange) of the
+//      keys and values; the rank's own part is copied on a side stream meanwhile; what arrives
+//      is concatenated in source-rank order, each source's keys in their order;
 //   5. local sort: onepass::sort::sort_keys / sort_pairs (stable) of what arrived.
 // Since every destination receives its keys in (source rank, position) order and sorts them
 // stably, the result is the one-GPU stable sort. The call is host-synchronous: it waits for the
@@ -33,14 +35,15 @@
 //
 // Memory (per rank): the caller's two buffers of n_r keys (and of n_r values), like
 // cub::DoubleBuffer, and temporary storage: the local sort's (onepass::sort: n_r keys and
-// values of ping-pong plus its bins), the tile counts (P x ceil(n_r / 4096) 64-bit words), the
-// histograms ((P + 1) x max(4096, 256 (P - 1)) words) and a few words per rank.
+// values of ping-pong plus its bins), the partition's look-back descriptors (P x
+// ceil(n_r / 4096) 64-bit words), the histograms ((P + 1) x max(4096, 256 (P - 1)) words) and
+// a few words per rank.
 #pragma once
 
 #include <cuda_runtime.h>
 #include <nccl.h>
 
-#include <cub/device/device_scan.cuh>
+#include <cuda/atomic>
 
 #include <algorithm>
 #include <cstddef>
@@ -106,8 +109,12 @@ __device__ __forceinline__ unsigned destination(std::uint64_t w, std::uint64_t i
   return lo;
 }
 
+/// Loads in flight per thread in the streaming passes (level-0 histogram, gather).
+inline constexpr int stream_unroll = 8;
+
 /// Level 0: hist[b] += the keys whose digit (field >> shift) & (2^width - 1) is b. Shared
-/// counters per block (2^width 32-bit words of dynamic shared memory), added to hist at the end.
+/// counters per block (2^width 32-bit words of dynamic shared memory), added to hist at the end;
+/// grid-stride with stream_unroll independent loads per thread.
 template <class Key>
 __global__ void histogram_first_digit(const Key* keys, std::uint64_t n, field_of_key<Key> field, unsigned shift,
                                       unsigned width, unsigned long long* hist) {
@@ -116,8 +123,16 @@ __global__ void histogram_first_digit(const Key* keys, std::uint64_t n, field_of
   for (unsigned b = threadIdx.x; b < buckets; b += blockDim.x) counts[b] = 0;
   __syncthreads();
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    atomicAdd(&counts[static_cast<unsigned>(field(keys[i]) >> shift) & (buckets - 1)], 1u);
+  std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (; i + (stream_unroll - 1) * stride < n; i += stream_unroll * stride) {
+    Key k[stream_unroll];
+#pragma unroll
+    for (int u = 0; u < stream_unroll; ++u) k[u] = keys[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < stream_unroll; ++u)
+      atomicAdd(&counts[static_cast<unsigned>(field(k[u]) >> shift) & (buckets - 1)], 1u);
+  }
+  for (; i < n; i += stride) atomicAdd(&counts[static_cast<unsigned>(field(keys[i]) >> shift) & (buckets - 1)], 1u);
   __syncthreads();
   for (unsigned b = threadIdx.x; b < buckets; b += blockDim.x)
     if (counts[b]) atomicAdd(&hist[b], static_cast<unsigned long long>(counts[b]));
@@ -135,28 +150,36 @@ __device__ __forceinline__ unsigned find_prefix(std::uint64_t prefix, const std:
 }
 
 /// Gathers the fields of the keys in the open segments ((field >> prefix_shift) in
-/// prefixes[0, s)) into scratch, in any order (warp-aggregated appends to *count).
+/// prefixes[0, s)) into scratch, in any order (warp-aggregated appends to *count). Each warp
+/// reads stream_unroll chunks of 32 keys at once.
 template <class Key>
 __global__ void gather_open_fields(const Key* keys, std::uint64_t n, field_of_key<Key> field, unsigned prefix_shift,
                                    const std::uint64_t* prefixes, unsigned s,
                                    typename field_of_key<Key>::bits* scratch, unsigned long long* count) {
+  using bits = typename field_of_key<Key>::bits;
   const unsigned lane = threadIdx.x % 32;
   const std::uint64_t warp = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * blockDim.x / 32;
-  for (std::uint64_t base = warp * 32; base < n; base += warps * 32) {
-    const std::uint64_t i = base + lane;
-    typename field_of_key<Key>::bits w = 0;
-    bool open = false;
-    if (i < n) {
-      w = field(keys[i]);
-      open = find_prefix(static_cast<std::uint64_t>(w) >> prefix_shift, prefixes, s) < s;
+  const std::uint64_t lo = prefixes[0], hi = prefixes[s - 1];  // s >= 1
+  for (std::uint64_t base = warp * 32 * stream_unroll; base < n; base += warps * 32 * stream_unroll) {
+    bits w[stream_unroll];
+#pragma unroll
+    for (int u = 0; u < stream_unroll; ++u) {
+      const std::uint64_t i = base + u * 32 + lane;
+      w[u] = i < n ? field(keys[i]) : bits{0};
     }
-    const unsigned ballot = __ballot_sync(0xffffffffu, open);
-    if (ballot == 0) continue;
-    unsigned long long first = 0;
-    if (lane == 0) first = atomicAdd(count, static_cast<unsigned long long>(__popc(ballot)));
-    first = __shfl_sync(0xffffffffu, first, 0);
-    if (open) scratch[first + __popc(ballot & ((1u << lane) - 1u))] = w;
+#pragma unroll
+    for (int u = 0; u < stream_unroll; ++u) {
+      const std::uint64_t i = base + u * 32 + lane;
+      const std::uint64_t prefix = static_cast<std::uint64_t>(w[u]) >> prefix_shift;
+      const bool open = i < n && prefix >= lo && prefix <= hi && find_prefix(prefix, prefixes, s) < s;
+      const unsigned ballot = __ballot_sync(0xffffffffu, open);
+      if (ballot == 0) continue;
+      unsigned long long first = 0;
+      if (lane == 0) first = atomicAdd(count, static_cast<unsigned long long>(__popc(ballot)));
+      first = __shfl_sync(0xffffffffu, first, 0);
+      if (open) scratch[first + __popc(ballot & ((1u << lane) - 1u))] = w[u];
+    }
   }
 }
 
@@ -217,64 +240,97 @@ __device__ __forceinline__ void load_splitters(std::uint64_t* shared, const std:
   }
 }
 
-/// The multisplit's count pass: counts[d * num_tiles + t] = the keys of tile t with
-/// destination d (dest-major, so one exclusive scan gives every (tile, destination)'s first
-/// output position in the destination-grouped send buffer). One block per tile.
-template <class Key>
-__global__ void count_destinations(const Key* keys, std::uint64_t n, field_of_key<Key> field,
-                                   const std::uint64_t* words, const std::uint64_t* thresholds, unsigned num_ranks,
-                                   std::uint64_t num_tiles, unsigned long long* counts) {
-  extern __shared__ std::uint64_t split_shared[];
-  const unsigned s = num_ranks - 1;
-  unsigned* per_rank = reinterpret_cast<unsigned*>(split_shared + 2 * s);
-  load_splitters(split_shared, words, thresholds, s);
-  for (unsigned d = threadIdx.x; d < num_ranks; d += blockDim.x) per_rank[d] = 0;
-  __syncthreads();
-  const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * split_tile;
-  for (int k = 0; k < split_items; ++k) {
-    const std::uint64_t i = first + static_cast<std::uint64_t>(k) * split_threads + threadIdx.x;
-    if (i < n) atomicAdd(&per_rank[destination(field(keys[i]), i, split_shared, split_shared + s, s)], 1u);
-  }
-  __syncthreads();
-  for (unsigned d = threadIdx.x; d < num_ranks; d += blockDim.x)
-    counts[static_cast<std::uint64_t>(d) * num_tiles + blockIdx.x] = per_rank[d];
-}
-
-/// send_counts[d] = the keys with destination d: differences of the scanned tile counts at
-/// the start of each destination's row (the last one against n).
-__global__ void destination_totals(const unsigned long long* scanned, unsigned num_ranks, std::uint64_t num_tiles,
-                                   std::uint64_t n, unsigned long long* send_counts) {
-  const unsigned d = blockIdx.x * blockDim.x + threadIdx.x;
-  if (d >= num_ranks) return;
-  const std::uint64_t begin = scanned[static_cast<std::uint64_t>(d) * num_tiles];
-  const std::uint64_t end = d + 1 < num_ranks ? scanned[static_cast<std::uint64_t>(d + 1) * num_tiles] : n;
-  send_counts[d] = end - begin;
-}
-
 /// Marker: no values travel with the keys.
 struct no_values {};
 
-/// The multisplit's scatter pass: every key (and value) of tile t goes to
-/// out[offsets[d * num_tiles + t] + (its rank among the tile's keys of destination d)],
-/// stable. Warp w of the block ranks keys [w * 512, (w + 1) * 512) of the tile in 16 chunks of
-/// 32 with __match_any_sync, keeping a running count per destination in shared memory; an
-/// exclusive sum over the warps then places each warp's keys after the earlier warps'.
+/// Decoupled look-back of the partition (Merrill & Garland, "Single-pass Parallel Prefix Scan
+/// with Decoupled Look-back", NVR-2016-002; as onesweep/digit_lookback.cuh, with one channel
+/// per destination rank and 64-bit descriptors): bit 63 inclusive prefix, bit 62 aggregate,
+/// bits 61..0 the value; 0 = not ready. Storage: [tile counter (128 B) | num_tiles x P words],
+/// zeroed before the launch. The descriptor is the only datum handed from block to block: one
+/// relaxed device-scope 64-bit store publishes flag and value together.
+struct partition_lookback {
+  static constexpr unsigned long long prefix_flag = 1ull << 63;
+  static constexpr unsigned long long aggregate_flag = 1ull << 62;
+  static constexpr unsigned long long value_mask = aggregate_flag - 1;
+  static constexpr std::size_t header_bytes = 128;
+  static std::size_t temp_bytes(std::uint64_t num_tiles, std::size_t num_ranks) {
+    return header_bytes + static_cast<std::size_t>(num_tiles) * num_ranks * sizeof(unsigned long long);
+  }
+  unsigned long long* counter;
+  unsigned long long* words;
+  unsigned num_ranks;
+
+  __device__ cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> word(std::uint64_t tile,
+                                                                                   unsigned d) const {
+    return cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(words[tile * num_ranks + d]);
+  }
+  __device__ void publish(std::uint64_t tile, unsigned d, unsigned long long flag, std::uint64_t value) const {
+    word(tile, d).store(flag | (value & value_mask), cuda::std::memory_order_relaxed);
+  }
+  /// One thread: the exclusive prefix of `tile` (> 0) for destination d (nearest predecessor
+  /// first, spinning while it is not ready; tile 0 always publishes an inclusive prefix).
+  __device__ std::uint64_t exclusive_prefix(std::uint64_t tile, unsigned d) const {
+    std::uint64_t sum = 0;
+    std::uint64_t next = tile - 1;
+    for (;;) {
+      const unsigned long long w = word(next, d).load(cuda::std::memory_order_relaxed);
+      if (w == 0) continue;
+      sum += w & value_mask;
+      if (w & prefix_flag) return sum;
+      --next;
+    }
+  }
+};
+
+/// The partition: one pass that reads every key (and value) once and writes it once, grouped
+/// by destination rank, position order kept within each group (a stable multisplit). One
+/// block per tile of split_tile keys, tiles taken in launch order from lb's counter:
+///   1. warp w ranks keys [w * 512, (w + 1) * 512) of the tile in 16 chunks of 32 with
+///      __match_any_sync, keeping a running count per destination in shared memory;
+///   2. the tile's count per destination is published to the look-back, whose exclusive
+///      prefix over the earlier tiles gives where the tile's keys of destination d start in
+///      d's group: at bases[d] (this rank's keys for destinations < d, from the splitter
+///      search's counts) + that prefix;
+///   3. the keys are staged in shared memory in (destination, position) order and written
+///      from there in runs (coalesced), then the values the same way.
+/// Dynamic shared memory: partition_shared_bytes(P, Key, Value).
 template <class Key, class Value>
 __global__ void __launch_bounds__(split_threads)
-    scatter_by_destination(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
-                           std::uint64_t n, field_of_key<Key> field, const std::uint64_t* words,
-                           const std::uint64_t* thresholds, unsigned num_ranks, std::uint64_t num_tiles,
-                           const unsigned long long* offsets) {
+    partition_by_destination(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
+                             std::uint64_t n, field_of_key<Key> field, const std::uint64_t* words,
+                             const std::uint64_t* thresholds, unsigned num_ranks, const std::uint64_t* bases,
+                             partition_lookback lb) {
+  constexpr bool has_values = !std::is_same_v<Value, no_values>;
+  constexpr std::size_t stage_item = has_values && sizeof(Value) > sizeof(Key) ? sizeof(Value) : sizeof(Key);
+  using stage_value = std::conditional_t<has_values, Value, Key>;
   extern __shared__ std::uint64_t split_shared[];
-  const unsigned s = num_ranks - 1;
-  unsigned* warp_counts = reinterpret_cast<unsigned*>(split_shared + 2 * s);  // [sort_split_warps][num_ranks]
+  __shared__ std::uint64_t s_tile;
+  const unsigned s = num_ranks - 1, P = num_ranks;
+  // [splitters: 2s words | start: P words | warp counts: warps x P | tile offsets: P + 1 |
+  //  slot destinations: split_tile 16-bit | staging: split_tile items]
+  std::uint64_t* start = split_shared + 2 * s;
+  unsigned* warp_counts = reinterpret_cast<unsigned*>(start + P);
+  unsigned* tile_offset = warp_counts + sort_split_warps * P;
+  unsigned short* slot_dest = reinterpret_cast<unsigned short*>(tile_offset + P + 1);
+  unsigned char* stage = reinterpret_cast<unsigned char*>(split_shared) +
+                         ((2 * s + P) * 8 + (sort_split_warps * P + P + 1) * 4 + split_tile * 2 + 15) / 16 * 16;
+  Key* stage_keys = reinterpret_cast<Key*>(stage);
+  stage_value* stage_values = reinterpret_cast<stage_value*>(stage);
+  (void)stage_item;
+
   load_splitters(split_shared, words, thresholds, s);
-  for (unsigned k = threadIdx.x; k < sort_split_warps * num_ranks; k += blockDim.x) warp_counts[k] = 0;
+  for (unsigned k = threadIdx.x; k < sort_split_warps * P; k += blockDim.x) warp_counts[k] = 0;
+  if (threadIdx.x == 0) s_tile = atomicAdd(lb.counter, 1ull);
   __syncthreads();
+  const std::uint64_t tile = s_tile;
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  unsigned* mine = warp_counts + warp * num_ranks;
-  const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * split_tile +
-                              static_cast<std::uint64_t>(warp) * (split_items * 32);
+  unsigned* mine = warp_counts + warp * P;
+  const std::uint64_t tile_first = tile * split_tile;
+  const std::uint64_t first = tile_first + static_cast<std::uint64_t>(warp) * (split_items * 32);
+  const unsigned valid = static_cast<unsigned>(n - tile_first < split_tile ? n - tile_first : split_tile);
+
+  // 1. Rank.
   Key key[split_items];
   unsigned dest[split_items], rank[split_items];
 #pragma unroll
@@ -296,29 +352,80 @@ __global__ void __launch_bounds__(split_threads)
     __syncwarp();
   }
   __syncthreads();
-  for (unsigned d = threadIdx.x; d < num_ranks; d += blockDim.x) {
+  // 2. The tile's count per destination (warp counts become exclusive over the warps; the
+  // count waits in start[d]), published at once; the tile offsets (exclusive over
+  // destinations); the look-back, whose inclusive prefix is published as soon as it is known.
+  for (unsigned d = threadIdx.x; d < P; d += blockDim.x) {
     unsigned running = 0;
     for (int w = 0; w < sort_split_warps; ++w) {
-      const unsigned c = warp_counts[w * num_ranks + d];
-      warp_counts[w * num_ranks + d] = running;
+      const unsigned c = warp_counts[w * P + d];
+      warp_counts[w * P + d] = running;
       running += c;
     }
+    start[d] = running;
+    lb.publish(tile, d, tile == 0 ? partition_lookback::prefix_flag : partition_lookback::aggregate_flag, running);
   }
   __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned sum = 0;
+    for (unsigned d = 0; d < P; ++d) {
+      tile_offset[d] = sum;
+      sum += static_cast<unsigned>(start[d]);
+    }
+    tile_offset[P] = sum;
+  }
+  __syncthreads();
+  for (unsigned d = threadIdx.x; d < P; d += blockDim.x) {
+    std::uint64_t before = 0;
+    if (tile > 0) {
+      before = lb.exclusive_prefix(tile, d);
+      lb.publish(tile, d, partition_lookback::prefix_flag, before + start[d]);
+    }
+    start[d] = bases[d] + before;
+  }
+  __syncthreads();
+  // 3. Stage the keys in (destination, position) order, then write the runs.
 #pragma unroll
   for (int c = 0; c < split_items; ++c) {
     if (dest[c] == none) continue;
-    const std::uint64_t i = first + static_cast<std::uint64_t>(c) * 32 + lane;
-    const std::uint64_t at = offsets[static_cast<std::uint64_t>(dest[c]) * num_tiles + blockIdx.x] + mine[dest[c]] + rank[c];
-    keys_out[at] = key[c];
-    if constexpr (!std::is_same_v<Value, no_values>) values_out[at] = values_in[i];
+    const unsigned slot = tile_offset[dest[c]] + mine[dest[c]] + rank[c];
+    stage_keys[slot] = key[c];
+    slot_dest[slot] = static_cast<unsigned short>(dest[c]);
   }
+  __syncthreads();
+  for (unsigned slot = threadIdx.x; slot < valid; slot += blockDim.x) {
+    const unsigned d = slot_dest[slot];
+    const std::uint64_t at = start[d] + (slot - tile_offset[d]);
+    if (at < n) keys_out[at] = stage_keys[slot];
+  }
+  if constexpr (has_values) {
+    __syncthreads();
+#pragma unroll
+    for (int c = 0; c < split_items; ++c) {
+      if (dest[c] == none) continue;
+      const std::uint64_t i = first + static_cast<std::uint64_t>(c) * 32 + lane;
+      stage_values[tile_offset[dest[c]] + mine[dest[c]] + rank[c]] = values_in[i];
+    }
+    __syncthreads();
+    for (unsigned slot = threadIdx.x; slot < valid; slot += blockDim.x) {
+      const unsigned d = slot_dest[slot];
+      const std::uint64_t at = start[d] + (slot - tile_offset[d]);
+      if (at < n) values_out[at] = stage_values[slot];
+    }
+  }
+}
+
+/// Dynamic shared memory of partition_by_destination for P ranks (its layout).
+template <class Key, class Value>
+std::size_t partition_shared_bytes(std::size_t P) {
+  constexpr std::size_t item = !std::is_same_v<Value, no_values> && sizeof(Value) > sizeof(Key) ? sizeof(Value) : sizeof(Key);
+  return ((2 * (P - 1) + P) * 8 + (sort_split_warps * P + P + 1) * 4 + split_tile * 2 + 15) / 16 * 16 + split_tile * item;
 }
 
 /// Temporary storage of the distributed sort (offsets from the aligned start).
 struct sort_storage {
   std::size_t agreement = 0, own_hist = 0, all_hist = 0, prefixes = 0, count = 0, words = 0, thresholds = 0;
-  std::size_t tile_counts = 0, scan = 0, scan_bytes = 0, send = 0, all_send = 0, local_sort = 0, local_sort_bytes = 0;
+  std::size_t bases = 0, lookback = 0, local_sort = 0, local_sort_bytes = 0;
   std::size_t total = 0, agreement_bytes = 0;
   std::size_t hist_words = 0;  ///< own histogram words (the gathered ones: P times as many)
   std::uint64_t num_tiles = 0;
@@ -340,16 +447,10 @@ inline sort_storage plan_sort_storage(std::uint64_t n, int num_ranks, std::size_
   st.count = layout.add(sizeof(std::uint64_t));
   st.words = layout.add(P * sizeof(std::uint64_t));
   st.thresholds = layout.add(P * sizeof(std::uint64_t));
+  st.bases = layout.add(P * sizeof(std::uint64_t));
   st.num_tiles = n == 0 ? 1 : (n + split_tile - 1) / split_tile;
-  st.tile_counts = layout.add(P * st.num_tiles * sizeof(std::uint64_t));
-  std::size_t scan_bytes = 0;
-  ONEPASS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<unsigned long long*>(nullptr),
-                                                   static_cast<unsigned long long*>(nullptr),
-                                                   static_cast<std::int64_t>(P * st.num_tiles)));
-  st.scan_bytes = scan_bytes;
-  st.scan = layout.add(scan_bytes);
-  st.send = layout.add(P * sizeof(std::uint64_t));
-  st.all_send = layout.add(P * P * sizeof(std::uint64_t));
+  // the partition's look-back descriptors; before them, the tie search's tile counts
+  st.lookback = layout.add(std::max(partition_lookback::temp_bytes(st.num_tiles, P), st.num_tiles * sizeof(unsigned)));
   st.local_sort_bytes = local_sort_bytes;
   st.local_sort = layout.add(local_sort_bytes);
   st.total = layout.total();
@@ -492,9 +593,8 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
   auto* d_count = reinterpret_cast<unsigned long long*>(at(st.count));
   auto* d_words = reinterpret_cast<std::uint64_t*>(at(st.words));
   auto* d_thresholds = reinterpret_cast<std::uint64_t*>(at(st.thresholds));
-  auto* d_tiles = reinterpret_cast<unsigned long long*>(at(st.tile_counts));
-  auto* d_send = reinterpret_cast<unsigned long long*>(at(st.send));
-  auto* d_all_send = reinterpret_cast<std::uint64_t*>(at(st.all_send));
+  auto* d_bases = reinterpret_cast<std::uint64_t*>(at(st.bases));
+  unsigned char* d_lookback = at(st.lookback);
   void* d_local_sort = at(st.local_sort);
   const field_of_key<Key> field{range.begin, range.end, descending};
   using bits = typename field_of_key<Key>::bits;
@@ -559,7 +659,7 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
       std::uint64_t position = 0;
       if (sp[q].needs_position(static_cast<std::uint32_t>(ranks.rank)))
         position = position_of_occurrence(in, n, field, sp[q].word, sp[q].occurrence,
-                                          reinterpret_cast<unsigned*>(d_tiles), st.num_tiles, stream, function);
+                                          reinterpret_cast<unsigned*>(d_lookback), st.num_tiles, stream, function);
       words[q] = sp[q].word;
       thresholds[q] = sp[q].threshold(static_cast<std::uint32_t>(ranks.rank), position);
     }
@@ -568,8 +668,20 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
     ONEPASS_CUDA_CHECK(cudaMemcpyAsync(d_thresholds, thresholds.data(), thresholds.size() * sizeof(std::uint64_t),
                                        cudaMemcpyHostToDevice, stream));
 
-    // 3. Partition: counts per (destination, tile), their exclusive scan, the scatter.
-    const std::size_t shared_bytes = 2 * (P - 1) * sizeof(std::uint64_t) + sort_split_warps * P * sizeof(unsigned);
+    // The exchange plan from the histograms: what every rank sends to every rank.
+    std::vector<std::uint64_t> send = search.send_counts(static_cast<std::size_t>(ranks.rank)), receive(P);
+    for (std::size_t r = 0; r < P; ++r) receive[r] = search.send_counts(r)[static_cast<std::size_t>(ranks.rank)];
+    std::uint64_t received = 0;
+    for (auto c : receive) received += c;
+    if (received != n)
+      throw runtime_failure(std::string(function) + ": rank " + std::to_string(ranks.rank) + " would receive " +
+                            std::to_string(received) + " keys for its " + std::to_string(n) +
+                            " (the splitters are inconsistent; please report this)");
+
+    // 3. Partition: one pass (partition_by_destination) into the send buffer, grouped by
+    // destination at the offsets of the plan.
+    const std::vector<std::uint64_t> bases = exclusive_prefix(send, function, "send counts");
+    ONEPASS_CUDA_CHECK(cudaMemcpyAsync(d_bases, bases.data(), P * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream));
     Value* values_out = nullptr;
     const Value* values_in = nullptr;
     if constexpr (has_values) {
@@ -577,46 +689,26 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
       values_out = values->alternate();
     }
     if (n > 0) {
-      count_destinations<Key><<<static_cast<unsigned>(st.num_tiles), split_threads, shared_bytes, stream>>>(
-          in, n, field, d_words, d_thresholds, static_cast<unsigned>(P), st.num_tiles, d_tiles);
-      ONEPASS_CUDA_CHECK_LAUNCH();
-      std::size_t scan_bytes = st.scan_bytes;
-      ONEPASS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(at(st.scan), scan_bytes, d_tiles, d_tiles,
-                                                       static_cast<std::int64_t>(P * st.num_tiles), stream));
-      destination_totals<<<static_cast<unsigned>((P + 255) / 256), 256, 0, stream>>>(d_tiles, static_cast<unsigned>(P),
-                                                                                    st.num_tiles, n, d_send);
-      ONEPASS_CUDA_CHECK_LAUNCH();
+      const std::size_t shared_bytes = partition_shared_bytes<Key, Value>(P);
+      ONEPASS_CUDA_CHECK(cudaMemsetAsync(d_lookback, 0, partition_lookback::temp_bytes(st.num_tiles, P), stream));
+      const partition_lookback lb{reinterpret_cast<unsigned long long*>(d_lookback),
+                                  reinterpret_cast<unsigned long long*>(d_lookback + partition_lookback::header_bytes),
+                                  static_cast<unsigned>(P)};
       if (shared_bytes > 48 * 1024)
-        ONEPASS_CUDA_CHECK(cudaFuncSetAttribute(scatter_by_destination<Key, Value>,
+        ONEPASS_CUDA_CHECK(cudaFuncSetAttribute(partition_by_destination<Key, Value>,
                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                 static_cast<int>(shared_bytes)));
-      scatter_by_destination<Key, Value><<<static_cast<unsigned>(st.num_tiles), split_threads, shared_bytes, stream>>>(
-          in, out, values_in, values_out, n, field, d_words, d_thresholds, static_cast<unsigned>(P), st.num_tiles,
-          d_tiles);
+      partition_by_destination<Key, Value><<<static_cast<unsigned>(st.num_tiles), split_threads, shared_bytes, stream>>>(
+          in, out, values_in, values_out, n, field, d_words, d_thresholds, static_cast<unsigned>(P), d_bases, lb);
       ONEPASS_CUDA_CHECK_LAUNCH();
-    } else {
-      ONEPASS_CUDA_CHECK(cudaMemsetAsync(d_send, 0, P * sizeof(std::uint64_t), stream));
     }
 
-    // 4. Exchange: every rank's send counts, then the keys (and values).
-    all_gather_words(reinterpret_cast<const std::uint64_t*>(d_send), d_all_send, P, comm, stream, function);
-    std::vector<std::uint64_t> all_send(P * P);
-    ONEPASS_CUDA_CHECK(cudaMemcpyAsync(all_send.data(), d_all_send, all_send.size() * sizeof(std::uint64_t),
-                                       cudaMemcpyDeviceToHost, stream));
-    ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::vector<std::uint64_t> send(P), receive(P);
-    std::uint64_t received = 0;
-    for (std::size_t r = 0; r < P; ++r) {
-      send[r] = all_send[ranks.rank * P + r];
-      receive[r] = all_send[r * P + ranks.rank];
-      received += receive[r];
-    }
-    if (received != n)
-      throw runtime_failure(std::string(function) + ": rank " + std::to_string(ranks.rank) + " would receive " +
-                            std::to_string(received) + " keys for its " + std::to_string(n) +
-                            " (the splitters are inconsistent; please report this)");
-    exchange(out, send, in, receive, sizeof(Key), ranks, comm, stream, function);
-    if constexpr (has_values) exchange(values_out, send, values->current(), receive, sizeof(Value), ranks, comm, stream, function);
+    // 4. Exchange: the keys (and values).
+    if constexpr (has_values)
+      exchange({exchange_array{out, in, sizeof(Key)}, exchange_array{values_out, values->current(), sizeof(Value)}}, send,
+               receive, ranks, comm, stream, function);
+    else
+      exchange(out, send, in, receive, sizeof(Key), ranks, comm, stream, function);
   }
 
   // 5. The local stable sort of what arrived (in current()) into alternate().

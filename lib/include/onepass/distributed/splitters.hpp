@@ -53,6 +53,9 @@ struct splitter {
   std::uint32_t rank = 0;          ///< r_q (ties only)
   std::uint64_t occurrence = 0;    ///< k_q (ties only): rank r_q's keys equal to w_q before the boundary
   bool beyond_all = false;         ///< S_q == N: no key is at or after this boundary
+  /// [P]: below[r] = rank r's keys before the boundary (those it sends to destinations < q),
+  /// from the histograms alone; final once the search is done.
+  std::vector<std::uint64_t> below;
 
   /// The position threshold t_q(r) on rank `rank_r` (file comment); `position` is rank r_q's
   /// position of its occurrence-th key equal to word, used only when needs_position(rank_r).
@@ -89,13 +92,16 @@ class splitter_search {
     width_ = std::min(first_digit_bits, field_bits);
     shift_ = field_bits - width_;
     segment root;
+    root.rank_below.assign(P, 0);
     for (std::size_t q = 1; q < P; ++q) {
       const std::uint64_t s = bounds_[q];
       if (s == 0) {
         splitters_[q - 1] = splitter{};  // every key is at or after it
+        splitters_[q - 1].below.assign(P, 0);
       } else if (s >= N) {
         splitters_[q - 1].beyond_all = true;
         splitters_[q - 1].word = field_mask();
+        splitters_[q - 1].below = counts_;
       } else {
         root.boundaries.push_back(q);
       }
@@ -146,15 +152,21 @@ class splitter_search {
                 "count " + std::to_string(offset[B]) + " keys in segment " + std::to_string(s) + " where the level above counted " +
                     std::to_string(seg.size) + " (the ranks' keys changed between levels)");
       std::size_t open_bucket = B;  // the bucket opened as a segment of the next level, if any
+      // running[r]: rank r's keys below bucket `cursor` (the boundaries' buckets ascend).
+      std::vector<std::uint64_t> running = seg.rank_below;
+      std::size_t cursor = 0;
       for (std::size_t q : seg.boundaries) {
         const std::uint64_t pos = bounds_[q] - seg.offset;
         require(pos < offset[B], fn, "histograms", "count fewer keys than the output counts need");
         const std::size_t b = static_cast<std::size_t>(std::upper_bound(offset.begin(), offset.end(), pos) - offset.begin()) - 1;
+        for (; cursor < b; ++cursor)
+          for (std::size_t r = 0; r < P; ++r) running[r] += histograms[(r * S + s) * B + cursor];
         const std::uint64_t word = ((seg.prefix << width_) | b) << shift_;
         splitter& sp = splitters_[q - 1];
         if (pos == offset[b]) {
           sp = splitter{};
           sp.word = word;
+          sp.below = running;
         } else if (last) {
           sp = splitter{};
           sp.word = word;
@@ -164,12 +176,16 @@ class splitter_search {
           while (c >= histograms[(r * S + s) * B + b]) c -= histograms[(r * S + s) * B + b], ++r;
           sp.rank = static_cast<std::uint32_t>(r);
           sp.occurrence = c;
+          sp.below = running;  // and the equal keys of the ranks before r_q, and k_q of r_q's
+          for (std::size_t e = 0; e < r; ++e) sp.below[e] += histograms[(e * S + s) * B + b];
+          sp.below[r] += c;
         } else {
           if (open_bucket != b) {
             segment child;
             child.prefix = (seg.prefix << width_) | b;
             child.offset = seg.offset + offset[b];
             child.size = total[b];
+            child.rank_below = running;
             next.push_back(child);
             open_bucket = b;
           }
@@ -188,11 +204,31 @@ class splitter_search {
   /// The P - 1 splitters (boundary q = 1..P-1 at index q - 1); final once done().
   const std::vector<splitter>& splitters() const { return splitters_; }
 
+  /// [P]: the keys rank `rank` sends to each destination q (its keys of global sorted positions
+  /// [S_q, S_{q+1}), counted from the histograms: no pass over the keys). Exactly what the
+  /// splitters' rule sends. Throws onepass::error unless done() and rank < P.
+  std::vector<std::uint64_t> send_counts(std::size_t rank) const {
+    const char* fn = "onepass::distributed::splitter_search::send_counts";
+    const std::size_t P = counts_.size();
+    require(done(), fn, "this", "must have finished the search (done()), " + std::to_string(open_.size()) +
+                                     " segments are still open");
+    require(rank < P, fn, "rank", "must be below the number of ranks " + std::to_string(P) + ", got " + std::to_string(rank));
+    std::vector<std::uint64_t> send(P);
+    std::uint64_t before = 0;
+    for (std::size_t q = 0; q < P; ++q) {
+      const std::uint64_t upto = q + 1 < P ? splitters_[q].below[rank] : counts_[rank];
+      send[q] = upto - before;
+      before = upto;
+    }
+    return send;
+  }
+
  private:
   struct segment {
     std::uint64_t prefix = 0;  ///< the digits above the current one
     std::uint64_t offset = 0;  ///< global sorted position of the segment's first key
     std::uint64_t size = 0;    ///< its keys (checked against the next level's histograms)
+    std::vector<std::uint64_t> rank_below;  ///< [P]: each rank's keys below the segment
     std::vector<std::size_t> boundaries;  ///< q with S_q strictly inside the segment
   };
   std::uint64_t field_mask() const {
