@@ -149,18 +149,27 @@ __device__ __forceinline__ unsigned find_prefix(std::uint64_t prefix, const std:
   return lo < s && prefixes[lo] == prefix ? lo : s;
 }
 
-/// Gathers the fields of the keys in the open segments ((field >> prefix_shift) in
-/// prefixes[0, s)) into scratch, in any order (warp-aggregated appends to *count). Each warp
-/// reads stream_unroll chunks of 32 keys at once.
+/// Gathers the fields of the keys in the open segments of level 1 ((field >> prefix_shift) in
+/// prefixes[0, s), level-0 buckets: below 2^sort_first_digit_bits) into scratch, in any order
+/// (warp-aggregated appends to *count). The open buckets are a bitmap in shared memory; each
+/// warp reads stream_unroll chunks of 32 keys at once.
 template <class Key>
 __global__ void gather_open_fields(const Key* keys, std::uint64_t n, field_of_key<Key> field, unsigned prefix_shift,
                                    const std::uint64_t* prefixes, unsigned s,
                                    typename field_of_key<Key>::bits* scratch, unsigned long long* count) {
   using bits = typename field_of_key<Key>::bits;
+  constexpr unsigned map_words = (1u << sort_first_digit_bits) / 32;
+  __shared__ unsigned open_map[map_words];
+  for (unsigned k = threadIdx.x; k < map_words; k += blockDim.x) open_map[k] = 0;
+  __syncthreads();
+  for (unsigned q = threadIdx.x; q < s; q += blockDim.x) {
+    const unsigned b = static_cast<unsigned>(prefixes[q]);
+    atomicOr(&open_map[b / 32], 1u << (b % 32));
+  }
+  __syncthreads();
   const unsigned lane = threadIdx.x % 32;
   const std::uint64_t warp = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * blockDim.x / 32;
-  const std::uint64_t lo = prefixes[0], hi = prefixes[s - 1];  // s >= 1
   for (std::uint64_t base = warp * 32 * stream_unroll; base < n; base += warps * 32 * stream_unroll) {
     bits w[stream_unroll];
 #pragma unroll
@@ -171,8 +180,8 @@ __global__ void gather_open_fields(const Key* keys, std::uint64_t n, field_of_ke
 #pragma unroll
     for (int u = 0; u < stream_unroll; ++u) {
       const std::uint64_t i = base + u * 32 + lane;
-      const std::uint64_t prefix = static_cast<std::uint64_t>(w[u]) >> prefix_shift;
-      const bool open = i < n && prefix >= lo && prefix <= hi && find_prefix(prefix, prefixes, s) < s;
+      const unsigned b = static_cast<unsigned>(static_cast<std::uint64_t>(w[u]) >> prefix_shift) & ((1u << sort_first_digit_bits) - 1);
+      const bool open = i < n && ((open_map[b / 32] >> (b % 32)) & 1u);
       const unsigned ballot = __ballot_sync(0xffffffffu, open);
       if (ballot == 0) continue;
       unsigned long long first = 0;
@@ -268,17 +277,31 @@ struct partition_lookback {
   __device__ void publish(std::uint64_t tile, unsigned d, unsigned long long flag, std::uint64_t value) const {
     word(tile, d).store(flag | (value & value_mask), cuda::std::memory_order_relaxed);
   }
-  /// One thread: the exclusive prefix of `tile` (> 0) for destination d (nearest predecessor
-  /// first, spinning while it is not ready; tile 0 always publishes an inclusive prefix).
+  /// One warp (all lanes, the same tile and d): the exclusive prefix of `tile` (> 0) for
+  /// destination d. Lane l reads predecessor next - l, so each round covers 32 predecessors
+  /// (nearest first): the aggregates up to the nearest inclusive prefix are summed; when a
+  /// not-ready descriptor comes first, the ready ones before it are summed and the warp reads
+  /// again from it. Predecessors before tile 0 read as inclusive 0.
   __device__ std::uint64_t exclusive_prefix(std::uint64_t tile, unsigned d) const {
+    const unsigned lane = threadIdx.x % 32;
     std::uint64_t sum = 0;
-    std::uint64_t next = tile - 1;
+    long long next = static_cast<long long>(tile) - 1;
     for (;;) {
-      const unsigned long long w = word(next, d).load(cuda::std::memory_order_relaxed);
-      if (w == 0) continue;
-      sum += w & value_mask;
-      if (w & prefix_flag) return sum;
-      --next;
+      const long long j = next - static_cast<long long>(lane);
+      const unsigned long long w = j >= 0 ? word(static_cast<std::uint64_t>(j), d).load(cuda::std::memory_order_relaxed)
+                                          : prefix_flag;
+      const unsigned waiting = __ballot_sync(0xffffffffu, w == 0);
+      const unsigned inclusive = __ballot_sync(0xffffffffu, (w & prefix_flag) != 0);
+      const unsigned first_waiting = waiting ? __ffs(waiting) - 1 : 32;
+      const unsigned first_inclusive = inclusive ? __ffs(inclusive) - 1 : 32;
+      const bool done = first_inclusive < first_waiting;
+      const unsigned take = done ? first_inclusive + 1 : first_waiting;  // lanes [0, take)
+      std::uint64_t v = lane < take ? (w & value_mask) : 0;
+#pragma unroll
+      for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+      sum += v;
+      if (done) return sum;
+      next -= take;
     }
   }
 };
@@ -288,7 +311,8 @@ struct partition_lookback {
 /// block per tile of split_tile keys, tiles taken in launch order from lb's counter:
 ///   1. warp w ranks keys [w * 512, (w + 1) * 512) of the tile in 16 chunks of 32 with
 ///      __match_any_sync, keeping a running count per destination in shared memory;
-///   2. the tile's count per destination is published to the look-back, whose exclusive
+///   2. the tile's count per destination is published to the look-back (a warp per
+///      destination, 32 predecessors per read), whose exclusive
 ///      prefix over the earlier tiles gives where the tile's keys of destination d start in
 ///      d's group: at bases[d] (this rank's keys for destinations < d, from the splitter
 ///      search's counts) + that prefix;
@@ -375,13 +399,14 @@ __global__ void __launch_bounds__(split_threads)
     tile_offset[P] = sum;
   }
   __syncthreads();
-  for (unsigned d = threadIdx.x; d < P; d += blockDim.x) {
+  for (unsigned d = warp; d < P; d += sort_split_warps) {  // a warp per destination
     std::uint64_t before = 0;
     if (tile > 0) {
       before = lb.exclusive_prefix(tile, d);
-      lb.publish(tile, d, partition_lookback::prefix_flag, before + start[d]);
+      if (lane == 0) lb.publish(tile, d, partition_lookback::prefix_flag, before + start[d]);
     }
-    start[d] = bases[d] + before;
+    __syncwarp();
+    if (lane == 0) start[d] = bases[d] + before;
   }
   __syncthreads();
   // 3. Stage the keys in (destination, position) order, then write the runs.
