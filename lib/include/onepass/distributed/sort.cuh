@@ -354,17 +354,21 @@ __global__ void __launch_bounds__(split_threads)
   const std::uint64_t first = tile_first + static_cast<std::uint64_t>(warp) * (split_items * 32);
   const unsigned valid = static_cast<unsigned>(n - tile_first < split_tile ? n - tile_first : split_tile);
 
-  // 1. Rank.
+  // 1. Rank: every key of the thread loaded first (split_items loads in flight), then ranked.
   Key key[split_items];
   unsigned dest[split_items], rank[split_items];
 #pragma unroll
   for (int c = 0; c < split_items; ++c) {
     const std::uint64_t i = first + static_cast<std::uint64_t>(c) * 32 + lane;
-    dest[c] = none;
-    if (i < n) {
-      key[c] = keys_in[i];
-      dest[c] = destination(field(key[c]), i, split_shared, split_shared + s, s);
-    }
+    if (i < n) key[c] = keys_in[i];
+  }
+#pragma unroll
+  for (int c = 0; c < split_items; ++c) {
+    const std::uint64_t i = first + static_cast<std::uint64_t>(c) * 32 + lane;
+    dest[c] = i < n ? destination(field(key[c]), i, split_shared, split_shared + s, s) : none;
+  }
+#pragma unroll
+  for (int c = 0; c < split_items; ++c) {
     const unsigned peers = __match_any_sync(0xffffffffu, dest[c]);
     const unsigned leader = __ffs(peers) - 1;
     unsigned base = 0;
