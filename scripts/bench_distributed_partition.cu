@@ -50,8 +50,10 @@ std::vector<std::uint64_t> quantile_words(unsigned P) {
 /// Candidate partitions (keys only): the library's partition_by_destination with each key's
 /// destination and rank packed into one register (dest in bits 0..15, rank above), an
 /// occupancy bound (MinBlocks blocks of 256 threads per SM), and optionally ranking by one
-/// ballot per destination (P <= 32) instead of __match_any_sync.
-template <class Key, bool Ballot, int MinBlocks>
+/// ballot per destination (P <= 32) instead of __match_any_sync. Rank 2 is a timing probe, not
+/// a partition: no ranking at all (every key's rank is its position in the warp's run of 512;
+/// the output is wrong), to show what the ranking costs.
+template <class Key, int Ballot, int MinBlocks>
 __global__ void __launch_bounds__(dd::split_threads, MinBlocks)
     partition_candidate(const Key* keys_in, Key* keys_out, std::uint64_t n, dd::field_of_key<Key> field,
                         const std::uint64_t* words, const std::uint64_t* thresholds, unsigned num_ranks,
@@ -89,7 +91,11 @@ __global__ void __launch_bounds__(dd::split_threads, MinBlocks)
     const std::uint64_t i = first + static_cast<std::uint64_t>(c) * 32 + lane;
     packed[c] = i < n ? dd::destination(field(key[c]), i, split_shared, split_shared + s, s) : no_dest;
   }
-  if constexpr (Ballot) {
+  if constexpr (Ballot == 2) {
+#pragma unroll
+    for (int c = 0; c < dd::split_items; ++c) packed[c] |= (static_cast<unsigned>(c) * 32 + lane) << 16;
+    if (lane < P) mine[lane] = 0;
+  } else if constexpr (Ballot == 1) {
     unsigned running = 0;  // lane d: the warp's keys of destination d so far
 #pragma unroll
     for (int c = 0; c < dd::split_items; ++c) {
@@ -301,7 +307,7 @@ void run(unsigned log2n, unsigned P) {
          }, 7), 2 * key_bytes);
   std::vector<Key> want(n), got(n);
   ONEPASS_CUDA_CHECK(cudaMemcpy(want.data(), out, n * sizeof(Key), cudaMemcpyDeviceToHost));
-  const auto candidate = [&](const char* what, auto kernel) {
+  const auto candidate = [&](const char* what, auto kernel, bool compare = true) {
     if (shared > 48 * 1024)
       ONEPASS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
     report(what, median_ms([&] {
@@ -309,15 +315,18 @@ void run(unsigned log2n, unsigned P) {
              kernel<<<unsigned(num_tiles), dd::split_threads, shared>>>(in, out2, n, field, d_words, d_thr, P, d_bases, lb);
            }, 7), 2 * key_bytes);
     ONEPASS_CUDA_CHECK(cudaMemcpy(got.data(), out2, n * sizeof(Key), cudaMemcpyDeviceToHost));
-    if (got != want) std::printf("MISMATCH: %s differs from partition_by_destination\n", what);
+    if (compare && got != want) std::printf("MISMATCH: %s differs from partition_by_destination\n", what);
   };
-  candidate("candidate: packed, 3 blocks/SM", partition_candidate<Key, false, 3>);
-  candidate("candidate: packed, 4 blocks/SM", partition_candidate<Key, false, 4>);
-  candidate("candidate: packed, 5 blocks/SM", partition_candidate<Key, false, 5>);
+  candidate("candidate: packed, 3 blocks/SM", partition_candidate<Key, 0, 3>);
+  candidate("candidate: packed, 4 blocks/SM", partition_candidate<Key, 0, 4>);
+#ifndef ONLY_PROBE
+  candidate("candidate: packed, 5 blocks/SM", partition_candidate<Key, 0, 5>);
   if (P <= 32) {
-    candidate("candidate: ballots, 4 blocks/SM", partition_candidate<Key, true, 4>);
-    candidate("candidate: ballots, 5 blocks/SM", partition_candidate<Key, true, 5>);
+    candidate("candidate: ballots, 4 blocks/SM", partition_candidate<Key, 1, 4>);
+    candidate("candidate: ballots, 5 blocks/SM", partition_candidate<Key, 1, 5>);
   }
+#endif
+  candidate("probe: no ranking (wrong output)", partition_candidate<Key, 2, 4>, false);
   report("copy (floor: read + write)", median_ms([&] {
            cudaMemcpyAsync(out2, in, n * sizeof(Key), cudaMemcpyDeviceToDevice);
          }, 7), 2 * key_bytes);
