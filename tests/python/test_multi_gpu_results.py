@@ -102,10 +102,30 @@ class Section(unittest.TestCase):
         text = "\n".join(report.lines)
         self.assertIn("## Beyond one GPU", text)
         self.assertIn("Is the 2-GPU target reachable?", text)
-        self.assertIn("no phase timer", text)
-        self.assertIn("RMG sort", text)
+        self.assertIn("Against RMG sort", text)
+        self.assertIn("Where the time goes", text)
         for prefix in ("Distributed sort, strong", "Distributed sort, weak", "Distributed sort, skewed"):
             self.assertIn(_support.summary_verdict(report, prefix), ("met", "not met"))
+        self.assertIn(_support.summary_verdict(report, "Distributed sort vs RMG"), ("met", "not met", "not decided"))
+        self.assertEqual(_support.summary_verdict(report, "Distributed sort of 2^34"), "recorded")
+
+    def test_rmg_verdict_needs_both_bounds(self):
+        # Ours 20 ms at P = 2 (fast rows). RMG between 30 and 90 ms: met (30 / 20 >= 1.3); between
+        # 10 and 90: not decided; between 10 and 25: not met (25 / 20 < 1.3).
+        for low, high, want in ((30.0, 90.0, "met"), (10.0, 90.0, "not decided"), (10.0, 25.0, "not met")):
+            with self.subTest(low=low, high=high):
+                tmp = _support.TempDir()
+                try:
+                    _support.write_csv(tmp.path, mg.SORT, mg.SORT_COLUMNS, sort_rows(True))
+                    _support.write_csv(tmp.path, "rmg_sort", mg.SORT_COLUMNS,
+                                       [sort_row("rmg_sort", "keys_u32", 2, high),
+                                        sort_row("rmg_sort_before_local_sort", "keys_u32", 2, low)])
+                    report = _support.empty_report(tmp.path)
+                    mg.report_section(report, tmp.path, os.path.join(tmp.path, "recorded"))
+                    self.assertEqual(_support.summary_verdict(report, "Distributed sort vs RMG"), want)
+                    self.assertEqual(_support.summary_verdict(report, "Distributed sort of 2^34"), "not measured")
+                finally:
+                    tmp.cleanup()
 
     def test_synthetic_fresh_results_and_medians_only_shuffle(self):
         _support.write_csv(self.tmp.path, mg.SORT, mg.SORT_COLUMNS, sort_rows(True))
