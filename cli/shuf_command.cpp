@@ -641,9 +641,13 @@ void run(const options& o) {
     return;
   }
 
-  // -n K of regular files: keep only the K chosen lines when that saves memory.
+  // -n K: keep only the K chosen lines when that saves memory (inputs that cannot be read
+  // twice, such as a pipe, are first copied to an unlinked temporary file: input_files).
+  line_store store;
+  bool stored = false;
   if (o.have_head && !o.echo && !o.have_range && !o.repeat && !o.inverse && p.how != kind::registry) {
     input_files files(o.operands.empty() ? std::vector<std::string>{"-"} : o.operands);
+    files.spill();
     if (files.rereadable()) {
       std::uint64_t bytes = 0;
       const std::uint64_t m = files.count_lines(delim, bytes);
@@ -654,12 +658,14 @@ void run(const options& o) {
         head_of_files(o, p, files, m, k);
         return;
       }
+      files.append_all(delim, store);  // held after all (K is most of the lines)
+      stored = true;
     }
   }
 
   // Everything is read before the output is opened: -o may name an input.
-  line_store store;
-  if (o.echo) {
+  if (stored) {
+  } else if (o.echo) {
     for (const auto& line : o.operands) store.append_line(line, delim);
   } else if (!o.have_range) {
     if (o.operands.empty()) {

@@ -119,6 +119,29 @@ void line_store::append_file(const std::string& path, char delim) {
   }
 }
 
+void line_store::append_copy(int fd, const std::string& name, char delim) {
+  const std::size_t start = size_;
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && st.st_size > 0) reserve(size_ + static_cast<std::size_t>(st.st_size) + 1);
+  off_t offset = 0;
+  for (;;) {
+    if (size_ == capacity_) grow_for(1);
+    const std::size_t room = std::min<std::size_t>(capacity_ - size_, std::size_t{1} << 30);
+    const ssize_t got = ::pread(fd, buffer_ + size_, room, offset);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw run_error{name + ": read error: " + reason(errno)};
+    }
+    if (got == 0) break;
+    size_ += static_cast<std::size_t>(got);
+    offset += got;
+  }
+  if (size_ > start && buffer_[size_ - 1] != delim) {
+    grow_for(1);
+    buffer_[size_++] = delim;
+  }
+}
+
 void line_store::append_line(const std::string& text, char delim) {
   grow_for(text.size() + 1);
   echo_starts_.push_back(size_);
@@ -205,7 +228,7 @@ void read_blocks(const std::string& path, long long stdin_start, Block&& block) 
 
 }  // namespace
 
-input_files::input_files(std::vector<std::string> paths) : paths_(std::move(paths)) {
+input_files::input_files(std::vector<std::string> paths) : paths_(std::move(paths)), spilled_(paths_.size(), -1) {
   if (std::count(paths_.begin(), paths_.end(), "-") > 1) rereadable_ = false;
   for (const auto& path : paths_) {
     struct stat st;
@@ -219,12 +242,128 @@ input_files::input_files(std::vector<std::string> paths) : paths_(std::move(path
   }
 }
 
+input_files::~input_files() {
+  for (int fd : spilled_)
+    if (fd >= 0) ::close(fd);
+}
+
+namespace {
+
+/// The directory of the spilled copies: $TMPDIR when set and not empty, else /tmp.
+std::string spill_directory() {
+  const char* t = std::getenv("TMPDIR");
+  return t && *t ? std::string(t) : std::string("/tmp");
+}
+
+/// Writes all of [data, data + size) to fd; false with errno on failure.
+bool write_fully(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t put = ::write(fd, data, size);
+    if (put < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += put;
+    size -= static_cast<std::size_t>(put);
+  }
+  return true;
+}
+
+}  // namespace
+
+void input_files::spill() {
+  if (rereadable_) return;
+  const std::string directory = spill_directory();
+  // Which inputs to copy: all but regular files read in place (standard input only when it
+  // is named once and can seek; a second "-" is empty, as GNU reads standard input once).
+  std::vector<bool> copy(paths_.size(), false), empty(paths_.size(), false);
+  bool stdin_seen = false;
+  for (std::size_t i = 0; i < paths_.size(); ++i) {
+    const bool is_stdin = paths_[i] == "-";
+    struct stat st;
+    const bool ok = is_stdin ? ::fstat(0, &st) == 0 : ::stat(paths_[i].c_str(), &st) == 0;
+    if (is_stdin && stdin_seen) {
+      copy[i] = empty[i] = true;
+    } else {
+      copy[i] = !(ok && S_ISREG(st.st_mode) && !(is_stdin && ::lseek(0, 0, SEEK_CUR) < 0));
+    }
+    stdin_seen = stdin_seen || is_stdin;
+  }
+  // Every temporary file first, before anything is read: if one cannot be made, nothing
+  // was consumed and the caller holds the input as before (rereadable() stays false).
+  for (std::size_t i = 0; i < paths_.size(); ++i) {
+    if (!copy[i]) continue;
+    std::string pattern = directory + "/.onepass-shuf-input-XXXXXX";
+    std::vector<char> name(pattern.begin(), pattern.end());
+    name.push_back('\0');
+    const int fd = ::mkostemp(name.data(), O_CLOEXEC);
+    if (fd < 0) {
+      for (int& f : spilled_)
+        if (f >= 0) ::close(f), f = -1;
+      return;
+    }
+    ::unlink(name.data());  // gone from the directory at once: nothing is left behind
+    spilled_[i] = fd;
+  }
+  for (std::size_t i = 0; i < paths_.size(); ++i) {
+    if (!copy[i] || empty[i]) continue;
+    const bool is_stdin = paths_[i] == "-";
+    const std::string source = is_stdin ? std::string("standard input") : paths_[i];
+    const int in = is_stdin ? 0 : ::open(paths_[i].c_str(), O_RDONLY | O_CLOEXEC);
+    if (in < 0) throw run_error{source + ": " + reason(errno)};
+    fd_closer closer{in};
+    constexpr std::size_t size = std::size_t{1} << 20;
+    std::unique_ptr<char[]> buffer(new char[size]);
+    for (;;) {  // from where the input is now (a pipe cannot seek)
+      const ssize_t got = ::read(in, buffer.get(), size);
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        throw run_error{source + ": read error: " + reason(errno)};
+      }
+      if (got == 0) break;
+      if (!write_fully(spilled_[i], buffer.get(), static_cast<std::size_t>(got)))
+        throw run_error{directory + ": cannot write the temporary copy of " + source + " for -n: " + reason(errno)};
+    }
+  }
+  rereadable_ = true;
+}
+
+template <class Block>
+void input_files::read_input(std::size_t i, Block&& block) const {
+  if (spilled_[i] < 0) {
+    read_blocks(paths_[i], stdin_start_, block);
+    return;
+  }
+  const std::string name = paths_[i] == "-" ? std::string("standard input") : paths_[i];
+  constexpr std::size_t size = std::size_t{1} << 20;
+  std::unique_ptr<char[]> buffer(new char[size]);
+  off_t offset = 0;
+  for (;;) {
+    const ssize_t got = ::pread(spilled_[i], buffer.get(), size, offset);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw run_error{name + " (its temporary copy): read error: " + reason(errno)};
+    }
+    if (got == 0 || !block(buffer.get(), static_cast<std::size_t>(got))) return;
+    offset += got;
+  }
+}
+
+void input_files::append_all(char delim, line_store& store) const {
+  for (std::size_t i = 0; i < paths_.size(); ++i) {
+    if (spilled_[i] >= 0)
+      store.append_copy(spilled_[i], paths_[i] == "-" ? std::string("standard input") : paths_[i], delim);
+    else
+      store.append_file(paths_[i], delim);
+  }
+}
+
 std::uint64_t input_files::count_lines(char delim, std::uint64_t& bytes) const {
   std::uint64_t lines = 0;
   bytes = 0;
-  for (const auto& path : paths_) {
+  for (std::size_t i = 0; i < paths_.size(); ++i) {
     char last = delim;
-    read_blocks(path, stdin_start_, [&](const char* data, std::size_t size) {
+    read_input(i, [&](const char* data, std::size_t size) {
       lines += static_cast<std::uint64_t>(std::count(data, data + size, delim));
       bytes += size;
       last = data[size - 1];
@@ -239,10 +378,10 @@ void input_files::extract(char delim, const std::vector<std::uint64_t>& wanted, 
   std::uint64_t line = 0;  // number of the line being read
   std::size_t next = 0;    // wanted[next] is the next line to keep
   std::string current;     // the kept line so far (it may span blocks)
-  for (const auto& path : paths_) {
+  for (std::size_t i = 0; i < paths_.size(); ++i) {
     if (next == wanted.size()) break;
     bool partial = false;  // bytes of an unterminated line seen
-    read_blocks(path, stdin_start_, [&](const char* data, std::size_t size) {
+    read_input(i, [&](const char* data, std::size_t size) {
       const char* p = data;
       const char* end = data + size;
       while (p != end && next != wanted.size()) {

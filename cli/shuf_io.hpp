@@ -20,8 +20,12 @@
 // -n K on regular files (input_files): where holding only the K chosen lines takes
 // less than half the memory of holding all, the files are read twice instead: once to
 // count the lines, once to keep the K lines the order picks (about 40 bytes + the line
-// per chosen line). The output is the same. GNU uses reservoir sampling for -n on
-// large inputs; from a pipe, `onepass shuf -n K` still holds the whole input.
+// per chosen line). The output is the same. Inputs that cannot be read twice (a pipe,
+// a terminal, standard input from either) are first copied into a temporary file in
+// $TMPDIR (else /tmp), unlinked as soon as it is made, so nothing is left behind even
+// when the process is killed (when none can be made there, the input is held as before): `-n K` from a pipe then holds the K chosen lines, not the
+// input, at the cost of the input's size on disk (GNU uses reservoir sampling, whose
+// order is not ours: the K lines must be the first K of the order of all the lines).
 //
 // output_file writes standard output, or with -o FILE a temporary file in FILE's
 // directory that is renamed over FILE once everything is written (FILE may be one of
@@ -49,6 +53,9 @@ class line_store {
   /// Appends the content of `path` ("-" = standard input), then `delim` if the file is
   /// not empty and does not end with it. Throws run_error "PATH: <reason>".
   void append_file(const std::string& path, char delim);
+  /// Appends the whole content of the open regular file `fd` (from offset 0, with pread;
+  /// `name` in messages), then `delim` as append_file does.
+  void append_copy(int fd, const std::string& name, char delim);
   /// Appends one line (for -e): `text` and `delim`, even if `text` contains `delim`.
   void append_line(const std::string& text, char delim);
   /// Builds the offsets; after it, no more appends. Throws run_error when out of memory.
@@ -81,8 +88,22 @@ class input_files {
  public:
   /// `paths`: "-" is standard input.
   explicit input_files(std::vector<std::string> paths);
-  /// True when every input is a regular file (so it can be read twice), "-" at most once.
+  ~input_files();
+  input_files(const input_files&) = delete;
+  input_files& operator=(const input_files&) = delete;
+  /// True when every input can be read twice: a regular file, "-" at most once, or a
+  /// spilled copy (spill()).
   bool rereadable() const { return rereadable_; }
+  /// Copies every input that cannot be read twice into its own unlinked temporary file in
+  /// $TMPDIR (else /tmp), read from there afterwards; then rereadable(). When a temporary
+  /// file cannot be made, nothing is read and rereadable() stays false (hold the input
+  /// instead). Throws run_error "PATH: <reason>" for an input that cannot be read and
+  /// "DIRECTORY: cannot write the temporary copy of PATH for -n: <reason>" when a copy
+  /// cannot be written (the input read so far is then lost: a pipe cannot be read again).
+  void spill();
+  /// Appends every input to `store` (as line_store::append_file would), spilled copies from
+  /// their temporary files.
+  void append_all(char delim, line_store& store) const;
   /// Pass 1: the number of lines (as line_store counts them) and of bytes.
   std::uint64_t count_lines(char delim, std::uint64_t& bytes) const;
   /// Pass 2: appends to `store` (append_line) the lines whose 0-based numbers are in
@@ -91,7 +112,11 @@ class input_files {
   void extract(char delim, const std::vector<std::uint64_t>& wanted, line_store& store) const;
 
  private:
+  template <class Block>
+  void read_input(std::size_t i, Block&& block) const;
+
   std::vector<std::string> paths_;
+  std::vector<int> spilled_;  // per input: the temporary copy's descriptor, or -1
   bool rereadable_ = true;
   long long stdin_start_ = 0;  // where standard input starts (a redirected regular file)
 };

@@ -108,6 +108,28 @@ for n in 1 10 600 2000; do
   check "shuf --seed S -n $n < FILE: as from a pipe" cmp -s <(op --seed 77 -n "$n" < nums) <(cat nums | op --seed 77 -n "$n")
 done
 
+# -n from a pipe: copied to an unlinked temporary file in $TMPDIR, then read twice like a file.
+mkdir -p spill
+check "shuf -n K from a pipe: nothing left in TMPDIR" \
+  eval '[ "$(seq 1 50000 | TMPDIR=$PWD/spill op --seed 5 -n 3 | wc -l)" -eq 3 ] && [ -z "$(ls -A spill)" ]'
+check "shuf -n K from a pipe, TMPDIR unusable: held instead, the same lines" \
+  cmp -s <(seq 1 50000 | TMPDIR=$PWD/no-such-dir op --seed 5 -n 3) <(seq 1 50000 | op --seed 5 -n 3)
+check "shuf -n K - - from a pipe: standard input read once (the second '-' is empty)" \
+  [ "$(printf 'x\ny' | op --seed 1 -n 5 - - | sort | tr '\n' ' ')" = "x y " ]
+check "shuf -n K FILE - from a pipe: as the concatenation" \
+  cmp -s <(seq 3 | op --seed 9 -n 40 nums -) <(cat nums <(seq 3) | op --seed 9 -n 40)
+if [ -x /usr/bin/time ] && /usr/bin/time -f %M true 2>/dev/null; then
+  # 2^23 numbers (about 64 MB of text) through a pipe: -n 3 holds the 3 lines, not the input.
+  seq 1 8388608 > big.txt
+  all_kib=$( { /usr/bin/time -f %M "$ONEPASS" shuf --seed 1 < big.txt > /dev/null; } 2>&1 | tail -n 1)
+  few_kib=$( { cat big.txt | /usr/bin/time -f %M "$ONEPASS" shuf --seed 1 -n 3 > /dev/null; } 2>&1 | tail -n 1)
+  check "shuf -n 3 from a pipe: peak memory ($few_kib KiB) well below holding the input ($all_kib KiB)" \
+    [ "$((few_kib + 40000))" -lt "$all_kib" ]
+  rm -f big.txt
+else
+  echo "shuf_compat: skipped the -n memory check: no GNU time at /usr/bin/time"
+fi
+
 # --- -r -n: exactly n lines, each one of the input -------------------------------------
 op -r -n 5000 -e x y z > rep.out
 check "shuf -r -n 5000 -e x y z: 5000 lines" [ "$(lines_of rep.out)" -eq 5000 ]
