@@ -284,7 +284,8 @@ Mandatory arguments to long options are mandatory for short options too.
                             (FILE may be an input: it is replaced only when
                             the whole result is written, through a temporary
                             .onepass-shuf-XXXXXX beside it, which a killed run
-                            (SIGKILL) leaves behind)
+                            (SIGKILL) leaves behind; on a disk too full for
+                            both, FILE is rewritten in place, as GNU does)
       --random-source=FILE  derive the seed from FILE's first 4096 bytes
   -r, --repeat              output lines can be repeated (forever without -n)
   -z, --zero-terminated     line delimiter is NUL, not newline

@@ -502,11 +502,51 @@ void output_file::write_all(const char* data, std::size_t size) {
     const ssize_t put = ::write(fd_, data, std::min<std::size_t>(size, std::size_t{1} << 30));
     if (put < 0) {
       if (errno == EINTR) continue;
-      write_failed(errno);
+      const int error = errno;
+      if ((error == ENOSPC || error == EDQUOT) && replacing_ && !temporary_.empty()) {
+        write_in_place(error);
+        continue;
+      }
+      write_failed(error);
     }
     data += put;
     size -= static_cast<std::size_t>(put);
   }
+}
+
+void output_file::write_in_place(int error) {
+  // The disk cannot hold FILE and its replacement at once: write FILE itself, as GNU does
+  // (its lines are all in memory by now). Truncating FILE frees its blocks; what the
+  // temporary file holds so far is copied over, the temporary file removed, and the rest
+  // is written to FILE directly.
+  const int fd = ::open(target_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) write_failed(error);
+  const off_t written = ::lseek(fd_, 0, SEEK_CUR);
+  if (written < 0) {
+    const int e = errno;
+    ::close(fd);
+    write_failed(e);
+  }
+  const int temporary = fd_;
+  fd_ = fd;
+  replacing_ = false;
+  constexpr std::size_t size = std::size_t{1} << 20;
+  std::unique_ptr<char[]> buffer(new char[size]);
+  for (off_t at = 0; at < written;) {
+    const ssize_t got = ::pread(temporary, buffer.get(), std::min<std::size_t>(size, static_cast<std::size_t>(written - at)), at);
+    if (got <= 0) {
+      if (got < 0 && errno == EINTR) continue;
+      const int e = got < 0 ? errno : EIO;
+      ::close(temporary);
+      write_failed(e);
+    }
+    write_all(buffer.get(), static_cast<std::size_t>(got));
+    at += got;
+  }
+  ::close(temporary);
+  ::unlink(temporary_.c_str());
+  temporary_.clear();
+  g_have_temporary = 0;
 }
 
 void output_file::write_failed(int error) {

@@ -30,7 +30,11 @@
 // output_file writes standard output, or with -o FILE a temporary file in FILE's
 // directory that is renamed over FILE once everything is written (FILE may be one of
 // the inputs: they are read completely before the output is opened). On failure, or on
-// SIGINT/SIGTERM/SIGHUP, the temporary file is removed and FILE is left as it was.
+// SIGINT/SIGTERM/SIGHUP, the temporary file is removed and FILE is left as it was. When
+// the disk is full (ENOSPC, EDQUOT) while an existing FILE is being replaced, FILE is
+// written in place instead, as GNU does: truncated, the temporary file's content copied
+// into it and the temporary file removed, then the rest written to FILE; a failure after
+// that point leaves FILE incomplete (as GNU's would).
 #pragma once
 
 #include <cstddef>
@@ -152,6 +156,7 @@ class output_file {
   static constexpr std::size_t capacity = std::size_t{1} << 20;
   void flush();
   void write_all(const char* data, std::size_t size);
+  void write_in_place(int error);
   [[noreturn]] void write_failed(int error);
 
   std::unique_ptr<char[]> buffer_{new char[capacity]};

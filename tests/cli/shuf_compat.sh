@@ -19,7 +19,7 @@ GNU=$(command -v shuf || true)
 if [ -n "$GNU" ] && ! "$GNU" --version 2>/dev/null | grep -q 'GNU coreutils'; then GNU=""; fi
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/shuf_compat.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+trap 'umount "$WORK/small" 2>/dev/null; rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 2
 
 failures=0
@@ -166,6 +166,20 @@ cp nums inplace; chmod 640 inplace
 op -o inplace inplace; check "shuf -o FILE FILE: status" [ $? -eq 0 ]
 check "shuf -o FILE FILE (in place): the same lines" same_multiset inplace nums
 check "shuf -o FILE FILE: shuffled" differ inplace nums
+# A disk that cannot hold FILE and its replacement at once: written in place, as GNU does
+# (needs root and tmpfs; skipped otherwise).
+mkdir -p small
+if mount -t tmpfs -o size=1m tmpfs small 2>/dev/null; then
+  seq 1 110000 > small/f  # 659 KB of the 1 MiB
+  cp small/f f.orig
+  op --seed 3 -o small/f small/f; status=$?
+  check "shuf -o FILE FILE on a nearly full disk: status 0" [ $status -eq 0 ]
+  check "shuf -o FILE FILE on a nearly full disk: the order of --seed 3" cmp -s small/f <(op --seed 3 f.orig)
+  check "shuf -o FILE FILE on a nearly full disk: no temporary file left" [ "$(ls -A small)" = "f" ]
+  umount small
+else
+  echo "shuf_compat: skipped the nearly-full-disk -o check: cannot mount a tmpfs here (needs root)"
+fi
 check "shuf -o FILE FILE: mode kept" [ "$(stat -c %a inplace)" = 640 ]
 cp nums inplace2; op --output=inplace2 -n 10 inplace2
 check "shuf -n 10 --output=FILE FILE: 10 of its lines" eval '[ "$(lines_of inplace2)" -eq 10 ] && sub_multiset inplace2 nums'
