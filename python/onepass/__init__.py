@@ -46,6 +46,7 @@ import numpy.typing as _npt
 
 from . import _onepass
 from . import _gpu
+from . import _float_order
 
 __all__ = ["shuffle", "unshuffle", "permutation", "segmented_shuffle", "segmented_unshuffle", "segment_seed",
            "normal", "sort", "argsort", "data", "__version__", "DEFAULT_ROUNDS"]
@@ -284,32 +285,69 @@ def _sort_args(keys, begin_bit, end_bit):
     return keys, int(begin_bit), end
 
 
+def _canonical(keys, gpu):
+    """(framework, canonical keys or None) for NumPy's float order (_float_order)."""
+    framework = _gpu._framework(keys) if gpu else "numpy"
+    if framework not in ("numpy", "torch", "cupy", "jax") or not _float_order.is_float(keys, framework):
+        return framework, None
+    return framework, _float_order.canonical_keys(keys, framework)
+
+
 def sort(keys: _npt.ArrayLike, values: Optional[_npt.ArrayLike] = None, *, descending: bool = False,
-         begin_bit: int = 0, end_bit: Optional[int] = None) -> Union[_np.ndarray, Tuple[_np.ndarray, _np.ndarray]]:
+         begin_bit: int = 0, end_bit: Optional[int] = None,
+         float_order: str = "numpy") -> Union[_np.ndarray, Tuple[_np.ndarray, _np.ndarray]]:
     """Stable sort of ``keys`` (and ``values`` along with them), returned as new arrays.
 
-    keys: 1-d array of uint32, int32, float32, uint64, int64 or float64; floats in IEEE
-    totalOrder (-0.0 before +0.0, NaNs by sign and payload). values: None, or a 1-d array of
-    the same length of any 4- or 8-byte dtype (other dtypes: use :func:`argsort` and take).
-    descending: reverse order (ties keep their input order). begin_bit, end_bit: sort on bits
-    [begin_bit, end_bit) of the order-preserving transform of the key (default: all bits).
-    Returns ``keys_sorted`` or ``(keys_sorted, values_sorted)``. NumPy input: the CPU LSD
-    radix sort of the library (onepass/sort/cpu_radix_sort.hpp; the digit passes of the
-    Onesweep paper, §2, without the GPU's single-pass binning). GPU input (keys and values
-    contiguous CUDA arrays of one framework and device): ``onepass::sort::sort_keys`` /
-    ``sort_pairs`` (Onesweep, Adinets & Merrill 2022, or the hybrid MSD sort, whichever the
-    library's rule picks; the choice is left in ``onepass._gpu.last_sort_algorithm``) on the
-    caller's stream; results are arrays of that framework.
+    keys: 1-d array of uint32, int32, float32, uint64, int64 or float64. values: None, or a
+    1-d array of the same length of any 4- or 8-byte dtype (other dtypes: use :func:`argsort`
+    and take). descending: reverse order (ties keep their input order). begin_bit, end_bit:
+    sort on bits [begin_bit, end_bit) of the order-preserving transform of the key (default:
+    all bits). float_order: "numpy" (default: the order of ``np.sort``, ``torch.sort`` and
+    ``cupy.sort`` — every NaN after every number whatever its sign and payload, NaNs equal
+    to each other, -0.0 equal to +0.0, ties in input order; descending puts NaNs first) or
+    "total" (IEEE 754 totalOrder, the C++ library's order: -0.0 before +0.0, NaNs by sign and
+    payload, negative NaNs first); integer keys ignore it. With "numpy", keys holding -0.0 or
+    a NaN other than the positive quiet NaN are sorted by a canonical copy (NaN -> +NaN, -0.0
+    -> +0.0) with the originals carried as values (``onepass._float_order``), and the bit
+    range applies to that copy. Returns ``keys_sorted`` or ``(keys_sorted, values_sorted)``.
+    NumPy input: the CPU LSD radix sort of the library (onepass/sort/cpu_radix_sort.hpp; the
+    digit passes of the Onesweep paper, §2, without the GPU's single-pass binning). GPU input
+    (keys and values contiguous CUDA arrays of one framework and device):
+    ``onepass::sort::sort_keys`` / ``sort_pairs`` (Onesweep, Adinets & Merrill 2022, or the
+    hybrid MSD sort, whichever the library's rule picks; the choice is left in
+    ``onepass._gpu.last_sort_algorithm``) on the caller's stream; results are arrays of that
+    framework.
 
     Raises TypeError for other key dtypes or value itemsizes or a descending that is not a
-    bool, ValueError for shapes or bits out of range (naming the argument).
+    bool, ValueError for shapes or bits out of range or another float_order (naming the
+    argument).
     """
     descending = _check_descending(descending)
+    _float_order.check_float_order(float_order)
     if _gpu.is_gpu_array(keys):
+        if float_order == "numpy":
+            _, canon = _canonical(keys, True)
+            if canon is not None:
+                if values is None:
+                    return _gpu.sort(canon, keys, descending, begin_bit, end_bit)[1]
+                index = _gpu.argsort(canon, descending, begin_bit, end_bit)
+                if not _gpu.is_gpu_array(values) or _gpu._framework(values) != _gpu._framework(keys):
+                    raise ValueError("values: must be a CUDA array of the keys' framework")
+                if len(values.shape) != 1 or values.shape[0] != keys.shape[0]:
+                    raise ValueError("values: must be 1-d with as many elements as keys (%d), got shape %s"
+                                     % (keys.shape[0], tuple(values.shape)))
+                return keys[index], values[index]
         return _gpu.sort(keys, values, descending, begin_bit, end_bit)
     keys, begin, end = _sort_args(keys, begin_bit, end_bit)
-    keys_out = _np.empty_like(keys)
+    canon = _canonical(keys, False)[1] if float_order == "numpy" else None
     if values is None:
+        if canon is not None:  # the original keys travel as the values of their canonical copy
+            keys_out = _np.empty_like(keys)
+            word = _np.uint32 if keys.dtype.itemsize == 4 else _np.uint64
+            _onepass.sort_pairs(canon, _np.empty_like(canon), keys.view(word), keys_out.view(word), begin, end,
+                                bool(descending))
+            return keys_out
+        keys_out = _np.empty_like(keys)
         if keys.size:
             _onepass.sort_keys(keys, keys_out, begin, end, bool(descending))
         return keys_out
@@ -319,29 +357,47 @@ def sort(keys: _npt.ArrayLike, values: Optional[_npt.ArrayLike] = None, *, desce
                          % (keys.shape[0], values.shape))
     if values.dtype.hasobject or values.dtype.itemsize not in (4, 8):
         raise TypeError("values: dtype must have 4 or 8 bytes per element, got %s (use argsort)" % values.dtype)
+    if canon is not None:
+        index = _argsort_numpy(canon, begin, end, descending)
+        return keys[index], _np.ascontiguousarray(values[index])
     values = _np.ascontiguousarray(values)
     word = _np.uint32 if values.dtype.itemsize == 4 else _np.uint64
+    keys_out = _np.empty_like(keys)
     values_out = _np.empty_like(values)
     if keys.size:
         _onepass.sort_pairs(keys, keys_out, values.view(word), values_out.view(word), begin, end, bool(descending))
     return keys_out, values_out
 
 
-def argsort(keys: _npt.ArrayLike, *, descending: bool = False, begin_bit: int = 0,
-            end_bit: Optional[int] = None) -> _np.ndarray:
-    """Indices (int64) that sort ``keys`` stably: ``keys[argsort(keys)]`` equals
-    ``sort(keys)``. Arguments and errors as :func:`sort`; GPU keys give a GPU int64 array of
-    their framework (``onepass::sort::sort_pairs`` of the keys with 0 … n-1)."""
-    descending = _check_descending(descending)
-    if _gpu.is_gpu_array(keys):
-        return _gpu.argsort(keys, descending, begin_bit, end_bit)
-    keys, begin, end = _sort_args(keys, begin_bit, end_bit)
+def _argsort_numpy(keys, begin, end, descending):
     index = _np.arange(keys.shape[0], dtype=_np.uint64)
     keys_out = _np.empty_like(keys)
     index_out = _np.empty_like(index)
     if keys.size:
         _onepass.sort_pairs(keys, keys_out, index, index_out, begin, end, bool(descending))
     return index_out.view(_np.int64)
+
+
+def argsort(keys: _npt.ArrayLike, *, descending: bool = False, begin_bit: int = 0,
+            end_bit: Optional[int] = None, float_order: str = "numpy") -> _np.ndarray:
+    """Indices (int64) that sort ``keys`` stably: ``keys[argsort(keys)]`` equals
+    ``sort(keys)``. Arguments (float_order included) and errors as :func:`sort`; GPU keys
+    give a GPU int64 array of their framework (``onepass::sort::sort_pairs`` of the keys with
+    0 … n-1)."""
+    descending = _check_descending(descending)
+    _float_order.check_float_order(float_order)
+    if _gpu.is_gpu_array(keys):
+        if float_order == "numpy":
+            _, canon = _canonical(keys, True)
+            if canon is not None:
+                keys = canon
+        return _gpu.argsort(keys, descending, begin_bit, end_bit)
+    keys, begin, end = _sort_args(keys, begin_bit, end_bit)
+    if float_order == "numpy":
+        canon = _canonical(keys, False)[1]
+        if canon is not None:
+            keys = canon
+    return _argsort_numpy(keys, begin, end, descending)
 
 
 def segment_seed(seed: int, segment: int) -> int:

@@ -221,7 +221,7 @@ class _Worker:
         values = None
         if value_dtype is not None:
             values = np.arange(total).astype(value_dtype)  # global positions: stability is checked
-        want = onepass.sort(keys, values, descending=descending)
+        want = onepass.sort(keys, values, descending=descending, float_order="total")
         tk = self.to_gpu(mine)
         if values is None:
             got = self.od.sort(tk, descending=descending)
@@ -280,7 +280,7 @@ class _Worker:
         counts = _split(keys.size, self.size, 11)
         mine, first = self.part(keys, counts)
         got = self.od.sort(self.to_gpu(mine))
-        want = onepass.sort(keys)  # IEEE totalOrder, as the one-GPU sort
+        want = onepass.sort(keys, float_order="total")  # IEEE totalOrder, as the distributed sort
         self.expect_equal_bytes(self.to_numpy(got, np.float32), want[first:first + counts[self.rank]],
                                 "special floats in totalOrder")
 

@@ -263,12 +263,56 @@ class Sort(unittest.TestCase):
         np.testing.assert_array_equal(onepass.argsort(keys, descending=True), [3, 0, 2, 1, 4])
         k = np.array([0x10, 0x01, 0x11, 0x00], dtype=np.uint32)
         np.testing.assert_array_equal(onepass.argsort(k, begin_bit=4), [1, 3, 0, 2])  # by bits 4.. only
-        # IEEE totalOrder: -0.0 before +0.0.
+        # IEEE totalOrder on request: -0.0 before +0.0; by default they are equal (input order).
         z = np.array([0.0, -0.0], dtype=np.float64)
-        np.testing.assert_array_equal(onepass.argsort(z), [1, 0])
+        np.testing.assert_array_equal(onepass.argsort(z, float_order="total"), [1, 0])
+        np.testing.assert_array_equal(onepass.argsort(z), [0, 1])
+
+    def test_float_order_numpy_is_numpys_order(self):
+        # NaNs of both signs and several payloads, -0.0 and +0.0, infinities and duplicates.
+        rng = np.random.default_rng(5)
+        for dtype, word in ((np.float32, np.uint32), (np.float64, np.uint64)):
+            for n in (1, 2, 17, 5000):
+                x = rng.integers(-3, 4, size=n).astype(dtype)
+                special = rng.integers(0, 6, size=n)
+                x[special == 0] = -0.0
+                x[special == 1] = np.inf * rng.choice([-1, 1], size=int((special == 1).sum()))
+                bits = x.view(word)
+                nan_bits = np.array([np.nan], dtype=dtype).view(word)[0]
+                sign = word(1) << word(8 * np.dtype(dtype).itemsize - 1)
+                payloads = rng.integers(1, 1000, size=n).astype(word)
+                bits[special == 2] = nan_bits | sign  # negative quiet NaN (what x86 arithmetic makes)
+                bits[special == 3] = nan_bits | payloads[special == 3]  # positive NaNs, other payloads
+                msg = "%s n=%d" % (np.dtype(dtype).name, n)
+                order = np.argsort(x, kind="stable")
+                np.testing.assert_array_equal(onepass.argsort(x), order, msg)
+                np.testing.assert_array_equal(onepass.sort(x).view(word), x[order].view(word), msg)  # bits kept
+                values = np.arange(n, dtype=np.int64) * 3
+                k, v = onepass.sort(x, values)
+                np.testing.assert_array_equal(k.view(word), x[order].view(word), msg)
+                np.testing.assert_array_equal(v, values[order], msg)
+                # Descending: NaNs first (input order), then the numbers from the largest, ties
+                # (-0.0 == +0.0 included) in input order.
+                want = sorted(range(n), key=lambda i: (0, 0.0) if np.isnan(x[i]) else (1, -float(x[i])))
+                np.testing.assert_array_equal(onepass.argsort(x, descending=True), want, msg)
+                np.testing.assert_array_equal(onepass.sort(x, descending=True).view(word), x[want].view(word), msg)
+                # totalOrder on request: the keys' order-preserving bits, ascending.
+                tot = onepass.argsort(x, float_order="total")
+                ob = bits.astype(np.uint64) ^ np.where(bits & sign, ~np.uint64(0) >> np.uint64(64 - 8 * x.itemsize),
+                                                       np.uint64(sign))
+                self.assertTrue(np.all(np.diff(ob[tot].astype(np.float64)) >= 0), msg)
+
+    def test_float_order_fast_path_and_integers(self):
+        x = np.array([2.5, np.nan, 1.0, np.inf], dtype=np.float32)  # only the positive quiet NaN: no rewrite
+        np.testing.assert_array_equal(onepass.sort(x), np.sort(x))
+        np.testing.assert_array_equal(onepass.argsort(x), [2, 0, 3, 1])
+        i = np.array([3, -1, 2], dtype=np.int32)  # integer keys ignore float_order
+        np.testing.assert_array_equal(onepass.sort(i, float_order="total"), onepass.sort(i))
 
     def test_bad_arguments(self):
         for call, error, needle in (
+                (lambda: onepass.sort(np.zeros(3), float_order="ieee"), ValueError, "float_order"),
+                (lambda: onepass.argsort(np.zeros(3), float_order=None), ValueError, "float_order"),
                 (lambda: onepass.sort(np.zeros(3, dtype=np.int16)), TypeError, "keys"),
                 (lambda: onepass.sort(np.zeros((2, 2), dtype=np.int32)), ValueError, "keys"),
                 (lambda: onepass.sort(np.zeros(3, dtype=np.int32), end_bit=33), ValueError, "end_bit"),

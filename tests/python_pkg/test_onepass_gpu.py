@@ -175,6 +175,34 @@ class SameAsCpu(GpuCase):
                 np.testing.assert_array_equal(f.to_numpy(y), onepass.segmented_shuffle(x, 4, offsets=offsets))
                 np.testing.assert_array_equal(f.to_numpy(onepass.segmented_unshuffle(y, 4, offsets=og)), x)
 
+    def test_float_order_numpy_on_the_gpu(self):
+        # NaNs of both signs, -0.0 and +0.0: by default the order of np.sort (stable), the
+        # original bits kept; float_order="total" as the CPU's totalOrder.
+        rng = np.random.default_rng(8)
+        for f in self.frameworks():
+            for dtype, word in ((np.float32, np.uint32), (np.float64, np.uint64)):
+                n = 100003
+                x = rng.integers(-3, 4, size=n).astype(dtype)
+                special = rng.integers(0, 5, size=n)
+                x[special == 0] = -0.0
+                bits = x.view(word)
+                nan_bits = np.array([np.nan], dtype=dtype).view(word)[0]
+                sign = word(1) << word(8 * np.dtype(dtype).itemsize - 1)
+                bits[special == 1] = nan_bits | sign
+                bits[special == 2] = nan_bits | word(7)
+                msg = "%s %s" % (f.name, np.dtype(dtype).name)
+                order = np.argsort(x, kind="stable")
+                xg = f.to_gpu(x)
+                np.testing.assert_array_equal(f.to_numpy(onepass.argsort(xg)), order, msg)
+                np.testing.assert_array_equal(f.to_numpy(onepass.sort(xg)).view(word), x[order].view(word), msg)
+                v = np.arange(n, dtype=np.int64)
+                k, vs = onepass.sort(xg, f.to_gpu(v), descending=True)
+                ck, cv = onepass.sort(x, v, descending=True)
+                np.testing.assert_array_equal(f.to_numpy(k).view(word), ck.view(word), msg)
+                np.testing.assert_array_equal(f.to_numpy(vs), cv, msg)
+                np.testing.assert_array_equal(f.to_numpy(onepass.argsort(xg, float_order="total")),
+                                              onepass.argsort(x, float_order="total"), msg)
+
     def test_sort_and_argsort(self):
         rng = np.random.default_rng(1)
         for f in self.frameworks():
