@@ -6,13 +6,13 @@
 // quantiles (what the splitter search finds for uniform keys, up to a few keys), then every
 // kernel the library runs between the agreement and the exchange: the level-0 histogram, the
 // gather of the open buckets' fields and the one-pass partition (partition_by_destination,
-// with its look-back memset), beside candidate partitions (partition_candidate: destination
-// and rank packed in one register, 3 to 5 blocks per SM, ranking by ballots; each compared
-// with the library's output) and the floors: a device copy of the keys (one read + one
+// with its look-back memset), beside the floors: a device copy of the keys (one read + one
 // write) and the local onepass::sort of n keys. Before timing, the partition's output at
 // n = 2^24 + 123 is checked against a stable partition on the host (keys, and u32 values =
 // positions). CUDA events, median of 7 (two warm-up calls), milliseconds and GB/s of key bytes
-// read + written.
+// read + written. (Candidate partitions timed beside it at commit 455a9f4 — destination and
+// rank in one register, 3 to 5 blocks per SM, ballot ranking — gained at most 9 % and were
+// removed: results/recorded/nvidia-h100/bench_distributed_partition-455a9f4.txt.)
 //   nvcc -O3 -arch=sm_90 -std=c++17 -I lib/include scripts/bench_distributed_partition.cu -lnccl -o /tmp/bdp
 //   /tmp/bdp [log2 n = 30]
 #include <cstdio>
@@ -45,132 +45,6 @@ std::vector<std::uint64_t> quantile_words(unsigned P) {
     words[q] = static_cast<std::uint64_t>(f * 18446744073709551616.0L) >> (64 - B);
   }
   return words;
-}
-
-/// Candidate partitions (keys only): the library's partition_by_destination with each key's
-/// destination and rank packed into one register (dest in bits 0..15, rank above), an
-/// occupancy bound (MinBlocks blocks of 256 threads per SM), and optionally ranking by one
-/// ballot per destination (P <= 32) instead of __match_any_sync. Rank 2 is a timing probe, not
-/// a partition: no ranking at all (every key's rank is its position in the warp's run of 512;
-/// the output is wrong), to show what the ranking costs.
-template <class Key, int Ballot, int MinBlocks>
-__global__ void __launch_bounds__(dd::split_threads, MinBlocks)
-    partition_candidate(const Key* keys_in, Key* keys_out, std::uint64_t n, dd::field_of_key<Key> field,
-                        const std::uint64_t* words, const std::uint64_t* thresholds, unsigned num_ranks,
-                        const std::uint64_t* bases, dd::partition_lookback lb) {
-  extern __shared__ std::uint64_t split_shared[];
-  __shared__ std::uint64_t s_tile;
-  const unsigned s = num_ranks - 1, P = num_ranks;
-  std::uint64_t* start = split_shared + 2 * s;
-  unsigned* warp_counts = reinterpret_cast<unsigned*>(start + P);
-  unsigned* tile_offset = warp_counts + dd::sort_split_warps * P;
-  unsigned short* slot_dest = reinterpret_cast<unsigned short*>(tile_offset + P + 1);
-  Key* stage_keys = reinterpret_cast<Key*>(reinterpret_cast<unsigned char*>(split_shared) +
-                                           ((2 * s + P) * 8 + (dd::sort_split_warps * P + P + 1) * 4 +
-                                            dd::split_tile * 2 + 15) / 16 * 16);
-  dd::load_splitters(split_shared, words, thresholds, s);
-  for (unsigned k = threadIdx.x; k < dd::sort_split_warps * P; k += blockDim.x) warp_counts[k] = 0;
-  if (threadIdx.x == 0) s_tile = atomicAdd(lb.counter, 1ull);
-  __syncthreads();
-  const std::uint64_t tile = s_tile;
-  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  unsigned* mine = warp_counts + warp * P;
-  const std::uint64_t tile_first = tile * dd::split_tile;
-  const std::uint64_t first = tile_first + static_cast<std::uint64_t>(warp) * (dd::split_items * 32);
-  const unsigned valid = static_cast<unsigned>(n - tile_first < dd::split_tile ? n - tile_first : dd::split_tile);
-  constexpr unsigned no_dest = 0xffffu;
-  Key key[dd::split_items];
-  unsigned packed[dd::split_items];  // dest | rank << 16
-#pragma unroll
-  for (int c = 0; c < dd::split_items; ++c) {
-    const std::uint64_t i = first + static_cast<std::uint64_t>(c) * 32 + lane;
-    if (i < n) key[c] = keys_in[i];
-  }
-#pragma unroll
-  for (int c = 0; c < dd::split_items; ++c) {
-    const std::uint64_t i = first + static_cast<std::uint64_t>(c) * 32 + lane;
-    packed[c] = i < n ? dd::destination(field(key[c]), i, split_shared, split_shared + s, s) : no_dest;
-  }
-  if constexpr (Ballot == 2) {
-#pragma unroll
-    for (int c = 0; c < dd::split_items; ++c) packed[c] |= (static_cast<unsigned>(c) * 32 + lane) << 16;
-    if (lane < P) mine[lane] = 0;
-  } else if constexpr (Ballot == 1) {
-    unsigned running = 0;  // lane d: the warp's keys of destination d so far
-#pragma unroll
-    for (int c = 0; c < dd::split_items; ++c) {
-      const unsigned d_mine = packed[c];
-      unsigned r = 0;
-      for (unsigned d = 0; d < P; ++d) {
-        const unsigned b = __ballot_sync(0xffffffffu, d_mine == d);
-        const unsigned base = __shfl_sync(0xffffffffu, running, d);
-        if (d_mine == d) r = base + __popc(b & ((1u << lane) - 1u));
-        if (lane == d) running += __popc(b);
-      }
-      packed[c] = d_mine | (r << 16);
-    }
-    if (lane < P) mine[lane] = running;
-  } else {
-#pragma unroll
-    for (int c = 0; c < dd::split_items; ++c) {
-      const unsigned d_mine = packed[c];
-      const unsigned peers = __match_any_sync(0xffffffffu, d_mine);
-      const unsigned leader = __ffs(peers) - 1;
-      unsigned base = 0;
-      if (lane == leader && d_mine != no_dest) base = mine[d_mine];
-      base = __shfl_sync(0xffffffffu, base, leader);
-      packed[c] = d_mine | ((base + __popc(peers & ((1u << lane) - 1u))) << 16);
-      __syncwarp();
-      if (lane == leader && d_mine != no_dest) mine[d_mine] = base + __popc(peers);
-      __syncwarp();
-    }
-  }
-  __syncthreads();
-  for (unsigned d = threadIdx.x; d < P; d += blockDim.x) {
-    unsigned running = 0;
-    for (int w = 0; w < dd::sort_split_warps; ++w) {
-      const unsigned c = warp_counts[w * P + d];
-      warp_counts[w * P + d] = running;
-      running += c;
-    }
-    start[d] = running;
-    lb.publish(tile, d, tile == 0 ? dd::partition_lookback::prefix_flag : dd::partition_lookback::aggregate_flag,
-               running);
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    unsigned sum = 0;
-    for (unsigned d = 0; d < P; ++d) {
-      tile_offset[d] = sum;
-      sum += static_cast<unsigned>(start[d]);
-    }
-    tile_offset[P] = sum;
-  }
-  __syncthreads();
-  for (unsigned d = warp; d < P; d += dd::sort_split_warps) {
-    std::uint64_t before = 0;
-    if (tile > 0) {
-      before = lb.exclusive_prefix(tile, d);
-      if (lane == 0) lb.publish(tile, d, dd::partition_lookback::prefix_flag, before + start[d]);
-    }
-    __syncwarp();
-    if (lane == 0) start[d] = bases[d] + before;
-  }
-  __syncthreads();
-#pragma unroll
-  for (int c = 0; c < dd::split_items; ++c) {
-    const unsigned d = packed[c] & 0xffffu;
-    if (d == no_dest) continue;
-    const unsigned slot = tile_offset[d] + mine[d] + (packed[c] >> 16);
-    stage_keys[slot] = key[c];
-    slot_dest[slot] = static_cast<unsigned short>(d);
-  }
-  __syncthreads();
-  for (unsigned slot = threadIdx.x; slot < valid; slot += blockDim.x) {
-    const unsigned d = slot_dest[slot];
-    const std::uint64_t at = start[d] + (slot - tile_offset[d]);
-    if (at < n) keys_out[at] = stage_keys[slot];
-  }
 }
 
 /// The partition of n random keys and their positions (as u32 values) for P uniform-quantile
@@ -305,28 +179,6 @@ void run(unsigned log2n, unsigned P) {
            dd::partition_by_destination<Key, dd::no_values><<<unsigned(num_tiles), dd::split_threads, shared>>>(
                in, out, nullptr, nullptr, n, field, d_words, d_thr, P, d_bases, lb);
          }, 7), 2 * key_bytes);
-  std::vector<Key> want(n), got(n);
-  ONEPASS_CUDA_CHECK(cudaMemcpy(want.data(), out, n * sizeof(Key), cudaMemcpyDeviceToHost));
-  const auto candidate = [&](const char* what, auto kernel, bool compare = true) {
-    if (shared > 48 * 1024)
-      ONEPASS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
-    report(what, median_ms([&] {
-             cudaMemsetAsync(d_lb, 0, lb_bytes);
-             kernel<<<unsigned(num_tiles), dd::split_threads, shared>>>(in, out2, n, field, d_words, d_thr, P, d_bases, lb);
-           }, 7), 2 * key_bytes);
-    ONEPASS_CUDA_CHECK(cudaMemcpy(got.data(), out2, n * sizeof(Key), cudaMemcpyDeviceToHost));
-    if (compare && got != want) std::printf("MISMATCH: %s differs from partition_by_destination\n", what);
-  };
-  candidate("candidate: packed, 3 blocks/SM", partition_candidate<Key, 0, 3>);
-  candidate("candidate: packed, 4 blocks/SM", partition_candidate<Key, 0, 4>);
-#ifndef ONLY_PROBE
-  candidate("candidate: packed, 5 blocks/SM", partition_candidate<Key, 0, 5>);
-  if (P <= 32) {
-    candidate("candidate: ballots, 4 blocks/SM", partition_candidate<Key, 1, 4>);
-    candidate("candidate: ballots, 5 blocks/SM", partition_candidate<Key, 1, 5>);
-  }
-#endif
-  candidate("probe: no ranking (wrong output)", partition_candidate<Key, 2, 4>, false);
   report("copy (floor: read + write)", median_ms([&] {
            cudaMemcpyAsync(out2, in, n * sizeof(Key), cudaMemcpyDeviceToDevice);
          }, 7), 2 * key_bytes);

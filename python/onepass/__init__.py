@@ -285,12 +285,14 @@ def _sort_args(keys, begin_bit, end_bit):
     return keys, int(begin_bit), end
 
 
-def _canonical(keys, gpu):
-    """(framework, canonical keys or None) for NumPy's float order (_float_order)."""
+def _canonical(keys, gpu, float_order):
+    """The canonical keys to sort instead of ``keys`` for NumPy's float order
+    (_float_order), or None when ``keys`` themselves give it (or float_order is "total")."""
     framework = _gpu._framework(keys) if gpu else "numpy"
-    if framework not in ("numpy", "torch", "cupy", "jax") or not _float_order.is_float(keys, framework):
-        return framework, None
-    return framework, _float_order.canonical_keys(keys, framework)
+    if float_order != "numpy" or framework not in ("numpy", "torch", "cupy", "jax") or \
+            not _float_order.is_float(keys, framework):
+        return None
+    return _float_order.canonical_keys(keys, framework)
 
 
 def sort(keys: _npt.ArrayLike, values: Optional[_npt.ArrayLike] = None, *, descending: bool = False,
@@ -325,21 +327,20 @@ def sort(keys: _npt.ArrayLike, values: Optional[_npt.ArrayLike] = None, *, desce
     descending = _check_descending(descending)
     _float_order.check_float_order(float_order)
     if _gpu.is_gpu_array(keys):
-        if float_order == "numpy":
-            _, canon = _canonical(keys, True)
-            if canon is not None:
-                if values is None:
-                    return _gpu.sort(canon, keys, descending, begin_bit, end_bit)[1]
-                index = _gpu.argsort(canon, descending, begin_bit, end_bit)
-                if not _gpu.is_gpu_array(values) or _gpu._framework(values) != _gpu._framework(keys):
-                    raise ValueError("values: must be a CUDA array of the keys' framework")
-                if len(values.shape) != 1 or values.shape[0] != keys.shape[0]:
-                    raise ValueError("values: must be 1-d with as many elements as keys (%d), got shape %s"
-                                     % (keys.shape[0], tuple(values.shape)))
-                return keys[index], values[index]
-        return _gpu.sort(keys, values, descending, begin_bit, end_bit)
+        canon = _canonical(keys, True, float_order)
+        if canon is None:
+            return _gpu.sort(keys, values, descending, begin_bit, end_bit)
+        if values is None:  # the original keys travel as the values of their canonical copy
+            return _gpu.sort(canon, keys, descending, begin_bit, end_bit)[1]
+        if not _gpu.is_gpu_array(values) or _gpu._framework(values) != _gpu._framework(keys):
+            raise ValueError("values: must be a CUDA array of the keys' framework")
+        if len(values.shape) != 1 or values.shape[0] != keys.shape[0]:
+            raise ValueError("values: must be 1-d with as many elements as keys (%d), got shape %s"
+                             % (keys.shape[0], tuple(values.shape)))
+        index = _gpu.argsort(canon, descending, begin_bit, end_bit)
+        return keys[index], values[index]
     keys, begin, end = _sort_args(keys, begin_bit, end_bit)
-    canon = _canonical(keys, False)[1] if float_order == "numpy" else None
+    canon = _canonical(keys, False, float_order)
     if values is None:
         if canon is not None:  # the original keys travel as the values of their canonical copy
             keys_out = _np.empty_like(keys)
@@ -386,18 +387,14 @@ def argsort(keys: _npt.ArrayLike, *, descending: bool = False, begin_bit: int = 
     0 … n-1)."""
     descending = _check_descending(descending)
     _float_order.check_float_order(float_order)
-    if _gpu.is_gpu_array(keys):
-        if float_order == "numpy":
-            _, canon = _canonical(keys, True)
-            if canon is not None:
-                keys = canon
+    gpu = _gpu.is_gpu_array(keys)
+    if not gpu:
+        keys, begin_bit, end_bit = _sort_args(keys, begin_bit, end_bit)
+    canon = _canonical(keys, gpu, float_order)
+    keys = keys if canon is None else canon
+    if gpu:
         return _gpu.argsort(keys, descending, begin_bit, end_bit)
-    keys, begin, end = _sort_args(keys, begin_bit, end_bit)
-    if float_order == "numpy":
-        canon = _canonical(keys, False)[1]
-        if canon is not None:
-            keys = canon
-    return _argsort_numpy(keys, begin, end, descending)
+    return _argsort_numpy(keys, begin_bit, end_bit, descending)
 
 
 def segment_seed(seed: int, segment: int) -> int:
