@@ -201,39 +201,70 @@ TEST_P(DistributedSort, BitRangeIsCheckedBeforeCommunicating) {
   for (int r = 0; r < P; ++r) EXPECT_NE(errors[r].find("end_bit"), std::string::npos) << errors[r];
 }
 
+/// The long test's keys: a 64-bit mix of (rank, index), cut to 32 bits.
+__global__ void fill_long_keys(std::uint32_t* keys, std::uint64_t n, std::uint64_t salt) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::uint64_t{gridDim.x} * blockDim.x) {
+    std::uint64_t z = (i + 1) * 0x9E3779B97F4A7C15ull + salt;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    keys[i] = static_cast<std::uint32_t>(z ^ (z >> 31));
+  }
+}
+
+/// sums[0] += mix(k), sums[1] ^= mix(k) over the keys (a multiset fingerprint); sums[2] +=
+/// the positions i with keys[i] > keys[i + 1] (0 when sorted).
+__global__ void fingerprint_long_keys(const std::uint32_t* keys, std::uint64_t n, unsigned long long* sums) {
+  unsigned long long sum = 0, x = 0, descents = 0;
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::uint64_t{gridDim.x} * blockDim.x) {
+    const std::uint64_t k = keys[i];
+    const unsigned long long m = (k * 0x9E3779B97F4A7C15ull) ^ (k >> 7);
+    sum += m, x ^= m;
+    if (i + 1 < n && keys[i] > keys[i + 1]) ++descents;
+  }
+  atomicAdd(&sums[0], sum);
+  atomicXor(&sums[1], x);
+  atomicAdd(&sums[2], descents);
+}
+
 /// More than 2^31 keys over the ranks (label gpu_long): sorted within and across ranks,
-/// balanced, and the same multiset (sum and xor of a mix of the keys).
+/// balanced, and the same multiset (sum and xor of a mix of the keys). Keys are made and
+/// checked on the GPU (the host only reads three words and two keys per rank).
 TEST_P(DistributedSort, MoreThan2Pow31KeysU32) {
   const int P = GetParam();
   ONEPASS_REQUIRE_GPUS(P);
   if (P == 1) GTEST_SKIP() << "the one-GPU sort of more than 2^31 keys is tested by test_onesweep";
   const std::uint64_t total = (std::uint64_t{1} << 31) + 12345;
-  std::vector<std::uint64_t> in_sum(P), in_xor(P), out_sum(P), out_xor(P);
+  std::vector<std::uint64_t> in_sum(P), in_xor(P), out_sum(P), out_xor(P), descents(P);
   std::vector<std::uint32_t> lowest(P), highest(P);
-  std::vector<int> sorted(P, 0);
   onepass::testing::run_ranks(P, [&](int r, ncclComm_t comm, cudaStream_t stream) {
     const std::uint64_t n = total / P + (static_cast<std::uint64_t>(r) < total % P ? 1 : 0);
-    std::vector<std::uint32_t> h(n);
-    std::mt19937_64 rng(100 + r);
-    for (auto& k : h) k = static_cast<std::uint32_t>(rng());
-    const auto mix = [](std::uint32_t k) { return (k * 0x9E3779B97F4A7C15ull) ^ (k >> 7); };
-    for (auto k : h) in_sum[r] += mix(k), in_xor[r] ^= mix(k);
-    dev k0(n * 4), k1(n * 4);
-    upload(k0.as<std::uint32_t>(), h);
+    dev k0(n * 4), k1(n * 4), sums(3 * 8);
+    fill_long_keys<<<1024, 256, 0, stream>>>(k0.as<std::uint32_t>(), n, 100 + r);
+    const auto fingerprint = [&](const std::uint32_t* keys, std::uint64_t& sum, std::uint64_t& x,
+                                 std::uint64_t* desc) {
+      onepass::testing::cuda_ok(cudaMemsetAsync(sums.p, 0, 3 * 8, stream), "memset");
+      fingerprint_long_keys<<<1024, 256, 0, stream>>>(keys, n, sums.as<unsigned long long>());
+      std::uint64_t h[3];
+      onepass::testing::cuda_ok(cudaMemcpyAsync(h, sums.p, sizeof h, cudaMemcpyDeviceToHost, stream), "copy");
+      onepass::testing::cuda_ok(cudaStreamSynchronize(stream), "sync");
+      sum = h[0], x = h[1];
+      if (desc) *desc = h[2];
+    };
+    fingerprint(k0.as<std::uint32_t>(), in_sum[r], in_xor[r], nullptr);
     dist::double_buffer<std::uint32_t> keys(k0.as<std::uint32_t>(), k1.as<std::uint32_t>());
     std::size_t bytes = 0;
     dist::sort_keys(nullptr, bytes, keys, n, comm, stream);
     dev temp(bytes);
     dist::sort_keys(temp.p, bytes, keys, n, comm, stream);
-    onepass::testing::cuda_ok(cudaStreamSynchronize(stream), "sync");
-    h = download(keys.current(), n);
-    sorted[r] = std::is_sorted(h.begin(), h.end());
-    lowest[r] = h.front(), highest[r] = h.back();
-    for (auto k : h) out_sum[r] += mix(k), out_xor[r] ^= mix(k);
+    fingerprint(keys.current(), out_sum[r], out_xor[r], &descents[r]);
+    onepass::testing::cuda_ok(cudaMemcpy(&lowest[r], keys.current(), 4, cudaMemcpyDeviceToHost), "first key");
+    onepass::testing::cuda_ok(cudaMemcpy(&highest[r], keys.current() + n - 1, 4, cudaMemcpyDeviceToHost), "last key");
   });
   std::uint64_t a = 0, b = 0, c = 0, d = 0;
   for (int r = 0; r < P; ++r) {
-    EXPECT_TRUE(sorted[r]) << "rank " << r;
+    EXPECT_EQ(descents[r], 0u) << "rank " << r << ": not sorted";
     if (r > 0) EXPECT_LE(highest[r - 1], lowest[r]) << "ranks " << r - 1 << " and " << r;
     a += in_sum[r], b ^= in_xor[r], c += out_sum[r], d ^= out_xor[r];
   }
