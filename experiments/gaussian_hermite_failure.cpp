@@ -5,7 +5,9 @@
 // table, 1.6e30 optimised).
 // No sampling: the scale only changes the highest order reported (smoke 8, default
 // and paper 24, the highest order the optimiser controls). Writes
-// results/gaussian_hermite_failure.csv (one row per table x order) and .meta.json.
+// results/gaussian_hermite_failure.csv (one row per table x order) and .meta.json (with
+// the output quantum of the generator's table, quantum_log2_three / _four, which the
+// claim g_quanta reads).
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -41,6 +43,17 @@ int main(int argc, char** argv) {
   } catch (const onepass::runtime_failure& e) {
     r.note("skipped_optimised", e.what());
     ex::progress(r.name(), std::string("optimised table skipped: ") + e.what());
+  }
+  // The output quantum (article, "Issues with small floats": 2^-95 with three coefficients,
+  // 2^-150 with four) of the table the generator uses (the last one: optimised when built).
+  {
+    const auto& [name, tab] = tables.back();
+    const int q3 = h::quantum_log2(tab->coeff, g::form::three), q4 = h::quantum_log2(tab->coeff, g::form::four);
+    r.note("quantum_table", name);
+    r.note("quantum_log2_three", std::to_string(q3));
+    r.note("quantum_log2_four", std::to_string(q4));
+    r.note("quantisation_detection_outputs_three", std::to_string(static_cast<double>(h::quantisation_detection_outputs(q3))));
+    r.note("quantisation_detection_outputs_four", std::to_string(static_cast<double>(h::quantisation_detection_outputs(q4))));
   }
   for (const auto& [name, tab] : tables) {
     const auto hx = h::generator_hermites(*tab, g::form::four, order);
