@@ -306,6 +306,12 @@ struct partition_lookback {
   }
 };
 
+/// Bytes of the partition's shared memory before its staging area, for P ranks (the layout
+/// in partition_by_destination), rounded up to 16.
+ONEPASS_HD constexpr std::size_t partition_stage_offset(std::size_t P) {
+  return ((2 * (P - 1) + P) * 8 + (sort_split_warps * P + P + 1) * 4 + split_tile * 2 + 15) / 16 * 16;
+}
+
 /// The partition: one pass that reads every key (and value) once and writes it once, grouped
 /// by destination rank, position order kept within each group (a stable multisplit). One
 /// block per tile of split_tile keys, tiles taken in launch order from lb's counter:
@@ -326,7 +332,6 @@ __global__ void __launch_bounds__(split_threads)
                              const std::uint64_t* thresholds, unsigned num_ranks, const std::uint64_t* bases,
                              partition_lookback lb) {
   constexpr bool has_values = !std::is_same_v<Value, no_values>;
-  constexpr std::size_t stage_item = has_values && sizeof(Value) > sizeof(Key) ? sizeof(Value) : sizeof(Key);
   using stage_value = std::conditional_t<has_values, Value, Key>;
   extern __shared__ std::uint64_t split_shared[];
   __shared__ std::uint64_t s_tile;
@@ -337,11 +342,9 @@ __global__ void __launch_bounds__(split_threads)
   unsigned* warp_counts = reinterpret_cast<unsigned*>(start + P);
   unsigned* tile_offset = warp_counts + sort_split_warps * P;
   unsigned short* slot_dest = reinterpret_cast<unsigned short*>(tile_offset + P + 1);
-  unsigned char* stage = reinterpret_cast<unsigned char*>(split_shared) +
-                         ((2 * s + P) * 8 + (sort_split_warps * P + P + 1) * 4 + split_tile * 2 + 15) / 16 * 16;
+  unsigned char* stage = reinterpret_cast<unsigned char*>(split_shared) + partition_stage_offset(P);
   Key* stage_keys = reinterpret_cast<Key*>(stage);
   stage_value* stage_values = reinterpret_cast<stage_value*>(stage);
-  (void)stage_item;
 
   load_splitters(split_shared, words, thresholds, s);
   for (unsigned k = threadIdx.x; k < sort_split_warps * P; k += blockDim.x) warp_counts[k] = 0;
@@ -448,7 +451,7 @@ __global__ void __launch_bounds__(split_threads)
 template <class Key, class Value>
 std::size_t partition_shared_bytes(std::size_t P) {
   constexpr std::size_t item = !std::is_same_v<Value, no_values> && sizeof(Value) > sizeof(Key) ? sizeof(Value) : sizeof(Key);
-  return ((2 * (P - 1) + P) * 8 + (sort_split_warps * P + P + 1) * 4 + split_tile * 2 + 15) / 16 * 16 + split_tile * item;
+  return partition_stage_offset(P) + split_tile * item;
 }
 
 /// Temporary storage of the distributed sort (offsets from the aligned start).
