@@ -664,11 +664,11 @@ void run(const options& o) {
     }
   }
 
-  // Everything is read before the output is opened: -o may name an input.
-  if (stored) {
-  } else if (o.echo) {
+  // Everything is read before the output is opened: -o may name an input (unless -n above
+  // has stored it already).
+  if (o.echo) {
     for (const auto& line : o.operands) store.append_line(line, delim);
-  } else if (!o.have_range) {
+  } else if (!o.have_range && !stored) {
     if (o.operands.empty()) {
       store.append_file("-", delim);
     } else {

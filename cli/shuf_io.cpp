@@ -95,6 +95,15 @@ void line_store::append_file(const std::string& path, char delim) {
   const int fd = is_stdin ? 0 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw run_error{name + ": " + reason(errno)};
   fd_closer closer{fd};
+  append_from(fd, name, delim);
+}
+
+void line_store::append_copy(int fd, const std::string& name, char delim) {
+  if (::lseek(fd, 0, SEEK_SET) < 0) throw run_error{name + ": read error: " + reason(errno)};
+  append_from(fd, name, delim);
+}
+
+void line_store::append_from(int fd, const std::string& name, char delim) {
   const std::size_t start = size_;
   struct stat st;
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
@@ -112,29 +121,6 @@ void line_store::append_file(const std::string& path, char delim) {
     }
     if (got == 0) break;
     size_ += static_cast<std::size_t>(got);
-  }
-  if (size_ > start && buffer_[size_ - 1] != delim) {
-    grow_for(1);
-    buffer_[size_++] = delim;
-  }
-}
-
-void line_store::append_copy(int fd, const std::string& name, char delim) {
-  const std::size_t start = size_;
-  struct stat st;
-  if (::fstat(fd, &st) == 0 && st.st_size > 0) reserve(size_ + static_cast<std::size_t>(st.st_size) + 1);
-  off_t offset = 0;
-  for (;;) {
-    if (size_ == capacity_) grow_for(1);
-    const std::size_t room = std::min<std::size_t>(capacity_ - size_, std::size_t{1} << 30);
-    const ssize_t got = ::pread(fd, buffer_ + size_, room, offset);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      throw run_error{name + ": read error: " + reason(errno)};
-    }
-    if (got == 0) break;
-    size_ += static_cast<std::size_t>(got);
-    offset += got;
   }
   if (size_ > start && buffer_[size_ - 1] != delim) {
     grow_for(1);
@@ -197,6 +183,22 @@ namespace {
 
 /// Calls block(data, size) for successive blocks of `path` ("-": standard input from
 /// `stdin_start`) until EOF or until block returns false.
+/// Calls block(data, size) for each chunk of up to 1 MiB read from fd, from where it is,
+/// until the end or until block returns false. Throws run_error "NAME: read error: ...".
+template <class Block>
+void read_fd(int fd, const std::string& name, Block&& block) {
+  constexpr std::size_t size = std::size_t{1} << 20;
+  std::unique_ptr<char[]> buffer(new char[size]);
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer.get(), size);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw run_error{name + ": read error: " + reason(errno)};
+    }
+    if (got == 0 || !block(buffer.get(), static_cast<std::size_t>(got))) return;
+  }
+}
+
 template <class Block>
 void read_blocks(const std::string& path, long long stdin_start, Block&& block) {
   const bool is_stdin = path == "-";
@@ -214,31 +216,30 @@ void read_blocks(const std::string& path, long long stdin_start, Block&& block) 
       if (is_stdin) ::lseek(0, static_cast<off_t>(start), SEEK_SET);
     }
   } rewinder{is_stdin, stdin_start};
-  constexpr std::size_t size = std::size_t{1} << 20;
-  std::unique_ptr<char[]> buffer(new char[size]);
-  for (;;) {
-    const ssize_t got = ::read(fd, buffer.get(), size);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      throw run_error{name + ": read error: " + reason(errno)};
-    }
-    if (got == 0 || !block(buffer.get(), static_cast<std::size_t>(got))) return;
-  }
+  read_fd(fd, name, block);
 }
 
 }  // namespace
 
-input_files::input_files(std::vector<std::string> paths) : paths_(std::move(paths)), spilled_(paths_.size(), -1) {
-  if (std::count(paths_.begin(), paths_.end(), "-") > 1) rereadable_ = false;
-  for (const auto& path : paths_) {
+input_files::input_files(std::vector<std::string> paths)
+    : paths_(std::move(paths)), in_place_(paths_.size(), false), spilled_(paths_.size(), -1) {
+  bool stdin_seen = false;
+  for (std::size_t i = 0; i < paths_.size(); ++i) {
+    const bool is_stdin = paths_[i] == "-";
     struct stat st;
-    const bool ok = path == "-" ? ::fstat(0, &st) == 0 : ::stat(path.c_str(), &st) == 0;
-    if (!ok || !S_ISREG(st.st_mode)) rereadable_ = false;  // errors are reported when reading
-    if (ok && path == "-") {
+    const bool ok = is_stdin ? ::fstat(0, &st) == 0 : ::stat(paths_[i].c_str(), &st) == 0;
+    // Read twice in place: a regular file; standard input only when named once and seekable
+    // (a second "-" is empty: standard input is read once, as GNU does). Errors are
+    // reported when reading.
+    bool in_place = ok && S_ISREG(st.st_mode) && !(is_stdin && stdin_seen);
+    if (in_place && is_stdin) {
       const off_t position = ::lseek(0, 0, SEEK_CUR);
-      if (position < 0) rereadable_ = false;
+      if (position < 0) in_place = false;
       stdin_start_ = position;
     }
+    in_place_[i] = in_place;
+    rereadable_ = rereadable_ && in_place;
+    stdin_seen = stdin_seen || is_stdin;
   }
 }
 
@@ -274,25 +275,10 @@ bool write_fully(int fd, const char* data, std::size_t size) {
 void input_files::spill() {
   if (rereadable_) return;
   const std::string directory = spill_directory();
-  // Which inputs to copy: all but regular files read in place (standard input only when it
-  // is named once and can seek; a second "-" is empty, as GNU reads standard input once).
-  std::vector<bool> copy(paths_.size(), false), empty(paths_.size(), false);
-  bool stdin_seen = false;
-  for (std::size_t i = 0; i < paths_.size(); ++i) {
-    const bool is_stdin = paths_[i] == "-";
-    struct stat st;
-    const bool ok = is_stdin ? ::fstat(0, &st) == 0 : ::stat(paths_[i].c_str(), &st) == 0;
-    if (is_stdin && stdin_seen) {
-      copy[i] = empty[i] = true;
-    } else {
-      copy[i] = !(ok && S_ISREG(st.st_mode) && !(is_stdin && ::lseek(0, 0, SEEK_CUR) < 0));
-    }
-    stdin_seen = stdin_seen || is_stdin;
-  }
   // Every temporary file first, before anything is read: if one cannot be made, nothing
   // was consumed and the caller holds the input as before (rereadable() stays false).
   for (std::size_t i = 0; i < paths_.size(); ++i) {
-    if (!copy[i]) continue;
+    if (in_place_[i]) continue;
     std::string pattern = directory + "/.onepass-shuf-input-XXXXXX";
     std::vector<char> name(pattern.begin(), pattern.end());
     name.push_back('\0');
@@ -305,25 +291,23 @@ void input_files::spill() {
     ::unlink(name.data());  // gone from the directory at once: nothing is left behind
     spilled_[i] = fd;
   }
+  bool stdin_read = false;
   for (std::size_t i = 0; i < paths_.size(); ++i) {
-    if (!copy[i] || empty[i]) continue;
     const bool is_stdin = paths_[i] == "-";
+    if (in_place_[i] || (is_stdin && stdin_read)) {  // a second "-": an empty copy
+      stdin_read = stdin_read || is_stdin;
+      continue;
+    }
+    stdin_read = stdin_read || is_stdin;
     const std::string source = is_stdin ? std::string("standard input") : paths_[i];
     const int in = is_stdin ? 0 : ::open(paths_[i].c_str(), O_RDONLY | O_CLOEXEC);
     if (in < 0) throw run_error{source + ": " + reason(errno)};
     fd_closer closer{in};
-    constexpr std::size_t size = std::size_t{1} << 20;
-    std::unique_ptr<char[]> buffer(new char[size]);
-    for (;;) {  // from where the input is now (a pipe cannot seek)
-      const ssize_t got = ::read(in, buffer.get(), size);
-      if (got < 0) {
-        if (errno == EINTR) continue;
-        throw run_error{source + ": read error: " + reason(errno)};
-      }
-      if (got == 0) break;
-      if (!write_fully(spilled_[i], buffer.get(), static_cast<std::size_t>(got)))
+    read_fd(in, source, [&](const char* data, std::size_t size) {  // from where it is (a pipe cannot seek)
+      if (!write_fully(spilled_[i], data, size))
         throw run_error{directory + ": cannot write the temporary copy of " + source + " for -n: " + reason(errno)};
-    }
+      return true;
+    });
   }
   rereadable_ = true;
 }
@@ -334,19 +318,9 @@ void input_files::read_input(std::size_t i, Block&& block) const {
     read_blocks(paths_[i], stdin_start_, block);
     return;
   }
-  const std::string name = paths_[i] == "-" ? std::string("standard input") : paths_[i];
-  constexpr std::size_t size = std::size_t{1} << 20;
-  std::unique_ptr<char[]> buffer(new char[size]);
-  off_t offset = 0;
-  for (;;) {
-    const ssize_t got = ::pread(spilled_[i], buffer.get(), size, offset);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      throw run_error{name + " (its temporary copy): read error: " + reason(errno)};
-    }
-    if (got == 0 || !block(buffer.get(), static_cast<std::size_t>(got))) return;
-    offset += got;
-  }
+  const std::string name = (paths_[i] == "-" ? std::string("standard input") : paths_[i]) + " (its temporary copy)";
+  if (::lseek(spilled_[i], 0, SEEK_SET) < 0) throw run_error{name + ": read error: " + reason(errno)};
+  read_fd(spilled_[i], name, block);
 }
 
 void input_files::append_all(char delim, line_store& store) const {
@@ -521,29 +495,15 @@ void output_file::write_in_place(int error) {
   // is written to FILE directly.
   const int fd = ::open(target_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0) write_failed(error);
-  const off_t written = ::lseek(fd_, 0, SEEK_CUR);
-  if (written < 0) {
-    const int e = errno;
-    ::close(fd);
-    write_failed(e);
-  }
   const int temporary = fd_;
+  fd_closer closer{temporary};
   fd_ = fd;
   replacing_ = false;
-  constexpr std::size_t size = std::size_t{1} << 20;
-  std::unique_ptr<char[]> buffer(new char[size]);
-  for (off_t at = 0; at < written;) {
-    const ssize_t got = ::pread(temporary, buffer.get(), std::min<std::size_t>(size, static_cast<std::size_t>(written - at)), at);
-    if (got <= 0) {
-      if (got < 0 && errno == EINTR) continue;
-      const int e = got < 0 ? errno : EIO;
-      ::close(temporary);
-      write_failed(e);
-    }
-    write_all(buffer.get(), static_cast<std::size_t>(got));
-    at += got;
-  }
-  ::close(temporary);
+  if (::lseek(temporary, 0, SEEK_SET) < 0) write_failed(errno);
+  read_fd(temporary, temporary_, [&](const char* data, std::size_t size) {
+    write_all(data, size);
+    return true;
+  });
   ::unlink(temporary_.c_str());
   temporary_.clear();
   g_have_temporary = 0;

@@ -57,8 +57,8 @@ class line_store {
   /// Appends the content of `path` ("-" = standard input), then `delim` if the file is
   /// not empty and does not end with it. Throws run_error "PATH: <reason>".
   void append_file(const std::string& path, char delim);
-  /// Appends the whole content of the open regular file `fd` (from offset 0, with pread;
-  /// `name` in messages), then `delim` as append_file does.
+  /// Appends the whole content of the open regular file `fd` (from offset 0; `name` in
+  /// messages), then `delim` as append_file does.
   void append_copy(int fd, const std::string& name, char delim);
   /// Appends one line (for -e): `text` and `delim`, even if `text` contains `delim`.
   void append_line(const std::string& text, char delim);
@@ -76,6 +76,7 @@ class line_store {
  private:
   void reserve(std::size_t capacity);
   void grow_for(std::size_t extra);
+  void append_from(int fd, const std::string& name, char delim);  // from fd's position to its end
 
   char* buffer_ = nullptr;  // malloc/realloc: large growth is an mremap, without a copy
   std::size_t size_ = 0, capacity_ = 0;
@@ -120,7 +121,8 @@ class input_files {
   void read_input(std::size_t i, Block&& block) const;
 
   std::vector<std::string> paths_;
-  std::vector<int> spilled_;  // per input: the temporary copy's descriptor, or -1
+  std::vector<bool> in_place_;  // per input: can be read twice where it is (no copy needed)
+  std::vector<int> spilled_;    // per input: the temporary copy's descriptor, or -1
   bool rereadable_ = true;
   long long stdin_start_ = 0;  // where standard input starts (a redirected regular file)
 };
