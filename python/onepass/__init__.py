@@ -332,11 +332,7 @@ def sort(keys: _npt.ArrayLike, values: Optional[_npt.ArrayLike] = None, *, desce
             return _gpu.sort(keys, values, descending, begin_bit, end_bit)
         if values is None:  # the original keys travel as the values of their canonical copy
             return _gpu.sort(canon, keys, descending, begin_bit, end_bit)[1]
-        if not _gpu.is_gpu_array(values) or _gpu._framework(values) != _gpu._framework(keys):
-            raise ValueError("values: must be a CUDA array of the keys' framework")
-        if len(values.shape) != 1 or values.shape[0] != keys.shape[0]:
-            raise ValueError("values: must be 1-d with as many elements as keys (%d), got shape %s"
-                             % (keys.shape[0], tuple(values.shape)))
+        _gpu.check_sort_values(keys, values)
         index = _gpu.argsort(canon, descending, begin_bit, end_bit)
         return keys[index], values[index]
     keys, begin, end = _sort_args(keys, begin_bit, end_bit)

@@ -472,21 +472,32 @@ def check_bit_range(begin_bit, end_bit, width):
     return int(begin_bit), end
 
 
+def _sort_values_array(values, ctx, n):
+    """The imported values of a sort of n keys in ctx, checked: a 1-d CUDA array of the keys'
+    framework with n elements of 4 or 8 bytes. Raises ValueError / TypeError naming values."""
+    if not is_gpu_array(values) or _framework(values) != ctx.framework:
+        raise ValueError("values: must be a CUDA array of the keys' framework on cuda:%d" % ctx.device)
+    v = import_array(values, ctx, "values")
+    if len(v.shape) != 1 or v.shape[0] != n:
+        raise ValueError("values: must be 1-d with as many elements as keys (%d), got shape %s" % (n, v.shape))
+    if v.itemsize not in (4, 8):
+        raise TypeError("values: dtype must have 4 or 8 bytes per element, got %s (use argsort)"
+                        % dtype_name(v.dtype))
+    return v
+
+
+def check_sort_values(keys, values):
+    """Checks ``values`` for a sort of the GPU ``keys`` as sort() does (errors as there)."""
+    ctx, k, _, _, _ = _sort_keys_array(keys, 0, None)
+    _sort_values_array(values, ctx, k.shape[0])
+
+
 def sort(keys, values, descending, begin_bit, end_bit):
     global last_sort_algorithm
     ctx, k, kind, begin, end = _sort_keys_array(keys, begin_bit, end_bit)
     n = k.shape[0]
     own = ctx.framework in ("torch", "cupy")
-    v = None
-    if values is not None:
-        if not is_gpu_array(values) or _framework(values) != ctx.framework:
-            raise ValueError("values: must be a CUDA array of the keys' framework on cuda:%d" % ctx.device)
-        v = import_array(values, ctx, "values")
-        if len(v.shape) != 1 or v.shape[0] != n:
-            raise ValueError("values: must be 1-d with as many elements as keys (%d), got shape %s" % (n, v.shape))
-        if v.itemsize not in (4, 8):
-            raise TypeError("values: dtype must have 4 or 8 bytes per element, got %s (use argsort)"
-                            % dtype_name(v.dtype))
+    v = None if values is None else _sort_values_array(values, ctx, n)
     keys_out, keys_ptr = empty(ctx, (n,), like_array=keys if own else None, dtype=k.dtype)
     values_out, values_ptr = (None, 0) if v is None else empty(ctx, (n,), like_array=values if own else None,
                                                                  dtype=v.dtype)
