@@ -7,7 +7,8 @@
 # /tmp/onepass-build), TESTS (test programs, default test_distributed_sort
 # test_distributed_shuffle), TEST_FILTER (gtest filter, default all but the long tests),
 # EXPERIMENTS (default multi_gpu_sort multi_gpu_shuffle), SCALE (default: default),
-# RANKS (mpirun -np, default: the number of GPUs), EXPERIMENT_ARGS (extra arguments).
+# RANKS (mpirun -np, default: the number of GPUs), EXPERIMENT_ARGS (extra arguments);
+# PROFILE=1 / PROFILE_SHUFFLE=1 (with PROFILE_ARGS): nsys kernel summaries of the sort / shuffle.
 set -uo pipefail
 out=${1:?usage: device-multi-gpu-suite.sh OUTDIR}
 mkdir -p "$out/results"
@@ -60,5 +61,16 @@ if [[ "${PROFILE:-0}" == 1 ]] && command -v nsys >/dev/null; then
     rm -f "$out"/profile-p$p-rank*.nsys-rep "$out"/profile-p$p-rank*.sqlite
     echo "profile P=$p done ($SECONDS s)"
   done
+fi
+if [[ "${PROFILE_SHUFFLE:-0}" == 1 ]] && command -v nsys >/dev/null; then
+  # Kernel and NCCL times of the distributed shuffle (P = 1 .. RANKS, 3 timed runs each).
+  mpirun --allow-run-as-root --oversubscribe -np "$ranks" -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH \
+    nsys profile -t cuda,nvtx -o "$out/profile-shuffle-rank%q{OMPI_COMM_WORLD_RANK}" --force-overwrite true \
+    "$build/bin/multi_gpu_shuffle" --reps 3 --warmup 1 ${PROFILE_ARGS:-} \
+    --out-dir "$out/profile-results" > "$out/profile-shuffle.log" 2>&1 || echo "shuffle profile failed"
+  nsys stats --report cuda_gpu_kern_sum --report cuda_gpu_mem_time_sum --format csv \
+    --output "$out/profile-shuffle-rank0" "$out/profile-shuffle-rank0.nsys-rep" > /dev/null 2>&1
+  rm -f "$out"/profile-shuffle-rank*.nsys-rep "$out"/profile-shuffle-rank*.sqlite
+  echo "shuffle profile done ($SECONDS s)"
 fi
 exit $status

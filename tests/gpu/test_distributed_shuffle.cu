@@ -315,9 +315,10 @@ TEST_P(DistributedShuffle, RoundsAndSeedsSelectThePermutation) {
   check_all_splits<std::uint64_t>(P, configs);
 }
 
-TEST_P(DistributedShuffle, ManyBitmapWindowsAndTileBatches) {
-  // Tiny bitmap windows and tile batches: the placement takes many passes (carrying the rank
-  // base from window to window) and the tile counts many batches.
+TEST_P(DistributedShuffle, LongChunksManySegmentsAndTileBatches) {
+  // A tiny chunk budget, look-back state and tile batch: the range passes take chunks far
+  // longer than 1024 indices, the domain pass many segments (each starting where the last
+  // ended) and the boundary counts many batches.
   const int P = GetParam();
   ONEPASS_REQUIRE_GPUS(P);
   std::vector<config> configs;
@@ -327,8 +328,10 @@ TEST_P(DistributedShuffle, ManyBitmapWindowsAndTileBatches) {
     o.seed = 4242;
     o.internal = true;
     o.tuning.single_rank_shortcut = false;
-    o.tuning.min_window_bits = 32;
-    o.tuning.max_window_bits = 2048;
+    o.tuning.min_chunks = 1;
+    o.tuning.max_chunks = 3;
+    o.tuning.min_segment_tiles = 1;
+    o.tuning.max_segment_tiles = 2;
     o.tuning.min_tile_batch = 1;
     o.tuning.max_tile_batch = 3;
     configs.push_back({20011, o});

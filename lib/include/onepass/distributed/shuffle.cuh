@@ -3,69 +3,81 @@
 // bijective permutation of Algorithm 1 or the walking permutation, with only the items' bytes
 // (and O(P) counts per rank) crossing the network.
 //
-// Source: Mitchell et al., "Bandwidth-Optimal Random Shuffling for GPUs" (§4, Algorithm 1): the
-// output is the one-GPU bijective shuffle of the concatenation of the ranks' items; this file
-// splits that computation over ranks. The walking permutation is shuffle/walking_permutation.hpp.
+// Source: Mitchell et al., "Bandwidth-Optimal Random Shuffling for GPUs" (§4, Algorithm 1; §6,
+// Bijective2): the output is the one-GPU bijective shuffle of the concatenation of the ranks'
+// items; this file splits that computation over ranks. The walking permutation is
+// shuffle/walking_permutation.hpp.
 //
 // Positions. Rank r of P holds n_r items, global input positions x in [P_r, P_{r+1}), P_r =
 // n_0 + ... + n_{r-1}; N = P_P. After the call rank q holds n_q items, the global output
 // positions j in [S_q, S_{q+1}) with S = P (output counts are input counts). The global
 // permutation depends only on (N, seed, rounds), never on P or on the split.
 //
-// permutation::bijective (Algorithm 1). f = variable_philox::for_length(N, seed, rounds) on
-// [0, D = 2^b); an index i is valid when f(i) < N; out[j] = in[f(i_j)], i_j the j-th valid
-// index (increasing i). Output rank q holds the valid indices of [i_q, i_{q+1}), where i_q is
-// the smallest i with S_q valid indices below it.
-//   1. Boundaries. The index space is cut into tiles of 2^12 indices (D if smaller), the tiles
-//      split evenly over the ranks. Each rank counts the valid indices of each of its tiles
-//      (GPU, one block per tile; the counts come to the host in batches), all-gathers its share's
-//      total (1 word), and locates the boundaries S_q that fall in its share: the tile by the
-//      prefix of its counts, the index by evaluating f on the host over that one tile. An
-//      all-gather of the located boundaries (P words, each found by exactly one rank) gives
-//      every rank i_0 = 0 < ... <= i_P = D.
-//   2. Send. Rank r computes i = f^-1(x) for its items x; the destination is the q with
-//      i_q <= i < i_{q+1} (binary search over the P + 1 boundaries). A stable multisplit (per
-//      chunk of 1024 items one warp counts its items per destination, a device-wide scan of the
-//      [destination][chunk] counts, the same warp scatters with __match_any_sync ranks) writes
-//      the items grouped by destination, position order kept in each group. An all-gather of
-//      the P send counts per rank gives every rank its receive counts.
-//   3. Exchange: one grouped ncclSend/ncclRecv (detail::exchange). Receiver q's buffer holds the
-//      sources in rank order, each in position order: ordered by increasing x.
-//   4. Place. Receiver q compacts f over [i_q, i_{q+1}) (tile counts, scan, ballot ranking,
-//      like the two-pass bijective1) into keys[k] = x_{S_q + k}. The receive-buffer slot of x
-//      is its rank among the keys: a bitmap over the key universe [0, N) marks the keys, an
-//      exclusive scan of the words' popcounts ranks them, and out[k] = recv[rank(keys[k])].
-//      The bitmap covers a window of W bits at a time (W from the temporary storage, below):
-//      one pass when N <= W, else ceil(N / W) passes over the keys.
-// unshuffle (out[f(i_j)] = in[j]) is the same with the roles turned: the holder of output
-// positions j compacts f over its [i_q, i_{q+1}) into keys x_j and sends item j to the owner of
-// x_j (stable in j order, so each receive buffer is ordered by increasing j, i.e. increasing
-// index i); receiver r ranks i = f^-1(x) of its x's over the key universe [0, D).
+// One frame for both kinds: a map g over an index domain [0, D) and a flag "g(i) < N". The
+// j-th flagged index i_j (increasing i) gives out[j] = in[g(i_j)].
+//   bijective: g = f = variable_philox::for_length(N, seed, rounds), D = 2^b (Algorithm 1);
+//   walking:   g = sigma = walking_permutation::for_length(N, seed, rounds), D = N, every index
+//              flagged (i_j = j).
+// Output rank q owns the indices [i_q, i_{q+1}) holding its S_q .. S_{q+1} - 1 flagged ones
+// (walking: i_q = S_q; bijective: found by step 1 below).
 //
-// permutation::walking. sigma = walking_permutation::for_length(N, seed, rounds); out[j] =
-// in[sigma(j)]. No boundaries step: input x goes to output j = sigma^-1(x), destination the
-// owner of j; receiver q's keys are x = sigma(j) for its j (universe [0, N)), placed by the same
-// bitmap ranking (no sort). unshuffle: j goes to x = sigma(j); receiver r's keys sigma^-1(x).
+// shuffle (forward), on rank r:
+//   1. Boundaries (bijective only). The index space is cut into tiles of 2^12 indices (D if
+//      smaller), the tiles split evenly over the ranks. Each rank counts the flagged indices of
+//      each of its tiles (GPU, one block per tile; the counts come to the host in batches),
+//      all-gathers its share's total (1 word), and locates the boundaries S_q that fall in its
+//      share: the tile by the prefix of its counts, the index by evaluating f on the host over
+//      that one tile. An all-gather of the located boundaries (P words, each found by exactly
+//      one rank) gives every rank i_0 = 0 < ... <= i_P = D.
+//   2. Receive plan: over its own indices [i_r, i_{r+1}) the rank counts, per chunk of indices
+//      and per source s (the owner of the input position g(i)), the flagged indices (one warp
+//      per chunk, __match_any_sync); exclusive scans give each (source, chunk) its place in the
+//      receive buffer and each chunk its first output. The per-source totals are the receive
+//      counts; one all-gather of P words per rank gives every rank its send counts.
+//   3. Send: one pass over the WHOLE index domain [0, D), Bijective2's fused kernel
+//      (shuffle/gpu_bijective2.cuh) with the flag "g(i) is one of my positions" in place of
+//      "g(i) < N": send[m] = in[g(i_m) - P_r], i_m the m-th such index. The send buffer is in
+//      index order, so grouped by destination (the ranks' index ranges are increasing), each
+//      group in the receiver's output order. The one random access of the shuffle is this
+//      local gather, as on one GPU.
+//   4. Exchange: one grouped ncclSend/ncclRecv (detail::exchange). Receiver r's buffer holds
+//      source 0's group, then source 1's, ..., each in index order.
+//   5. Place: the counting pass of step 2 again, now moving: out[k] = recv[place of (source s,
+//      chunk) + rank of i among the chunk's indices from s]; reads run along P streams, writes
+//      are consecutive.
+// unshuffle (out[g(i_j)] = in[j]) runs the same steps reversed: step 2's pass over the rank's
+// own indices scatters item k to its destination's group (the owner of g(i_k)) in index order
+// (a stable multisplit), the per-destination totals are the send counts; after the exchange,
+// Bijective2's unshuffle kernel over the whole domain with the flag "g(i) is mine" places
+// recv[m] at out[g(i_m) - P_r] (the receive buffer is in index order).
+//
+// Work per rank: g is evaluated D times (step 3), 2 (D / P) times (steps 2 and 5) and, for
+// the bijective kind, D / P times in step 1: about D (1 + 3 / P) evaluations, so the compute
+// of a rank grows with N, not with its own n_r. That is the price of not sending indices with
+// the items: a rank can only emit its items in the receivers' order by walking the domain. For
+// P up to 8 on one host the evaluations are cheap next to the random gather of step 3
+// (results/recorded: the measured phase times).
 //
 // Bytes that cross the network per rank: its items that change rank (at most n_r * sizeof(T)
 // sent and n_r * sizeof(T) received), plus 8-byte words: the agreement (6 per rank,
-// all-gathered), the boundaries (1 + P per rank, bijective only), the send counts (P per rank):
-// every rank receives (6 + P + [bijective] 1 + P) * P words. No tile counts, offsets or indices
-// travel with the items.
+// all-gathered), the boundaries (1 + P per rank, bijective only), the counts (P per rank):
+// every rank receives (6 + P + [bijective] 1 + P) * P words. No offsets or indices travel with
+// the items.
 //
 // Temporary storage (CUB's two-phase protocol; the size depends only on num_items = n, P, T and
 // the kind, never on N, so the query needs no communication): 256-byte aligned arrays of
-//   the small words   (P + 1) * max(6, P) words of collective scratch, P + 1 boundaries, 2 counters
+//   the small words   (P + 1) * max(6, P) words of collective scratch, P + 1 position offsets
 //   recv, send        n * sizeof(T) bytes each
-//   keys              8n bytes (the keys of both sides)
-//   multisplit        8 * P * ceil(n / 1024) bytes of [destination][chunk] counts
+//   chunk counts      8 * (P + 1) * C + 8 bytes, C = max(1024, 2 ceil(n / 1024) + 2) chunks (a
+//                     longer index range takes longer chunks)
 //   tile counts       8 * (B + 1) bytes, B = max(4096, 4 ceil(n / 4096) + 2) tiles per batch
-//   bitmap + ranks    W / 4 bytes, W = min(2^31, max(2^23, P * n rounded up to 32)) bits
-//   CUB scan storage  the largest of the three scans'
+//   look-back state   8 * L + 128 bytes, L = min(2 P ceil(n / 512) + 2, max(1024, n / 8 + 1024))
+//                     tiles of 512 indices: the domain pass runs in segments of 512 L indices
+//   CUB scan storage  the largest of the scans'
 // (for P = 1 also what gpu::bijective_shuffle needs, which that rank then calls directly). So
-// about 2n * sizeof(T) + 8n + P n / 4 bytes: with an even split W covers [0, N) and the
-// placement is one pass; a rank holding fewer items than average takes more passes (each costs
-// O(its own items), plus five launches).
+// about 2n * sizeof(T) + (P + 1) n / 64 + min(P n / 32, n) bytes; with an even split the domain pass is one
+// segment; a rank holding fewer items than average may take several (each waits for the stream
+// to learn where the next starts).
 //
 // Synchronisation. The calls are host-synchronous up to the exchange: they wait for `stream` at
 // the agreement, at each batch of tile counts and each all-gather of the planning (every rank
@@ -90,7 +102,11 @@
 #include "onepass/cuda_check.hpp"
 #include "onepass/distributed/nccl_support.cuh"
 #include "onepass/error.hpp"
+#include "onepass/scan/tile_state.cuh"
+#include "onepass/shuffle/gpu_bijective2.cuh"
+#include "onepass/shuffle/gpu_evaluator.cuh"
 #include "onepass/shuffle/gpu_shuffle.cuh"
+#include "onepass/shuffle/gpu_tile_ranking.cuh"
 #include "onepass/shuffle/gpu_walking.cuh"
 #include "onepass/shuffle/walking_permutation.hpp"
 
@@ -117,57 +133,60 @@ inline constexpr int shuffle_max_ranks = 6144;
 
 namespace detail {
 
+namespace sg = onepass::shuffle::gpu::detail;
+
 // ---------------------------------------------------------------------------------------------
 // Sizes
 
-/// Indices per tile of the index space (2^12; the whole domain when it is smaller).
+/// Indices per tile of the boundary counts (2^12; the whole domain when it is smaller).
 inline constexpr unsigned shuffle_tile_bits = 12;
-/// Threads per block of the tile kernels.
+/// Threads per block of the tile-count kernel.
 inline constexpr int shuffle_block = 256;
-/// Items per warp chunk of the multisplit.
+/// Indices per warp chunk of the range passes (at least; a long range takes longer chunks).
 inline constexpr std::uint64_t split_chunk = 1024;
-/// Warps per block of the multisplit (fewer when P counters per warp do not fit).
+/// Warps per block of the range passes (fewer when P counters per warp do not fit).
 inline constexpr int split_max_warps = 8;
-/// Shared memory the multisplit's counters may take per block.
+/// Shared memory the range passes' counters may take per block.
 inline constexpr std::size_t split_shared_bytes = 48 * 1024;
 /// Words of the agreement record: status, seed, rounds, kind, sizeof(T), n.
 inline constexpr std::size_t shuffle_record_words = 6;
+/// Indices per look-back tile counted in the segment length of the domain pass (the small tile
+/// of shuffle/gpu_tile_ranking.cuh; a segment that takes the large tile has half as many).
+inline constexpr std::uint64_t segment_tile_items = 512;
 
 inline std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
 
-/// Grid of a grid-stride kernel over `count` items of 256-thread blocks (at least 1 block).
-inline unsigned stride_grid(std::uint64_t count) {
-  return static_cast<unsigned>(std::clamp<std::uint64_t>(ceil_div(count, shuffle_block), 1, 1u << 20));
-}
-
-/// Warps per block of the multisplit for P ranks.
+/// Warps per block of the range passes for P ranks.
 inline int split_warps(int num_ranks) {
   const std::size_t per_warp = static_cast<std::size_t>(num_ranks) * sizeof(std::uint64_t);
   return static_cast<int>(std::clamp<std::size_t>(split_shared_bytes / per_warp, 1, split_max_warps));
 }
 
-/// The knobs of the general path, fixed for the public calls; the tests shrink the bitmap
-/// window and the tile batches to run the multi-pass placement and the batched counts on small
-/// inputs, and turn the P == 1 shortcut off to run the general path on one rank.
+/// The knobs of the general path, fixed for the public calls; the tests shrink the chunk
+/// budget, the domain segments and the tile batches to run long chunks, many segments and
+/// batched counts on small inputs, and turn the P == 1 shortcut off to run the general path on
+/// one rank.
 struct shuffle_tuning {
-  bool single_rank_shortcut = true;                    ///< P == 1 calls the one-GPU shuffle
-  std::uint64_t min_window_bits = std::uint64_t{1} << 23;  ///< W's floor (multiple of 32)
-  std::uint64_t max_window_bits = std::uint64_t{1} << 31;  ///< W's ceiling (multiple of 32, <= 2^31)
-  std::uint64_t min_tile_batch = 4096;                 ///< floor of the tiles per batch
-  std::uint64_t max_tile_batch = std::uint64_t{1} << 28;   ///< ceiling of the tiles per batch
+  bool single_rank_shortcut = true;                       ///< P == 1 calls the one-GPU shuffle
+  std::uint64_t min_chunks = 1024;                        ///< floor of the chunk budget C
+  std::uint64_t max_chunks = std::uint64_t{1} << 40;      ///< ceiling of C
+  std::uint64_t min_segment_tiles = 1024;                 ///< floor of the look-back tiles L
+  std::uint64_t max_segment_tiles = std::uint64_t{1} << 40;  ///< ceiling of L
+  std::uint64_t min_tile_batch = 4096;                    ///< floor of the tiles per batch
+  std::uint64_t max_tile_batch = std::uint64_t{1} << 28;  ///< ceiling of the tiles per batch
 };
 
 /// The temporary storage of one rank's distributed shuffle (file comment, "Temporary storage").
 struct shuffle_temp {
-  std::size_t scratch = 0, bounds = 0, counters = 0, recv = 0, send = 0, keys = 0, split = 0, tiles = 0,
-              bitmap = 0, ranks = 0, cub = 0;  ///< offsets from the aligned start
-  std::size_t scratch_words = 0;               ///< 64-bit words of collective scratch
-  std::size_t cub_bytes = 0;                   ///< CUB's scan storage
-  std::uint64_t chunks = 0;                    ///< multisplit chunks: ceil(n / split_chunk)
-  std::uint64_t tile_batch = 0;                ///< tiles per batch of tile counts
-  std::uint64_t window_bits = 0;               ///< W: bits of the placement bitmap
-  std::size_t general = 0;                     ///< bytes of the general (any P) path
-  std::size_t total = 0;                       ///< the size query's answer
+  std::size_t scratch = 0, bounds = 0, recv = 0, send = 0, split = 0, totals = 0, tiles = 0, state = 0,
+              cub = 0;                  ///< offsets from the aligned start
+  std::size_t scratch_words = 0;        ///< 64-bit words of collective scratch
+  std::size_t cub_bytes = 0;            ///< CUB's scan storage
+  std::uint64_t chunk_budget = 0;       ///< C: chunks of a range pass
+  std::uint64_t tile_batch = 0;         ///< tiles per batch of boundary tile counts
+  std::uint64_t segment_tiles = 0;      ///< L: look-back tiles of a domain segment
+  std::size_t general = 0;              ///< bytes of the general (any P) path
+  std::size_t total = 0;                ///< the size query's answer
 };
 
 template <class Item>
@@ -185,24 +204,25 @@ inline shuffle_temp plan_temp(std::uint64_t n, int num_ranks, std::size_t item_b
   const auto P = static_cast<std::uint64_t>(num_ranks);
   shuffle_temp t;
   t.scratch_words = (P + 1) * std::max<std::uint64_t>(shuffle_record_words, P);
-  t.chunks = ceil_div(n, split_chunk);
+  t.chunk_budget = std::clamp<std::uint64_t>(2 * ceil_div(n, split_chunk) + 2, tuning.min_chunks, tuning.max_chunks);
   t.tile_batch = std::clamp<std::uint64_t>(4 * ceil_div(n, std::uint64_t{1} << shuffle_tile_bits) + 2,
                                            tuning.min_tile_batch, tuning.max_tile_batch);
-  const std::uint64_t spread = n > std::numeric_limits<std::uint64_t>::max() / P ? ~std::uint64_t{0} : n * P;
-  t.window_bits = std::clamp<std::uint64_t>(ceil_div(spread, 32) * 32, tuning.min_window_bits, tuning.max_window_bits);
+  const std::uint64_t own_tiles = ceil_div(n, segment_tile_items);
+  const std::uint64_t spread = own_tiles > (std::uint64_t{1} << 40) / P ? (std::uint64_t{1} << 41) : 2 * P * own_tiles + 2;
+  t.segment_tiles = std::clamp<std::uint64_t>(std::min(spread, std::max<std::uint64_t>(1024, n / 8 + 1024)),
+                                              tuning.min_segment_tiles, tuning.max_segment_tiles);
   protocol::temp_layout layout(protocol::temp_layout::empty_arrays::take_a_unit);
   t.scratch = layout.add(t.scratch_words * sizeof(std::uint64_t));
   t.bounds = layout.add((P + 1) * sizeof(std::uint64_t));
-  t.counters = layout.add(2 * sizeof(std::uint64_t));
   t.recv = layout.add(n * item_bytes);
   t.send = layout.add(n * item_bytes);
-  t.keys = layout.add(n * sizeof(std::uint64_t));
-  t.split = layout.add(P * t.chunks * sizeof(std::uint64_t));
+  t.split = layout.add(P * t.chunk_budget * sizeof(std::uint64_t));
+  t.totals = layout.add((t.chunk_budget + 1) * sizeof(std::uint64_t));
   t.tiles = layout.add((t.tile_batch + 1) * sizeof(std::uint64_t));
-  t.bitmap = layout.add(t.window_bits / 8);
-  t.ranks = layout.add(t.window_bits / 8);
-  t.cub_bytes = std::max({cub_scan_bytes<std::uint64_t>(P * t.chunks), cub_scan_bytes<std::uint64_t>(t.tile_batch + 1),
-                          cub_scan_bytes<std::uint32_t>(t.window_bits / 32)});
+  t.state = layout.add(scan::tile_state<std::uint64_t>::temp_bytes(t.segment_tiles));
+  t.cub_bytes = std::max({cub_scan_bytes<std::uint64_t>(P * t.chunk_budget),
+                          cub_scan_bytes<std::uint64_t>(t.chunk_budget + 1),
+                          cub_scan_bytes<std::uint64_t>(t.tile_batch + 1)});
   t.cub = layout.add(t.cub_bytes);
   t.general = layout.total();
   t.total = std::max(t.general, single_rank_bytes);
@@ -224,29 +244,54 @@ __device__ inline std::uint32_t owner_of(const std::uint64_t* bounds, std::uint3
   return lo;
 }
 
-/// The maps from a global position to a key.
-struct index_of_position {  ///< f^-1(x): the index whose image is x
-  bijection::variable_philox f;
-  __device__ std::uint64_t operator()(std::uint64_t x) const { return f.inverse(x); }
-};
-struct walking_forward {  ///< sigma(j)
-  shuffle::walking_permutation sigma;
-  __device__ std::uint64_t operator()(std::uint64_t j) const { return sigma(j); }
-};
-struct walking_backward {  ///< sigma^-1(x)
-  shuffle::walking_permutation sigma;
-  __device__ std::uint64_t operator()(std::uint64_t x) const { return sigma.inverse(x); }
+/// The walking permutation's device form over the evaluator E of its bijection
+/// (shuffle/gpu_evaluator.cuh): images(j) = sigma(j) for j < N (walk_permutation.hpp's walk:
+/// y = tau(f(y)) until y < N), and ~0 for j >= N (never walked).
+template <class E>
+struct walking_evaluator {
+  E f;
+  std::uint64_t num_items;  ///< N
+  std::uint64_t swap;       ///< sigma.swap01()
+
+  template <int Items>
+  __device__ void images(std::uint64_t first, std::uint64_t stride, std::uint64_t (&w)[Items]) const {
+#pragma unroll
+    for (int k = 0; k < Items; ++k) {
+      std::uint64_t y = first + static_cast<std::uint64_t>(k) * stride;
+      if (y >= num_items) {
+        w[k] = ~std::uint64_t{0};
+        continue;
+      }
+      do {
+        std::uint64_t image[1];
+        f.template images<1>(y, 1, image);
+        y = shuffle::swap_zero_one(image[0], swap);
+      } while (y >= num_items);
+      w[k] = y;
+    }
+  }
 };
 
-/// keys[k] = map(first + k), k < n.
-template <class Map>
-__global__ void map_positions_kernel(Map map, std::uint64_t first, std::uint64_t n, std::uint64_t* keys) {
-  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride)
-    keys[k] = map(first + k);
-}
+/// The map of the domain pass over one segment: index t of the segment is domain index
+/// segment_first + t; its image g(i) becomes g(i) - own_first when that is one of this rank's
+/// own positions [0, own_count), else ~0 (never flagged).
+template <class E>
+struct own_images {
+  E g;
+  std::uint64_t segment_first, own_first, own_count;
 
-/// counts[t] = the valid indices (f(i) < N) of tile t = [start + t * tile, min(.. + tile, end)).
+  template <int Items>
+  __device__ void images(std::uint64_t first, std::uint64_t stride, std::uint64_t (&w)[Items]) const {
+    g.template images<Items>(segment_first + first, stride, w);
+#pragma unroll
+    for (int k = 0; k < Items; ++k) {
+      const std::uint64_t own = w[k] - own_first;  // wraps above own_count below own_first
+      w[k] = own < own_count ? own : ~std::uint64_t{0};
+    }
+  }
+};
+
+/// counts[t] = the flagged indices (f(i) < N) of tile t = [start + t * tile, min(.. + tile, end)).
 template <class Bijection>
 __global__ void count_valid_kernel(Bijection f, std::uint64_t num_items, std::uint64_t start, std::uint64_t end,
                                    std::uint64_t tile, std::uint64_t* counts) {
@@ -260,145 +305,97 @@ __global__ void count_valid_kernel(Bijection f, std::uint64_t num_items, std::ui
   if (threadIdx.x == 0) counts[blockIdx.x] = total;
 }
 
-/// Writes the images x = f(i) < N of the tiles' valid indices, in increasing i, to keys from
-/// position *d_base + offsets[t] (offsets: exclusive scan of count_valid_kernel's counts).
-template <class Bijection>
-__global__ void compact_valid_kernel(Bijection f, std::uint64_t num_items, std::uint64_t start, std::uint64_t end,
-                                     std::uint64_t tile, const std::uint64_t* offsets, const std::uint64_t* d_base,
-                                     std::uint64_t* keys) {
-  __shared__ std::uint32_t warp_counts[shuffle_block / 32];
-  const std::uint64_t lo = start + blockIdx.x * tile;
-  const std::uint64_t hi = lo + tile < end ? lo + tile : end;
-  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-  std::uint64_t out = *d_base + offsets[blockIdx.x];
-  for (std::uint64_t base = lo; base < hi; base += blockDim.x) {
-    const std::uint64_t i = base + threadIdx.x;
-    const std::uint64_t x = i < hi ? f(i) : num_items;
-    const bool valid = x < num_items;
-    const unsigned ballot = __ballot_sync(0xffffffffu, valid);
-    if (lane == 0) warp_counts[warp] = static_cast<std::uint32_t>(__popc(ballot));
-    __syncthreads();
-    std::uint64_t before = 0, all = 0;
-    for (unsigned w = 0; w < blockDim.x / 32; ++w) {
-      const std::uint32_t c = warp_counts[w];
-      before += w < warp ? c : 0;
-      all += c;
-    }
-    if (valid) keys[out + before + static_cast<unsigned>(__popc(ballot & ((1u << lane) - 1u)))] = x;
-    out += all;
-    __syncthreads();
-  }
+/// The chunks of a range pass: chunk c of the indices [first, end) is [first + c * length,
+/// min(first + (c + 1) * length, end)).
+struct range_chunks {
+  std::uint64_t first = 0, end = 0, length = split_chunk, count = 0;
+};
+
+/// One index of a range pass, on every lane of the warp: its image, whether it is flagged
+/// (image < N) and the rank q owning the image's input position (P when not flagged).
+template <class E>
+__device__ __forceinline__ std::uint32_t range_owner(const E& g, std::uint64_t i, std::uint64_t hi,
+                                                     std::uint64_t num_items, const std::uint64_t* offsets,
+                                                     std::uint32_t num_ranks) {
+  std::uint64_t image[1] = {~std::uint64_t{0}};
+  if (i < hi) g.template images<1>(i, 1, image);
+  return image[0] < num_items ? owner_of(offsets, num_ranks, image[0]) : num_ranks;
 }
 
-/// *d_base += *d_add (one thread).
-template <class Word>
-__global__ void add_count_kernel(std::uint64_t* d_base, const Word* d_add) {
-  *d_base += static_cast<std::uint64_t>(*d_add);
-}
-
-/// counts[q * chunks + c]: chunk c's items whose key lies in destination q's range.
-template <int Unused = 0>
-__global__ void split_count_kernel(const std::uint64_t* keys, const std::uint64_t* bounds, std::uint32_t num_ranks,
-                                   std::uint64_t n, std::uint64_t chunks, std::uint64_t* counts) {
+/// Step 2's count: counts[q * chunks + c] = chunk c's flagged indices whose image lies in rank
+/// q's input positions (offsets[q] .. offsets[q + 1]); totals[c] = chunk c's flagged indices.
+/// One warp per chunk; `num_ranks` 32-bit counters per warp in dynamic shared memory.
+template <class E>
+__global__ void range_count_kernel(E g, std::uint64_t num_items, range_chunks chunks, const std::uint64_t* offsets,
+                                   std::uint32_t num_ranks, std::uint64_t* counts, std::uint64_t* totals) {
   extern __shared__ std::uint64_t split_shared[];
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   auto* counter = reinterpret_cast<std::uint32_t*>(split_shared) + warp * num_ranks;
   const std::uint64_t chunk = static_cast<std::uint64_t>(blockIdx.x) * (blockDim.x / 32) + warp;
-  if (chunk >= chunks) return;  // the whole warp
+  if (chunk >= chunks.count) return;  // the whole warp
   for (std::uint32_t q = lane; q < num_ranks; q += 32) counter[q] = 0;
   __syncwarp();
-  const std::uint64_t first = chunk * split_chunk;
-  for (std::uint64_t s = first; s < first + split_chunk && s < n; s += 32) {
-    const std::uint64_t k = s + lane;
-    const bool valid = k < n;
-    const std::uint32_t q = valid ? owner_of(bounds, num_ranks, keys[k]) : num_ranks;
+  const std::uint64_t lo = chunks.first + chunk * chunks.length;
+  const std::uint64_t hi = lo + chunks.length < chunks.end ? lo + chunks.length : chunks.end;
+  std::uint64_t flagged = 0;
+  for (std::uint64_t s = lo; s < hi; s += 32) {
+    const std::uint32_t q = range_owner(g, s + lane, hi, num_items, offsets, num_ranks);
+    const bool valid = q < num_ranks;
     const unsigned peers = __match_any_sync(0xffffffffu, q);
-    const bool leader = valid && lane == static_cast<unsigned>(__ffs(peers) - 1);
-    if (leader) counter[q] += static_cast<std::uint32_t>(__popc(peers));
+    if (valid && lane == static_cast<unsigned>(__ffs(peers) - 1)) counter[q] += static_cast<std::uint32_t>(__popc(peers));
+    flagged += static_cast<unsigned>(__popc(__ballot_sync(0xffffffffu, valid)));
     __syncwarp();
   }
-  for (std::uint32_t q = lane; q < num_ranks; q += 32) counts[q * chunks + chunk] = counter[q];
+  for (std::uint32_t q = lane; q < num_ranks; q += 32) counts[q * chunks.count + chunk] = counter[q];
+  if (lane == 0) totals[chunk] = flagged;
 }
 
-/// Stable scatter of the chunk's items into the send buffer: item k of destination q goes to
-/// offsets[q * chunks + c] + (its rank among chunk c's items of q).
-template <class T>
-__global__ void split_scatter_kernel(const std::uint64_t* keys, const std::uint64_t* bounds, std::uint32_t num_ranks,
-                                     std::uint64_t n, std::uint64_t chunks, const std::uint64_t* offsets, const T* in,
-                                     T* send) {
+/// Steps 5 and (unshuffle) 2's move, after the scans of range_count_kernel's arrays: the k-th
+/// flagged index of the range (k = totals[c] + its rank in chunk c), owned by rank q, has the
+/// place at = counts[q * chunks + c] + its rank among chunk c's indices of q. Gather:
+/// dst[k] = src[at] (the placement from the receive buffer); else dst[at] = src[k] (the
+/// stable multisplit into the send buffer).
+template <bool Gather, class E, class T>
+__global__ void range_move_kernel(E g, std::uint64_t num_items, range_chunks chunks, const std::uint64_t* offsets,
+                                  std::uint32_t num_ranks, const std::uint64_t* counts, const std::uint64_t* totals,
+                                  const T* __restrict__ src, T* __restrict__ dst) {
   extern __shared__ std::uint64_t split_shared[];
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   std::uint64_t* counter = split_shared + warp * num_ranks;
   const std::uint64_t chunk = static_cast<std::uint64_t>(blockIdx.x) * (blockDim.x / 32) + warp;
-  if (chunk >= chunks) return;
-  for (std::uint32_t q = lane; q < num_ranks; q += 32) counter[q] = offsets[q * chunks + chunk];
+  if (chunk >= chunks.count) return;
+  for (std::uint32_t q = lane; q < num_ranks; q += 32) counter[q] = counts[q * chunks.count + chunk];
   __syncwarp();
-  const std::uint64_t first = chunk * split_chunk;
-  for (std::uint64_t s = first; s < first + split_chunk && s < n; s += 32) {
-    const std::uint64_t k = s + lane;
-    const bool valid = k < n;
-    const std::uint32_t q = valid ? owner_of(bounds, num_ranks, keys[k]) : num_ranks;
+  const std::uint64_t lo = chunks.first + chunk * chunks.length;
+  const std::uint64_t hi = lo + chunks.length < chunks.end ? lo + chunks.length : chunks.end;
+  const unsigned below = (1u << lane) - 1u;
+  std::uint64_t k = totals[chunk];
+  for (std::uint64_t s = lo; s < hi; s += 32) {
+    const std::uint32_t q = range_owner(g, s + lane, hi, num_items, offsets, num_ranks);
+    const bool valid = q < num_ranks;
+    const unsigned flags = __ballot_sync(0xffffffffu, valid);
     const unsigned peers = __match_any_sync(0xffffffffu, q);
-    const std::uint64_t at = valid ? counter[q] : 0;
+    const std::uint64_t at = valid ? counter[q] + static_cast<unsigned>(__popc(peers & below)) : 0;
     __syncwarp();
-    const bool leader = valid && lane == static_cast<unsigned>(__ffs(peers) - 1);
-    if (leader) counter[q] = at + static_cast<unsigned>(__popc(peers));
+    if (valid && lane == static_cast<unsigned>(__ffs(peers) - 1)) counter[q] += static_cast<unsigned>(__popc(peers));
     __syncwarp();
-    if (valid) send[at + static_cast<unsigned>(__popc(peers & ((1u << lane) - 1u)))] = in[k];
+    if (valid) {
+      const std::uint64_t kk = k + static_cast<unsigned>(__popc(flags & below));
+      if constexpr (Gather) dst[kk] = src[at];
+      else dst[at] = src[kk];
+    }
+    k += static_cast<unsigned>(__popc(flags));
   }
 }
 
-/// send_counts[q] = offsets[(q + 1) * chunks] - offsets[q * chunks] (n for q + 1 == P).
+/// totals[q] = offsets[(q + 1) * chunks] - offsets[q * chunks] (n for q + 1 == P).
 template <int Unused = 0>
 __global__ void split_totals_kernel(const std::uint64_t* offsets, std::uint64_t chunks, std::uint32_t num_ranks,
-                                    std::uint64_t n, std::uint64_t* send_counts) {
+                                    std::uint64_t n, std::uint64_t* totals) {
   for (std::uint32_t q = threadIdx.x; q < num_ranks; q += blockDim.x) {
     const std::uint64_t next = q + 1 < num_ranks ? offsets[(q + 1) * chunks] : n;
-    send_counts[q] = next - offsets[q * chunks];
+    totals[q] = next - offsets[q * chunks];
   }
-}
-
-/// Sets bit (key - window) of the bitmap for the keys in [window, window + width).
-template <int Unused = 0>
-__global__ void mark_keys_kernel(const std::uint64_t* keys, std::uint64_t n, std::uint64_t window, std::uint64_t width,
-                                 std::uint32_t* bitmap) {
-  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
-    const std::uint64_t d = keys[k] - window;  // wraps above width for keys below the window
-    if (d < width) atomicOr(bitmap + (d >> 5), 1u << (d & 31u));
-  }
-}
-
-/// ranks[w] = popcount(bitmap[w]), w < words (then scanned in place).
-template <int Unused = 0>
-__global__ void popcount_kernel(const std::uint32_t* bitmap, std::uint64_t words, std::uint32_t* ranks) {
-  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t w = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; w < words; w += stride)
-    ranks[w] = static_cast<std::uint32_t>(__popc(bitmap[w]));
-}
-
-/// out[k] = recv[rank of keys[k] among all keys], for the keys in the window: *d_base (the keys
-/// below the window) + ranks[word] (the window's keys in earlier words) + the lower bits set.
-template <class T>
-__global__ void place_keys_kernel(const std::uint64_t* keys, std::uint64_t n, std::uint64_t window, std::uint64_t width,
-                                  const std::uint32_t* bitmap, const std::uint32_t* ranks, const std::uint64_t* d_base,
-                                  const T* recv, T* out) {
-  const std::uint64_t base = *d_base;
-  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
-    const std::uint64_t d = keys[k] - window;
-    if (d >= width) continue;
-    const std::uint64_t w = d >> 5;
-    const std::uint32_t below = bitmap[w] & ((1u << (d & 31u)) - 1u);
-    out[k] = recv[base + ranks[w] + static_cast<unsigned>(__popc(below))];
-  }
-}
-
-/// *d_base += the keys of the window: ranks[last] + popcount(bitmap[last]) (one thread).
-template <int Unused = 0>
-__global__ void advance_window_kernel(std::uint64_t* d_base, const std::uint32_t* bitmap, const std::uint32_t* ranks,
-                                      std::uint64_t words) {
-  *d_base += static_cast<std::uint64_t>(ranks[words - 1]) + static_cast<unsigned>(__popc(bitmap[words - 1]));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -408,29 +405,25 @@ __global__ void advance_window_kernel(std::uint64_t* d_base, const std::uint32_t
 struct shuffle_buffers {
   shuffle_temp layout;
   std::uint64_t* scratch = nullptr;
-  std::uint64_t* bounds = nullptr;
-  std::uint64_t* counters = nullptr;  ///< [0]: compaction base, [1]: placement base
+  std::uint64_t* bounds = nullptr;  ///< the P + 1 position offsets (device)
   unsigned char* recv = nullptr;
   unsigned char* send = nullptr;
-  std::uint64_t* keys = nullptr;
   std::uint64_t* split = nullptr;
+  std::uint64_t* totals = nullptr;
   std::uint64_t* tiles = nullptr;
-  std::uint32_t* bitmap = nullptr;
-  std::uint32_t* ranks = nullptr;
+  void* state = nullptr;
   void* cub = nullptr;
 
   shuffle_buffers(void* d_temp, const shuffle_temp& l) : layout(l) {
     using protocol::temp_layout;
     scratch = temp_layout::at<std::uint64_t>(d_temp, l.scratch);
     bounds = temp_layout::at<std::uint64_t>(d_temp, l.bounds);
-    counters = temp_layout::at<std::uint64_t>(d_temp, l.counters);
     recv = temp_layout::at(d_temp, l.recv);
     send = temp_layout::at(d_temp, l.send);
-    keys = temp_layout::at<std::uint64_t>(d_temp, l.keys);
     split = temp_layout::at<std::uint64_t>(d_temp, l.split);
+    totals = temp_layout::at<std::uint64_t>(d_temp, l.totals);
     tiles = temp_layout::at<std::uint64_t>(d_temp, l.tiles);
-    bitmap = temp_layout::at<std::uint32_t>(d_temp, l.bitmap);
-    ranks = temp_layout::at<std::uint32_t>(d_temp, l.ranks);
+    state = temp_layout::at(d_temp, l.state);
     cub = temp_layout::at(d_temp, l.cub);
   }
 };
@@ -443,7 +436,7 @@ void scan_in_place(shuffle_buffers& b, Word* d_data, std::uint64_t count, cudaSt
   ONEPASS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(b.cub, bytes, d_data, static_cast<std::int64_t>(count), stream));
 }
 
-/// The tiling of the index space [0, D): tiles of 2^min(12, b) indices.
+/// The tiling of the index space [0, D) for the boundary counts: tiles of 2^min(12, b) indices.
 struct index_tiling {
   std::uint64_t domain = 0, tile = 0, tiles = 0;
   explicit index_tiling(unsigned domain_bits)
@@ -452,8 +445,8 @@ struct index_tiling {
         tiles(domain / tile) {}
 };
 
-/// Step 1 of the bijective kinds: the index boundaries i_0 = 0 <= ... <= i_P = D of the output
-/// ranks, in b.bounds (device) and returned (host). `offsets`: the P + 1 position offsets S.
+/// Step 1 of the bijective kind: the index boundaries i_0 = 0 <= ... <= i_P = D of the output
+/// ranks (host). `offsets`: the P + 1 position offsets S. Waits for the stream.
 inline std::vector<std::uint64_t> index_boundaries(const char* function, const bijection::variable_philox& f,
                                                    std::uint64_t num_items, const std::vector<std::uint64_t>& offsets,
                                                    shuffle_buffers& b, rank_view ranks, ncclComm_t comm,
@@ -499,108 +492,156 @@ inline std::vector<std::uint64_t> index_boundaries(const char* function, const b
   for (std::uint64_t q = 1; q < P; ++q)
     for (std::uint64_t r = 0; r < P; ++r) bounds[q] += all_found[r * P + q];
   bounds[P] = tiling.domain;
-  ONEPASS_CUDA_CHECK(cudaMemcpyAsync(b.bounds, bounds.data(), bounds.size() * sizeof(std::uint64_t),
-                                     cudaMemcpyHostToDevice, stream));
   return bounds;
 }
 
-/// keys[k] = f(i) for the valid indices i of [lo, hi) in increasing order (the compaction of
-/// Algorithm 1 over one output rank's index range; exactly the rank's item count of them).
-inline void compact_range(const bijection::variable_philox& f, std::uint64_t num_items, std::uint64_t lo,
-                          std::uint64_t hi, shuffle_buffers& b, cudaStream_t stream) {
-  const index_tiling tiling(f.domain_bits());
-  ONEPASS_CUDA_CHECK(cudaMemsetAsync(b.counters, 0, sizeof(std::uint64_t), stream));
-  const std::uint64_t batch = b.layout.tile_batch * tiling.tile;
-  for (std::uint64_t start = lo; start < hi; start += std::min(batch, hi - start)) {
-    const std::uint64_t end = start + std::min(batch, hi - start);
-    const std::uint64_t nt = ceil_div(end - start, tiling.tile);
-    count_valid_kernel<<<static_cast<unsigned>(nt), shuffle_block, 0, stream>>>(f, num_items, start, end, tiling.tile,
-                                                                                b.tiles);
-    ONEPASS_CUDA_CHECK_LAUNCH();
-    ONEPASS_CUDA_CHECK(cudaMemsetAsync(b.tiles + nt, 0, sizeof(std::uint64_t), stream));
-    scan_in_place(b, b.tiles, nt + 1, stream);
-    compact_valid_kernel<<<static_cast<unsigned>(nt), shuffle_block, 0, stream>>>(f, num_items, start, end, tiling.tile,
-                                                                                  b.tiles, b.counters, b.keys);
-    ONEPASS_CUDA_CHECK_LAUNCH();
-    add_count_kernel<<<1, 1, 0, stream>>>(b.counters, b.tiles + nt);
-    ONEPASS_CUDA_CHECK_LAUNCH();
-  }
+/// The chunks of the range pass over [first, end) within the budget C of the storage: chunks of
+/// split_chunk indices, longer (a multiple of 32) when the range needs more than C of them.
+inline range_chunks chunks_of(std::uint64_t first, std::uint64_t end, const shuffle_buffers& b) {
+  range_chunks c;
+  c.first = first;
+  c.end = end;
+  const std::uint64_t length = end - first;
+  c.length = std::max(split_chunk, ceil_div(ceil_div(length, b.layout.chunk_budget), 32) * 32);
+  c.count = ceil_div(length, c.length);
+  return c;
 }
 
-/// keys[k] = map(first + k), k < n.
-template <class Map>
-void map_positions(const Map& map, std::uint64_t first, std::uint64_t n, shuffle_buffers& b, cudaStream_t stream) {
-  if (n == 0) return;
-  map_positions_kernel<<<stride_grid(n), shuffle_block, 0, stream>>>(map, first, n, b.keys);
+/// Step 2's count over the range `chunks` of the map g (flag: image < N; owner: the rank of
+/// the image's input position under b.bounds), then the scans: b.split = the place of each
+/// (rank, chunk) in the rank-grouped order, b.totals = each chunk's first flagged index;
+/// d_rank_totals[q] = the flagged indices owned by rank q (P words; n_flagged in all).
+template <class E>
+void range_count(const E& g, std::uint64_t num_items, const range_chunks& chunks, std::uint64_t n_flagged,
+                 shuffle_buffers& b, std::uint32_t num_ranks, std::uint64_t* d_rank_totals, cudaStream_t stream) {
+  if (chunks.count == 0) {
+    ONEPASS_CUDA_CHECK(cudaMemsetAsync(d_rank_totals, 0, num_ranks * sizeof(std::uint64_t), stream));
+    return;
+  }
+  const int warps = split_warps(static_cast<int>(num_ranks));
+  const auto grid = static_cast<unsigned>(ceil_div(chunks.count, static_cast<std::uint64_t>(warps)));
+  range_count_kernel<<<grid, 32 * warps, warps * num_ranks * sizeof(std::uint32_t), stream>>>(
+      g, num_items, chunks, b.bounds, num_ranks, b.split, b.totals);
+  ONEPASS_CUDA_CHECK_LAUNCH();
+  scan_in_place(b, b.split, static_cast<std::uint64_t>(num_ranks) * chunks.count, stream);
+  scan_in_place(b, b.totals, chunks.count, stream);
+  split_totals_kernel<<<1, shuffle_block, 0, stream>>>(b.split, chunks.count, num_ranks, n_flagged, d_rank_totals);
   ONEPASS_CUDA_CHECK_LAUNCH();
 }
 
-/// Steps 2-3: the stable multisplit of the n items d_in by the owner (under b.bounds) of
-/// their keys b.keys, the all-gather of the send counts and the exchange into b.recv. Returns
-/// nothing; waits for the stream at the all-gather.
-template <class T>
-void split_and_exchange(const char* function, const T* d_in, std::uint64_t n, shuffle_buffers& b, rank_view ranks,
-                        ncclComm_t comm, cudaStream_t stream) {
-  const auto P = static_cast<std::uint32_t>(ranks.size);
-  const std::uint64_t chunks = b.layout.chunks;
-  std::uint64_t* d_counts = b.scratch;  // [P] own send counts, then [P * P] all of them
-  if (n > 0) {
-    const int warps = split_warps(ranks.size);
-    const auto grid = static_cast<unsigned>(ceil_div(chunks, static_cast<std::uint64_t>(warps)));
-    split_count_kernel<<<grid, 32 * warps, warps * P * sizeof(std::uint32_t), stream>>>(b.keys, b.bounds, P, n, chunks,
-                                                                                        b.split);
-    ONEPASS_CUDA_CHECK_LAUNCH();
-    scan_in_place(b, b.split, static_cast<std::uint64_t>(P) * chunks, stream);
-    split_scatter_kernel<T><<<grid, 32 * warps, warps * P * sizeof(std::uint64_t), stream>>>(
-        b.keys, b.bounds, P, n, chunks, b.split, d_in, reinterpret_cast<T*>(b.send));
-    ONEPASS_CUDA_CHECK_LAUNCH();
-    split_totals_kernel<<<1, shuffle_block, 0, stream>>>(b.split, chunks, P, n, d_counts);
-    ONEPASS_CUDA_CHECK_LAUNCH();
-  } else {
-    ONEPASS_CUDA_CHECK(cudaMemsetAsync(d_counts, 0, P * sizeof(std::uint64_t), stream));
+/// Step 5 (Gather: dst[k] = src[place]) or the unshuffle's multisplit (dst[place] = src[k])
+/// over the range `chunks`, after range_count over the same range.
+template <bool Gather, class E, class T>
+void range_move(const E& g, std::uint64_t num_items, const range_chunks& chunks, shuffle_buffers& b,
+                std::uint32_t num_ranks, const T* src, T* dst, cudaStream_t stream) {
+  if (chunks.count == 0) return;
+  const int warps = split_warps(static_cast<int>(num_ranks));
+  const auto grid = static_cast<unsigned>(ceil_div(chunks.count, static_cast<std::uint64_t>(warps)));
+  range_move_kernel<Gather><<<grid, 32 * warps, warps * num_ranks * sizeof(std::uint64_t), stream>>>(
+      g, num_items, chunks, b.bounds, num_ranks, b.split, b.totals, src, dst);
+  ONEPASS_CUDA_CHECK_LAUNCH();
+}
+
+/// Step 3 (forward: dst[m] = src[g(i_m) - own_first]) or the unshuffle's placement (Inverse:
+/// dst[g(i_m) - own_first] = src[m]) over the whole domain [0, domain), i_m the m-th index whose
+/// image is one of this rank's own positions [own_first, own_first + own_count), through
+/// Bijective2's kernels, in segments of at most L look-back tiles. A segment after the first
+/// starts where the last one's look-back ended (read back: a wait for the stream).
+template <bool Inverse, class T, class E>
+void domain_pass(const E& g, std::uint64_t domain, std::uint64_t own_first, std::uint64_t own_count,
+                 shuffle_buffers& b, const T* src, T* dst, cudaStream_t stream) {
+  if (own_count == 0) return;
+  const std::uint64_t segment = b.layout.segment_tiles * segment_tile_items;
+  std::uint64_t done = 0;  // own positions placed by the earlier segments
+  for (std::uint64_t first = 0; first < domain; first += segment) {
+    const std::uint64_t length = std::min(segment, domain - first);
+    const own_images<E> images{g, first, own_first, own_count};
+    // num_items = max(own_count, length): the flag is own < own_count (own_images maps the
+    // others to ~0), and the look-back's prefix is unwrapped from 0 up.
+    const std::uint64_t bound = std::max(own_count, length);
+    std::uint64_t tiles = 0;
+    sg::with_policy<T>(length >= (std::uint64_t{1} << sg::large_tile_min_bits) ? sg::large_tile_min_bits : 0,
+                       [&](auto policy) {
+                         using Policy = decltype(policy);
+                         tiles = length > Policy::tile_items ? ceil_div(length, Policy::tile_items) : 1;
+                         if constexpr (Inverse)
+                           sg::run_bijective2_over<Policy, true>(b.state, src + done, dst, bound, length, images,
+                                                                 stream);
+                         else
+                           sg::run_bijective2_over<Policy, false>(b.state, src, dst + done, bound, length, images,
+                                                                  stream);
+                       });
+    if (first + length < domain) {
+      // The segment's own positions: the value of its last tile's inclusive prefix.
+      std::uint64_t word = 0;
+      const auto* words =
+          reinterpret_cast<const std::uint64_t*>(static_cast<const unsigned char*>(b.state) +
+                                                 scan::tile_state<std::uint64_t>::alignment);
+      ONEPASS_CUDA_CHECK(cudaMemcpyAsync(&word, words + (tiles - 1), sizeof(word), cudaMemcpyDeviceToHost, stream));
+      ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
+      done += scan::descriptor_value(word);
+      if (done >= own_count) return;
+    }
   }
+}
+
+/// The send and receive counts from the all-gather of every rank's P per-rank totals
+/// (d_counts[0..P)): `totals_are_receives` — each rank's totals are what it receives from each
+/// source (forward), else what it sends to each destination (unshuffle). Checks that the rank
+/// receives n items. Waits for the stream.
+inline void exchange_counts(const char* function, std::uint64_t* d_counts, bool totals_are_receives, std::uint64_t n,
+                            rank_view ranks, ncclComm_t comm, cudaStream_t stream,
+                            std::vector<std::uint64_t>& send_counts, std::vector<std::uint64_t>& recv_counts) {
+  const auto P = static_cast<std::uint32_t>(ranks.size);
   all_gather_words(d_counts, d_counts + P, P, comm, stream, function);
   std::vector<std::uint64_t> all(static_cast<std::size_t>(P) * P);
   ONEPASS_CUDA_CHECK(cudaMemcpyAsync(all.data(), d_counts + P, all.size() * sizeof(std::uint64_t),
                                      cudaMemcpyDeviceToHost, stream));
   ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::vector<std::uint64_t> send_counts(P), recv_counts(P);
+  send_counts.assign(P, 0);
+  recv_counts.assign(P, 0);
+  const auto r = static_cast<std::size_t>(ranks.rank);
   for (std::uint32_t q = 0; q < P; ++q) {
-    send_counts[q] = all[static_cast<std::size_t>(ranks.rank) * P + q];
-    recv_counts[q] = all[static_cast<std::size_t>(q) * P + ranks.rank];
+    // all[a * P + c]: rank a's total for rank c.
+    if (totals_are_receives) {
+      send_counts[q] = all[static_cast<std::size_t>(q) * P + r];
+      recv_counts[q] = all[r * P + q];
+    } else {
+      send_counts[q] = all[r * P + q];
+      recv_counts[q] = all[static_cast<std::size_t>(q) * P + r];
+    }
   }
   const std::uint64_t received = offsets_of(recv_counts).back();
-  if (received != n)
-    throw runtime_failure(std::string(function) + ": rank " + std::to_string(ranks.rank) + " would receive " +
-                          std::to_string(received) + " items for its " + std::to_string(n) +
-                          " output positions (internal error: the ranks' plans disagree)");
-  exchange(b.send, send_counts, b.recv, recv_counts, sizeof(T), ranks, comm, stream, function);
+  const std::uint64_t sent = offsets_of(send_counts).back();
+  if (received != n || sent != n)
+    throw runtime_failure(std::string(function) + ": rank " + std::to_string(ranks.rank) + " would send " +
+                          std::to_string(sent) + " and receive " + std::to_string(received) + " items for its " +
+                          std::to_string(n) + " (internal error: the ranks' plans disagree)");
 }
 
-/// Step 4: d_out[k] = recv[rank of b.keys[k] among the n keys] (keys distinct, below
-/// `universe`; recv ordered by key), in windows of the bitmap.
-template <class T>
-void place_by_rank(std::uint64_t n, std::uint64_t universe, shuffle_buffers& b, T* d_out, cudaStream_t stream) {
-  if (n == 0) return;
-  std::uint64_t* d_base = b.counters + 1;
-  ONEPASS_CUDA_CHECK(cudaMemsetAsync(d_base, 0, sizeof(std::uint64_t), stream));
-  const std::uint64_t W = b.layout.window_bits;
-  for (std::uint64_t window = 0; window < universe; window += std::min(W, universe - window)) {
-    const std::uint64_t width = std::min(W, universe - window);
-    const std::uint64_t words = ceil_div(width, 32);
-    ONEPASS_CUDA_CHECK(cudaMemsetAsync(b.bitmap, 0, words * sizeof(std::uint32_t), stream));
-    mark_keys_kernel<<<stride_grid(n), shuffle_block, 0, stream>>>(b.keys, n, window, width, b.bitmap);
-    ONEPASS_CUDA_CHECK_LAUNCH();
-    popcount_kernel<<<stride_grid(words), shuffle_block, 0, stream>>>(b.bitmap, words, b.ranks);
-    ONEPASS_CUDA_CHECK_LAUNCH();
-    scan_in_place(b, b.ranks, words, stream);
-    place_keys_kernel<T><<<stride_grid(n), shuffle_block, 0, stream>>>(
-        b.keys, n, window, width, b.bitmap, b.ranks, d_base, reinterpret_cast<const T*>(b.recv), d_out);
-    ONEPASS_CUDA_CHECK_LAUNCH();
-    if (window + width < universe) {
-      advance_window_kernel<<<1, 1, 0, stream>>>(d_base, b.bitmap, b.ranks, words);
-      ONEPASS_CUDA_CHECK_LAUNCH();
-    }
+/// Steps 2-5 of shuffle (Forward) or unshuffle for the map g over the domain [0, domain), this
+/// rank's index range [lo, hi) and the position offsets (already in b.bounds).
+template <bool Forward, class T, class E>
+void shuffle_steps(const char* function, const E& g, std::uint64_t N, std::uint64_t domain, std::uint64_t lo,
+                   std::uint64_t hi, const T* d_in, T* d_out, std::uint64_t n, std::uint64_t first,
+                   shuffle_buffers& b, rank_view ranks, ncclComm_t comm, cudaStream_t stream) {
+  const auto P = static_cast<std::uint32_t>(ranks.size);
+  const range_chunks chunks = chunks_of(lo, hi, b);
+  std::uint64_t* d_counts = b.scratch;  // [P] own totals, then [P * P] all of them
+  T* send = reinterpret_cast<T*>(b.send);
+  T* recv = reinterpret_cast<T*>(b.recv);
+  std::vector<std::uint64_t> send_counts, recv_counts;
+  range_count(g, N, chunks, n, b, P, d_counts, stream);
+  if constexpr (Forward) {
+    domain_pass<false>(g, domain, first, n, b, d_in, send, stream);
+    exchange_counts(function, d_counts, true, n, ranks, comm, stream, send_counts, recv_counts);
+    exchange(send, send_counts, recv, recv_counts, sizeof(T), ranks, comm, stream, function);
+    range_move<true>(g, N, chunks, b, P, recv, d_out, stream);
+  } else {
+    range_move<false>(g, N, chunks, b, P, d_in, send, stream);
+    exchange_counts(function, d_counts, false, n, ranks, comm, stream, send_counts, recv_counts);
+    exchange(send, send_counts, recv, recv_counts, sizeof(T), ranks, comm, stream, function);
+    domain_pass<true>(g, domain, first, n, b, recv, d_out, stream);
   }
 }
 
@@ -706,41 +747,22 @@ void shuffle_call(const char* function, void* d_temp, std::size_t& temp_bytes, c
   }
 
   shuffle_buffers b(d_temp, layout);
+  ONEPASS_CUDA_CHECK(cudaMemcpyAsync(b.bounds, offsets.data(), offsets.size() * sizeof(std::uint64_t),
+                                     cudaMemcpyHostToDevice, stream));
   if (kind == permutation::bijective) {
     const auto f = bijection::variable_philox::for_length(N, seed, rounds);
     const auto index_bounds = index_boundaries(function, f, N, offsets, b, ranks, comm, stream);
-    const std::uint64_t lo = index_bounds[ranks.rank], hi = index_bounds[ranks.rank + 1];
-    if constexpr (Forward) {
-      // Items x go to the owner of index f^-1(x); receiver keys: x_j over its index range.
-      map_positions(index_of_position{f}, first, n, b, stream);
-      split_and_exchange(function, d_in, n, b, ranks, comm, stream);
-      compact_range(f, N, lo, hi, b, stream);
-      place_by_rank(n, N, b, d_out, stream);
-    } else {
-      // Items j go to the owner of x_j; receiver keys: f^-1(x) over the index space [0, D).
-      compact_range(f, N, lo, hi, b, stream);
-      ONEPASS_CUDA_CHECK(cudaMemcpyAsync(b.bounds, offsets.data(), offsets.size() * sizeof(std::uint64_t),
-                                         cudaMemcpyHostToDevice, stream));
-      split_and_exchange(function, d_in, n, b, ranks, comm, stream);
-      map_positions(index_of_position{f}, first, n, b, stream);
-      place_by_rank(n, index_tiling(f.domain_bits()).domain, b, d_out, stream);
-    }
+    const std::uint64_t domain = index_tiling(f.domain_bits()).domain;
+    sg::with_evaluator(f, [&](const auto& g) {
+      shuffle_steps<Forward>(function, g, N, domain, index_bounds[ranks.rank], index_bounds[ranks.rank + 1], d_in,
+                             d_out, n, first, b, ranks, comm, stream);
+    });
   } else {
     const auto sigma = shuffle::walking_permutation::for_length(N, seed, rounds);
-    ONEPASS_CUDA_CHECK(cudaMemcpyAsync(b.bounds, offsets.data(), offsets.size() * sizeof(std::uint64_t),
-                                       cudaMemcpyHostToDevice, stream));
-    if constexpr (Forward) {
-      // Items x go to the owner of j = sigma^-1(x); receiver keys: x = sigma(j) of its j.
-      map_positions(walking_backward{sigma}, first, n, b, stream);
-      split_and_exchange(function, d_in, n, b, ranks, comm, stream);
-      map_positions(walking_forward{sigma}, first, n, b, stream);
-    } else {
-      // Items j go to the owner of x = sigma(j); receiver keys: j = sigma^-1(x) of its x.
-      map_positions(walking_forward{sigma}, first, n, b, stream);
-      split_and_exchange(function, d_in, n, b, ranks, comm, stream);
-      map_positions(walking_backward{sigma}, first, n, b, stream);
-    }
-    place_by_rank(n, N, b, d_out, stream);
+    sg::with_evaluator(sigma.bijection(), [&](const auto& e) {
+      const walking_evaluator<std::decay_t<decltype(e)>> g{e, N, sigma.swap01()};
+      shuffle_steps<Forward>(function, g, N, N, first, first + n, d_in, d_out, n, first, b, ranks, comm, stream);
+    });
   }
 }
 
@@ -763,9 +785,9 @@ void shuffle_call(const char* function, void* d_temp, std::size_t& temp_bytes, c
 /// Only the items' bytes and O(P) words per rank cross the network.
 ///
 /// CUB's two-phase temporary storage: with d_temp == nullptr only temp_bytes is set (it depends
-/// on num_items, T, kind and P = ncclCommCount(comm); see the file comment: about 2 n_r
-/// sizeof(T) + 8 n_r + P n_r / 4 bytes) — no communication, nothing enqueued, the other
-/// pointers not looked at. Otherwise d_temp must hold temp_bytes >= that answer of device
+/// on num_items, T, kind and P = ncclCommCount(comm); see the file comment: about
+/// 2 n_r sizeof(T) + (P + 1) n_r / 64 + min(P n_r / 32, n_r) bytes) — no communication, nothing
+/// enqueued, the other pointers not looked at. Otherwise d_temp must hold temp_bytes >= that answer of device
 /// memory (any alignment), not overlapping d_in or d_out.
 ///
 /// T: any trivially copyable type. d_in, d_out: device pointers to num_items items (on this

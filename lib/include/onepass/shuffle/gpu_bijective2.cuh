@@ -253,6 +253,39 @@ inline constexpr bool two_stage_tiles_fit =
 template <class Policy, class T>
 inline constexpr bool pipelined_tiles_fit = two_stage_tiles_fit<Policy::tile_items, T>;
 
+/// Enqueues bijective2 (Inverse: the unshuffle) with tile shape Policy over the indices
+/// [0, domain_size) of an evaluator `eval` (gpu_evaluator.cuh's images<Items>(first, stride,
+/// w) interface): index i is flagged when eval's image w < num_items; the forward call writes
+/// d_out[rank] = d_in[w], the unshuffle d_out[w] = d_in[rank], rank the flagged indices before
+/// i. domain_size >= 1, any value (the last tile may be partial); num_items may exceed the
+/// flagged count (it only bounds the images flagged; the look-back's prefix is then unwrapped
+/// from 0 up, exact for counts below 2^62). `d_state`: tile_state storage for
+/// ceil(domain_size / Policy::tile_items) tiles, aligned to 128 bytes. `pipelined` (forward
+/// only, where pipelined_tiles_fit): the software-pipelined kernel (false: the
+/// one-tile-at-a-time kernel; for comparisons). Used by run_bijective2_with and by the
+/// distributed shuffle (distributed/shuffle.cuh), whose evaluators shift indices and images.
+template <class Policy, bool Inverse, class T, class Eval>
+void run_bijective2_over(void* d_state, const T* d_in, T* d_out, std::uint64_t num_items, std::uint64_t domain_size,
+                         const Eval& eval, cudaStream_t stream, bool pipelined = true) {
+  const std::uint64_t tiles =
+      domain_size > Policy::tile_items ? (domain_size + Policy::tile_items - 1) / Policy::tile_items : 1;
+  const scan::tile_state<std::uint64_t> state(d_state, tiles);
+  state.initialize(stream);
+  if constexpr (!Inverse && pipelined_tiles_fit<Policy, T>) {
+    if (pipelined) {
+      constexpr auto kernel = &bijective2_pipelined_kernel<Policy, T, Eval>;
+      const unsigned grid = device::resident_grid<kernel>(Policy::block, tiles);
+      kernel<<<grid, Policy::block, 0, stream>>>(d_in, d_out, num_items, domain_size, tiles, eval, state);
+      ONEPASS_CUDA_CHECK_LAUNCH();
+      return;
+    }
+  }
+  constexpr auto kernel = &bijective2_kernel<Policy, T, Eval, Inverse>;
+  const unsigned grid = device::resident_grid<kernel>(Policy::block, tiles);
+  kernel<<<grid, Policy::block, 0, stream>>>(d_in, d_out, num_items, domain_size, tiles, eval, state);
+  ONEPASS_CUDA_CHECK_LAUNCH();
+}
+
 /// Enqueues bijective2 (Inverse: the unshuffle) with tile shape Policy; arguments
 /// already checked, d_temp at least bijective2_temp_bytes_with<Policy>(b) bytes.
 /// `pipelined` (forward only, where pipelined_tiles_fit): the software-pipelined kernel
@@ -261,24 +294,9 @@ template <class Policy, bool Inverse, class T, class Bijection>
 void run_bijective2_with(void* d_temp, const T* d_in, T* d_out, std::uint64_t num_items, const Bijection& f,
                          cudaStream_t stream, bool pipelined = true) {
   const std::uint64_t domain_size = std::uint64_t{1} << f.domain_bits();
-  const std::uint64_t tiles = tiles_for<Policy>(domain_size);
-  const scan::tile_state<std::uint64_t> state(protocol::aligned_start(d_temp), tiles);
-  state.initialize(stream);
   with_evaluator(f, [&](const auto& eval) {
-    using E = std::decay_t<decltype(eval)>;
-    if constexpr (!Inverse && pipelined_tiles_fit<Policy, T>) {
-      if (pipelined) {
-        constexpr auto kernel = &bijective2_pipelined_kernel<Policy, T, E>;
-        const unsigned grid = device::resident_grid<kernel>(Policy::block, tiles);
-        kernel<<<grid, Policy::block, 0, stream>>>(d_in, d_out, num_items, domain_size, tiles, eval, state);
-        ONEPASS_CUDA_CHECK_LAUNCH();
-        return;
-      }
-    }
-    constexpr auto kernel = &bijective2_kernel<Policy, T, E, Inverse>;
-    const unsigned grid = device::resident_grid<kernel>(Policy::block, tiles);
-    kernel<<<grid, Policy::block, 0, stream>>>(d_in, d_out, num_items, domain_size, tiles, eval, state);
-    ONEPASS_CUDA_CHECK_LAUNCH();
+    run_bijective2_over<Policy, Inverse>(protocol::aligned_start(d_temp), d_in, d_out, num_items, domain_size, eval,
+                                         stream, pipelined);
   });
 }
 
