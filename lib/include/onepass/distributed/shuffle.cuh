@@ -22,41 +22,45 @@
 // (walking: i_q = S_q; bijective: found by step 1 below).
 //
 // shuffle (forward), on rank r:
-//   1. Boundaries (bijective only). The index space is cut into tiles of 2^12 indices (D if
+//   1. Boundaries (bijective only; none either when D == N, every index then being flagged:
+//      i_q = S_q). The index space is cut into tiles of 2^12 indices (D if
 //      smaller), the tiles split evenly over the ranks. Each rank counts the flagged indices of
 //      each of its tiles (GPU, one block per tile; the counts come to the host in batches),
 //      all-gathers its share's total (1 word), and locates the boundaries S_q that fall in its
 //      share: the tile by the prefix of its counts, the index by evaluating f on the host over
 //      that one tile. An all-gather of the located boundaries (P words, each found by exactly
 //      one rank) gives every rank i_0 = 0 < ... <= i_P = D.
-//   2. Receive plan: over its own indices [i_r, i_{r+1}) the rank counts, per chunk of indices
-//      and per source s (the owner of the input position g(i)), the flagged indices (one warp
-//      per chunk, __match_any_sync); exclusive scans give each (source, chunk) its place in the
-//      receive buffer and each chunk its first output. The per-source totals are the receive
-//      counts; one all-gather of P words per rank gives every rank its send counts.
-//   3. Send: one pass over the WHOLE index domain [0, D), Bijective2's fused kernel
+//   2. Send: one pass over the WHOLE index domain [0, D), Bijective2's fused kernel
 //      (shuffle/gpu_bijective2.cuh) with the flag "g(i) is one of my positions" in place of
 //      "g(i) < N": send[m] = in[g(i_m) - P_r], i_m the m-th such index. The send buffer is in
 //      index order, so grouped by destination (the ranks' index ranges are increasing), each
 //      group in the receiver's output order. The one random access of the shuffle is this
-//      local gather, as on one GPU.
+//      local gather, as on one GPU. For the indices of its own range [i_r, i_{r+1}) the pass
+//      also records the source s of each (the owner of the input position g(i); 2 bytes).
+//   3. Receive plan: over its own indices the rank counts, per chunk of indices and per source
+//      s, the flagged indices (one warp per chunk, __match_any_sync; from the recorded sources);
+//      exclusive scans give each (source, chunk) its place in the receive buffer and each chunk
+//      its first output. The per-source totals are the receive counts; one all-gather of P
+//      words per rank gives every rank its send counts.
 //   4. Exchange: one grouped ncclSend/ncclRecv (detail::exchange). Receiver r's buffer holds
 //      source 0's group, then source 1's, ..., each in index order.
 //   5. Place: the counting pass of step 2 again, now moving: out[k] = recv[place of (source s,
 //      chunk) + rank of i among the chunk's indices from s]; reads run along P streams, writes
-//      are consecutive.
-// unshuffle (out[g(i_j)] = in[j]) runs the same steps reversed: step 2's pass over the rank's
-// own indices scatters item k to its destination's group (the owner of g(i_k)) in index order
+//      are consecutive. (A range longer than the owner array — only for uneven splits — is
+//      counted before step 2 and placed by evaluating g again instead of recording.)
+// unshuffle (out[g(i_j)] = in[j]) runs the same steps reversed: step 3's pass over the rank's
+// own indices (evaluating g) scatters item k to its destination's group (the owner of g(i_k)) in index order
 // (a stable multisplit), the per-destination totals are the send counts; after the exchange,
 // Bijective2's unshuffle kernel over the whole domain with the flag "g(i) is mine" places
 // recv[m] at out[g(i_m) - P_r] (the receive buffer is in index order).
 //
-// Work per rank: g is evaluated D times (step 3), 2 (D / P) times (steps 2 and 5) and, for
-// the bijective kind, D / P times in step 1: about D (1 + 3 / P) evaluations, so the compute
+// Work per rank (forward): g is evaluated D times (step 2) and, for the bijective kind with
+// D > N, D / P times in step 1: about D (1 + 1 / P) evaluations (the unshuffle, D (1 + 3 / P)),
+// so the compute
 // of a rank grows with N, not with its own n_r. That is the price of not sending indices with
 // the items: a rank can only emit its items in the receivers' order by walking the domain. For
-// P up to 8 on one host the evaluations are cheap next to the random gather of step 3
-// (results/recorded: the measured phase times).
+// P up to 8 on one host they cost less than the random gather of step 2 (scripts/
+// bench_distributed_shuffle.cu times the phases).
 //
 // Bytes that cross the network per rank: its items that change rank (at most n_r * sizeof(T)
 // sent and n_r * sizeof(T) received), plus 8-byte words: the agreement (6 per rank,
@@ -73,11 +77,12 @@
 //   tile counts       8 * (B + 1) bytes, B = max(4096, 4 ceil(n / 4096) + 2) tiles per batch
 //   look-back state   8 * L + 128 bytes, L = min(2 P ceil(n / 512) + 2, max(1024, n / 8 + 1024))
 //                     tiles of 512 indices: the domain pass runs in segments of 512 L indices
+//   owners            2 * 1024 C bytes (the recorded sources of the rank's range)
 //   CUB scan storage  the largest of the scans'
 // (for P = 1 also what gpu::bijective_shuffle needs, which that rank then calls directly). So
-// about 2n * sizeof(T) + (P + 1) n / 64 + min(P n / 32, n) bytes; with an even split the domain pass is one
-// segment; a rank holding fewer items than average may take several (each waits for the stream
-// to learn where the next starts).
+// about 2n * sizeof(T) + 4n + (P + 1) n / 64 + min(P n / 32, n) bytes; with an even split the
+// domain pass is one segment; a rank holding fewer items than average may take several (each
+// waits for the stream to learn where the next starts).
 //
 // Synchronisation. The calls are host-synchronous up to the exchange: they wait for `stream` at
 // the agreement, at each batch of tile counts and each all-gather of the planning (every rank
@@ -185,6 +190,8 @@ struct shuffle_temp {
   std::uint64_t chunk_budget = 0;       ///< C: chunks of a range pass
   std::uint64_t tile_batch = 0;         ///< tiles per batch of boundary tile counts
   std::uint64_t segment_tiles = 0;      ///< L: look-back tiles of a domain segment
+  std::uint64_t owner_capacity = 0;     ///< indices of the owner array: C * split_chunk
+  std::size_t owners = 0;               ///< offset of the owner array
   std::size_t general = 0;              ///< bytes of the general (any P) path
   std::size_t total = 0;                ///< the size query's answer
 };
@@ -220,6 +227,8 @@ inline shuffle_temp plan_temp(std::uint64_t n, int num_ranks, std::size_t item_b
   t.totals = layout.add((t.chunk_budget + 1) * sizeof(std::uint64_t));
   t.tiles = layout.add((t.tile_batch + 1) * sizeof(std::uint64_t));
   t.state = layout.add(scan::tile_state<std::uint64_t>::temp_bytes(t.segment_tiles));
+  t.owner_capacity = t.chunk_budget * split_chunk;
+  t.owners = layout.add(t.owner_capacity * sizeof(std::uint16_t));
   t.cub_bytes = std::max({cub_scan_bytes<std::uint64_t>(P * t.chunk_budget),
                           cub_scan_bytes<std::uint64_t>(t.chunk_budget + 1),
                           cub_scan_bytes<std::uint64_t>(t.tile_batch + 1)});
@@ -272,35 +281,58 @@ struct walking_evaluator {
   }
 };
 
+/// Where the forward domain pass records, for the indices of the rank's own range, the rank
+/// owning each image's input position (no_owner: not flagged), so that the range passes after
+/// it read them instead of evaluating g again. owners == nullptr: nothing recorded.
+struct owner_record {
+  std::uint16_t* owners = nullptr;  ///< owners[i - lo] for i in [lo, hi)
+  std::uint64_t lo = 0, hi = 0;
+  const std::uint64_t* offsets = nullptr;  ///< the P + 1 position offsets (device)
+  std::uint32_t num_ranks = 0;
+  std::uint64_t num_items = 0;  ///< N
+};
+/// The recorded owner of an unflagged index.
+inline constexpr std::uint16_t no_owner = 0xFFFF;
+
 /// The map of the domain pass over one segment: index t of the segment is domain index
 /// segment_first + t; its image g(i) becomes g(i) - own_first when that is one of this rank's
-/// own positions [0, own_count), else ~0 (never flagged).
+/// own positions [0, own_count), else ~0 (never flagged). Indices of record's range also have
+/// their image's owner written to record.owners (the evaluation is the tile's, made once).
 template <class E>
 struct own_images {
   E g;
   std::uint64_t segment_first, own_first, own_count;
+  owner_record record;
 
   template <int Items>
   __device__ void images(std::uint64_t first, std::uint64_t stride, std::uint64_t (&w)[Items]) const {
     g.template images<Items>(segment_first + first, stride, w);
 #pragma unroll
     for (int k = 0; k < Items; ++k) {
+      const std::uint64_t i = segment_first + first + static_cast<std::uint64_t>(k) * stride;
+      if (record.owners != nullptr && i >= record.lo && i < record.hi)
+        record.owners[i - record.lo] =
+            w[k] < record.num_items ? static_cast<std::uint16_t>(owner_of(record.offsets, record.num_ranks, w[k]))
+                                    : no_owner;
       const std::uint64_t own = w[k] - own_first;  // wraps above own_count below own_first
       w[k] = own < own_count ? own : ~std::uint64_t{0};
     }
   }
 };
 
-/// counts[t] = the flagged indices (f(i) < N) of tile t = [start + t * tile, min(.. + tile, end)).
-template <class Bijection>
-__global__ void count_valid_kernel(Bijection f, std::uint64_t num_items, std::uint64_t start, std::uint64_t end,
+/// counts[t] = the flagged indices (g(i) < N) of tile t = [start + t * tile, min(.. + tile, end))
+/// (g: an evaluator of shuffle/gpu_evaluator.cuh).
+template <class E>
+__global__ void count_valid_kernel(E g, std::uint64_t num_items, std::uint64_t start, std::uint64_t end,
                                    std::uint64_t tile, std::uint64_t* counts) {
   const std::uint64_t lo = start + blockIdx.x * tile;
   const std::uint64_t hi = lo + tile < end ? lo + tile : end;
   std::uint64_t total = 0;
   for (std::uint64_t base = lo; base < hi; base += blockDim.x) {
     const std::uint64_t i = base + threadIdx.x;
-    total += static_cast<std::uint64_t>(__syncthreads_count(i < hi && f(i) < num_items));
+    std::uint64_t image[1] = {~std::uint64_t{0}};
+    if (i < hi) g.template images<1>(i, 1, image);
+    total += static_cast<std::uint64_t>(__syncthreads_count(image[0] < num_items));
   }
   if (threadIdx.x == 0) counts[blockIdx.x] = total;
 }
@@ -311,23 +343,38 @@ struct range_chunks {
   std::uint64_t first = 0, end = 0, length = split_chunk, count = 0;
 };
 
-/// One index of a range pass, on every lane of the warp: its image, whether it is flagged
-/// (image < N) and the rank q owning the image's input position (P when not flagged).
+/// The owners of a range pass's indices, evaluated: owner(i, hi) = the rank q owning the input
+/// position g(i) when i < hi and g(i) < N, else P.
 template <class E>
-__device__ __forceinline__ std::uint32_t range_owner(const E& g, std::uint64_t i, std::uint64_t hi,
-                                                     std::uint64_t num_items, const std::uint64_t* offsets,
-                                                     std::uint32_t num_ranks) {
-  std::uint64_t image[1] = {~std::uint64_t{0}};
-  if (i < hi) g.template images<1>(i, 1, image);
-  return image[0] < num_items ? owner_of(offsets, num_ranks, image[0]) : num_ranks;
-}
+struct evaluated_owner {
+  E g;
+  std::uint64_t num_items;         ///< N
+  const std::uint64_t* offsets;    ///< the P + 1 position offsets (device)
+  std::uint32_t num_ranks;         ///< P
+  __device__ std::uint32_t operator()(std::uint64_t i, std::uint64_t hi) const {
+    std::uint64_t image[1] = {~std::uint64_t{0}};
+    if (i < hi) g.template images<1>(i, 1, image);
+    return image[0] < num_items ? owner_of(offsets, num_ranks, image[0]) : num_ranks;
+  }
+};
+/// The same owners, read from the domain pass's record (owner_record) of the range [lo, ...).
+struct recorded_owner {
+  const std::uint16_t* owners;
+  std::uint64_t lo;
+  std::uint32_t num_ranks;
+  __device__ std::uint32_t operator()(std::uint64_t i, std::uint64_t hi) const {
+    if (i >= hi) return num_ranks;
+    const std::uint16_t q = owners[i - lo];
+    return q == no_owner ? num_ranks : q;
+  }
+};
 
 /// Step 2's count: counts[q * chunks + c] = chunk c's flagged indices whose image lies in rank
 /// q's input positions (offsets[q] .. offsets[q + 1]); totals[c] = chunk c's flagged indices.
 /// One warp per chunk; `num_ranks` 32-bit counters per warp in dynamic shared memory.
-template <class E>
-__global__ void range_count_kernel(E g, std::uint64_t num_items, range_chunks chunks, const std::uint64_t* offsets,
-                                   std::uint32_t num_ranks, std::uint64_t* counts, std::uint64_t* totals) {
+template <class Owner>
+__global__ void range_count_kernel(Owner owner, range_chunks chunks, std::uint32_t num_ranks, std::uint64_t* counts,
+                                   std::uint64_t* totals) {
   extern __shared__ std::uint64_t split_shared[];
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   auto* counter = reinterpret_cast<std::uint32_t*>(split_shared) + warp * num_ranks;
@@ -339,7 +386,7 @@ __global__ void range_count_kernel(E g, std::uint64_t num_items, range_chunks ch
   const std::uint64_t hi = lo + chunks.length < chunks.end ? lo + chunks.length : chunks.end;
   std::uint64_t flagged = 0;
   for (std::uint64_t s = lo; s < hi; s += 32) {
-    const std::uint32_t q = range_owner(g, s + lane, hi, num_items, offsets, num_ranks);
+    const std::uint32_t q = owner(s + lane, hi);
     const bool valid = q < num_ranks;
     const unsigned peers = __match_any_sync(0xffffffffu, q);
     if (valid && lane == static_cast<unsigned>(__ffs(peers) - 1)) counter[q] += static_cast<std::uint32_t>(__popc(peers));
@@ -355,10 +402,10 @@ __global__ void range_count_kernel(E g, std::uint64_t num_items, range_chunks ch
 /// place at = counts[q * chunks + c] + its rank among chunk c's indices of q. Gather:
 /// dst[k] = src[at] (the placement from the receive buffer); else dst[at] = src[k] (the
 /// stable multisplit into the send buffer).
-template <bool Gather, class E, class T>
-__global__ void range_move_kernel(E g, std::uint64_t num_items, range_chunks chunks, const std::uint64_t* offsets,
-                                  std::uint32_t num_ranks, const std::uint64_t* counts, const std::uint64_t* totals,
-                                  const T* __restrict__ src, T* __restrict__ dst) {
+template <bool Gather, class Owner, class T>
+__global__ void range_move_kernel(Owner owner, range_chunks chunks, std::uint32_t num_ranks,
+                                  const std::uint64_t* counts, const std::uint64_t* totals, const T* __restrict__ src,
+                                  T* __restrict__ dst) {
   extern __shared__ std::uint64_t split_shared[];
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   std::uint64_t* counter = split_shared + warp * num_ranks;
@@ -371,7 +418,7 @@ __global__ void range_move_kernel(E g, std::uint64_t num_items, range_chunks chu
   const unsigned below = (1u << lane) - 1u;
   std::uint64_t k = totals[chunk];
   for (std::uint64_t s = lo; s < hi; s += 32) {
-    const std::uint32_t q = range_owner(g, s + lane, hi, num_items, offsets, num_ranks);
+    const std::uint32_t q = owner(s + lane, hi);
     const bool valid = q < num_ranks;
     const unsigned flags = __ballot_sync(0xffffffffu, valid);
     const unsigned peers = __match_any_sync(0xffffffffu, q);
@@ -412,6 +459,7 @@ struct shuffle_buffers {
   std::uint64_t* totals = nullptr;
   std::uint64_t* tiles = nullptr;
   void* state = nullptr;
+  std::uint16_t* owners = nullptr;
   void* cub = nullptr;
 
   shuffle_buffers(void* d_temp, const shuffle_temp& l) : layout(l) {
@@ -424,6 +472,7 @@ struct shuffle_buffers {
     totals = temp_layout::at<std::uint64_t>(d_temp, l.totals);
     tiles = temp_layout::at<std::uint64_t>(d_temp, l.tiles);
     state = temp_layout::at(d_temp, l.state);
+    owners = temp_layout::at<std::uint16_t>(d_temp, l.owners);
     cub = temp_layout::at(d_temp, l.cub);
   }
 };
@@ -446,12 +495,16 @@ struct index_tiling {
 };
 
 /// Step 1 of the bijective kind: the index boundaries i_0 = 0 <= ... <= i_P = D of the output
-/// ranks (host). `offsets`: the P + 1 position offsets S. Waits for the stream.
-inline std::vector<std::uint64_t> index_boundaries(const char* function, const bijection::variable_philox& f,
-                                                   std::uint64_t num_items, const std::vector<std::uint64_t>& offsets,
-                                                   shuffle_buffers& b, rank_view ranks, ncclComm_t comm,
-                                                   cudaStream_t stream) {
+/// ranks (host). `offsets`: the P + 1 position offsets S; g: f's device evaluator. When D == N
+/// every index is flagged and the boundaries are the offsets (nothing counted). Waits for the
+/// stream otherwise.
+template <class E>
+std::vector<std::uint64_t> index_boundaries(const char* function, const bijection::variable_philox& f, const E& g,
+                                            std::uint64_t num_items, const std::vector<std::uint64_t>& offsets,
+                                            shuffle_buffers& b, rank_view ranks, ncclComm_t comm,
+                                            cudaStream_t stream) {
   const index_tiling tiling(f.domain_bits());
+  if (tiling.domain == num_items) return offsets;
   const auto P = static_cast<std::uint64_t>(ranks.size);
   const std::uint64_t share = ceil_div(tiling.tiles, P);
   const std::uint64_t t0 = std::min(tiling.tiles, static_cast<std::uint64_t>(ranks.rank) * share);
@@ -460,7 +513,7 @@ inline std::vector<std::uint64_t> index_boundaries(const char* function, const b
   for (std::uint64_t s = t0; s < t1; s += b.layout.tile_batch) {
     const std::uint64_t nt = std::min(b.layout.tile_batch, t1 - s);
     count_valid_kernel<<<static_cast<unsigned>(nt), shuffle_block, 0, stream>>>(
-        f, num_items, s * tiling.tile, (s + nt) * tiling.tile, tiling.tile, b.tiles);
+        g, num_items, s * tiling.tile, (s + nt) * tiling.tile, tiling.tile, b.tiles);
     ONEPASS_CUDA_CHECK_LAUNCH();
     ONEPASS_CUDA_CHECK(cudaMemcpyAsync(counts.data() + (s - t0), b.tiles, nt * sizeof(std::uint64_t),
                                        cudaMemcpyDeviceToHost, stream));
@@ -507,13 +560,13 @@ inline range_chunks chunks_of(std::uint64_t first, std::uint64_t end, const shuf
   return c;
 }
 
-/// Step 2's count over the range `chunks` of the map g (flag: image < N; owner: the rank of
-/// the image's input position under b.bounds), then the scans: b.split = the place of each
-/// (rank, chunk) in the rank-grouped order, b.totals = each chunk's first flagged index;
-/// d_rank_totals[q] = the flagged indices owned by rank q (P words; n_flagged in all).
-template <class E>
-void range_count(const E& g, std::uint64_t num_items, const range_chunks& chunks, std::uint64_t n_flagged,
-                 shuffle_buffers& b, std::uint32_t num_ranks, std::uint64_t* d_rank_totals, cudaStream_t stream) {
+/// Step 2's count over the range `chunks` (owner: evaluated_owner or recorded_owner), then the
+/// scans: b.split = the place of each (rank, chunk) in the rank-grouped order, b.totals = each
+/// chunk's first flagged index; d_rank_totals[q] = the flagged indices owned by rank q (P words;
+/// n_flagged in all).
+template <class Owner>
+void range_count(const Owner& owner, const range_chunks& chunks, std::uint64_t n_flagged, shuffle_buffers& b,
+                 std::uint32_t num_ranks, std::uint64_t* d_rank_totals, cudaStream_t stream) {
   if (chunks.count == 0) {
     ONEPASS_CUDA_CHECK(cudaMemsetAsync(d_rank_totals, 0, num_ranks * sizeof(std::uint64_t), stream));
     return;
@@ -521,7 +574,7 @@ void range_count(const E& g, std::uint64_t num_items, const range_chunks& chunks
   const int warps = split_warps(static_cast<int>(num_ranks));
   const auto grid = static_cast<unsigned>(ceil_div(chunks.count, static_cast<std::uint64_t>(warps)));
   range_count_kernel<<<grid, 32 * warps, warps * num_ranks * sizeof(std::uint32_t), stream>>>(
-      g, num_items, chunks, b.bounds, num_ranks, b.split, b.totals);
+      owner, chunks, num_ranks, b.split, b.totals);
   ONEPASS_CUDA_CHECK_LAUNCH();
   scan_in_place(b, b.split, static_cast<std::uint64_t>(num_ranks) * chunks.count, stream);
   scan_in_place(b, b.totals, chunks.count, stream);
@@ -530,15 +583,15 @@ void range_count(const E& g, std::uint64_t num_items, const range_chunks& chunks
 }
 
 /// Step 5 (Gather: dst[k] = src[place]) or the unshuffle's multisplit (dst[place] = src[k])
-/// over the range `chunks`, after range_count over the same range.
-template <bool Gather, class E, class T>
-void range_move(const E& g, std::uint64_t num_items, const range_chunks& chunks, shuffle_buffers& b,
-                std::uint32_t num_ranks, const T* src, T* dst, cudaStream_t stream) {
+/// over the range `chunks`, after range_count over the same range with the same owners.
+template <bool Gather, class Owner, class T>
+void range_move(const Owner& owner, const range_chunks& chunks, shuffle_buffers& b, std::uint32_t num_ranks,
+                const T* src, T* dst, cudaStream_t stream) {
   if (chunks.count == 0) return;
   const int warps = split_warps(static_cast<int>(num_ranks));
   const auto grid = static_cast<unsigned>(ceil_div(chunks.count, static_cast<std::uint64_t>(warps)));
   range_move_kernel<Gather><<<grid, 32 * warps, warps * num_ranks * sizeof(std::uint64_t), stream>>>(
-      g, num_items, chunks, b.bounds, num_ranks, b.split, b.totals, src, dst);
+      owner, chunks, num_ranks, b.split, b.totals, src, dst);
   ONEPASS_CUDA_CHECK_LAUNCH();
 }
 
@@ -546,16 +599,18 @@ void range_move(const E& g, std::uint64_t num_items, const range_chunks& chunks,
 /// dst[g(i_m) - own_first] = src[m]) over the whole domain [0, domain), i_m the m-th index whose
 /// image is one of this rank's own positions [own_first, own_first + own_count), through
 /// Bijective2's kernels, in segments of at most L look-back tiles. A segment after the first
-/// starts where the last one's look-back ended (read back: a wait for the stream).
+/// starts where the last one's look-back ended (read back: a wait for the stream). `record`:
+/// where to write the owners of the rank's own index range (forward; nothing by default). The
+/// pass runs even when the rank holds no items if it has owners to record.
 template <bool Inverse, class T, class E>
 void domain_pass(const E& g, std::uint64_t domain, std::uint64_t own_first, std::uint64_t own_count,
-                 shuffle_buffers& b, const T* src, T* dst, cudaStream_t stream) {
-  if (own_count == 0) return;
+                 shuffle_buffers& b, const T* src, T* dst, cudaStream_t stream, const owner_record& record = {}) {
+  if (own_count == 0 && record.owners == nullptr) return;
   const std::uint64_t segment = b.layout.segment_tiles * segment_tile_items;
   std::uint64_t done = 0;  // own positions placed by the earlier segments
   for (std::uint64_t first = 0; first < domain; first += segment) {
     const std::uint64_t length = std::min(segment, domain - first);
-    const own_images<E> images{g, first, own_first, own_count};
+    const own_images<E> images{g, first, own_first, own_count, record};
     // num_items = max(own_count, length): the flag is own < own_count (own_images maps the
     // others to ~0), and the look-back's prefix is unwrapped from 0 up.
     const std::uint64_t bound = std::max(own_count, length);
@@ -580,7 +635,7 @@ void domain_pass(const E& g, std::uint64_t domain, std::uint64_t own_first, std:
       ONEPASS_CUDA_CHECK(cudaMemcpyAsync(&word, words + (tiles - 1), sizeof(word), cudaMemcpyDeviceToHost, stream));
       ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
       done += scan::descriptor_value(word);
-      if (done >= own_count) return;
+      if (done >= own_count && (record.owners == nullptr || first + length >= record.hi)) return;
     }
   }
 }
@@ -620,7 +675,10 @@ inline void exchange_counts(const char* function, std::uint64_t* d_counts, bool 
 }
 
 /// Steps 2-5 of shuffle (Forward) or unshuffle for the map g over the domain [0, domain), this
-/// rank's index range [lo, hi) and the position offsets (already in b.bounds).
+/// rank's index range [lo, hi) and the position offsets (already in b.bounds). The forward
+/// shuffle has the domain pass record the owners of [lo, hi) when they fit the storage's owner
+/// array (C * 1024 indices: always for an even split), and counts and places from them; else,
+/// and for the unshuffle, the range passes evaluate g.
 template <bool Forward, class T, class E>
 void shuffle_steps(const char* function, const E& g, std::uint64_t N, std::uint64_t domain, std::uint64_t lo,
                    std::uint64_t hi, const T* d_in, T* d_out, std::uint64_t n, std::uint64_t first,
@@ -631,14 +689,25 @@ void shuffle_steps(const char* function, const E& g, std::uint64_t N, std::uint6
   T* send = reinterpret_cast<T*>(b.send);
   T* recv = reinterpret_cast<T*>(b.recv);
   std::vector<std::uint64_t> send_counts, recv_counts;
-  range_count(g, N, chunks, n, b, P, d_counts, stream);
+  const evaluated_owner<E> evaluated{g, N, b.bounds, P};
   if constexpr (Forward) {
-    domain_pass<false>(g, domain, first, n, b, d_in, send, stream);
-    exchange_counts(function, d_counts, true, n, ranks, comm, stream, send_counts, recv_counts);
-    exchange(send, send_counts, recv, recv_counts, sizeof(T), ranks, comm, stream, function);
-    range_move<true>(g, N, chunks, b, P, recv, d_out, stream);
+    if (hi - lo <= b.layout.owner_capacity) {
+      const recorded_owner recorded{b.owners, lo, P};
+      domain_pass<false>(g, domain, first, n, b, d_in, send, stream, owner_record{b.owners, lo, hi, b.bounds, P, N});
+      range_count(recorded, chunks, n, b, P, d_counts, stream);
+      exchange_counts(function, d_counts, true, n, ranks, comm, stream, send_counts, recv_counts);
+      exchange(send, send_counts, recv, recv_counts, sizeof(T), ranks, comm, stream, function);
+      range_move<true>(recorded, chunks, b, P, recv, d_out, stream);
+    } else {
+      range_count(evaluated, chunks, n, b, P, d_counts, stream);
+      domain_pass<false>(g, domain, first, n, b, d_in, send, stream);
+      exchange_counts(function, d_counts, true, n, ranks, comm, stream, send_counts, recv_counts);
+      exchange(send, send_counts, recv, recv_counts, sizeof(T), ranks, comm, stream, function);
+      range_move<true>(evaluated, chunks, b, P, recv, d_out, stream);
+    }
   } else {
-    range_move<false>(g, N, chunks, b, P, d_in, send, stream);
+    range_count(evaluated, chunks, n, b, P, d_counts, stream);
+    range_move<false>(evaluated, chunks, b, P, d_in, send, stream);
     exchange_counts(function, d_counts, false, n, ranks, comm, stream, send_counts, recv_counts);
     exchange(send, send_counts, recv, recv_counts, sizeof(T), ranks, comm, stream, function);
     domain_pass<true>(g, domain, first, n, b, recv, d_out, stream);
@@ -751,9 +820,9 @@ void shuffle_call(const char* function, void* d_temp, std::size_t& temp_bytes, c
                                      cudaMemcpyHostToDevice, stream));
   if (kind == permutation::bijective) {
     const auto f = bijection::variable_philox::for_length(N, seed, rounds);
-    const auto index_bounds = index_boundaries(function, f, N, offsets, b, ranks, comm, stream);
     const std::uint64_t domain = index_tiling(f.domain_bits()).domain;
     sg::with_evaluator(f, [&](const auto& g) {
+      const auto index_bounds = index_boundaries(function, f, g, N, offsets, b, ranks, comm, stream);
       shuffle_steps<Forward>(function, g, N, domain, index_bounds[ranks.rank], index_bounds[ranks.rank + 1], d_in,
                              d_out, n, first, b, ranks, comm, stream);
     });
@@ -786,7 +855,7 @@ void shuffle_call(const char* function, void* d_temp, std::size_t& temp_bytes, c
 ///
 /// CUB's two-phase temporary storage: with d_temp == nullptr only temp_bytes is set (it depends
 /// on num_items, T, kind and P = ncclCommCount(comm); see the file comment: about
-/// 2 n_r sizeof(T) + (P + 1) n_r / 64 + min(P n_r / 32, n_r) bytes) — no communication, nothing
+/// 2 n_r sizeof(T) + 4 n_r + (P + 1) n_r / 64 + min(P n_r / 32, n_r) bytes) — no communication, nothing
 /// enqueued, the other pointers not looked at. Otherwise d_temp must hold temp_bytes >= that answer of device
 /// memory (any alignment), not overlapping d_in or d_out.
 ///
