@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
              dd::range_move<true>(evaluated, chunks, b, Pn, recv, out, 0);
            }, 7), 2 * gb);
     report("range move, gather, recorded", median_ms([&] {
-             dd::range_move<true>(recorded, chunks, b, Pn, recv, out, 0);
+             dd::range_move<true>(recorded, chunks, b, Pn, recv, out, 0, dd::own_group<T>{static_cast<std::uint32_t>(r), send, 0} /* even split: the own group has the same place in both */);
            }, 7), 2 * gb);
     report("range move, scatter (unshuffle)", median_ms([&] {
              dd::range_move<false>(evaluated, chunks, b, Pn, in, send, 0);

@@ -141,11 +141,12 @@ struct exchange_array {
 /// recv_counts[r] items from rank r into the receive buffer (at recv_offsets[r], sources in
 /// order), all arrays in one ncclGroupStart/ncclGroupEnd of ncclSend/ncclRecv on `stream` (so
 /// NCCL moves the keys and the values of a sort together); this rank's own part is a
-/// cudaMemcpyAsync on a side stream forked from and joined back to `stream`. Counts of every
+/// cudaMemcpyAsync on a side stream forked from and joined back to `stream` (copy_own: false —
+/// left where it is in the send buffer, for a caller that reads it from there). Counts of every
 /// size (bytes as ncclUint8, 64-bit counts). Enqueued, not waited for.
 inline void exchange(const std::vector<exchange_array>& arrays, const std::vector<std::uint64_t>& send_counts,
                      const std::vector<std::uint64_t>& recv_counts, rank_view ranks, ncclComm_t comm,
-                     cudaStream_t stream, const char* function) {
+                     cudaStream_t stream, const char* function, bool copy_own = true) {
   const auto so = offsets_of(send_counts);
   const auto ro = offsets_of(recv_counts);
   const int me = ranks.rank;
@@ -153,7 +154,8 @@ inline void exchange(const std::vector<exchange_array>& arrays, const std::vecto
   // the group), so that it overlaps NCCL's transfers instead of preceding them.
   cudaStream_t side = stream;
   cudaEvent_t fork = nullptr, join = nullptr;
-  if (send_counts[me] > 0 && ranks.size > 1) {
+  const bool copy = copy_own && send_counts[me] > 0;
+  if (copy && ranks.size > 1) {
     ONEPASS_CUDA_CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
     ONEPASS_CUDA_CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
     ONEPASS_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
@@ -161,7 +163,7 @@ inline void exchange(const std::vector<exchange_array>& arrays, const std::vecto
     ONEPASS_CUDA_CHECK(cudaStreamWaitEvent(side, fork, 0));
   }
   for (const auto& a : arrays)
-    if (send_counts[me] > 0)
+    if (copy)
       ONEPASS_CUDA_CHECK(cudaMemcpyAsync(static_cast<unsigned char*>(a.recv) + ro[me] * a.item_bytes,
                                          static_cast<const unsigned char*>(a.send) + so[me] * a.item_bytes,
                                          send_counts[me] * a.item_bytes, cudaMemcpyDeviceToDevice, side));

@@ -43,7 +43,8 @@
 //      its first output. The per-source totals are the receive counts; one all-gather of P
 //      words per rank gives every rank its send counts.
 //   4. Exchange: one grouped ncclSend/ncclRecv (detail::exchange). Receiver r's buffer holds
-//      source 0's group, then source 1's, ..., each in index order.
+//      source 0's group, then source 1's, ..., each in index order; its own group is not copied
+//      there but read in place from the send buffer by step 5.
 //   5. Place: the counting pass of step 2 again, now moving: out[k] = recv[place of (source s,
 //      chunk) + rank of i among the chunk's indices from s]; reads run along P streams, writes
 //      are consecutive. (A range longer than the owner array — only for uneven splits — is
@@ -400,12 +401,20 @@ __global__ void range_count_kernel(Owner owner, range_chunks chunks, std::uint32
 /// Steps 5 and (unshuffle) 2's move, after the scans of range_count_kernel's arrays: the k-th
 /// flagged index of the range (k = totals[c] + its rank in chunk c), owned by rank q, has the
 /// place at = counts[q * chunks + c] + its rank among chunk c's indices of q. Gather:
-/// dst[k] = src[at] (the placement from the receive buffer); else dst[at] = src[k] (the
-/// stable multisplit into the send buffer).
+/// dst[k] = src[at] (the placement from the receive buffer; the items of rank own.rank, which
+/// never went through the exchange, are read from own.src[at + own.delta], its group in the send
+/// buffer); else dst[at] = src[k] (the stable multisplit into the send buffer).
+template <class T>
+struct own_group {
+  std::uint32_t rank = ~0u;  ///< this rank (~0: none; every item from src)
+  const T* src = nullptr;    ///< the send buffer
+  std::int64_t delta = 0;    ///< its group's offset there minus the group's place in the receive order
+};
+
 template <bool Gather, class Owner, class T>
 __global__ void range_move_kernel(Owner owner, range_chunks chunks, std::uint32_t num_ranks,
                                   const std::uint64_t* counts, const std::uint64_t* totals, const T* __restrict__ src,
-                                  T* __restrict__ dst) {
+                                  T* __restrict__ dst, own_group<T> own) {
   extern __shared__ std::uint64_t split_shared[];
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   std::uint64_t* counter = split_shared + warp * num_ranks;
@@ -428,7 +437,7 @@ __global__ void range_move_kernel(Owner owner, range_chunks chunks, std::uint32_
     __syncwarp();
     if (valid) {
       const std::uint64_t kk = k + static_cast<unsigned>(__popc(flags & below));
-      if constexpr (Gather) dst[kk] = src[at];
+      if constexpr (Gather) dst[kk] = q == own.rank ? own.src[static_cast<std::int64_t>(at) + own.delta] : src[at];
       else dst[at] = src[kk];
     }
     k += static_cast<unsigned>(__popc(flags));
@@ -582,16 +591,17 @@ void range_count(const Owner& owner, const range_chunks& chunks, std::uint64_t n
   ONEPASS_CUDA_CHECK_LAUNCH();
 }
 
-/// Step 5 (Gather: dst[k] = src[place]) or the unshuffle's multisplit (dst[place] = src[k])
-/// over the range `chunks`, after range_count over the same range with the same owners.
+/// Step 5 (Gather: dst[k] = src[place], the own group's items from own.src) or the unshuffle's
+/// multisplit (dst[place] = src[k]) over the range `chunks`, after range_count over the same
+/// range with the same owners.
 template <bool Gather, class Owner, class T>
 void range_move(const Owner& owner, const range_chunks& chunks, shuffle_buffers& b, std::uint32_t num_ranks,
-                const T* src, T* dst, cudaStream_t stream) {
+                const T* src, T* dst, cudaStream_t stream, const own_group<T>& own = {}) {
   if (chunks.count == 0) return;
   const int warps = split_warps(static_cast<int>(num_ranks));
   const auto grid = static_cast<unsigned>(ceil_div(chunks.count, static_cast<std::uint64_t>(warps)));
   range_move_kernel<Gather><<<grid, 32 * warps, warps * num_ranks * sizeof(std::uint64_t), stream>>>(
-      owner, chunks, num_ranks, b.split, b.totals, src, dst);
+      owner, chunks, num_ranks, b.split, b.totals, src, dst, own);
   ONEPASS_CUDA_CHECK_LAUNCH();
 }
 
@@ -674,6 +684,17 @@ inline void exchange_counts(const char* function, std::uint64_t* d_counts, bool 
                           std::to_string(n) + " (internal error: the ranks' plans disagree)");
 }
 
+/// The own group of the forward placement: this rank's items for itself stay in the send
+/// buffer (the exchange does not copy them) and are read from there.
+template <class T>
+own_group<T> own_of(const T* send, const std::vector<std::uint64_t>& send_counts,
+                    const std::vector<std::uint64_t>& recv_counts, rank_view ranks) {
+  const auto me = static_cast<std::size_t>(ranks.rank);
+  const std::uint64_t sent_before = offsets_of(send_counts)[me], received_before = offsets_of(recv_counts)[me];
+  return {static_cast<std::uint32_t>(ranks.rank), send,
+          static_cast<std::int64_t>(sent_before) - static_cast<std::int64_t>(received_before)};
+}
+
 /// Steps 2-5 of shuffle (Forward) or unshuffle for the map g over the domain [0, domain), this
 /// rank's index range [lo, hi) and the position offsets (already in b.bounds). The forward
 /// shuffle has the domain pass record the owners of [lo, hi) when they fit the storage's owner
@@ -696,14 +717,16 @@ void shuffle_steps(const char* function, const E& g, std::uint64_t N, std::uint6
       domain_pass<false>(g, domain, first, n, b, d_in, send, stream, owner_record{b.owners, lo, hi, b.bounds, P, N});
       range_count(recorded, chunks, n, b, P, d_counts, stream);
       exchange_counts(function, d_counts, true, n, ranks, comm, stream, send_counts, recv_counts);
-      exchange(send, send_counts, recv, recv_counts, sizeof(T), ranks, comm, stream, function);
-      range_move<true>(recorded, chunks, b, P, recv, d_out, stream);
+      exchange({exchange_array{send, recv, sizeof(T)}}, send_counts, recv_counts, ranks, comm, stream, function,
+               false);
+      range_move<true>(recorded, chunks, b, P, recv, d_out, stream, own_of(send, send_counts, recv_counts, ranks));
     } else {
       range_count(evaluated, chunks, n, b, P, d_counts, stream);
       domain_pass<false>(g, domain, first, n, b, d_in, send, stream);
       exchange_counts(function, d_counts, true, n, ranks, comm, stream, send_counts, recv_counts);
-      exchange(send, send_counts, recv, recv_counts, sizeof(T), ranks, comm, stream, function);
-      range_move<true>(evaluated, chunks, b, P, recv, d_out, stream);
+      exchange({exchange_array{send, recv, sizeof(T)}}, send_counts, recv_counts, ranks, comm, stream, function,
+               false);
+      range_move<true>(evaluated, chunks, b, P, recv, d_out, stream, own_of(send, send_counts, recv_counts, ranks));
     }
   } else {
     range_count(evaluated, chunks, n, b, P, d_counts, stream);
