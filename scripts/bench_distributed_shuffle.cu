@@ -11,8 +11,7 @@
 // send[m] = in[f(i_m) - P_r], alone and recording the owners of the range; inverse for the
 // unshuffle), the range count and move (evaluating f, or reading the recorded owners; gather for the
 // forward placement, scatter for the unshuffle's split). Floors beside them: one evaluation of
-// f per index of the domain (a sum, nothing stored). The recorded-owner passes are timed with
-// peers found by ballots (the library's path for P <= 8) and by __match_any_sync, a device copy of n items, and the one-GPU
+// f per index of the domain (a sum, nothing stored), a device copy of n items, and the one-GPU
 // gpu::bijective_shuffle of n items. CUDA events, median of 7 (two warm-up calls), ms.
 //   nvcc -O3 -arch=sm_90 -std=c++17 -I lib/include -I scripts scripts/bench_distributed_shuffle.cu -lnccl -o /tmp/bds
 //   /tmp/bds [log2 n = 30] [P = 2] [r = 0]
@@ -101,14 +100,6 @@ int main(int argc, char** argv) {
     report("range count, recorded (D/P)", median_ms([&] {
              dd::range_count(recorded, chunks, n, b, Pn, b.scratch, 0);
            }, 7), 0);
-    dd::range_chunks matched = chunks;
-    matched.ballot_ranks = 0;
-    report("range count, recorded, match_any", median_ms([&] {
-             dd::range_count(recorded, matched, n, b, Pn, b.scratch, 0);
-           }, 7), 0);
-    report("range move, gather, rec., match_any", median_ms([&] {
-             dd::range_move<true>(recorded, matched, b, Pn, recv, out, 0);
-           }, 7), 2 * gb);
     report("range move, gather, evaluated", median_ms([&] {
              dd::range_move<true>(evaluated, chunks, b, Pn, recv, out, 0);
            }, 7), 2 * gb);

@@ -318,8 +318,7 @@ TEST_P(DistributedShuffle, RoundsAndSeedsSelectThePermutation) {
 TEST_P(DistributedShuffle, LongChunksManySegmentsAndTileBatches) {
   // A tiny chunk budget, look-back state and tile batch: the range passes take chunks far
   // longer than 1024 indices, the domain pass many segments (each starting where the last
-  // ended) and the boundary counts many batches; the range passes find peers with
-  // __match_any_sync (the path of more than 8 ranks).
+  // ended) and the boundary counts many batches.
   const int P = GetParam();
   ONEPASS_REQUIRE_GPUS(P);
   std::vector<config> configs;
@@ -333,7 +332,6 @@ TEST_P(DistributedShuffle, LongChunksManySegmentsAndTileBatches) {
     o.tuning.max_chunks = 3;
     o.tuning.min_segment_tiles = 1;
     o.tuning.max_segment_tiles = 2;
-    o.tuning.ballot_peer_ranks = 0;
     o.tuning.min_tile_batch = 1;
     o.tuning.max_tile_batch = 3;
     configs.push_back({20011, o});

@@ -38,9 +38,9 @@
 //      local gather, as on one GPU. For the indices of its own range [i_r, i_{r+1}) the pass
 //      also records the source s of each (the owner of the input position g(i); 2 bytes).
 //   3. Receive plan: over its own indices the rank counts, per chunk of indices and per source
-//      s, the flagged indices (one warp per chunk, ballots or __match_any_sync; from the recorded
-//      sources); exclusive scans give each (source, chunk) its place in the receive buffer and
-//      each chunk its first output. The per-source totals are the receive counts; one all-gather of P
+//      s, the flagged indices (one warp per chunk, __match_any_sync; from the recorded sources);
+//      exclusive scans give each (source, chunk) its place in the receive buffer and each chunk
+//      its first output. The per-source totals are the receive counts; one all-gather of P
 //      words per rank gives every rank its send counts.
 //   4. Exchange: one grouped ncclSend/ncclRecv (detail::exchange). Receiver r's buffer holds
 //      source 0's group, then source 1's, ..., each in index order; its own group is not copied
@@ -180,7 +180,6 @@ struct shuffle_tuning {
   std::uint64_t max_segment_tiles = std::uint64_t{1} << 40;  ///< ceiling of L
   std::uint64_t min_tile_batch = 4096;                    ///< floor of the tiles per batch
   std::uint64_t max_tile_batch = std::uint64_t{1} << 28;  ///< ceiling of the tiles per batch
-  std::uint32_t ballot_peer_ranks = 8;                    ///< range passes: ballots up to P ranks
 };
 
 /// The temporary storage of one rank's distributed shuffle (file comment, "Temporary storage").
@@ -194,7 +193,6 @@ struct shuffle_temp {
   std::uint64_t segment_tiles = 0;      ///< L: look-back tiles of a domain segment
   std::uint64_t owner_capacity = 0;     ///< indices of the owner array: C * split_chunk
   std::size_t owners = 0;               ///< offset of the owner array
-  std::uint32_t ballot_peer_ranks = 8;  ///< shuffle_tuning's
   std::size_t general = 0;              ///< bytes of the general (any P) path
   std::size_t total = 0;                ///< the size query's answer
 };
@@ -231,7 +229,6 @@ inline shuffle_temp plan_temp(std::uint64_t n, int num_ranks, std::size_t item_b
   t.tiles = layout.add((t.tile_batch + 1) * sizeof(std::uint64_t));
   t.state = layout.add(scan::tile_state<std::uint64_t>::temp_bytes(t.segment_tiles));
   t.owner_capacity = t.chunk_budget * split_chunk;
-  t.ballot_peer_ranks = tuning.ballot_peer_ranks;
   t.owners = layout.add(t.owner_capacity * sizeof(std::uint16_t));
   t.cub_bytes = std::max({cub_scan_bytes<std::uint64_t>(P * t.chunk_budget),
                           cub_scan_bytes<std::uint64_t>(t.chunk_budget + 1),
@@ -345,7 +342,6 @@ __global__ void count_valid_kernel(E g, std::uint64_t num_items, std::uint64_t s
 /// min(first + (c + 1) * length, end)).
 struct range_chunks {
   std::uint64_t first = 0, end = 0, length = split_chunk, count = 0;
-  std::uint32_t ballot_ranks = 8;  ///< peers by ballots up to this many ranks (peer_lanes)
 };
 
 /// The owners of a range pass's indices, evaluated: owner(i, hi) = the rank q owning the input
@@ -374,19 +370,6 @@ struct recorded_owner {
   }
 };
 
-/// The lanes of the warp whose owner equals this lane's q (q in [0, P]): one ballot per rank
-/// when P <= ballot_ranks (shuffle_tuning::ballot_peer_ranks), else __match_any_sync. Lanes with
-/// q == P (unflagged) get 0 on the ballot path; the callers never use their peers.
-__device__ __forceinline__ unsigned peer_lanes(std::uint32_t q, std::uint32_t num_ranks, std::uint32_t ballot_ranks) {
-  if (num_ranks > ballot_ranks) return __match_any_sync(0xffffffffu, q);
-  unsigned peers = 0;
-  for (std::uint32_t r = 0; r < num_ranks; ++r) {
-    const unsigned lanes = __ballot_sync(0xffffffffu, q == r);
-    if (q == r) peers = lanes;
-  }
-  return peers;
-}
-
 /// Step 2's count: counts[q * chunks + c] = chunk c's flagged indices whose image lies in rank
 /// q's input positions (offsets[q] .. offsets[q + 1]); totals[c] = chunk c's flagged indices.
 /// One warp per chunk; `num_ranks` 32-bit counters per warp in dynamic shared memory.
@@ -406,7 +389,7 @@ __global__ void range_count_kernel(Owner owner, range_chunks chunks, std::uint32
   for (std::uint64_t s = lo; s < hi; s += 32) {
     const std::uint32_t q = owner(s + lane, hi);
     const bool valid = q < num_ranks;
-    const unsigned peers = peer_lanes(q, num_ranks, chunks.ballot_ranks);
+    const unsigned peers = __match_any_sync(0xffffffffu, q);
     if (valid && lane == static_cast<unsigned>(__ffs(peers) - 1)) counter[q] += static_cast<std::uint32_t>(__popc(peers));
     flagged += static_cast<unsigned>(__popc(__ballot_sync(0xffffffffu, valid)));
     __syncwarp();
@@ -447,7 +430,7 @@ __global__ void range_move_kernel(Owner owner, range_chunks chunks, std::uint32_
     const std::uint32_t q = owner(s + lane, hi);
     const bool valid = q < num_ranks;
     const unsigned flags = __ballot_sync(0xffffffffu, valid);
-    const unsigned peers = peer_lanes(q, num_ranks, chunks.ballot_ranks);
+    const unsigned peers = __match_any_sync(0xffffffffu, q);
     const std::uint64_t at = valid ? counter[q] + static_cast<unsigned>(__popc(peers & below)) : 0;
     __syncwarp();
     if (valid && lane == static_cast<unsigned>(__ffs(peers) - 1)) counter[q] += static_cast<unsigned>(__popc(peers));
@@ -583,7 +566,6 @@ inline range_chunks chunks_of(std::uint64_t first, std::uint64_t end, const shuf
   const std::uint64_t length = end - first;
   c.length = std::max(split_chunk, ceil_div(ceil_div(length, b.layout.chunk_budget), 32) * 32);
   c.count = ceil_div(length, c.length);
-  c.ballot_ranks = b.layout.ballot_peer_ranks;
   return c;
 }
 
