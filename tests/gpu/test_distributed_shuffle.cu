@@ -48,6 +48,14 @@ item12 make_item(std::uint64_t i, item12*) {
           static_cast<std::uint32_t>(i * 40503u)};
 }
 std::uint64_t make_item(std::uint64_t i, std::uint64_t*) { return i; }
+std::uint8_t make_item(std::uint64_t i, std::uint8_t*) { return static_cast<std::uint8_t>(i * 131u); }
+std::uint16_t make_item(std::uint64_t i, std::uint16_t*) { return static_cast<std::uint16_t>(i * 40503u); }
+/// 16 bytes in two 8-byte words (the Python binding's widest item word).
+struct item16 {
+  std::uint64_t a, b;
+  bool operator==(const item16& o) const { return a == o.a && b == o.b; }
+};
+item16 make_item(std::uint64_t i, item16*) { return {i, ~i * 0x9E3779B97F4A7C15ull}; }
 
 template <class T>
 std::vector<T> items(std::uint64_t n) {
@@ -271,7 +279,7 @@ TEST_P(DistributedShuffle, GeneralPathOnEveryWorldSize) {
   check_all_splits<std::uint64_t>(P, configs);
 }
 
-TEST_P(DistributedShuffle, ItemsOfFourAndTwelveBytes) {
+TEST_P(DistributedShuffle, ItemsOfOneTwoFourTwelveAndSixteenBytes) {
   const int P = GetParam();
   ONEPASS_REQUIRE_GPUS(P);
   std::vector<config> configs;
@@ -283,6 +291,9 @@ TEST_P(DistributedShuffle, ItemsOfFourAndTwelveBytes) {
   }
   check_all_splits<item4>(P, configs);
   check_all_splits<item12>(P, configs);
+  check_all_splits<std::uint8_t>(P, configs);
+  check_all_splits<std::uint16_t>(P, configs);
+  check_all_splits<item16>(P, configs);
 }
 
 TEST_P(DistributedShuffle, EdgeSizes) {

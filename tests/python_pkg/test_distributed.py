@@ -173,10 +173,13 @@ class _Worker:
 
     def check(self, name, fn):
         self.checks += 1
+        if os.environ.get("ONEPASS_TEST_TRACE"):
+            print("[rank %d] check %s" % (self.rank, name), flush=True)
         try:
             fn()
         except Exception:  # noqa: BLE001 - every failure is reported with its rank
             self.failures.append("%s:\n%s" % (name, traceback.format_exc()))
+            print("[rank %d] FAILED %s" % (self.rank, self.failures[-1]), flush=True)
 
     def expect(self, ok, message):
         if not ok:
@@ -389,8 +392,6 @@ class _Worker:
         self.shuffle_checks()
         self.error_checks()
         self.check("destroy_communicators, then a new one", self.destroy_and_again)
-        for failure in self.failures:
-            print("[rank %d] FAILED %s" % (self.rank, failure), flush=True)
         failed = torch.tensor([len(self.failures)], device=self.device)
         dist.all_reduce(failed)
         ok = int(failed.item()) == 0
