@@ -621,9 +621,12 @@ void domain_pass(const E& g, std::uint64_t domain, std::uint64_t own_first, std:
   for (std::uint64_t first = 0; first < domain; first += segment) {
     const std::uint64_t length = std::min(segment, domain - first);
     const own_images<E> images{g, first, own_first, own_count, record};
-    // num_items = max(own_count, length): the flag is own < own_count (own_images maps the
-    // others to ~0), and the look-back's prefix is unwrapped from 0 up.
-    const std::uint64_t bound = std::max(own_count, length);
+    // num_items = 2^64 - 1: own_images maps the positions that are not this rank's to ~0, so
+    // the flag "image < num_items" is "own position"; and the look-back's 62-bit prefix is then
+    // unwrapped from 0 up (exact_prefix's bound tile * tile_items - (length - num_items) wraps
+    // below 0). Any smaller num_items would let exact_prefix assume more flagged indices than
+    // there are before a tile, and add 2^62 to its prefix.
+    const std::uint64_t bound = ~std::uint64_t{0};
     std::uint64_t tiles = 0;
     sg::with_policy<T>(length >= (std::uint64_t{1} << sg::large_tile_min_bits) ? sg::large_tile_min_bits : 0,
                        [&](auto policy) {

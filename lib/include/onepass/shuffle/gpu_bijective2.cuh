@@ -257,9 +257,11 @@ inline constexpr bool pipelined_tiles_fit = two_stage_tiles_fit<Policy::tile_ite
 /// [0, domain_size) of an evaluator `eval` (gpu_evaluator.cuh's images<Items>(first, stride,
 /// w) interface): index i is flagged when eval's image w < num_items; the forward call writes
 /// d_out[rank] = d_in[w], the unshuffle d_out[w] = d_in[rank], rank the flagged indices before
-/// i. domain_size >= 1, any value (the last tile may be partial); num_items may exceed the
-/// flagged count (it only bounds the images flagged; the look-back's prefix is then unwrapped
-/// from 0 up, exact for counts below 2^62). `d_state`: tile_state storage for
+/// i. domain_size >= 1, any value (the last tile may be partial). The look-back recovers a
+/// tile's prefix from 62 bits assuming at most domain_size - num_items unflagged indices before
+/// it: a caller whose flag count is not num_items (an evaluator mapping the unflagged images to
+/// ~0) passes num_items = 2^64 - 1, which makes the bound wrap to 0 (exact for counts below
+/// 2^62). `d_state`: tile_state storage for
 /// ceil(domain_size / Policy::tile_items) tiles, aligned to 128 bytes. `pipelined` (forward
 /// only, where pipelined_tiles_fit): the software-pipelined kernel (false: the
 /// one-tile-at-a-time kernel; for comparisons). Used by run_bijective2_with and by the
