@@ -48,6 +48,7 @@ Standard library only, except the draw functions (matplotlib).
 
 import argparse
 import glob
+import json
 import os
 import re
 import sys
@@ -174,9 +175,41 @@ def load_sort(results, recorded_root):
     return Data(hit[0], _parse(sr.read_csv(hit[0], SORT_COLUMNS)), hit[1])
 
 
-def load_shuffle(results, recorded_root):
-    """Data of multi_gpu_shuffle.csv, else multi_gpu_shuffle_medians*.csv (medians only), or None."""
-    hit = _find(results, recorded_root, [SHUFFLE + ".csv", SHUFFLE + "_medians*.csv"])
+def recorded_field(csv_path, field):
+    """A field of the meta.json beside a CSV ('' when there is none)."""
+    meta = csv_path[:-len(".csv")] + ".meta.json"
+    try:
+        with open(meta) as f:
+            return str(json.load(f).get(field, ""))
+    except (OSError, ValueError):
+        return ""
+
+
+def recorded_date(csv_path):
+    """The 'date' of the meta.json beside a CSV ('' when there is none)."""
+    return recorded_field(csv_path, "date")
+
+
+def shuffle_records(recorded_root):
+    """[(path, device)] of every recorded device folder's multi_gpu_shuffle.csv, newest run first
+    (by the meta.json date; folders without one last, by name)."""
+    found = []
+    if recorded_root and os.path.isdir(recorded_root):
+        for device in sorted(os.listdir(recorded_root)):
+            path = os.path.join(recorded_root, device, SHUFFLE + ".csv")
+            if os.path.isfile(path):
+                found.append((path, device))
+    return sorted(found, key=lambda hit: (recorded_date(hit[0]), hit[1]), reverse=True)
+
+
+def load_shuffle(results, recorded_root, hit=None):
+    """Data of multi_gpu_shuffle.csv (fresh, else the newest recorded run: shuffle_records), else
+    multi_gpu_shuffle_medians*.csv (medians only), or None; `hit`: (path, device) to load."""
+    if hit is None:
+        fresh = _find(results, None, [SHUFFLE + ".csv"])
+        records = shuffle_records(recorded_root)
+        hit = fresh or (records[0] if records else None) or \
+            _find(results, recorded_root, [SHUFFLE + ".csv", SHUFFLE + "_medians*.csv"])
     if hit is None:
         return None
     path = hit[0]
@@ -559,6 +592,7 @@ def report_section(report, results, recorded_root):
         report.summary.append(("Distributed shuffle (beyond one GPU)", "not measured", shuffle_why))
     else:
         _shuffle_part(report, shuffle_data, table)
+        _earlier_shuffle_part(report, shuffle_data, recorded_root, table)
     report.add("Not measured: the issue's exchange-phase target (the exchange at ≥ 80 % of the all-to-all rate) — "
                "the experiment times the whole call; the per-rank kernels are timed one by one on one GPU "
                "(above), the exchange itself is not timed separately.")
@@ -745,6 +779,28 @@ def _shuffle_part(report, data, table):
                                        met, n, "; worst %s at P = %d: %.1f ms against ≤ %.1f ms (%.2f× the target)"
                                        % (r_alg(worst), worst["P"], 1e3 * worst["ours"], 1e3 * worst["bound"],
                                           worst["ours"] / worst["bound"]) if worst else "")))
+
+
+def _earlier_shuffle_part(report, data, recorded_root, table):
+    """The weak-scaling rows of the other recorded devices' shuffle runs (older runs, often of an
+    earlier algorithm), so that a figure drawn from the newest run does not hide them."""
+    for path, device in shuffle_records(recorded_root):
+        if os.path.abspath(path) == os.path.abspath(data.path):
+            continue
+        try:
+            other = load_shuffle(None, recorded_root, (path, device))
+        except sr.MissingInput:
+            continue
+        srows = [r for r in shuffle_rows(other.rows, SHUFFLE_WEAK) if r["bound"]]
+        if not srows:
+            continue
+        report.add("**Also recorded** on %s (`%s`, run of %s at commit %s; the figure and verdict above are of "
+                   "the newest run, whose code may differ):"
+                   % (other.gpu or device, sr.repo_relative(path), recorded_date(path) or "an unknown date",
+                      recorded_field(path, "commit") or "unknown"),
+                   table(["P", "algorithm", "ours (ms)", "target: ≤ (ms)", "verdict"],
+                         [[r["P"], ALG_TEXT[r["algorithm"]], _ms(r["ours"]), _ms(r["bound"]), _verdict_cell(r["ok"])]
+                          for r in srows], "rlrrl"))
 
 
 def r_alg(r):

@@ -136,6 +136,24 @@ class Section(unittest.TestCase):
         self.assertEqual(_support.summary_verdict(report, "Distributed shuffle, weak"), "met")
         self.assertIn("Medians only", "\n".join(report.lines))
 
+    def test_newest_recorded_shuffle_is_shown_and_older_ones_listed(self):
+        # The newer run (by its meta.json date) is in the folder whose name sorts first: it gives
+        # the verdict; the older one is listed under "Also recorded".
+        recorded = os.path.join(self.tmp.path, "recorded")
+        new_dir, old_dir = os.path.join(recorded, "gpu-a"), os.path.join(recorded, "gpu-b")
+        _support.write_csv(new_dir, mg.SHUFFLE, mg.SHUFFLE_COLUMNS, shuffle_rows(60.0))
+        _support.write_meta(new_dir, mg.SHUFFLE, date="2026-11-26T18:57:28Z")
+        _support.write_csv(old_dir, mg.SHUFFLE, mg.SHUFFLE_COLUMNS, shuffle_rows(280.0))
+        _support.write_meta(old_dir, mg.SHUFFLE, date="2026-11-20T10:00:00Z")
+        self.assertEqual([d for _, d in mg.shuffle_records(recorded)], ["gpu-a", "gpu-b"])
+        report = _support.empty_report(self.tmp.path)
+        mg.report_section(report, self.tmp.path, recorded)
+        text = "\n".join(report.lines)
+        self.assertEqual(_support.summary_verdict(report, "Distributed shuffle, weak"), "met")
+        self.assertIn("**Also recorded**", text)
+        self.assertIn(os.path.join("gpu-b", mg.SHUFFLE + ".csv"), text)
+        self.assertIn("280.0", text)
+
     def test_no_results_is_not_measured(self):
         report = _support.empty_report(self.tmp.path)
         mg.report_section(report, self.tmp.path, os.path.join(self.tmp.path, "recorded"))
