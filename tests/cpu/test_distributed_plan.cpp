@@ -5,7 +5,10 @@
 // std::stable_sort of the concatenation with exactly balanced counts, on random splits
 // (empty ranks included) and uniform, tied, presorted, reverse and all-equal keys of 32 and
 // 64 bits; the walking shuffle's global output is the same for every P and split, equals
-// walking_shuffle over the whole, and unshuffle o shuffle = id; bad arguments name themselves.
+// walking_shuffle over the whole, and unshuffle o shuffle = id; the domain walk that
+// distributed/shuffle.cuh runs (walk_index_boundaries, walk_send_order, walk_range_sources),
+// simulated on P = 1..8 ranks and several splits, equals the one-rank bijective and walking
+// shuffles with exactly balanced counts and inverts; bad arguments name themselves.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +20,7 @@
 
 #include "onepass/distributed/exchange_plan.hpp"
 #include "onepass/error.hpp"
+#include "onepass/shuffle/cpu_shuffle.hpp"
 #include "onepass/shuffle/cpu_walking.hpp"
 #include "onepass/shuffle/walking_permutation.hpp"
 #include "onepass/sort/key_traits.hpp"
@@ -365,6 +369,121 @@ TEST(DistributedPlan, BadArgumentsNameThemselves) {
   const dist::exchange_plan plan = dist::plan_sort_exchange(std::vector<std::vector<std::uint32_t>>{{1}, {2}});
   expect_error_naming([&] { plan.send_offsets(2); }, "rank");
   expect_error_naming([&] { plan.receive_offsets(2); }, "rank");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The domain walk (distributed/shuffle.cuh's algorithm), simulated on P ranks
+
+/// The distributed shuffle (forward) or unshuffle of the concatenation `in`, split by `counts`,
+/// through the map g over [0, domain) as distributed/shuffle.cuh computes it: every rank walks
+/// the domain for its send order, every output rank places the arriving groups by the sources
+/// of its index range. Checks the counts on the way (exact balance: every rank sends and
+/// receives its own count).
+template <class Map>
+std::vector<std::uint64_t> simulate_walk(const std::vector<std::uint64_t>& in, const Map& g, std::uint64_t domain,
+                                         const std::vector<std::uint64_t>& counts, bool forward) {
+  const std::size_t P = counts.size();
+  std::vector<std::uint64_t> offsets(P + 1, 0);
+  for (std::size_t r = 0; r < P; ++r) offsets[r + 1] = offsets[r] + counts[r];
+  const std::uint64_t N = offsets[P];
+  const auto bounds = dist::walk_index_boundaries(g, domain, N, offsets);
+  std::vector<dist::walk_send> walks;
+  std::vector<std::vector<std::uint32_t>> sources;
+  for (std::size_t r = 0; r < P; ++r) {
+    walks.push_back(dist::walk_send_order(g, domain, offsets, bounds, r));
+    EXPECT_EQ(walks[r].order.size(), counts[r]);
+    sources.push_back(dist::walk_range_sources(g, N, offsets, bounds, r));
+    EXPECT_EQ(sources[r].size(), counts[r]) << "rank " << r << " owns its count of output positions";
+  }
+  // start[s][q]: where source s's group for q begins in s's send order
+  std::vector<std::vector<std::uint64_t>> start(P, std::vector<std::uint64_t>(P + 1, 0));
+  for (std::size_t s = 0; s < P; ++s)
+    for (std::size_t q = 0; q < P; ++q) start[s][q + 1] = start[s][q] + walks[s].send_counts[q];
+  std::vector<std::uint64_t> out(N);
+  if (forward) {
+    // Rank q's k-th output is the next item of the group from sources[q][k].
+    for (std::size_t q = 0; q < P; ++q) {
+      std::vector<std::uint64_t> cursor(P, 0);
+      for (std::uint64_t k = 0; k < counts[q]; ++k) {
+        const std::uint32_t s = sources[q][k];
+        EXPECT_LT(cursor[s], walks[s].send_counts[q]);
+        out[offsets[q] + k] = in[offsets[s] + walks[s].order.at(start[s][q] + cursor[s]++)];
+      }
+      for (std::size_t s = 0; s < P; ++s) EXPECT_EQ(cursor[s], walks[s].send_counts[q]) << s << " -> " << q;
+    }
+  } else {
+    // Sender q splits its items by sources[q][k] (stable); receiver r's buffer is the groups for r
+    // in sender order, placed at its walk's own positions in order.
+    std::vector<std::vector<std::uint64_t>> recv(P);
+    for (std::size_t q = 0; q < P; ++q) {
+      std::vector<std::vector<std::uint64_t>> groups(P);
+      for (std::uint64_t k = 0; k < counts[q]; ++k) groups[sources[q][k]].push_back(in[offsets[q] + k]);
+      for (std::size_t r = 0; r < P; ++r) {
+        EXPECT_EQ(groups[r].size(), walks[r].send_counts[q]) << q << " -> " << r;
+        recv[r].insert(recv[r].end(), groups[r].begin(), groups[r].end());
+      }
+    }
+    for (std::size_t r = 0; r < P; ++r)
+      for (std::uint64_t m = 0; m < recv[r].size() && m < walks[r].order.size(); ++m)
+        out[offsets[r] + walks[r].order[m]] = recv[r][m];
+  }
+  return out;
+}
+
+/// Splits of N over P ranks: even, all on the last rank, and random (empty ranks likely).
+std::vector<std::vector<std::uint64_t>> splits_of(std::uint64_t N, std::size_t P, std::mt19937_64& rng) {
+  std::vector<std::vector<std::uint64_t>> out;
+  std::vector<std::uint64_t> even(P, N / P);
+  even.back() += N % P;
+  out.push_back(even);
+  std::vector<std::uint64_t> last(P, 0);
+  last.back() = N;
+  out.push_back(last);
+  std::vector<std::uint64_t> cuts{0, N};
+  for (std::size_t r = 1; r < P; ++r) cuts.push_back(rng() % (N + 1));
+  std::sort(cuts.begin(), cuts.end());
+  std::vector<std::uint64_t> random;
+  for (std::size_t r = 0; r < P; ++r) random.push_back(cuts[r + 1] - cuts[r]);
+  out.push_back(random);
+  return out;
+}
+
+TEST(DistributedShuffleDomainWalk, EqualsTheWholeShuffleOnEveryWorldSizeAndSplitAndInverts) {
+  std::mt19937_64 rng(29);
+  for (const std::uint64_t N : {1ull, 2ull, 5ull, 17ull, 1000ull, 4096ull, 4097ull, 20011ull}) {
+    std::vector<std::uint64_t> in(N);
+    for (auto& x : in) x = rng();
+    const std::uint64_t seed = N * 7 + 3;
+    const auto f = onepass::bijection::variable_philox::for_length(N, seed);
+    const auto sigma = walking_permutation::for_length(N, seed);
+    std::vector<std::uint64_t> bijective(N), walking(N);
+    onepass::shuffle::bijective_shuffle_copy(in.data(), bijective.data(), N, f);
+    onepass::shuffle::walking_shuffle(in.data(), walking.data(), N, sigma);
+    const auto g_f = [&](std::uint64_t i) { return f(i); };
+    const auto g_sigma = [&](std::uint64_t j) { return sigma(j); };
+    const std::uint64_t D = std::uint64_t{1} << f.domain_bits();
+    for (std::size_t P = 1; P <= 8; ++P)
+      for (const auto& counts : splits_of(N, P, rng)) {
+        SCOPED_TRACE("N = " + std::to_string(N) + ", P = " + std::to_string(P));
+        const auto b = simulate_walk(in, g_f, D, counts, true);
+        ASSERT_EQ(b, bijective);
+        ASSERT_EQ(simulate_walk(b, g_f, D, counts, false), in);
+        const auto w = simulate_walk(in, g_sigma, N, counts, true);
+        ASSERT_EQ(w, walking);
+        ASSERT_EQ(simulate_walk(w, g_sigma, N, counts, false), in);
+      }
+  }
+}
+
+TEST(DistributedShuffleDomainWalk, BoundariesAreTheOffsetsWhenEveryIndexIsFlagged) {
+  // N a power of two (>= 16): D == N, every index flagged, so i_q = S_q (the GPU skips the count).
+  const std::uint64_t N = 1024;
+  const auto f = onepass::bijection::variable_philox::for_length(N, 1);
+  ASSERT_EQ(std::uint64_t{1} << f.domain_bits(), N);
+  const std::vector<std::uint64_t> offsets{0, 100, 100, 700, 1024};
+  EXPECT_EQ(dist::walk_index_boundaries([&](std::uint64_t i) { return f(i); }, N, N, offsets), offsets);
+  expect_error_naming([&] { dist::walk_index_boundaries([&](std::uint64_t i) { return f(i); }, N, N, {0, 5}); },
+                      "offsets");
 }
 
 }  // namespace

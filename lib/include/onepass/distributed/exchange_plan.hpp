@@ -57,11 +57,21 @@
 // its keys grouped by destination in position order (the order this file assumes), one
 // grouped ncclSend/ncclRecv exchanges the groups (counts from the plan: no count exchange
 // needed), and each rank concatenates what arrived in source-rank order and runs the stable
-// local onepass::sort. Shuffle: each rank computes (destination, offset) of its items with a
-// kernel over walking_permutation::inverse, scatters them into per-destination send groups in
-// position order, exchanges with grouped ncclSend/ncclRecv, and places the received items with
-// shuffle_receive_order()'s offsets (computed on the receiver from sigma of its own output
-// positions), so only the value bytes cross the network.
+// local onepass::sort. Shuffle: distributed/shuffle.cuh does NOT use the walking plans below
+// (shuffle_destinations, receive_order: they send in position order and need each item's
+// offset, which the GPU would compute through sigma^-1 and rank by a sort or a bitmap — the
+// first NCCL version did, at 280 ms for 2^30 u64 items per GPU). It walks the index domain
+// instead ("The domain walk" below, the CPU twin of what each rank's kernels compute): every
+// rank emits its items in the receivers' order, so the receivers place them with counts alone.
+//
+// The domain walk (distributed/shuffle.cuh's file comment). A map g over [0, D) with a flag
+// g(i) < N: bijective, g = f = variable_philox::for_length(N, seed, rounds), D = 2^b; walking,
+// g = sigma, D = N, all flagged. Output position j is the j-th flagged index i_j, out[j] =
+// in[g(i_j)]; output rank q owns the indices [i_q, i_{q+1}) (walk_index_boundaries). Rank r's
+// send buffer is its items in[g(i) - P_r] for the indices i of the whole domain whose image is
+// one of its positions, in index order (walk_send_order; the group for q is the part in
+// [i_q, i_{q+1})); rank q's output k is the next unplaced item from the source owning
+// g(i) of its k-th flagged index (walk_range_sources).
 #pragma once
 
 #include <algorithm>
@@ -533,6 +543,79 @@ inline std::vector<std::uint64_t> unshuffle_receive_order(const shuffle::walking
                                                           const std::vector<std::uint64_t>& output_counts = {}) {
   return detail::receive_order("onepass::distributed::unshuffle_receive_order", false, sigma, input_counts, rank,
                                output_counts);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The domain walk (file comment): the host twin of distributed/shuffle.cuh's per-rank passes
+
+/// The index boundaries i_0 = 0 <= ... <= i_P = domain of the output ranks: i_q is the smallest
+/// index with offsets[q] flagged indices (g(i) < num_items) below it. g: any callable
+/// uint64 -> uint64 over [0, domain); offsets: [P + 1] output position offsets (offsets[P] =
+/// num_items = the flagged count). O(domain) evaluations. Throws onepass::error naming offsets
+/// when they do not end at the flagged count.
+template <class Map>
+std::vector<std::uint64_t> walk_index_boundaries(const Map& g, std::uint64_t domain, std::uint64_t num_items,
+                                                 const std::vector<std::uint64_t>& offsets) {
+  require(!offsets.empty() && offsets.front() == 0 && offsets.back() == num_items, "walk_index_boundaries",
+          "offsets", "must run from 0 to num_items");
+  const std::size_t P = offsets.size() - 1;
+  std::vector<std::uint64_t> bounds(P + 1, domain);
+  bounds[0] = 0;
+  std::uint64_t flagged = 0;  // flagged indices below i
+  std::size_t q = 1;
+  for (std::uint64_t i = 0;; ++i) {
+    while (q < P && flagged >= offsets[q]) bounds[q++] = i;  // the count grows by at most 1 per index
+    if (i == domain) break;
+    if (g(i) < num_items) ++flagged;
+  }
+  require(flagged == num_items, "walk_index_boundaries", "offsets",
+          "must end at the number of flagged indices (" + std::to_string(flagged) + "), got " +
+              std::to_string(num_items));
+  return bounds;
+}
+
+/// Rank `rank`'s send order in the domain walk: the own positions g(i) - offsets[rank] of the
+/// indices i of [0, domain) (increasing) whose image lies in [offsets[rank], offsets[rank + 1]),
+/// and send_counts[q] = how many of them lie in [bounds[q], bounds[q + 1]). offsets: [P + 1]
+/// input position offsets; bounds: walk_index_boundaries'. O(domain) evaluations.
+struct walk_send {
+  std::vector<std::uint64_t> order;        ///< own positions, in the send buffer's order
+  std::vector<std::uint64_t> send_counts;  ///< [P] per destination, in destination order
+};
+template <class Map>
+walk_send walk_send_order(const Map& g, std::uint64_t domain, const std::vector<std::uint64_t>& offsets,
+                          const std::vector<std::uint64_t>& bounds, std::size_t rank) {
+  const std::size_t P = offsets.size() - 1;
+  require(rank < P, "walk_send_order", "rank", "must be below the number of ranks");
+  walk_send w;
+  w.send_counts.assign(P, 0);
+  std::size_t q = 0;
+  for (std::uint64_t i = 0; i < domain; ++i) {
+    while (q + 1 < P && i >= bounds[q + 1]) ++q;
+    const std::uint64_t x = g(i);
+    if (x >= offsets[rank] && x < offsets[rank + 1]) {
+      w.order.push_back(x - offsets[rank]);
+      ++w.send_counts[q];
+    }
+  }
+  return w;
+}
+
+/// The sources of output rank q's positions in output order: for each flagged index of
+/// [bounds[q], bounds[q + 1]) (increasing), the rank s with offsets[s] <= g(i) < offsets[s + 1]
+/// (the last such s when ranks are empty). O(range) evaluations.
+template <class Map>
+std::vector<std::uint32_t> walk_range_sources(const Map& g, std::uint64_t num_items,
+                                              const std::vector<std::uint64_t>& offsets,
+                                              const std::vector<std::uint64_t>& bounds, std::size_t q) {
+  std::vector<std::uint32_t> sources;
+  for (std::uint64_t i = bounds[q]; i < bounds[q + 1]; ++i) {
+    const std::uint64_t x = g(i);
+    if (x >= num_items) continue;
+    const auto s = static_cast<std::size_t>(std::upper_bound(offsets.begin(), offsets.end(), x) - offsets.begin()) - 1;
+    sources.push_back(static_cast<std::uint32_t>(s));
+  }
+  return sources;
 }
 
 }  // namespace onepass::distributed
