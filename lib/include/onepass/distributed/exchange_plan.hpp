@@ -83,6 +83,7 @@
 #include <vector>
 
 #include "onepass/bijection/variable_philox.hpp"
+#include "onepass/distributed/prefix.hpp"
 #include "onepass/error.hpp"
 #include "onepass/shuffle/walking_permutation.hpp"
 #include "onepass/sort/key_traits.hpp"
@@ -95,19 +96,6 @@ inline constexpr unsigned plan_digit_bits = 8;
 inline constexpr std::size_t plan_radix = std::size_t{1} << plan_digit_bits;
 
 namespace detail {
-
-/// The exclusive prefix of `counts` (size counts.size() + 1): offsets[q] = counts[0] + ... +
-/// counts[q-1]. Throws onepass::error naming `argument` when the sum overflows 64 bits.
-inline std::vector<std::uint64_t> exclusive_prefix(const std::vector<std::uint64_t>& counts, const char* function,
-                                                   const char* argument) {
-  std::vector<std::uint64_t> offsets(counts.size() + 1, 0);
-  for (std::size_t i = 0; i < counts.size(); ++i) {
-    require(counts[i] <= std::numeric_limits<std::uint64_t>::max() - offsets[i], function, argument,
-            "must sum to less than 2^64");
-    offsets[i + 1] = offsets[i] + counts[i];
-  }
-  return offsets;
-}
 
 /// The output counts a plan uses: `output_counts` when given (size num_ranks, same sum as the
 /// input), else `input_counts` (exact balance).

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "onepass/cuda_check.hpp"
+#include "onepass/distributed/prefix.hpp"
 #include "onepass/error.hpp"
 
 namespace onepass::distributed {
@@ -123,9 +124,7 @@ inline std::vector<std::vector<std::uint64_t>> agree(const char* function, const
 
 /// The exclusive prefix of `counts` (size counts.size() + 1).
 inline std::vector<std::uint64_t> offsets_of(const std::vector<std::uint64_t>& counts) {
-  std::vector<std::uint64_t> o(counts.size() + 1, 0);
-  for (std::size_t i = 0; i < counts.size(); ++i) o[i + 1] = o[i] + counts[i];
-  return o;
+  return exclusive_prefix(counts, "onepass::distributed", "counts");
 }
 
 /// One array taking part in an exchange: items of item_bytes bytes sent from `send` (grouped

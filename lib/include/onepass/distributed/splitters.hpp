@@ -39,7 +39,8 @@
 #include <string>
 #include <vector>
 
-#include "onepass/distributed/exchange_plan.hpp"  // detail::exclusive_prefix
+#include "onepass/distributed/exchange_plan.hpp"
+#include "onepass/distributed/prefix.hpp"
 #include "onepass/error.hpp"
 
 namespace onepass::distributed {
