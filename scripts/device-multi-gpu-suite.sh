@@ -8,7 +8,9 @@
 # test_distributed_shuffle), TEST_FILTER (gtest filter, default all but the long tests),
 # EXPERIMENTS (default multi_gpu_sort multi_gpu_shuffle), SCALE (default: default),
 # RANKS (mpirun -np, default: the number of GPUs), EXPERIMENT_ARGS (extra arguments);
-# PROFILE=1 / PROFILE_SHUFFLE=1 (with PROFILE_ARGS): nsys kernel summaries of the sort / shuffle.
+# PROFILE=1 / PROFILE_SHUFFLE=1 (with PROFILE_ARGS): nsys kernel summaries of the sort / shuffle (when
+# nsys is installed; the x2 image of 2026-11-26 had none); PYTHON_DIST=1: build the Python extension
+# there and run tests/python_pkg/test_distributed.py under torchrun (PYTHON: the interpreter).
 set -uo pipefail
 out=${1:?usage: device-multi-gpu-suite.sh OUTDIR}
 mkdir -p "$out/results"
@@ -61,6 +63,22 @@ if [[ "${PROFILE:-0}" == 1 ]] && command -v nsys >/dev/null; then
     rm -f "$out"/profile-p$p-rank*.nsys-rep "$out"/profile-p$p-rank*.sqlite
     echo "profile P=$p done ($SECONDS s)"
   done
+fi
+if [[ "${PYTHON_DIST:-0}" == 1 ]]; then
+  # onepass.distributed under torchrun (tests/python_pkg/test_distributed.py: 2 ranks, and 4 where
+  # there are 4 GPUs), the extension built here with its CUDA module; each check is printed.
+  py=${PYTHON:-/opt/torch/.venv/bin/python}
+  nanobind_dir=$("$py" -m nanobind --cmake_dir 2>/dev/null) || { echo "no nanobind for $py"; exit 1; }
+  cmake -S . -B "$build-py" $gen -DCMAKE_BUILD_TYPE=Release -DONEPASS_PYTHON=ON -DONEPASS_BUILD_TESTS=OFF \
+    -DONEPASS_BUILD_EXPERIMENTS=OFF -DONEPASS_BUILD_CLI=OFF -DONEPASS_ENABLE_CUDA=ON -DONEPASS_INSTALL=OFF \
+    -DONEPASS_NATIVE=OFF -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" -DPython_EXECUTABLE="$py" \
+    -Dnanobind_DIR="$nanobind_dir" "${prefix_args[@]}" > "$out/configure-py.log" 2>&1 \
+    && cmake --build "$build-py" --target _onepass _onepass_cuda -j "$(nproc)" > "$out/build-py.log" 2>&1 \
+    || { grep -E "error" "$out/build-py.log" | head -20; exit 1; }
+  echo "python build ok ($SECONDS s)"
+  ONEPASS_TEST_TRACE=1 PYTHONPATH="$build-py/python" "$py" -m pytest -q -rs tests/python_pkg/test_distributed.py \
+    > "$out/python-test_distributed.log" 2>&1 || status=1
+  grep -E "FAILED|passed|failed" "$out/python-test_distributed.log" | tail -8
 fi
 if [[ "${PROFILE_SHUFFLE:-0}" == 1 ]] && command -v nsys >/dev/null; then
   # Kernel and NCCL times of the distributed shuffle (P = 1 .. RANKS, 3 timed runs each).
