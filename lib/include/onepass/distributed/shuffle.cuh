@@ -48,7 +48,7 @@
 //   5. Place: the counting pass of step 2 again, now moving: out[k] = recv[place of (source s,
 //      chunk) + rank of i among the chunk's indices from s]; reads run along P streams, writes
 //      are consecutive. (A range longer than the owner array — only for uneven splits — is
-//      counted before step 2 and placed by evaluating g again instead of recording.)
+//      counted and placed by evaluating g again instead of reading recorded sources.)
 // unshuffle (out[g(i_j)] = in[j]) runs the same steps reversed: step 3's pass over the rank's
 // own indices (evaluating g) scatters item k to its destination's group (the owner of g(i_k)) in index order
 // (a stable multisplit), the per-destination totals are the send counts; after the exchange,
@@ -715,22 +715,20 @@ void shuffle_steps(const char* function, const E& g, std::uint64_t N, std::uint6
   std::vector<std::uint64_t> send_counts, recv_counts;
   const evaluated_owner<E> evaluated{g, N, b.bounds, P};
   if constexpr (Forward) {
-    if (hi - lo <= b.layout.owner_capacity) {
-      const recorded_owner recorded{b.owners, lo, P};
-      domain_pass<false>(g, domain, first, n, b, d_in, send, stream, owner_record{b.owners, lo, hi, b.bounds, P, N});
-      range_count(recorded, chunks, n, b, P, d_counts, stream);
+    // The walk records the sources of [lo, hi) when they fit; the count and the placement then
+    // read them, else evaluate g again.
+    const bool record = hi - lo <= b.layout.owner_capacity;
+    domain_pass<false>(g, domain, first, n, b, d_in, send, stream,
+                       record ? owner_record{b.owners, lo, hi, b.bounds, P, N} : owner_record{});
+    auto count_exchange_place = [&](const auto& owner) {
+      range_count(owner, chunks, n, b, P, d_counts, stream);
       exchange_counts(function, d_counts, true, n, ranks, comm, stream, send_counts, recv_counts);
       exchange({exchange_array{send, recv, sizeof(T)}}, send_counts, recv_counts, ranks, comm, stream, function,
                false);
-      range_move<true>(recorded, chunks, b, P, recv, d_out, stream, own_of(send, send_counts, recv_counts, ranks));
-    } else {
-      range_count(evaluated, chunks, n, b, P, d_counts, stream);
-      domain_pass<false>(g, domain, first, n, b, d_in, send, stream);
-      exchange_counts(function, d_counts, true, n, ranks, comm, stream, send_counts, recv_counts);
-      exchange({exchange_array{send, recv, sizeof(T)}}, send_counts, recv_counts, ranks, comm, stream, function,
-               false);
-      range_move<true>(evaluated, chunks, b, P, recv, d_out, stream, own_of(send, send_counts, recv_counts, ranks));
-    }
+      range_move<true>(owner, chunks, b, P, recv, d_out, stream, own_of(send, send_counts, recv_counts, ranks));
+    };
+    if (record) count_exchange_place(recorded_owner{b.owners, lo, P});
+    else count_exchange_place(evaluated);
   } else {
     range_count(evaluated, chunks, n, b, P, d_counts, stream);
     range_move<false>(evaluated, chunks, b, P, d_in, send, stream);
