@@ -68,13 +68,7 @@ if [[ "${PYTHON_DIST:-0}" == 1 ]]; then
   # onepass.distributed under torchrun (tests/python_pkg/test_distributed.py: 2 ranks, and 4 where
   # there are 4 GPUs), the extension built here with its CUDA module; each check is printed.
   py=${PYTHON:-/opt/torch/.venv/bin/python}
-  nanobind_dir=$("$py" -m nanobind --cmake_dir 2>/dev/null) || { echo "no nanobind for $py"; exit 1; }
-  cmake -S . -B "$build-py" $gen -DCMAKE_BUILD_TYPE=Release -DONEPASS_PYTHON=ON -DONEPASS_BUILD_TESTS=OFF \
-    -DONEPASS_BUILD_EXPERIMENTS=OFF -DONEPASS_BUILD_CLI=OFF -DONEPASS_ENABLE_CUDA=ON -DONEPASS_INSTALL=OFF \
-    -DONEPASS_NATIVE=OFF -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" -DPython_EXECUTABLE="$py" \
-    -Dnanobind_DIR="$nanobind_dir" "${prefix_args[@]}" > "$out/configure-py.log" 2>&1 \
-    && cmake --build "$build-py" --target _onepass _onepass_cuda -j "$(nproc)" > "$out/build-py.log" 2>&1 \
-    || { grep -E "error" "$out/build-py.log" | head -20; exit 1; }
+  bash scripts/device-build-python.sh "$py" "$build-py" "$out" "$(nproc)" "${prefix_args[@]}" || exit 1
   echo "python build ok ($SECONDS s)"
   ONEPASS_TEST_TRACE=1 PYTHONPATH="$build-py/python" "$py" -m pytest -q -rs tests/python_pkg/test_distributed.py \
     > "$out/python-test_distributed.log" 2>&1 || status=1

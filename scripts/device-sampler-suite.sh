@@ -64,14 +64,7 @@ case "$part" in
     ;;
   python|ranks)
     py=${PYTHON:-/opt/torch/.venv/bin/python}
-    nanobind_dir=$("$py" -m nanobind --cmake_dir 2>/dev/null) || { echo "no nanobind for $py"; exit 1; }
-    cmake -S . -B "$build-py" $gen -DCMAKE_BUILD_TYPE=Release -DONEPASS_PYTHON=ON -DONEPASS_BUILD_TESTS=OFF \
-      -DONEPASS_BUILD_EXPERIMENTS=OFF -DONEPASS_BUILD_CLI=OFF -DONEPASS_ENABLE_CUDA=ON -DONEPASS_INSTALL=OFF \
-      -DONEPASS_NATIVE=OFF -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" -DPython_EXECUTABLE="$py" \
-      -Dnanobind_DIR="$nanobind_dir" "${prefix_args[@]}" > "$out/configure-py.log" 2>&1 \
-      || { tail -30 "$out/configure-py.log"; exit 1; }
-    cmake --build "$build-py" --target _onepass _onepass_cuda -j "$jobs" > "$out/build-py.log" 2>&1 \
-      || { grep -E "error" "$out/build-py.log" | head -40; exit 1; }
+    bash scripts/device-build-python.sh "$py" "$build-py" "$out" "$jobs" "${prefix_args[@]}" || exit 1
     echo "python build ok ($SECONDS s)"
     export PYTHONPATH="$PWD/$build-py/python"
     [[ "$build" = /* ]] && export PYTHONPATH="$build-py/python"
