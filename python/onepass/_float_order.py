@@ -27,16 +27,21 @@ def check_float_order(float_order):
     return float_order
 
 
-def _numpy_ops(x):
+def _array_module_ops(xp, x):
+    """The operations of NumPy or CuPy (the same API; ``xp`` the module) on the keys ``x``."""
     def canonical():
-        return _np.where(_np.isnan(x), _np.array(_np.nan, dtype=x.dtype),
-                         _np.where(x == 0, _np.zeros((), dtype=x.dtype), x)).astype(x.dtype, copy=False)
+        return xp.where(xp.isnan(x), xp.asarray(float("nan"), dtype=x.dtype),
+                        xp.where(x == 0, xp.zeros((), dtype=x.dtype), x)).astype(x.dtype, copy=False)
 
     def same_bits(a):
-        word = _np.uint32 if x.dtype.itemsize == 4 else _np.uint64
-        return bool(_np.array_equal(a.view(word), x.view(word)))
+        word = xp.uint32 if x.dtype.itemsize == 4 else xp.uint64
+        return bool(xp.array_equal(a.view(word), x.view(word)))
 
-    return lambda: bool((_np.isnan(x) | (x == 0)).any()), canonical, same_bits
+    return lambda: bool((xp.isnan(x) | (x == 0)).any()), canonical, same_bits
+
+
+def _numpy_ops(x):
+    return _array_module_ops(_np, x)
 
 
 def _torch_ops(x):
@@ -57,16 +62,7 @@ def _torch_ops(x):
 def _cupy_ops(x):
     import cupy
 
-    def canonical():
-        nan = cupy.asarray(float("nan"), dtype=x.dtype)
-        zero = cupy.zeros((), dtype=x.dtype)
-        return cupy.where(cupy.isnan(x), nan, cupy.where(x == 0, zero, x)).astype(x.dtype, copy=False)
-
-    def same_bits(a):
-        word = cupy.uint32 if x.dtype.itemsize == 4 else cupy.uint64
-        return bool(cupy.array_equal(a.view(word), x.view(word)))
-
-    return lambda: bool((cupy.isnan(x) | (x == 0)).any()), canonical, same_bits
+    return _array_module_ops(cupy, x)
 
 
 def _jax_ops(x):

@@ -600,8 +600,7 @@ std::vector<std::uint32_t> walk_range_sources(const Map& g, std::uint64_t num_it
   for (std::uint64_t i = bounds[q]; i < bounds[q + 1]; ++i) {
     const std::uint64_t x = g(i);
     if (x >= num_items) continue;
-    const auto s = static_cast<std::size_t>(std::upper_bound(offsets.begin(), offsets.end(), x) - offsets.begin()) - 1;
-    sources.push_back(static_cast<std::uint32_t>(s));
+    sources.push_back(static_cast<std::uint32_t>(detail::owner(offsets, x)));
   }
   return sources;
 }
