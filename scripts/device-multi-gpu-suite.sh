@@ -9,7 +9,8 @@
 # EXPERIMENTS (default multi_gpu_sort multi_gpu_shuffle), SCALE (default: default),
 # RANKS (mpirun -np, default: the number of GPUs), EXPERIMENT_ARGS (extra arguments);
 # PROFILE=1 / PROFILE_SHUFFLE=1 (with PROFILE_ARGS): nsys kernel summaries of the sort / shuffle (when
-# nsys is installed; the x2 image of 2026-11-26 had none); PYTHON_DIST=1: build the Python extension
+# nsys is installed; the x2 image of 2026-11-26 had none); SANITIZE=1: compute-sanitizer memcheck over the
+# distributed shuffle test (SANITIZE_FILTER, default the item-size, edge-size and chunk tests); PYTHON_DIST=1: build the Python extension
 # there and run tests/python_pkg/test_distributed.py under torchrun (PYTHON: the interpreter).
 set -uo pipefail
 out=${1:?usage: device-multi-gpu-suite.sh OUTDIR}
@@ -43,6 +44,16 @@ for t in $tests; do
   echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/$t.log" | tr '\n' ' ' | cut -c1-600)"
   grep -E '^\[  FAILED  \]|Failure|threw' "$out/$t.log" | head -20
 done
+if [[ "${SANITIZE:-0}" == 1 ]]; then
+  # compute-sanitizer memcheck over the distributed shuffle's kernels (and NCCL's), ranks as threads.
+  san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  timeout "${SANITIZE_TIMEOUT:-240}" "$san" --tool memcheck --print-limit 20 --error-exitcode 3 \
+    "$build/tests/test_distributed_shuffle" \
+    --gtest_filter="${SANITIZE_FILTER:-*ItemsOfOne*:*EdgeSizes*:*LongChunks*:*GeneralPath*}" \
+    > "$out/sanitizer-memcheck.log" 2>&1
+  echo "compute-sanitizer memcheck: exit $? ($SECONDS s)"
+  grep -E "ERROR SUMMARY|^\[  (PASSED|FAILED) |Invalid|========= [A-Z]" "$out/sanitizer-memcheck.log" | head -20
+fi
 for e in $experiments; do
   # shellcheck disable=SC2086
   timeout "${EXPERIMENT_TIMEOUT:-400}" mpirun --allow-run-as-root --oversubscribe -np "$ranks" -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH -x ONEPASS_COMMIT \
