@@ -44,6 +44,14 @@ for t in $tests; do
   echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/$t.log" | tr '\n' ' ' | cut -c1-600)"
   grep -E '^\[  FAILED  \]|Failure|threw' "$out/$t.log" | head -20
 done
+for e in $experiments; do
+  # shellcheck disable=SC2086
+  timeout "${EXPERIMENT_TIMEOUT:-400}" mpirun --allow-run-as-root --oversubscribe -np "$ranks" -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH -x ONEPASS_COMMIT \
+    "$build/bin/$e" --scale "${SCALE:-default}" --out-dir "$out/results" ${EXPERIMENT_ARGS:-} \
+    > "$out/$e.out" 2> "$out/$e.log" || { status=1; tail -15 "$out/$e.log"; }
+  echo "$e done ($SECONDS s)"
+  grep -E "ms$" "$out/$e.log" | sed 's/^.*] //' | cut -c1-160
+done
 if [[ "${SANITIZE:-0}" == 1 ]]; then
   # compute-sanitizer memcheck over the distributed shuffle's kernels (and NCCL's), ranks as threads.
   san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -54,14 +62,6 @@ if [[ "${SANITIZE:-0}" == 1 ]]; then
   echo "compute-sanitizer memcheck: exit $? ($SECONDS s)"
   grep -E "ERROR SUMMARY|^\[  (PASSED|FAILED) |Invalid|========= [A-Z]" "$out/sanitizer-memcheck.log" | head -20
 fi
-for e in $experiments; do
-  # shellcheck disable=SC2086
-  timeout "${EXPERIMENT_TIMEOUT:-400}" mpirun --allow-run-as-root --oversubscribe -np "$ranks" -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH -x ONEPASS_COMMIT \
-    "$build/bin/$e" --scale "${SCALE:-default}" --out-dir "$out/results" ${EXPERIMENT_ARGS:-} \
-    > "$out/$e.out" 2> "$out/$e.log" || { status=1; tail -15 "$out/$e.log"; }
-  echo "$e done ($SECONDS s)"
-  grep -E "ms$" "$out/$e.log" | sed 's/^.*] //' | cut -c1-160
-done
 if [[ "${PROFILE:-0}" == 1 ]] && command -v nsys >/dev/null; then
   # Kernel and NCCL times of the distributed sort of 2^31 u32 keys on 2 and 4 ranks.
   for p in 2 4; do
