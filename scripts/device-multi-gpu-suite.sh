@@ -55,7 +55,7 @@ done
 if [[ "${SANITIZE:-0}" == 1 ]]; then
   # compute-sanitizer memcheck over the distributed shuffle's kernels (and NCCL's), ranks as threads.
   san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  timeout "${SANITIZE_TIMEOUT:-240}" "$san" --tool memcheck --print-limit 20 --error-exitcode 3 \
+  timeout "${SANITIZE_TIMEOUT:-240}" "$san" --tool memcheck --report-api-errors no --print-limit 20 --error-exitcode 3 \
     "$build/tests/test_distributed_shuffle" \
     --gtest_filter="${SANITIZE_FILTER:-*ItemsOfOne*:*EdgeSizes*:*LongChunks*:*GeneralPath*}" \
     > "$out/sanitizer-memcheck.log" 2>&1

@@ -329,7 +329,8 @@ TEST_P(DistributedShuffle, RoundsAndSeedsSelectThePermutation) {
 TEST_P(DistributedShuffle, LongChunksManySegmentsAndTileBatches) {
   // A tiny chunk budget, look-back state and tile batch: the range passes take chunks far
   // longer than 1024 indices, the domain pass many segments (each starting where the last
-  // ended) and the boundary counts many batches.
+  // ended) and the boundary counts many batches; and the forward exchange in 1 and 16 pieces
+  // per destination.
   const int P = GetParam();
   ONEPASS_REQUIRE_GPUS(P);
   std::vector<config> configs;
@@ -345,7 +346,17 @@ TEST_P(DistributedShuffle, LongChunksManySegmentsAndTileBatches) {
     o.tuning.max_segment_tiles = 2;
     o.tuning.min_tile_batch = 1;
     o.tuning.max_tile_batch = 3;
-    configs.push_back({20011, o});
+    configs.push_back({20011, o});  // more pieces (8 / (P - 1)) than chunks: some pieces empty
+    // The forward exchange in one piece per group, and in the most pieces over many chunks.
+    for (const std::uint64_t pieces : {std::uint64_t{1}, od::detail::max_pieces}) {
+      call_options p;
+      p.kind = kind;
+      p.seed = 777;
+      p.internal = true;
+      p.tuning.single_rank_shortcut = false;
+      p.tuning.pieces = pieces;
+      configs.push_back({70001, p});
+    }
   }
   check_all_splits<std::uint64_t>(P, configs);
 }

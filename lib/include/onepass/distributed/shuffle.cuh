@@ -30,22 +30,25 @@
 //      share: the tile by the prefix of its counts, the index by evaluating f on the host over
 //      that one tile. An all-gather of the located boundaries (P words, each found by exactly
 //      one rank) gives every rank i_0 = 0 < ... <= i_P = D.
-//   2. Send: one pass over the WHOLE index domain [0, D), Bijective2's fused kernel
-//      (shuffle/gpu_bijective2.cuh) with the flag "g(i) is one of my positions" in place of
-//      "g(i) < N": send[m] = in[g(i_m) - P_r], i_m the m-th such index. The send buffer is in
-//      index order, so grouped by destination (the ranks' index ranges are increasing), each
-//      group in the receiver's output order. The one random access of the shuffle is this
-//      local gather, as on one GPU. For the indices of its own range [i_r, i_{r+1}) the pass
-//      also records the source s of each (the owner of the input position g(i); 2 bytes).
+//   2. Own walk: Bijective2's fused kernel (shuffle/gpu_bijective2.cuh) over the rank's own index
+//      range [i_r, i_{r+1}) with the flag "g(i) is one of my positions" in place of "g(i) < N":
+//      send[m] = in[g(i_m) - P_r], i_m the m-th such index: the rank's items for itself, at the
+//      start of the send buffer. The pass also records the source s of each index of the range
+//      (the owner of the input position g(i); 2 bytes).
 //   3. Receive plan: over its own indices the rank counts, per chunk of indices and per source
 //      s, the flagged indices (one warp per chunk, __match_any_sync; from the recorded sources);
 //      exclusive scans give each (source, chunk) its place in the receive buffer and each chunk
-//      its first output. The per-source totals are the receive counts; one all-gather of P
-//      words per rank gives every rank its send counts.
-//   4. Exchange: one grouped ncclSend/ncclRecv (detail::exchange). Receiver r's buffer holds
-//      source 0's group, then source 1's, ..., each in index order; its own group is not copied
-//      there but read in place from the send buffer by step 5.
-//   5. Place: the counting pass of step 2 again, now moving: out[k] = recv[place of (source s,
+//      its first output. The chunks are cut into K pieces (runs of whole chunks; K about
+//      8 / (P - 1)); one all-gather of the P K counts per (source, piece) gives every rank the
+//      size of every piece it sends and receives.
+//   4. Walk and exchange, pipelined: for k = 1 .. P - 1, piece by piece, the same walk over
+//      rank q = (r + k) % P's index range fills q's group of the send buffer in q's output
+//      order, and a grouped ncclSend of that piece to q and ncclRecv of the same piece from
+//      rank (r - k) % P run on a high-priority side stream during the walk of the next piece
+//      (each step a permutation of the ranks). Over steps 2 and 4 each rank walks the WHOLE
+//      index domain once. Receiver r's buffer holds source 0's group, then source 1's, ..., each
+//      in index order; its own group is not copied there but read in place from the send buffer.
+//   5. Place: the counting pass of step 3 again, now moving: out[k] = recv[place of (source s,
 //      chunk) + rank of i among the chunk's indices from s]; reads run along P streams, writes
 //      are consecutive. (A range longer than the owner array — only for uneven splits — is
 //      counted and placed by evaluating g again instead of reading recorded sources.)
@@ -55,18 +58,18 @@
 // Bijective2's unshuffle kernel over the whole domain with the flag "g(i) is mine" places
 // recv[m] at out[g(i_m) - P_r] (the receive buffer is in index order).
 //
-// Work per rank (forward): g is evaluated D times (step 2) and, for the bijective kind with
+// Work per rank (forward): g is evaluated D times (steps 2 and 4) and, for the bijective kind with
 // D > N, D / P times in step 1: about D (1 + 1 / P) evaluations (the unshuffle, D (1 + 3 / P)),
 // so the compute
 // of a rank grows with N, not with its own n_r. That is the price of not sending indices with
 // the items: a rank can only emit its items in the receivers' order by walking the domain. For
-// P up to 8 on one host they cost less than the random gather of step 2 (scripts/
+// P up to 8 on one host they cost less than the random gather of steps 2 and 4 (scripts/
 // bench_distributed_shuffle.cu times the phases).
 //
 // Bytes that cross the network per rank: its items that change rank (at most n_r * sizeof(T)
 // sent and n_r * sizeof(T) received), plus 8-byte words: the agreement (6 per rank,
-// all-gathered), the boundaries (1 + P per rank, bijective only), the counts (P per rank):
-// every rank receives (6 + P + [bijective] 1 + P) * P words. No offsets or indices travel with
+// all-gathered), the boundaries (1 + P per rank, bijective only), the counts (P K per rank):
+// every rank receives (6 + P + [bijective] 1 + P K) * P words. No offsets or indices travel with
 // the items.
 //
 // Temporary storage (CUB's two-phase protocol; the size depends only on num_items = n, P, T and
@@ -100,6 +103,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "onepass/bijection/variable_philox.hpp"
@@ -179,7 +183,25 @@ struct shuffle_tuning {
   std::uint64_t max_segment_tiles = std::uint64_t{1} << 40;  ///< ceiling of L
   std::uint64_t min_tile_batch = 4096;                    ///< floor of the tiles per batch
   std::uint64_t max_tile_batch = std::uint64_t{1} << 28;  ///< ceiling of the tiles per batch
+  std::uint64_t pieces = 0;  ///< pieces per destination group of the forward exchange (0: pieces_of's default)
 };
+
+/// Most pieces per destination group of the forward exchange.
+inline constexpr std::uint64_t max_pieces = 16;
+
+/// Pieces per destination group of the forward exchange on P ranks: about 8 sends in all
+/// (P - 1 groups), so the walk of one piece hides the transfer of the one before; every rank
+/// computes the same number.
+inline std::uint64_t pieces_of(int num_ranks, const shuffle_tuning& tuning) {
+  if (tuning.pieces != 0) return std::min(tuning.pieces, max_pieces);
+  const auto others = static_cast<std::uint64_t>(num_ranks > 1 ? num_ranks - 1 : 1);
+  return std::clamp<std::uint64_t>(ceil_div(8, others), 1, max_pieces);
+}
+
+/// C, the chunk budget of a range pass of a rank holding n items.
+inline std::uint64_t chunk_budget_of(std::uint64_t n, const shuffle_tuning& tuning) {
+  return std::clamp<std::uint64_t>(2 * ceil_div(n, split_chunk) + 2, tuning.min_chunks, tuning.max_chunks);
+}
 
 /// The temporary storage of one rank's distributed shuffle (file comment, "Temporary storage").
 struct shuffle_temp {
@@ -210,8 +232,8 @@ inline shuffle_temp plan_temp(std::uint64_t n, int num_ranks, std::size_t item_b
                               const shuffle_tuning& tuning) {
   const auto P = static_cast<std::uint64_t>(num_ranks);
   shuffle_temp t;
-  t.scratch_words = (P + 1) * std::max<std::uint64_t>(shuffle_record_words, P);
-  t.chunk_budget = std::clamp<std::uint64_t>(2 * ceil_div(n, split_chunk) + 2, tuning.min_chunks, tuning.max_chunks);
+  t.scratch_words = (P + 1) * std::max<std::uint64_t>(shuffle_record_words, P * pieces_of(num_ranks, tuning));
+  t.chunk_budget = chunk_budget_of(n, tuning);
   t.tile_batch = std::clamp<std::uint64_t>(4 * ceil_div(n, std::uint64_t{1} << shuffle_tile_bits) + 2,
                                            tuning.min_tile_batch, tuning.max_tile_batch);
   const std::uint64_t own_tiles = ceil_div(n, segment_tile_items);
@@ -343,6 +365,28 @@ struct range_chunks {
   std::uint64_t first = 0, end = 0, length = split_chunk, count = 0;
 };
 
+/// Piece j (of K) of a range pass's chunks starts at chunk floor(j C / K) (C = count chunks): the
+/// forward exchange sends each destination's group in K pieces, each a run of whole chunks of the
+/// receiver's range pass, so the receiver's count gives the size of every piece.
+ONEPASS_HD inline std::uint64_t piece_first_chunk(const range_chunks& c, std::uint64_t piece, std::uint64_t pieces) {
+  return c.count * piece / pieces;
+}
+
+/// counts[s * K + j] = piece j's flagged indices of the range pass `chunks` whose image lies in
+/// rank s's input positions, from range_count's scanned places (split[s * C + c]: the place of
+/// (s, c) in the source-grouped order; n_flagged in all).
+template <int Unused = 0>
+__global__ void piece_counts_kernel(const std::uint64_t* split, range_chunks chunks, std::uint32_t num_ranks,
+                                    std::uint64_t pieces, std::uint64_t n_flagged, std::uint64_t* counts) {
+  const std::uint64_t places = static_cast<std::uint64_t>(num_ranks) * chunks.count;
+  for (std::uint64_t k = threadIdx.x; k < num_ranks * pieces; k += blockDim.x) {
+    const std::uint64_t s = k / pieces, j = k % pieces;
+    const std::uint64_t lo = s * chunks.count + piece_first_chunk(chunks, j, pieces);
+    const std::uint64_t hi = s * chunks.count + piece_first_chunk(chunks, j + 1, pieces);
+    counts[k] = (hi < places ? split[hi] : n_flagged) - (lo < places ? split[lo] : n_flagged);
+  }
+}
+
 /// The owners of a range pass's indices, evaluated: owner(i, hi) = the rank q owning the input
 /// position g(i) when i < hi and g(i) < N, else P.
 template <class E>
@@ -369,7 +413,7 @@ struct recorded_owner {
   }
 };
 
-/// Step 2's count: counts[q * chunks + c] = chunk c's flagged indices whose image lies in rank
+/// Step 3's count: counts[q * chunks + c] = chunk c's flagged indices whose image lies in rank
 /// q's input positions (offsets[q] .. offsets[q + 1]); totals[c] = chunk c's flagged indices.
 /// One warp per chunk; `num_ranks` 32-bit counters per warp in dynamic shared memory.
 template <class Owner>
@@ -558,17 +602,28 @@ std::vector<std::uint64_t> index_boundaries(const char* function, const bijectio
 
 /// The chunks of the range pass over [first, end) within the budget C of the storage: chunks of
 /// split_chunk indices, longer (a multiple of 32) when the range needs more than C of them.
-inline range_chunks chunks_of(std::uint64_t first, std::uint64_t end, const shuffle_buffers& b) {
+inline range_chunks chunks_of(std::uint64_t first, std::uint64_t end, std::uint64_t chunk_budget) {
   range_chunks c;
   c.first = first;
   c.end = end;
   const std::uint64_t length = end - first;
-  c.length = std::max(split_chunk, ceil_div(ceil_div(length, b.layout.chunk_budget), 32) * 32);
+  c.length = std::max(split_chunk, ceil_div(ceil_div(length, chunk_budget), 32) * 32);
   c.count = ceil_div(length, c.length);
   return c;
 }
+inline range_chunks chunks_of(std::uint64_t first, std::uint64_t end, const shuffle_buffers& b) {
+  return chunks_of(first, end, b.layout.chunk_budget);
+}
 
-/// Step 2's count over the range `chunks` (owner: evaluated_owner or recorded_owner), then the
+/// The indices of piece j of `c`: [first, end).
+inline std::pair<std::uint64_t, std::uint64_t> piece_indices(const range_chunks& c, std::uint64_t piece,
+                                                             std::uint64_t pieces) {
+  const std::uint64_t lo = c.first + piece_first_chunk(c, piece, pieces) * c.length;
+  const std::uint64_t hi = c.first + piece_first_chunk(c, piece + 1, pieces) * c.length;
+  return {std::min(lo, c.end), std::min(hi, c.end)};
+}
+
+/// Step 3's count over the range `chunks` (owner: evaluated_owner or recorded_owner), then the
 /// scans: b.split = the place of each (rank, chunk) in the rank-grouped order, b.totals = each
 /// chunk's first flagged index; d_rank_totals[q] = the flagged indices owned by rank q (P words;
 /// n_flagged in all).
@@ -604,21 +659,25 @@ void range_move(const Owner& owner, const range_chunks& chunks, shuffle_buffers&
   ONEPASS_CUDA_CHECK_LAUNCH();
 }
 
-/// Step 3 (forward: dst[m] = src[g(i_m) - own_first]) or the unshuffle's placement (Inverse:
-/// dst[g(i_m) - own_first] = src[m]) over the whole domain [0, domain), i_m the m-th index whose
-/// image is one of this rank's own positions [own_first, own_first + own_count), through
-/// Bijective2's kernels, in segments of at most L look-back tiles. A segment after the first
-/// starts where the last one's look-back ended (read back: a wait for the stream). `record`:
-/// where to write the owners of the rank's own index range (forward; nothing by default). The
-/// pass runs even when the rank holds no items if it has owners to record.
+/// Steps 2 and 4 (forward: dst[m] = src[g(i_m) - own_first]) or the unshuffle's placement (Inverse:
+/// dst[g(i_m) - own_first] = src[m]) over the indices [start, end) of the domain, i_m the m-th
+/// index of them whose image is one of this rank's own positions [own_first, own_first +
+/// own_count), through Bijective2's kernels, in segments of at most L look-back tiles. A segment
+/// after the first starts where the last one's look-back ended (read back: a wait for the
+/// stream). `record`: where to write the owners of the indices [record.lo, record.hi) (forward;
+/// nothing by default); `flagged`: the number of such indices in [start, end) when known (the
+/// pass then ends when it has placed them), else ~0. The pass runs even when the rank holds no
+/// items if it has owners to record.
 template <bool Inverse, class T, class E>
-void domain_pass(const E& g, std::uint64_t domain, std::uint64_t own_first, std::uint64_t own_count,
-                 shuffle_buffers& b, const T* src, T* dst, cudaStream_t stream, const owner_record& record = {}) {
-  if (own_count == 0 && record.owners == nullptr) return;
+void domain_range_pass(const E& g, std::uint64_t start, std::uint64_t end, std::uint64_t own_first,
+                       std::uint64_t own_count, shuffle_buffers& b, const T* src, T* dst, cudaStream_t stream,
+                       const owner_record& record = {}, std::uint64_t flagged = ~std::uint64_t{0}) {
+  if ((own_count == 0 || flagged == 0) && record.owners == nullptr) return;
   const std::uint64_t segment = b.layout.segment_tiles * segment_tile_items;
+  const std::uint64_t expected = std::min(own_count, flagged);
   std::uint64_t done = 0;  // own positions placed by the earlier segments
-  for (std::uint64_t first = 0; first < domain; first += segment) {
-    const std::uint64_t length = std::min(segment, domain - first);
+  for (std::uint64_t first = start; first < end; first += segment) {
+    const std::uint64_t length = std::min(segment, end - first);
     const own_images<E> images{g, first, own_first, own_count, record};
     // num_items = 2^64 - 1: own_images maps the positions that are not this rank's to ~0, so
     // the flag "image < num_items" is "own position"; and the look-back's 62-bit prefix is then
@@ -638,7 +697,7 @@ void domain_pass(const E& g, std::uint64_t domain, std::uint64_t own_first, std:
                            sg::run_bijective2_over<Policy, false>(b.state, src, dst + done, bound, length, images,
                                                                   stream);
                        });
-    if (first + length < domain) {
+    if (first + length < end) {
       // The segment's own positions: the value of its last tile's inclusive prefix.
       std::uint64_t word = 0;
       const auto* words =
@@ -647,9 +706,16 @@ void domain_pass(const E& g, std::uint64_t domain, std::uint64_t own_first, std:
       ONEPASS_CUDA_CHECK(cudaMemcpyAsync(&word, words + (tiles - 1), sizeof(word), cudaMemcpyDeviceToHost, stream));
       ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
       done += scan::descriptor_value(word);
-      if (done >= own_count && (record.owners == nullptr || first + length >= record.hi)) return;
+      if (done >= expected && (record.owners == nullptr || first + length >= record.hi)) return;
     }
   }
+}
+
+/// domain_range_pass over the whole domain [0, domain).
+template <bool Inverse, class T, class E>
+void domain_pass(const E& g, std::uint64_t domain, std::uint64_t own_first, std::uint64_t own_count,
+                 shuffle_buffers& b, const T* src, T* dst, cudaStream_t stream, const owner_record& record = {}) {
+  domain_range_pass<Inverse>(g, 0, domain, own_first, own_count, b, src, dst, stream, record);
 }
 
 /// The send and receive counts from the all-gather of every rank's P per-rank totals
@@ -686,49 +752,176 @@ inline void exchange_counts(const char* function, std::uint64_t* d_counts, bool 
                           std::to_string(n) + " (internal error: the ranks' plans disagree)");
 }
 
-/// The own group of the forward placement: this rank's items for itself stay in the send
-/// buffer (the exchange does not copy them) and are read from there.
-template <class T>
-own_group<T> own_of(const T* send, const std::vector<std::uint64_t>& send_counts,
-                    const std::vector<std::uint64_t>& recv_counts, rank_view ranks) {
-  const auto me = static_cast<std::size_t>(ranks.rank);
-  const std::uint64_t sent_before = offsets_of(send_counts)[me], received_before = offsets_of(recv_counts)[me];
-  return {static_cast<std::uint32_t>(ranks.rank), send,
-          static_cast<std::int64_t>(sent_before) - static_cast<std::int64_t>(received_before)};
+/// The forward exchange's plan on this rank: how many items it sends to and receives from
+/// every rank, piece by piece (K pieces per group; piece j of a group is the run of chunks
+/// piece_first_chunk(j) .. (j + 1) of the receiver's range pass).
+struct piece_plan {
+  std::uint64_t pieces = 1;                       ///< K
+  std::vector<std::uint64_t> send, recv;          ///< [q * K + j]: piece j to / from rank q
+  std::vector<std::uint64_t> send_counts, recv_counts;  ///< per rank: the sums over the pieces
+};
+
+/// The forward exchange's plan from the all-gather of every rank's P * K receive counts per
+/// source and piece (d_counts[0 .. P K)). Checks that the rank sends and receives n items. Waits
+/// for the stream.
+inline piece_plan exchange_piece_counts(const char* function, std::uint64_t* d_counts, std::uint64_t pieces,
+                                        std::uint64_t n, rank_view ranks, ncclComm_t comm, cudaStream_t stream) {
+  const auto P = static_cast<std::size_t>(ranks.size);
+  const std::size_t row = P * pieces;
+  all_gather_words(d_counts, d_counts + row, row, comm, stream, function);
+  std::vector<std::uint64_t> all(P * row);
+  ONEPASS_CUDA_CHECK(cudaMemcpyAsync(all.data(), d_counts + row, all.size() * sizeof(std::uint64_t),
+                                     cudaMemcpyDeviceToHost, stream));
+  ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  piece_plan plan;
+  plan.pieces = pieces;
+  plan.send.assign(row, 0);
+  plan.recv.assign(row, 0);
+  plan.send_counts.assign(P, 0);
+  plan.recv_counts.assign(P, 0);
+  const auto r = static_cast<std::size_t>(ranks.rank);
+  for (std::size_t q = 0; q < P; ++q)
+    for (std::size_t j = 0; j < pieces; ++j) {
+      // all[a * P K + s * K + j]: what rank a receives from rank s in piece j.
+      plan.recv[q * pieces + j] = all[r * row + q * pieces + j];
+      plan.send[q * pieces + j] = all[q * row + r * pieces + j];
+      plan.recv_counts[q] += plan.recv[q * pieces + j];
+      plan.send_counts[q] += plan.send[q * pieces + j];
+    }
+  const std::uint64_t received = offsets_of(plan.recv_counts).back();
+  const std::uint64_t sent = offsets_of(plan.send_counts).back();
+  if (received != n || sent != n)
+    throw runtime_failure(std::string(function) + ": rank " + std::to_string(ranks.rank) + " would send " +
+                          std::to_string(sent) + " and receive " + std::to_string(received) + " items for its " +
+                          std::to_string(n) + " (internal error: the ranks' plans disagree)");
+  return plan;
 }
 
-/// Steps 2-5 of shuffle (Forward) or unshuffle for the map g over the domain [0, domain), this
-/// rank's index range [lo, hi) and the position offsets (already in b.bounds). The forward
-/// shuffle has the domain pass record the owners of [lo, hi) when they fit the storage's owner
-/// array (C * 1024 indices: always for an even split), and counts and places from them; else,
-/// and for the unshuffle, the range passes evaluate g.
-template <bool Forward, class T, class E>
-void shuffle_steps(const char* function, const E& g, std::uint64_t N, std::uint64_t domain, std::uint64_t lo,
-                   std::uint64_t hi, const T* d_in, T* d_out, std::uint64_t n, std::uint64_t first,
-                   shuffle_buffers& b, rank_view ranks, ncclComm_t comm, cudaStream_t stream) {
-  const auto P = static_cast<std::uint32_t>(ranks.size);
-  const range_chunks chunks = chunks_of(lo, hi, b);
-  std::uint64_t* d_counts = b.scratch;  // [P] own totals, then [P * P] all of them
+/// A non-blocking stream of the greatest priority forked from `stream` (its NCCL kernels are
+/// then scheduled ahead of the walk's blocks), joined back to `stream` when destroyed, however
+/// the scope ends.
+class priority_side_stream {
+ public:
+  explicit priority_side_stream(cudaStream_t stream) : stream_(stream) {
+    int least = 0, greatest = 0;
+    ONEPASS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    ONEPASS_CUDA_CHECK(cudaStreamCreateWithPriority(&side_, cudaStreamNonBlocking, greatest));
+    ONEPASS_CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming));
+    wait_for_main();
+  }
+  priority_side_stream(const priority_side_stream&) = delete;
+  priority_side_stream& operator=(const priority_side_stream&) = delete;
+  ~priority_side_stream() {
+    cudaEventRecord(event_, side_);
+    cudaStreamWaitEvent(stream_, event_, 0);
+    cudaEventDestroy(event_);  // released once done (CUDA defers the destruction of busy events and streams)
+    cudaStreamDestroy(side_);
+  }
+  /// The side stream waits for what is enqueued on the main stream so far.
+  void wait_for_main() {
+    ONEPASS_CUDA_CHECK(cudaEventRecord(event_, stream_));
+    ONEPASS_CUDA_CHECK(cudaStreamWaitEvent(side_, event_, 0));
+  }
+  cudaStream_t get() const { return side_; }
+
+ private:
+  cudaStream_t stream_ = nullptr, side_ = nullptr;
+  cudaEvent_t event_ = nullptr;
+};
+
+/// The forward walk of the other ranks' index ranges, pipelined with the exchange (steps 2 and
+/// 4 for q != r): for step k = 1 .. P - 1 and piece j = 0 .. K - 1 the walk of piece j of rank
+/// (r + k) % P's range writes its items into the send buffer (own group first, then the groups
+/// of ranks r + 1, r + 2, ... in that order), and a grouped ncclSend of them to that rank and
+/// ncclRecv of piece j from rank (r - k) % P (into the receive buffer, sources in rank order,
+/// pieces in order) are enqueued on a side stream after it, so that each piece's transfer runs
+/// during the next piece's walk. `index_bounds`: i_0 .. i_P; `counts`: the ranks' item counts.
+template <class T, class E>
+void walk_and_exchange(const char* function, const E& g, const std::vector<std::uint64_t>& index_bounds,
+                       const std::vector<std::uint64_t>& counts, const piece_plan& plan, const T* d_in,
+                       std::uint64_t n, std::uint64_t first, shuffle_buffers& b, const shuffle_tuning& tuning,
+                       rank_view ranks, ncclComm_t comm, cudaStream_t stream) {
+  const int P = ranks.size, me = ranks.rank;
+  const std::uint64_t K = plan.pieces;
   T* send = reinterpret_cast<T*>(b.send);
   T* recv = reinterpret_cast<T*>(b.recv);
-  std::vector<std::uint64_t> send_counts, recv_counts;
+  const auto recv_offsets = offsets_of(plan.recv_counts);
+  priority_side_stream side(stream);
+  std::uint64_t sent = plan.send_counts[static_cast<std::size_t>(me)];  // the own group comes first
+  for (int step = 1; step < P; ++step) {
+    const int to = (me + step) % P, from = (me - step + P) % P;
+    const range_chunks theirs = chunks_of(index_bounds[to], index_bounds[to + 1],
+                                          chunk_budget_of(counts[static_cast<std::size_t>(to)], tuning));
+    std::uint64_t received = recv_offsets[static_cast<std::size_t>(from)];
+    for (std::uint64_t j = 0; j < K; ++j) {
+      const std::uint64_t out = plan.send[static_cast<std::size_t>(to) * K + j];
+      const std::uint64_t in = plan.recv[static_cast<std::size_t>(from) * K + j];
+      const auto [lo, hi] = piece_indices(theirs, j, K);
+      domain_range_pass<false>(g, lo, hi, first, n, b, d_in, send + sent, stream, owner_record{}, out);
+      if (out == 0 && in == 0) continue;
+      side.wait_for_main();
+      check_nccl(ncclGroupStart(), function, "ncclGroupStart");
+      if (out > 0)
+        check_nccl(ncclSend(send + sent, out * sizeof(T), ncclUint8, to, comm, side.get()), function, "ncclSend");
+      if (in > 0)
+        check_nccl(ncclRecv(recv + received, in * sizeof(T), ncclUint8, from, comm, side.get()), function,
+                   "ncclRecv");
+      check_nccl(ncclGroupEnd(), function, "ncclGroupEnd");
+      sent += out;
+      received += in;
+    }
+  }
+}
+
+/// Steps 1-5 of shuffle (Forward) or unshuffle for the map g over the domain [0, domain), the
+/// ranks' index ranges [i_q, i_{q+1}) (`index_bounds`), their item counts and position offsets
+/// (already in b.bounds).
+///
+/// Forward: the walk of the rank's own range [lo, hi) comes first; it puts the rank's items for
+/// itself at the start of the send buffer and records the owners of [lo, hi) when they fit the
+/// storage's owner array (C * 1024 indices: always for an even split). The count of [lo, hi)
+/// per source and piece (from the record, else evaluating g again) and one all-gather of those
+/// P K words give every rank the sizes of every piece it sends and receives; then the walk of
+/// the other ranks' ranges runs piece by piece with the exchange behind it
+/// (walk_and_exchange), and the placement reads the receive buffer and, for its own group, the
+/// send buffer. The unshuffle: the evaluated count and multisplit of [lo, hi), the exchange,
+/// and the inverse walk over the whole domain.
+template <bool Forward, class T, class E>
+void shuffle_steps(const char* function, const E& g, std::uint64_t N, std::uint64_t domain,
+                   const std::vector<std::uint64_t>& index_bounds, const std::vector<std::uint64_t>& counts,
+                   const T* d_in, T* d_out, std::uint64_t first, shuffle_buffers& b, const shuffle_tuning& tuning,
+                   rank_view ranks, ncclComm_t comm, cudaStream_t stream) {
+  const auto P = static_cast<std::uint32_t>(ranks.size);
+  const std::uint64_t lo = index_bounds[ranks.rank], hi = index_bounds[ranks.rank + 1];
+  const std::uint64_t n = counts[ranks.rank];
+  const range_chunks chunks = chunks_of(lo, hi, b);
+  std::uint64_t* d_counts = b.scratch;  // [P] own totals, then [P * P] all of them (forward: P K, P P K)
+  T* send = reinterpret_cast<T*>(b.send);
+  T* recv = reinterpret_cast<T*>(b.recv);
   const evaluated_owner<E> evaluated{g, N, b.bounds, P};
   if constexpr (Forward) {
-    // The walk records the sources of [lo, hi) when they fit; the count and the placement then
-    // read them, else evaluate g again.
     const bool record = hi - lo <= b.layout.owner_capacity;
-    domain_pass<false>(g, domain, first, n, b, d_in, send, stream,
-                       record ? owner_record{b.owners, lo, hi, b.bounds, P, N} : owner_record{});
+    domain_range_pass<false>(g, lo, hi, first, n, b, d_in, send, stream,
+                             record ? owner_record{b.owners, lo, hi, b.bounds, P, N} : owner_record{});
+    const std::uint64_t K = pieces_of(ranks.size, tuning);
     auto count_exchange_place = [&](const auto& owner) {
       range_count(owner, chunks, n, b, P, d_counts, stream);
-      exchange_counts(function, d_counts, true, n, ranks, comm, stream, send_counts, recv_counts);
-      exchange({exchange_array{send, recv, sizeof(T)}}, send_counts, recv_counts, ranks, comm, stream, function,
-               false);
-      range_move<true>(owner, chunks, b, P, recv, d_out, stream, own_of(send, send_counts, recv_counts, ranks));
+      if (chunks.count == 0)
+        ONEPASS_CUDA_CHECK(cudaMemsetAsync(d_counts, 0, P * K * sizeof(std::uint64_t), stream));
+      else
+        piece_counts_kernel<<<1, shuffle_block, 0, stream>>>(b.split, chunks, P, K, n, d_counts);
+      ONEPASS_CUDA_CHECK_LAUNCH();
+      const piece_plan plan = exchange_piece_counts(function, d_counts, K, n, ranks, comm, stream);
+      walk_and_exchange(function, g, index_bounds, counts, plan, d_in, n, first, b, tuning, ranks, comm, stream);
+      const auto me = static_cast<std::size_t>(ranks.rank);
+      const own_group<T> own{static_cast<std::uint32_t>(ranks.rank), send,
+                             -static_cast<std::int64_t>(offsets_of(plan.recv_counts)[me])};
+      range_move<true>(owner, chunks, b, P, recv, d_out, stream, own);
     };
     if (record) count_exchange_place(recorded_owner{b.owners, lo, P});
     else count_exchange_place(evaluated);
   } else {
+    std::vector<std::uint64_t> send_counts, recv_counts;
     range_count(evaluated, chunks, n, b, P, d_counts, stream);
     range_move<false>(evaluated, chunks, b, P, d_in, send, stream);
     exchange_counts(function, d_counts, false, n, ranks, comm, stream, send_counts, recv_counts);
@@ -846,14 +1039,14 @@ void shuffle_call(const char* function, void* d_temp, std::size_t& temp_bytes, c
     const std::uint64_t domain = index_tiling(f.domain_bits()).domain;
     sg::with_evaluator(f, [&](const auto& g) {
       const auto index_bounds = index_boundaries(function, f, g, N, offsets, b, ranks, comm, stream);
-      shuffle_steps<Forward>(function, g, N, domain, index_bounds[ranks.rank], index_bounds[ranks.rank + 1], d_in,
-                             d_out, n, first, b, ranks, comm, stream);
+      shuffle_steps<Forward>(function, g, N, domain, index_bounds, counts, d_in, d_out, first, b, tuning, ranks, comm,
+                             stream);
     });
   } else {
     const auto sigma = shuffle::walking_permutation::for_length(N, seed, rounds);
     sg::with_evaluator(sigma.bijection(), [&](const auto& e) {
       const walking_evaluator<std::decay_t<decltype(e)>> g{e, N, sigma.swap01()};
-      shuffle_steps<Forward>(function, g, N, N, first, first + n, d_in, d_out, n, first, b, ranks, comm, stream);
+      shuffle_steps<Forward>(function, g, N, N, offsets, counts, d_in, d_out, first, b, tuning, ranks, comm, stream);
     });
   }
 }
