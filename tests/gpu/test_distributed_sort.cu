@@ -188,6 +188,23 @@ TEST_P(DistributedSort, BadArgumentsOnOneRankMakeEveryRankThrow) {
   });
   for (int r = 0; r < P; ++r)
     EXPECT_NE(disagree[r].find("descending"), std::string::npos) << "rank " << r << ": '" << disagree[r] << "'";
+  // Key types of the same size that differ (uint32 on rank 0, float elsewhere).
+  const auto types = onepass::testing::errors_of_ranks(P, [&](int r, ncclComm_t comm, cudaStream_t stream) {
+    const std::uint64_t n = 100;
+    dev k0(n * 4), k1(n * 4), temp(1 << 26);
+    std::size_t bytes = 0;
+    if (r == 0) {
+      dist::double_buffer<std::uint32_t> keys(k0.as<std::uint32_t>(), k1.as<std::uint32_t>());
+      dist::sort_keys(nullptr, bytes, keys, n, comm, stream);
+      dist::sort_keys(temp.p, bytes, keys, n, comm, stream);
+    } else {
+      dist::double_buffer<float> keys(k0.as<float>(), k1.as<float>());
+      dist::sort_keys(nullptr, bytes, keys, n, comm, stream);
+      dist::sort_keys(temp.p, bytes, keys, n, comm, stream);
+    }
+  });
+  for (int r = 0; r < P; ++r)
+    EXPECT_NE(types[r].find("the key type"), std::string::npos) << "rank " << r << ": '" << types[r] << "'";
 }
 
 TEST_P(DistributedSort, BitRangeIsCheckedBeforeCommunicating) {

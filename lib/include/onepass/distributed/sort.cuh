@@ -463,6 +463,14 @@ struct sort_storage {
   std::uint64_t num_tiles = 0;
 };
 
+/// The key type as one agreed word: its size in bytes, plus 256 for a floating-point type and
+/// 512 for a signed integer (int64 and double, or uint32 and int32, differ).
+template <class Key>
+constexpr std::uint64_t key_type_code() {
+  return sizeof(Key) + (std::is_floating_point_v<Key> ? 256u : 0u) +
+         (std::is_integral_v<Key> && std::is_signed_v<Key> ? 512u : 0u);
+}
+
 /// Words of the agreement record: status, 5 agreed arguments, n.
 inline constexpr std::size_t sort_record_words = 7;
 
@@ -604,8 +612,9 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
     local_error = e.what();
   }
   agreement_words record;
-  record.agreed = {sizeof(Key), has_values ? sizeof(Value) : 0, range.begin, range.end, descending ? 1u : 0u};
-  record.agreed_names = {"the key type's size", "the value type's size", "begin_bit", "end_bit", "descending"};
+  record.agreed = {key_type_code<Key>(), has_values ? sizeof(Value) : 0, range.begin, range.end, descending ? 1u : 0u};
+  record.agreed_names = {"the key type (its kind and size)", "the value type's size", "begin_bit", "end_bit",
+                         "descending"};
   record.own = {n};
   std::vector<std::uint64_t> counts(ranks.size);
   {
