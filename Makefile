@@ -3,6 +3,7 @@
 #   make test       build and run the CPU test suite and the report's Python unit tests (tests/python),
 #                   plus a smoke run of the figure pipeline
 #   make test-gpu   run the GPU test suite (needs an NVIDIA GPU)
+#   make test-gpu-sanitize   the public GPU primitives under compute-sanitizer's four tools (needs a GPU)
 #   make paper      regenerate the report from existing results, and its PDF beside it (REPORT with .pdf
 #                   for .md, figures embedded; needs python3-markdown and weasyprint, else says it skipped the PDF)
 #   make deps       install missing Debian packages
@@ -56,7 +57,7 @@ GPU_EXPERIMENTS := table1_gpu_shuffle fig10_fusion onesweep_fig09_keys32 oneswee
 # them like any GPU experiment.
 PYTHON_GPU_EXPERIMENTS := python_peers sampler
 
-.PHONY: all deps configure build test test-python test-python-pkg test-gpu test-gpu-long figures experiments seed-replicates gpu-experiments plots paper smoke \
+.PHONY: all deps configure build test test-python test-python-pkg test-gpu test-gpu-long test-gpu-sanitize figures experiments seed-replicates gpu-experiments plots paper smoke \
         record-gpu clean
 
 all: build
@@ -140,6 +141,15 @@ test-gpu: build
 	else \
 	  $(if $(filter paper,$(SCALE)),ONEPASS_GAUSSIAN_OUTPUTS_LOG2=$${ONEPASS_GAUSSIAN_OUTPUTS_LOG2:-38}) \
 	  ctest --test-dir $(BUILD_DIR) -L gpu --output-on-failure; \
+	fi
+
+# Every public GPU primitive at small sizes under compute-sanitizer's memcheck, racecheck,
+# synccheck and initcheck (scripts/gpu-sanitize.sh; logs in $(RESULTS_DIR)/sanitize/).
+test-gpu-sanitize: build
+	@if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then \
+	  echo "test-gpu-sanitize: no NVIDIA GPU here (nvidia-smi -L lists none): nothing ran"; \
+	else \
+	  bash scripts/gpu-sanitize.sh $(BUILD_DIR) $(RESULTS_DIR)/sanitize; \
 	fi
 
 # The GPU tests of minutes (label gpu_long: more than 2^31 elements, crowded digit places).
