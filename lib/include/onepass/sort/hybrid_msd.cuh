@@ -268,13 +268,19 @@ __device__ __forceinline__ std::uint64_t matrix_entries(const level_counts* coun
   return counts->tiles * radix + 1;
 }
 
+/// The entries step 1 writes: all but the last (whose exclusive scan is the level's total; the
+/// scan reads it as 0, so no entry is read before a kernel wrote it).
+__device__ __forceinline__ std::uint64_t matrix_written(const level_counts* counts) {
+  return counts->tiles * radix;
+}
+
 template <class Key>
 __global__ void __launch_bounds__(scan_block) scan_reduce_kernel(const level_counts* counts,
                                                                  const std::uint32_t* matrix,
                                                                  unsigned long long* chunk_sums) {
   using reduce_t = cub::BlockReduce<unsigned long long, scan_block>;
   __shared__ typename reduce_t::TempStorage s;
-  const std::uint64_t entries = matrix_entries(counts);
+  const std::uint64_t entries = matrix_entries(counts), written = matrix_written(counts);
   const std::uint64_t chunks = (entries + scan_chunk - 1) / scan_chunk;
   for (std::uint64_t c = blockIdx.x; c < chunks; c += gridDim.x) {
     unsigned long long sum = 0;
@@ -282,7 +288,7 @@ __global__ void __launch_bounds__(scan_block) scan_reduce_kernel(const level_cou
 #pragma unroll
     for (int i = 0; i < scan_items; ++i) {
       const std::uint64_t e = base + static_cast<std::uint64_t>(i) * scan_block + threadIdx.x;
-      if (e < entries) sum += matrix[e];
+      if (e < written) sum += matrix[e];
     }
     const unsigned long long total = reduce_t(s).Sum(sum);
     if (threadIdx.x == 0) chunk_sums[c] = total;
@@ -327,13 +333,14 @@ __global__ void __launch_bounds__(scan_block) scan_apply_kernel(const level_coun
     typename store_t::TempStorage store;
     typename scan_t::TempStorage scan;
   } s;
-  const std::uint64_t entries = matrix_entries(counts);
+  const std::uint64_t entries = matrix_entries(counts), written = matrix_written(counts);
   const std::uint64_t chunks = (entries + scan_chunk - 1) / scan_chunk;
   for (std::uint64_t c = blockIdx.x; c < chunks; c += gridDim.x) {
-    const std::uint64_t base = c * scan_chunk;
+    const std::uint64_t base = c * scan_chunk;  // base <= written: c < chunks
     const int valid = static_cast<int>(entries - base < scan_chunk ? entries - base : scan_chunk);
+    const int readable = static_cast<int>(written - base < scan_chunk ? written - base : scan_chunk);
     std::uint32_t v[scan_items];
-    load_t(s.load).Load(matrix + base, v, valid, 0u);
+    load_t(s.load).Load(matrix + base, v, readable, 0u);
     unsigned long long x[scan_items];
 #pragma unroll
     for (int i = 0; i < scan_items; ++i) x[i] = v[i];
