@@ -7,13 +7,19 @@
 // and paper 24, the highest order the optimiser controls). Writes
 // results/gaussian_hermite_failure.csv (one row per table x order) and .meta.json (with
 // the output quantum of the generator's table, quantum_log2_three / _four, which the
-// claim g_quanta reads).
+// claim g_quanta reads). Also rows with table "float_native": the float-native generator
+// (onepass/gaussian/float_lane.hpp; its table, the default one / 2^7, and float
+// coefficients), by generator_hermites_float, and notes float_native_first_failure_order_le_16
+// / _24, float_native_quantum_log2 and its detection time (23-bit mantissa).
+#include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "harness.hpp"
 #include "onepass/error.hpp"
+#include "onepass/gaussian/float_lane.hpp"
 #include "onepass/gaussian/table.hpp"
 #include "onepass/stats/hermite.hpp"
 
@@ -65,6 +71,36 @@ int main(int argc, char** argv) {
       r.row(name, n, static_cast<double>(hx[n]), static_cast<double>(th[n]), static_cast<double>(dm[n]),
             static_cast<double>(tm[n]), static_cast<double>(h::polynomial_failure_time(hx, n, z)), controlled ? 1 : 0);
     }
+  }
+  // The float-native generator (onepass/gaussian/float_lane.hpp): extra rows with table
+  // "float_native" (its own table: the default table / 2^7, rounded; float coefficients),
+  // the model of generator_hermites_float (X = p0 A + p1 B + w 2^-23 C22). Columns as above;
+  // controlled_by_optimiser 0 (the /128 rounding was not re-optimised).
+  {
+    const g::float_table& ft = g::default_float_table();
+    const auto hx = h::generator_hermites_float(ft, order);
+    const auto th = h::hermite_failure_times(hx, z);
+    const auto tm = h::moment_failure_times(hx, z);
+    const auto dm = h::moment_discrepancies(hx);
+    for (unsigned n = 1; n <= order; ++n)
+      r.row("float_native", n, static_cast<double>(hx[n]), static_cast<double>(th[n]), static_cast<double>(dm[n]),
+            static_cast<double>(tm[n]), static_cast<double>(h::polynomial_failure_time(hx, n, z)), 0);
+    auto first_failure = [&](unsigned up_to) {
+      long double t = std::numeric_limits<long double>::infinity();
+      for (unsigned n = 1; n <= std::min(up_to, order); ++n)
+        t = std::min({t, th[n], tm[n], h::polynomial_failure_time(hx, n, z)});
+      return static_cast<double>(t);
+    };
+    r.note("float_native_first_failure_order_le_16", std::to_string(first_failure(16)));
+    r.note("float_native_first_failure_order_le_24", std::to_string(first_failure(24)));
+    const int q = g::float_quantum_log2(ft.coeff);
+    r.note("float_native_coefficients", "p0=" + std::to_string(ft.coeff.p0) + " p1=" + std::to_string(ft.coeff.p1) +
+                                            " w=" + std::to_string(ft.coeff.w));
+    r.note("float_native_quantum_log2", std::to_string(q));
+    r.note("float_native_quantisation_detection_outputs",
+           std::to_string(static_cast<double>(h::quantisation_detection_outputs_bits(q, 23))));
+    r.note("float_native_model", "generator_hermites_float: X = p0 A + p1 B + w 2^-23 C, C = sum_{i<22} +-2^i, "
+                                 "independent parts; the three float roundings of the output are not modelled");
   }
   r.finish();
   return 0;

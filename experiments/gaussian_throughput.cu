@@ -39,8 +39,17 @@
 //       from cuRAND's Philox4_32_10 (curand4) instead of SplitMix64; checked by its moments.
 //   The same with floats: ours_memory_3_f32, ours_memory_4_f32, ours_memory_philox_3_f32, store_only_f32, and
 //   curand_host_philox_f32; dtype column f32.
-// Float in registers: ours_generator_f32_3 (the API's next_pair_float, 3 coefficients)
-// and cuRAND's curand_normal4 (curand_normal4, Philox4_32_10), dtype f32.
+// Float in registers: ours_generator_f32_3 (the API's next_pair_float, 3 coefficients),
+// ours_float_native_generator (the float-native generator's float_normal_generator::next4,
+// form column "float_native") and cuRAND's curand_normal4 (curand_normal4,
+// Philox4_32_10), dtype f32.
+// Float to memory also: ours_memory_float_native_f32 (generate_normal(float*, ...,
+// method::float_native), checked bit for bit against generate_normal_cpu float_native),
+// and cuRAND's other host-API configurations from the registry: curand_host_philox_dynamic
+// (CURAND_ORDERING_PSEUDO_DYNAMIC), curand_host_mrg32k3a (default ordering) and
+// curand_host_mrg32k3a_seeded (CURAND_ORDERING_PSEUDO_SEEDED), f64 and f32. The note
+// ratio_float_native gives the float-native bars against curand_normal4, cuRAND's fastest
+// float to-memory row and store_only_f32.
 //
 // Checks (untimed, after timing): in registers, the per-thread sums are added on the host
 // (long double); z = sum / sqrt(outputs) must be |z| < 6 for every generator (a dead or
@@ -79,9 +88,12 @@
 #include "onepass/launch_geometry.cuh"
 #include "onepass/gaussian/cpu_generate.hpp"
 #include "onepass/gaussian/entropy.hpp"
+#include "onepass/gaussian/float_cpu_generate.hpp"
+#include "onepass/gaussian/float_lane.hpp"
 #include "onepass/gaussian/generate.cuh"
 #include "onepass/gaussian/table.hpp"
 #include "onepass/gaussian/warp_gaussian.cuh"
+#include "onepass/gaussian/warp_gaussian_float.cuh"
 #include "onepass/registry.hpp"
 
 namespace {
@@ -194,6 +206,31 @@ __global__ void __launch_bounds__(block_threads)
     const float2 z = gen.next_pair_float();
     acc0 += z.x;
     acc1 += z.y;
+  }
+  sink[t] = static_cast<double>(acc0) + static_cast<double>(acc1);
+}
+
+/// The float-native generator in registers through its per-thread API
+/// (float_normal_generator, warp_gaussian_float.cuh): pairs_per_thread / 2 calls of
+/// next4() (four floats each, one Philox4x32-7 block; one next_pair() for an odd count), so
+/// 2 x pairs_per_thread outputs per thread as the other rows; signed table (32 KiB) filled
+/// once per block.
+__global__ void __launch_bounds__(block_threads)
+    ours_float_native_kernel(double* sink, std::uint64_t pairs_per_thread, std::uint64_t seed, const g::float_table tab) {
+  __shared__ alignas(16) float smem[g::float_smem_entries];
+  g::load_float_table_to_shared(smem, tab.entries);
+  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  g::float_normal_generator gen(smem, tab.coeff, seed, t);
+  float acc0 = 0.0f, acc1 = 0.0f;
+#pragma unroll 2
+  for (std::uint64_t q = 0; q + 1 < pairs_per_thread; q += 2) {  // same count in every lane: converged
+    const float4 v = gen.next4();
+    acc0 += v.x + v.y;
+    acc1 += v.z + v.w;
+  }
+  if (pairs_per_thread & 1u) {
+    const float2 v = gen.next_pair();
+    acc0 += v.x + v.y;
   }
   sink[t] = static_cast<double>(acc0) + static_cast<double>(acc1);
 }
@@ -436,6 +473,12 @@ int main(int argc, char** argv) {
               [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
                 ours_generator_f32_kernel<g::form::three><<<b, block_threads, 0, s>>>(sink, p, seed, tab);
               }, "f32");
+  const g::float_table& ftab = g::default_float_table();
+  in_register("ours_float_native_generator",
+              "ours float-native float_normal_generator API, next4 (in registers)", "float_native",
+              ours_float_native_kernel, [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
+                ours_float_native_kernel<<<b, block_threads, 0, s>>>(sink, p, seed, ftab);
+              }, "f32");
   in_register("curand_normal4", "cuRAND device API Philox4_32_10 curand_normal4, float (in registers)", "",
               curand_register_f32_kernel, [&](unsigned b, double* sink, std::uint64_t p, std::uint64_t seed) {
                 curand_register_f32_kernel<<<b, block_threads, 0, s>>>(sink, p, seed);
@@ -511,7 +554,19 @@ int main(int argc, char** argv) {
         std::vector<T> got(m);
         ONEPASS_EXPERIMENT_CUDA(cudaMemcpy(got.data(), out.get(), m * sizeof(T), cudaMemcpyDeviceToHost));
         bool ok = false;
-        if (e.library_definition) {
+        if constexpr (is_f32) {
+          if (e.float_native) {
+            std::vector<float> want(m);
+            g::generate_normal_cpu(want.data(), m, 0.0, 1.0, r.seed(), g::method::float_native);
+            ok = std::memcmp(got.data(), want.data(), m * sizeof(float)) == 0;
+            d.check = (ok ? "bit-exact vs generate_normal_cpu float_native on " : "DIFFERS from generate_normal_cpu "
+                                                                                  "float_native on ") +
+                      std::to_string(m) + " outputs";
+          }
+        }
+        if (e.float_native) {
+          // checked above (floats only)
+        } else if (e.library_definition) {
           std::vector<T> want(m);
           g::generate_normal_cpu(want.data(), m, 0.0, 1.0, r.seed(), tab,
                                  e.coefficients == 3 ? g::form::three : g::form::four);
@@ -524,16 +579,23 @@ int main(int argc, char** argv) {
         if (!ok) failed.push_back(name + ": " + d.check);
         emit(std::move(d));
       } catch (const std::exception& err) {
+        cudaGetLastError();
+        // A cuRAND ordering this cuRAND does not accept for the generator type is a
+        // configuration a user cannot choose: recorded as skipped, not as a failure.
+        if (std::string(err.what()).find("curandSetGeneratorOrdering") != std::string::npos) {
+          r.note("skipped_" + name, err.what());
+          ex::progress(experiment, "SKIPPED " + name + ": " + err.what());
+          return;
+        }
         failed.push_back(name + ": " + err.what());
         ex::progress(experiment, "FAILED " + failed.back());
-        cudaGetLastError();
       }
     };
     std::vector<reg::gaussian_entry> entries;  // the GPU entries that write T
     for (const auto& e : reg::gaussian_generators())
       if (e.where == reg::device::gpu && reg::supports(e, rdtype)) entries.push_back(e);
     for (const auto& e : entries)
-      if (e.library_definition) registry_row(e);
+      if (e.library_definition || e.float_native) registry_row(e);
     try {
       const unsigned blocks = resident_blocks(store_only_kernel<T>);
       row_data d{"store_only" + suffix, "store-only kernel writing the same " + type_word + " (to memory)",
@@ -584,7 +646,7 @@ int main(int argc, char** argv) {
       cudaGetLastError();
     }
     for (const auto& e : entries)
-      if (!e.library_definition) registry_row(e);
+      if (!e.library_definition && !e.float_native) registry_row(e);
   };
   for (int pass = 0; pass < 2; ++pass) {
     try {
@@ -617,6 +679,33 @@ int main(int argc, char** argv) {
   }
   r.note("ratio_vs_curand_normal2_double", bar.str());
   ex::progress(experiment, bar.str());
+  // The float-native generator's bars (issue 30): in registers >= 1.2 x curand_normal4; to
+  // memory >= 1.3 x cuRAND's fastest host-API float row and >= 0.9 x float store-only.
+  {
+    std::ostringstream fbar;
+    fbar.precision(4);
+    const double mine = rate_of("ours_float_native_generator"), n4 = rate_of("curand_normal4");
+    if (mine > 0 && n4 > 0)
+      fbar << "ours_float_native_generator / curand_normal4 = " << mine / n4
+           << (mine / n4 >= 1.2 ? " (meets" : " (misses") << " the 1.2 bar); ";
+    const double mem = rate_of("ours_memory_float_native_f32"), store = rate_of("store_only_f32");
+    double best = 0;
+    std::string best_name;
+    for (const auto& d : rows)
+      if (d.dtype == "f32" && d.mode == "to_memory" && d.algorithm.rfind("curand_host", 0) == 0 &&
+          d.outputs / d.time.median > best) {
+        best = d.outputs / d.time.median;
+        best_name = d.algorithm;
+      }
+    if (mem > 0 && best > 0)
+      fbar << "ours_memory_float_native_f32 / " << best_name << " (cuRAND's fastest float row) = " << mem / best
+           << (mem / best >= 1.3 ? " (meets" : " (misses") << " the 1.3 bar); ";
+    if (mem > 0 && store > 0)
+      fbar << "ours_memory_float_native_f32 / store_only_f32 = " << mem / store
+           << (mem / store >= 0.9 ? " (meets" : " (misses") << " the 0.9 bar); ";
+    r.note("ratio_float_native", fbar.str());
+    ex::progress(experiment, fbar.str());
+  }
   r.note("table", "onepass::gaussian::default_table()");
   r.note("register_outputs_log2", std::to_string(reg_log2));
   r.note("memory_outputs_log2", std::to_string(mem_log2));

@@ -9,6 +9,8 @@
 // could run after the CUDA runtime is torn down), so creating it is never part of a timed
 // call after the first. Every call sets the stream, the seed and offset 0, so the output
 // is a function of (n, dtype, seed) alone, as the family requires.
+// Also registered: curand_host_philox_dynamic, curand_host_mrg32k3a and
+// curand_host_mrg32k3a_seeded (the same calls with another generator type or ordering).
 #include <cuda_runtime.h>
 #include <curand.h>
 
@@ -17,6 +19,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <tuple>
 
 #include "onepass/call_protocol.hpp"
 #include "onepass/cuda_check.hpp"
@@ -26,50 +29,99 @@
 namespace {
 namespace reg = onepass::registry;
 
-void curand_ok(curandStatus_t status, const char* call) {
+void curand_ok(curandStatus_t status, const char* name, const char* call) {
   if (status != CURAND_STATUS_SUCCESS)
-    throw onepass::runtime_failure(std::string("curand_host_philox: ") + call + " failed with curandStatus_t " +
+    throw onepass::runtime_failure(std::string(name) + ": " + call + " failed with curandStatus_t " +
                                    std::to_string(static_cast<int>(status)));
 }
 
-/// The Philox generator of the current device, created on first use.
-curandGenerator_t philox_generator() {
+/// The generator of (type, ordering) on the current device, created on first use.
+curandGenerator_t host_generator(curandRngType_t type, curandOrdering_t ordering, bool set_ordering,
+                                 const char* name) {
   static std::mutex mutex;
-  static std::map<int, curandGenerator_t> generators;  // by device ordinal; never destroyed (see above)
+  static std::map<std::tuple<int, int, int>, curandGenerator_t> generators;  // never destroyed (see above)
   int device = 0;
   ONEPASS_CUDA_CHECK(cudaGetDevice(&device));
   std::lock_guard<std::mutex> lock(mutex);
-  auto it = generators.find(device);
+  const auto key = std::make_tuple(device, static_cast<int>(type), set_ordering ? static_cast<int>(ordering) : -1);
+  auto it = generators.find(key);
   if (it == generators.end()) {
     curandGenerator_t gen = nullptr;
-    curand_ok(curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_PHILOX4_32_10), "curandCreateGenerator");
-    it = generators.emplace(device, gen).first;
+    curand_ok(curandCreateGenerator(&gen, type), name, "curandCreateGenerator");
+    if (set_ordering) curand_ok(curandSetGeneratorOrdering(gen, ordering), name, "curandSetGeneratorOrdering");
+    it = generators.emplace(key, gen).first;
   }
   return it->second;
 }
 
-void curand_host_philox(void* d_out, std::size_t n, reg::gaussian_dtype dtype, const reg::gaussian_params& p,
-                        void* stream) {
-  const char* fn = "registry entry curand_host_philox";
-  if (n > 0) onepass::protocol::check_not_null(fn, "d_out", d_out, "when n > 0");
-  onepass::require(n % 2 == 0, fn, "n", "must be even (cuRAND draws normals in pairs), got " + std::to_string(n));
+void curand_host(const char* name, curandRngType_t type, curandOrdering_t ordering, bool set_ordering, void* d_out,
+                 std::size_t n, reg::gaussian_dtype dtype, const reg::gaussian_params& p, void* stream) {
+  const std::string fn = std::string("registry entry ") + name;
+  if (n > 0) onepass::protocol::check_not_null(fn.c_str(), "d_out", d_out, "when n > 0");
+  onepass::require(n % 2 == 0, fn.c_str(), "n", "must be even (cuRAND draws normals in pairs), got " + std::to_string(n));
   if (n == 0) return;
-  const curandGenerator_t gen = philox_generator();
-  curand_ok(curandSetStream(gen, static_cast<cudaStream_t>(stream)), "curandSetStream");
+  const curandGenerator_t gen = host_generator(type, ordering, set_ordering, name);
+  curand_ok(curandSetStream(gen, static_cast<cudaStream_t>(stream)), name, "curandSetStream");
   if (!p.continue_stream) {  // restart the stream at the seed (otherwise continue it: see gaussian_params)
-    curand_ok(curandSetPseudoRandomGeneratorSeed(gen, p.seed), "curandSetPseudoRandomGeneratorSeed");
-    curand_ok(curandSetGeneratorOffset(gen, 0), "curandSetGeneratorOffset");
+    curand_ok(curandSetPseudoRandomGeneratorSeed(gen, p.seed), name, "curandSetPseudoRandomGeneratorSeed");
+    curand_ok(curandSetGeneratorOffset(gen, 0), name, "curandSetGeneratorOffset");
   }
   if (dtype == reg::gaussian_dtype::f64) {
-    curand_ok(curandGenerateNormalDouble(gen, static_cast<double*>(d_out), n, 0.0, 1.0), "curandGenerateNormalDouble");
+    curand_ok(curandGenerateNormalDouble(gen, static_cast<double*>(d_out), n, 0.0, 1.0), name,
+              "curandGenerateNormalDouble");
   } else {
-    curand_ok(curandGenerateNormal(gen, static_cast<float*>(d_out), n, 0.0f, 1.0f), "curandGenerateNormal");
+    curand_ok(curandGenerateNormal(gen, static_cast<float*>(d_out), n, 0.0f, 1.0f), name, "curandGenerateNormal");
   }
+}
+
+void curand_host_philox(void* d_out, std::size_t n, reg::gaussian_dtype dtype, const reg::gaussian_params& p,
+                        void* stream) {
+  curand_host("curand_host_philox", CURAND_RNG_PSEUDO_PHILOX4_32_10, CURAND_ORDERING_PSEUDO_DEFAULT, false, d_out, n,
+              dtype, p, stream);
 }
 
 const reg::gaussian_registrar curand_host_philox_entry{reg::gaussian_entry{
     "curand_host_philox", reg::device::gpu, "cuRAND host API Philox4_32_10 curandGenerateNormal(Double)",
     "curandGenerateNormalDouble / curandGenerateNormal, CURAND_RNG_PSEUDO_PHILOX4_32_10, generator created once per device",
     "Philox4_32_10", {reg::gaussian_dtype::f64, reg::gaussian_dtype::f32}, curand_host_philox,
+    /*coefficients=*/0, /*library_definition=*/false, /*n_multiple=*/2}};
+
+// The other configurations a user can choose, so that the float comparison is against
+// cuRAND's fastest (issue 30): Philox with CURAND_ORDERING_PSEUDO_DYNAMIC (cuRAND may pick
+// the ordering fastest on the GPU), MRG32k3a with the default ordering, and MRG32k3a
+// with CURAND_ORDERING_PSEUDO_SEEDED. An ordering a generator does not support makes its
+// first call throw onepass::runtime_failure naming curandSetGeneratorOrdering.
+void curand_host_philox_dynamic(void* d_out, std::size_t n, reg::gaussian_dtype dtype, const reg::gaussian_params& p,
+                                void* stream) {
+  curand_host("curand_host_philox_dynamic", CURAND_RNG_PSEUDO_PHILOX4_32_10, CURAND_ORDERING_PSEUDO_DYNAMIC, true,
+              d_out, n, dtype, p, stream);
+}
+void curand_host_mrg32k3a(void* d_out, std::size_t n, reg::gaussian_dtype dtype, const reg::gaussian_params& p,
+                          void* stream) {
+  curand_host("curand_host_mrg32k3a", CURAND_RNG_PSEUDO_MRG32K3A, CURAND_ORDERING_PSEUDO_DEFAULT, false, d_out, n,
+              dtype, p, stream);
+}
+void curand_host_mrg32k3a_seeded(void* d_out, std::size_t n, reg::gaussian_dtype dtype,
+                                 const reg::gaussian_params& p, void* stream) {
+  curand_host("curand_host_mrg32k3a_seeded", CURAND_RNG_PSEUDO_MRG32K3A, CURAND_ORDERING_PSEUDO_SEEDED, true, d_out,
+              n, dtype, p, stream);
+}
+
+const reg::gaussian_registrar curand_host_philox_dynamic_entry{reg::gaussian_entry{
+    "curand_host_philox_dynamic", reg::device::gpu,
+    "cuRAND host API Philox4_32_10 ordering DYNAMIC curandGenerateNormal(Double)",
+    "curandGenerateNormal(Double), CURAND_RNG_PSEUDO_PHILOX4_32_10, CURAND_ORDERING_PSEUDO_DYNAMIC",
+    "Philox4_32_10", {reg::gaussian_dtype::f64, reg::gaussian_dtype::f32}, curand_host_philox_dynamic,
+    /*coefficients=*/0, /*library_definition=*/false, /*n_multiple=*/2}};
+const reg::gaussian_registrar curand_host_mrg32k3a_entry{reg::gaussian_entry{
+    "curand_host_mrg32k3a", reg::device::gpu, "cuRAND host API MRG32k3a curandGenerateNormal(Double)",
+    "curandGenerateNormal(Double), CURAND_RNG_PSEUDO_MRG32K3A, default ordering", "MRG32k3a",
+    {reg::gaussian_dtype::f64, reg::gaussian_dtype::f32}, curand_host_mrg32k3a,
+    /*coefficients=*/0, /*library_definition=*/false, /*n_multiple=*/2}};
+const reg::gaussian_registrar curand_host_mrg32k3a_seeded_entry{reg::gaussian_entry{
+    "curand_host_mrg32k3a_seeded", reg::device::gpu,
+    "cuRAND host API MRG32k3a ordering SEEDED curandGenerateNormal(Double)",
+    "curandGenerateNormal(Double), CURAND_RNG_PSEUDO_MRG32K3A, CURAND_ORDERING_PSEUDO_SEEDED", "MRG32k3a",
+    {reg::gaussian_dtype::f64, reg::gaussian_dtype::f32}, curand_host_mrg32k3a_seeded,
     /*coefficients=*/0, /*library_definition=*/false, /*n_multiple=*/2}};
 }  // namespace

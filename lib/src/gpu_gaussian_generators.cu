@@ -1,6 +1,8 @@
 // Registers the library's warp Gaussian generator (gaussian/generate.cuh, generate_normal)
 // in the Gaussian family, once per form: ours_memory_3 and ours_memory_4, N(0, 1) doubles
-// or floats with the default table, bit-identical to generate_normal_cpu. Article
+// or floats (the double rounded) with the default table, bit-identical to
+// generate_normal_cpu; and the float-native generator, ours_memory_float_native (floats,
+// bit-identical to generate_normal_cpu(..., method::float_native)). Article
 // "Training a random Gaussian generator" (the whole generator; the to-memory use is the
 // section "Tail tests and measuring the speed of the generator").
 #include <cuda_runtime.h>
@@ -47,6 +49,30 @@ reg::gaussian_entry ours_entry(g::form f) {
   return e;
 }
 
+/// The float-native generator (gaussian/float_lane.hpp, warp_gaussian_float.cuh):
+/// generate_normal(d_out, n, 0, 1, seed, method::float_native, stream), floats only.
+reg::gaussian_entry float_native_entry() {
+  reg::gaussian_entry e;
+  e.name = "ours_memory_float_native";
+  e.where = reg::device::gpu;
+  e.label = "ours float-native generate_normal";
+  e.description = "float-native warp Gaussian generator: exact float butterfly over a signed table, 3 float FMAs, "
+                  "one Philox4x32-7 block per four outputs, float4 stores (gaussian/warp_gaussian_float.cuh)";
+  e.entropy = "Philox4x32-7";
+  e.dtypes = {reg::gaussian_dtype::f32};
+  e.gpu_run = [](void* d_out, std::size_t n, reg::gaussian_dtype dtype, const reg::gaussian_params& p, void* stream) {
+    onepass::require(dtype == reg::gaussian_dtype::f32, "registry entry ours_memory_float_native", "dtype",
+                     "must be f32 (the float-native generator writes floats)");
+    g::generate_normal(static_cast<float*>(d_out), n, 0.0, 1.0, p.seed, g::method::float_native,
+                       static_cast<cudaStream_t>(stream));
+  };
+  e.coefficients = 0;
+  e.library_definition = false;
+  e.float_native = true;
+  return e;
+}
+
+const reg::gaussian_registrar ours_memory_float_native_entry{float_native_entry()};
 const reg::gaussian_registrar ours_memory_3_entry{ours_entry(g::form::three)};
 const reg::gaussian_registrar ours_memory_4_entry{ours_entry(g::form::four)};
 }  // namespace

@@ -219,6 +219,52 @@ std::vector<long double> generator_hermites(const gaussian::table& tab, gaussian
   return to_ld(out);
 }
 
+std::vector<long double> generator_hermites_float(const gaussian::float_table& tab, unsigned order) {
+  static const char* fn = "generator_hermites_float";
+  gaussian::table as_table{};
+  for (unsigned i = 0; i < gaussian::table_entries; ++i) as_table.entries[i] = tab.entries[i];
+  const subtables st = read_subtables(as_table, fn);
+  const auto binom = binomials(order);
+  const real p0 = tab.coeff.p0, p1 = tab.coeff.p1;
+  const real w = real(tab.coeff.w) * ldexp(real(1), -23);  // weight of C
+  constexpr unsigned c_terms = 22;
+  real var_x = 0;
+  for (unsigned s = 0; s < gaussian::subtable_count; ++s) var_x += 2 * (p0 * p0 + p1 * p1) * st.var[s];
+  std::vector<real> c_var(c_terms);
+  for (unsigned k = 0; k < c_terms; ++k) {
+    c_var[k] = w * w * pow(real(4), k);
+    var_x += c_var[k];
+  }
+  require(var_x > 0, fn, "tab", "must give the output a nonzero variance");
+  series out(order + 1, real(0));
+  out[0] = 1;
+  for (unsigned s = 0; s < gaussian::subtable_count; ++s) {
+    const series g = symmetric_series(st.values[s], st.probs, real(1), st.var[s] / var_x, order);
+    series ga(order + 1), gb(order + 1);
+    real pa = 1, pb = 1;
+    for (unsigned n = 0; n <= order; ++n, pa *= p0, pb *= p1) {
+      ga[n] = g[n] * pa;
+      gb[n] = g[n] * pb;
+    }
+    out = egf_product(out, power(ga, 2, binom), binom);
+    out = egf_product(out, power(gb, 2, binom), binom);
+  }
+  const std::vector<real> one_value{real(1)}, one_prob{real(1)};
+  for (unsigned k = 0; k < c_terms; ++k)
+    out = egf_product(out, symmetric_series(one_value, one_prob, w * pow(real(2), k), c_var[k] / var_x, order),
+                      binom);
+  return to_ld(out);
+}
+
+long double quantisation_detection_outputs_bits(int q_log2, unsigned mantissa_bits, long double count) {
+  require(q_log2 >= -1074 && q_log2 <= 0, "quantisation_detection_outputs_bits", "quantum_log2",
+          "must be in [-1074, 0]");
+  require(mantissa_bits >= 1 && mantissa_bits <= 52, "quantisation_detection_outputs_bits", "mantissa_bits",
+          "must be in [1, 52]");
+  const long double phi0 = 0.398942280401432677939946059934381868L;
+  return count / (2.0L * std::ldexp(1.0L, q_log2 + static_cast<int>(mantissa_bits)) * phi0);
+}
+
 std::vector<long double> hermite_failure_times(const std::vector<long double>& h, long double z) {
   std::vector<long double> t(h.size(), std::numeric_limits<long double>::infinity());
   for (std::size_t n = 1; n < h.size(); ++n)

@@ -3,7 +3,8 @@
 // here), for each output type it lists: n = 2^16 outputs have mean within 5 standard
 // errors of 0 and variance within 5 standard errors of 1; the same seed gives the same
 // output; entries that follow the library's definition equal generate_normal_cpu bit for
-// bit. Label `gpu`: skipped, and reported as skipped, on a machine without a GPU.
+// bit (the float-native entry: generate_normal_cpu(..., method::float_native)); a cuRAND
+// ordering that cuRAND refuses for a generator type is reported, not failed. Label `gpu`: skipped, and reported as skipped, on a machine without a GPU.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -11,7 +12,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iostream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../../examples/baselines/example_gaussian.cu"
@@ -57,6 +60,13 @@ void check_entry(const reg::gaussian_entry& e, reg::gaussian_dtype dtype) {
   const double mean = static_cast<double>(s1 / n), var = static_cast<double>(s2 / n) - mean * mean;
   EXPECT_LT(std::fabs(mean), 5.0 / std::sqrt(double(n))) << "mean " << mean;
   EXPECT_LT(std::fabs(var - 1.0), 5.0 * std::sqrt(2.0 / n)) << "variance " << var;  // Var(s^2) = 2 / n for N(0, 1)
+  if constexpr (std::is_same_v<T, float>) {
+    if (e.float_native) {  // the float-native generator: bit for bit its CPU twin
+      std::vector<float> want(n);
+      g::generate_normal_cpu(want.data(), n, 0.0, 1.0, seed, g::method::float_native);
+      EXPECT_EQ(std::memcmp(got.data(), want.data(), n * sizeof(float)), 0) << "differs from generate_normal_cpu";
+    }
+  }
   if (e.library_definition) {
     std::vector<T> want(n);
     g::generate_normal_cpu(want.data(), n, 0.0, 1.0, seed, g::default_table(),
@@ -72,8 +82,15 @@ TEST_F(GpuGaussianRegistry, EveryEntryIsStandardNormalAndOursIsBitExact) {
   ASSERT_GE(entries.size(), 4u) << "ours_memory_3, ours_memory_4, curand_host_philox, example_gaussian";
   for (const auto& e : entries) {
     ASSERT_EQ((std::size_t{1} << 16) % e.n_multiple, 0u) << e.name;
-    if (reg::supports(e, reg::gaussian_dtype::f64)) check_entry<double>(e, reg::gaussian_dtype::f64);
-    if (reg::supports(e, reg::gaussian_dtype::f32)) check_entry<float>(e, reg::gaussian_dtype::f32);
+    try {
+      if (reg::supports(e, reg::gaussian_dtype::f64)) check_entry<double>(e, reg::gaussian_dtype::f64);
+      if (reg::supports(e, reg::gaussian_dtype::f32)) check_entry<float>(e, reg::gaussian_dtype::f32);
+    } catch (const onepass::runtime_failure& err) {
+      // A cuRAND ordering this cuRAND refuses for the generator type (curand_host_*_seeded,
+      // _dynamic): said, not failed; any other failure fails.
+      if (std::string(err.what()).find("curandSetGeneratorOrdering") == std::string::npos) throw;
+      std::cout << "[ NOTE     ] " << e.name << " not checked: " << err.what() << "\n";
+    }
   }
 }
 

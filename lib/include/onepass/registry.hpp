@@ -307,6 +307,9 @@ struct gaussian_entry {
   /// default_table(), form with `coefficients`) bit for bit (floats: each double rounded).
   bool library_definition = false;
   std::size_t n_multiple = 1;  ///< n must be a multiple of this (cuRAND's normal pairs: 2)
+  /// True when the (f32) output equals gaussian::generate_normal_cpu(out, n, 0, 1, seed,
+  /// method::float_native) bit for bit: the float-native generator (float_lane.hpp).
+  bool float_native = false;
 };
 
 /// True when `entry` lists `dtype` among its dtypes.

@@ -18,6 +18,7 @@
 #include "onepass/call_protocol.hpp"
 #include "onepass/error.hpp"
 #include "onepass/gaussian/entropy.hpp"
+#include "onepass/gaussian/float_cpu_generate.hpp"
 #include "onepass/gaussian/table.hpp"
 #include "onepass/gaussian/warp_emulation.hpp"
 
@@ -74,10 +75,30 @@ inline void generate_normal_cpu(T* out, std::size_t n, double mean, double stdde
   });
 }
 
-/// As above with the library's default_table() and the 4-coefficient form.
+/// Default generator of the dtype: doubles as above with the library's default_table()
+/// and the 4-coefficient form; floats with the same generator rounded to nearest
+/// (method::rounded_double, until the float-native generator has been run on a GPU: issue 30).
+/// Use the overload with a `method` to choose the float-native generator.
 template <class T, class = std::enable_if_t<std::is_same_v<T, double> || std::is_same_v<T, float>>>
 inline void generate_normal_cpu(T* out, std::size_t n, double mean, double stddev, std::uint64_t seed) {
   generate_normal_cpu(out, n, mean, stddev, seed, default_table(), form::four);
+}
+
+/// Floats by `m`: method::float_native = generate_normal_float_cpu with
+/// default_float_table() (float_lane.hpp; bit-identical to generate_normal(out, n, mean,
+/// stddev, seed, m) on the GPU); method::rounded_double = the double generator
+/// (default_table(), form::four) rounded to nearest, as generate_normal_cpu<float> with
+/// that table and form. out: n floats, caller-owned; n in [0, 2^62]; mean finite (float
+/// range for float_native); stddev finite >= 0 (<= 1e30 for float_native); seed any.
+/// Throws onepass::error naming the argument (out, n, mean, stddev, m) before writing.
+inline void generate_normal_cpu(float* out, std::size_t n, double mean, double stddev, std::uint64_t seed, method m) {
+  require(m == method::float_native || m == method::rounded_double, "generate_normal_cpu", "m",
+          "must be method::float_native or method::rounded_double");
+  if (m == method::float_native) {
+    generate_normal_float_cpu(out, n, mean, stddev, seed, default_float_table());
+  } else {
+    generate_normal_cpu(out, n, mean, stddev, seed, default_table(), form::four);
+  }
 }
 
 /// A null `out` (argument checks: n must then be 0) reads as a null double pointer.

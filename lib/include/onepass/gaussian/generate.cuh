@@ -6,6 +6,14 @@
 // precomputed numbers). Output order and entropy are those of cpu_generate.hpp:
 // output i = lane i % 32 of warp round i / 32, with entropy_source(seed, lane)(round),
 // so generate_normal equals generate_normal_cpu bit for bit.
+//
+// Floats (method): method::rounded_double is the default for float* without a table until the
+// float-native generator's GPU output and its 2^32-output statistics have been checked on a GPU
+// (issue 30); method::float_native is the
+// float-native generator (float_lane.hpp, warp_gaussian_float.cuh; output order of
+// float_cpu_generate.hpp: round r, lane l writes the float4 out[128 r + 4 l .. + 3]);
+// method::rounded_double, and every float call that passes a double `table` and `form`,
+// is the double generator rounded to nearest (the path before the float-native one).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -19,7 +27,11 @@
 #include "onepass/gaussian/cpu_generate.hpp"
 #include "onepass/gaussian/entropy.hpp"
 #include "onepass/gaussian/table.hpp"
+#include "onepass/gaussian/float_cpu_generate.hpp"
+#include "onepass/gaussian/float_entropy.hpp"
+#include "onepass/gaussian/float_lane.hpp"
 #include "onepass/gaussian/warp_gaussian.cuh"
+#include "onepass/gaussian/warp_gaussian_float.cuh"
 #include "onepass/launch_geometry.cuh"
 
 namespace onepass::gaussian {
@@ -132,7 +144,91 @@ __global__ void __launch_bounds__(generate_block) generate_normal_kernel(T* __re
   }
 }
 
+/// The float-native kernel: grid-stride over rounds of 128 outputs; warp w does rounds
+/// q = w, w + W, ...; in round q lane l computes the four transforms of block q of stream
+/// l (float_entropy_source(seed, l)) and stores them as the float4 out[128 q + 4 l ..]
+/// (Aligned: one 16-byte store; else four 4-byte stores, for an out not 16-byte aligned).
+/// The loop runs over full rounds without bounds checks; the partial last round
+/// (n % 128 outputs) is done by the warp whose turn it is. The table's magnitudes come by
+/// value as a kernel parameter (16 KiB) and are expanded into the signed shared table.
+template <bool Aligned>
+__global__ void __launch_bounds__(generate_block) generate_normal_float_kernel(float* __restrict__ out,
+                                                                                std::uint64_t n, float_scaled k,
+                                                                                std::uint64_t seed,
+                                                                                const float_table tab) {
+  __shared__ alignas(16) float smem[float_smem_entries];
+  load_float_table_to_shared(smem, tab.entries);
+  const unsigned lane = threadIdx.x & 31u;
+  const std::uint64_t warp = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const std::uint64_t warps = (static_cast<std::uint64_t>(gridDim.x) * blockDim.x) >> 5;
+  const float_entropy_source source(seed, lane);
+  const std::uint32_t lane_off = float_lane::lane_offset(lane);
+  const std::uint64_t full_rounds = n / 128;
+  float* p = out + warp * 128 + 4 * lane;
+  const std::uint64_t step = warps * 128;
+#pragma unroll 2
+  for (std::uint64_t q = warp; q < full_rounds; q += warps, p += step) {  // warp-uniform loop
+    const float4 x = warp_gaussian_float4(source(q), lane_off, smem, k);
+    if constexpr (Aligned) {
+      *reinterpret_cast<float4*>(p) = x;
+    } else {
+      p[0] = x.x;
+      p[1] = x.y;
+      p[2] = x.z;
+      p[3] = x.w;
+    }
+  }
+  const std::uint64_t rest = n - full_rounds * 128;  // 0..127 outputs of round full_rounds
+  if (rest > 0 && full_rounds % warps == warp) {     // warp-uniform
+    const float4 x = warp_gaussian_float4(source(full_rounds), lane_off, smem, k);
+    const std::uint64_t i = full_rounds * 128 + 4 * lane;
+    if (i < n) out[i] = x.x;
+    if (i + 1 < n) out[i + 1] = x.y;
+    if (i + 2 < n) out[i + 2] = x.z;
+    if (i + 3 < n) out[i + 3] = x.w;
+  }
+}
+
 }  // namespace detail
+
+/// Fills out[0..n) (device memory) with N(mean, stddev^2) floats of the FLOAT-NATIVE warp
+/// Gaussian generator (float_lane.hpp; article "Training a random Gaussian generator" in
+/// float form), asynchronously on `stream`. Bit-identical to
+/// generate_normal_float_cpu(out_host, n, mean, stddev, seed, tab).
+/// out: device pointer to n floats, caller-owned (16-byte aligned is fastest; any 4-byte
+/// aligned pointer works); n in [0, 2^62]; mean finite, |mean| <= 3.4e38 (rounded to
+/// float); stddev finite in [0, 1e30]; seed any; tab: a float_table (entries >= 0,
+/// worst_case_register <= 2^24, finite coefficients; default_float_table()).
+/// Throws onepass::error naming the argument before launching anything;
+/// onepass::runtime_failure when a CUDA call or the launch fails.
+inline void generate_normal(float* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
+                            const float_table& tab, cudaStream_t stream = nullptr) {
+  detail::check_float_generate_args("generate_normal", out, n, mean, stddev, tab);
+  if (n == 0) return;
+  const std::uint64_t rounds = (static_cast<std::uint64_t>(n) + 127) / 128;
+  constexpr unsigned warps_per_block = detail::generate_block / 32;
+  // Up to 16 blocks per SM (two waves of the resident ones), as the double kernel;
+  // not yet tuned on a GPU for the float kernel.
+  const unsigned blocks =
+      device::stride_grid(rounds, warps_per_block, static_cast<std::uint64_t>(device::multiprocessors()) * 16);
+  const float_scaled k = float_lane::scale(tab.coeff, mean, stddev);
+  if (reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
+    detail::generate_normal_float_kernel<true><<<blocks, detail::generate_block, 0, stream>>>(out, n, k, seed, tab);
+  } else {
+    detail::generate_normal_float_kernel<false><<<blocks, detail::generate_block, 0, stream>>>(out, n, k, seed, tab);
+  }
+  ONEPASS_CUDA_CHECK_LAUNCH();
+}
+
+/// Floats by `m` (default method::rounded_double, until the float-native generator has been run on
+/// a GPU: issue 30): float_native = the call above with
+/// default_float_table(); rounded_double = the double generator (default_table(),
+/// form::four) rounded to nearest, as generate_normal<float>(out, n, mean, stddev, seed,
+/// default_table(), form::four, stream). Bit-identical to generate_normal_cpu(out_host, n,
+/// mean, stddev, seed, m). Arguments and errors as the two calls (m must be one of the two
+/// methods: onepass::error naming m otherwise).
+inline void generate_normal(float* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
+                            method m = method::rounded_double, cudaStream_t stream = nullptr);
 
 /// Fills out[0..n) (device memory) with N(mean, stddev^2) samples of the warp Gaussian
 /// generator, asynchronously on `stream`. Bit-identical to
@@ -166,11 +262,25 @@ inline void generate_normal(T* out, std::size_t n, double mean, double stddev, s
   ONEPASS_CUDA_CHECK_LAUNCH();
 }
 
-/// As above with the library's default_table() and the 4-coefficient form.
+/// Default generator of the dtype: doubles with the library's default_table() and the
+/// 4-coefficient form; floats with the same generator rounded to nearest (method::rounded_double;
+/// method::float_native becomes the default once verified on a GPU, issue 30). Arguments and
+/// errors as the calls it makes.
 template <class T, class = std::enable_if_t<std::is_same_v<T, double> || std::is_same_v<T, float>>>
 inline void generate_normal(T* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
                             cudaStream_t stream = nullptr) {
-  generate_normal(out, n, mean, stddev, seed, default_table(), form::four, stream);
+  generate_normal<T>(out, n, mean, stddev, seed, default_table(), form::four, stream);
+}
+
+inline void generate_normal(float* out, std::size_t n, double mean, double stddev, std::uint64_t seed, method m,
+                            cudaStream_t stream) {
+  require(m == method::float_native || m == method::rounded_double, "generate_normal", "m",
+          "must be method::float_native or method::rounded_double");
+  if (m == method::float_native) {
+    generate_normal(out, n, mean, stddev, seed, default_float_table(), stream);
+  } else {
+    generate_normal<float>(out, n, mean, stddev, seed, default_table(), form::four, stream);
+  }
 }
 
 /// A null `out` (argument checks: n must then be 0) reads as a null double pointer.

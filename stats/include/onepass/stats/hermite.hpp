@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "onepass/gaussian/float_lane.hpp"
 #include "onepass/gaussian/table.hpp"
 
 namespace onepass::stats::hermite {
@@ -62,6 +63,22 @@ std::vector<long double> convolution_hermites(const gaussian::table& tab, unsign
 /// model; the weak a–c dependence it argues away is ignored). X's variance need not be
 /// exactly 1: h_2 = Var(X) - 1. Throws onepass::error for an all-zero table.
 std::vector<long double> generator_hermites(const gaussian::table& tab, gaussian::form f, unsigned order);
+
+/// Hermites (n = 0..order) of the FLOAT-NATIVE generator's output model (mu = 0,
+/// sigma = 1; onepass/gaussian/float_lane.hpp):
+///   X = p0 A + p1 B + w c,   c = 2^-23 C,   C = sum_{i=0}^{21} +-2^i (the 22-bit uniform),
+/// with p0, p1, w the float coefficients of `tab` (exactly, as reals), A, B i.i.d. sums of
+/// 32 independent symmetric lookups of tab.entries (2 per sub-table), all independent (the
+/// article's model, as generator_hermites). The float roundings of the three FMAs are not
+/// in the model (float_lane.hpp bounds them: < 2 ulp of the output). Throws onepass::error
+/// for an all-zero table.
+std::vector<long double> generator_hermites_float(const gaussian::float_table& tab, unsigned order);
+
+/// Expected number of N(0,1) outputs until `count` (default 20) fall in [-q 2^m, q 2^m],
+/// where a quantum q = 2^quantum_log2 forces the lowest of m = mantissa_bits stored
+/// mantissa bits to zero: count / (2 q 2^m phi(0)). quantisation_detection_outputs is the
+/// double case (m = 52); floats have m = 23. quantum_log2 in [-1074, 0], m in [1, 52].
+long double quantisation_detection_outputs_bits(int quantum_log2, unsigned mantissa_bits, long double count = 20.0L);
 
 /// Expected number of outputs until the He_n test reaches a z-sigma statistic, for
 /// n = 0..h.size()-1: z^2 n! / h_n^2 (+inf where h_n = 0; entry 0 is +inf).

@@ -1,0 +1,142 @@
+// onepass/gaussian/float_cpu_generate.hpp — the CPU twin of the float-native warp
+// Gaussian generator (float_lane.hpp, warp_gaussian_float.cuh, generate.cuh's
+// generate_normal(float*, ..., method::float_native)): the same floats, bit for bit.
+//
+// Output order (shared with the GPU): outputs come in rounds of 128; round r, lane l
+// (0..31) and transform j (0..3) give output 128 r + 4 l + j (one float4 per lane and
+// round on the GPU). Lane l uses the stream float_entropy_source(seed, l), block r: word j
+// of that block is lane l's entropy for transform j of round r. Transform j of a round is
+// one warp transform (float_lane.hpp) over the 32 lanes' words j. The last round is
+// computed in full (the butterfly needs all 32 lanes); only outputs i < n are written.
+#pragma once
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "onepass/call_protocol.hpp"
+#include "onepass/error.hpp"
+#include "onepass/gaussian/float_entropy.hpp"
+#include "onepass/gaussian/float_lane.hpp"
+#include "onepass/gaussian/table.hpp"
+
+namespace onepass::gaussian {
+
+/// How generate_normal / generate_normal_cpu make floats.
+/// float_native: the float-native generator (float_lane.hpp; default_float_table()).
+/// rounded_double: the double generator's output rounded to nearest (default_table(),
+/// form::four) — the double's guarantees up to float rounding, at the double's cost.
+enum class method : int { float_native = 0, rounded_double = 1 };
+
+/// Largest n accepted by the float-native generator (2^62, as max_generate_count).
+inline constexpr std::size_t max_float_generate_count = std::size_t{1} << 62;
+
+namespace detail {
+/// Argument checks of the float-native generator (CPU and GPU); `fn` names the caller.
+inline void check_float_generate_args(const char* fn, const void* out, std::size_t n, double mean, double stddev,
+                                      const float_table& tab) {
+  require(n <= max_float_generate_count, fn, "n", "must be <= 2^62");
+  if (n > 0) protocol::check_not_null(fn, "out", out, "when n > 0");
+  require(std::isfinite(mean) && std::fabs(mean) <= 3.4e38, fn, "mean", "must be finite and within float range");
+  require(std::isfinite(stddev) && stddev >= 0 && stddev <= 1e30, fn, "stddev", "must be finite, >= 0 and <= 1e30");
+  for (unsigned i = 0; i < table_entries; ++i) require(tab.entries[i] >= 0, fn, "tab", "entries must be >= 0");
+  require(worst_case_register(tab.entries) <= float_table_max_register, fn, "tab",
+          "entries must satisfy sum over sub-tables of 2 * max entry <= 2^24 (exact float butterfly)");
+  require(std::isfinite(tab.coeff.p0) && std::isfinite(tab.coeff.p1) && std::isfinite(tab.coeff.w), fn, "tab",
+          "coefficients must be finite");
+}
+}  // namespace detail
+
+/// The signed 8192-entry table (float_lane.hpp, item 1) of `tab`, as the GPU holds it in
+/// shared memory: word 16 k + s = float_lane::signed_entry(tab.entries, 16 k + s).
+inline std::vector<float> signed_float_table(const float_table& tab) {
+  std::vector<float> out(float_smem_entries);
+  for (unsigned i = 0; i < float_smem_entries; ++i) out[i] = float_lane::signed_entry(tab.entries, i);
+  return out;
+}
+
+/// Integer-valued registers of one warp transform at the end of the butterfly, and c
+/// (for tests and analysis).
+struct float_warp_registers {
+  float a[32];
+  float b[32];
+  float c[32];
+};
+
+/// CPU emulation of the integer part of one float-native warp transform: lane L uses
+/// entropy[L] and the signed table `signed_tab` (8192 floats, signed_float_table).
+inline float_warp_registers emulate_float_warp_registers(const std::uint32_t (&entropy)[32], const float* signed_tab) {
+  float_lane::registers r[32];
+  float_warp_registers out{};
+  for (unsigned l = 0; l < 32; ++l) r[l] = float_lane::load(entropy[l], float_lane::lane_offset(l), signed_tab);
+  for (unsigned layer = 1; layer <= 5; ++layer) {
+    float sent[32];
+    for (unsigned l = 0; l < 32; ++l) sent[l] = float_lane::mix_send(r[l]);
+    const unsigned offset = 1u << (layer - 1);
+    for (unsigned l = 0; l < 32; ++l) float_lane::mix_receive(r[l], sent[l ^ offset], entropy[l], layer);
+    if (layer == float_lane::c_after_layer)
+      for (unsigned l = 0; l < 32; ++l) out.c[l] = float_lane::uniform_c(entropy[l], r[l].b);
+  }
+  for (unsigned l = 0; l < 32; ++l) {
+    out.a[l] = r[l].a;
+    out.b[l] = r[l].b;
+  }
+  return out;
+}
+
+/// CPU emulation of one float-native warp transform (warp_gaussian_float on the GPU):
+/// out[L] = lane L's output for entropy words entropy[0..31], signed table `signed_tab`
+/// and scaled coefficients `k` (float_lane::scale). Bit-identical to the device. No errors.
+inline void emulate_float_warp(const std::uint32_t (&entropy)[32], const float* signed_tab, const float_scaled& k,
+                               float (&out)[32]) {
+  const float_warp_registers w = emulate_float_warp_registers(entropy, signed_tab);
+  for (unsigned l = 0; l < 32; ++l) out[l] = float_lane::combine(w.a[l], w.b[l], w.c[l], k);
+}
+
+/// Fills out[0..n) with N(mean, stddev^2) floats of the float-native generator on the CPU
+/// (output order in the file comment; article: whole generator, float form in
+/// float_lane.hpp). Bit-identical to generate_normal(out, n, mean, stddev, seed, tab,
+/// stream) on the GPU. Parallel over rounds with oneTBB; deterministic.
+/// out: n floats, caller-owned; n in [0, 2^62]; mean finite, |mean| <= 3.4e38 (rounded to
+/// float); stddev finite in [0, 1e30]; seed any; tab: a float_table (entries >= 0,
+/// worst_case_register <= 2^24, finite coefficients), default default_float_table().
+/// Throws onepass::error naming the argument (out, n, mean, stddev, tab) before writing.
+inline void generate_normal_float_cpu(float* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
+                                      const float_table& tab) {
+  detail::check_float_generate_args("generate_normal_cpu", out, n, mean, stddev, tab);
+  if (n == 0) return;
+  const std::vector<float> signed_tab = signed_float_table(tab);
+  const float_scaled k = float_lane::scale(tab.coeff, mean, stddev);
+  const std::uint64_t rounds = (static_cast<std::uint64_t>(n) + 127) / 128;
+  std::vector<float_entropy_source> sources;
+  sources.reserve(32);
+  for (unsigned l = 0; l < 32; ++l) sources.emplace_back(seed, l);
+  tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, rounds, 256), [&](const tbb::blocked_range<std::uint64_t>& rr) {
+    for (std::uint64_t r = rr.begin(); r != rr.end(); ++r) {
+      words4 w[32];
+      for (unsigned l = 0; l < 32; ++l) w[l] = sources[l](r);
+      const std::uint64_t base = r * 128;
+      for (unsigned j = 0; j < 4; ++j) {
+        std::uint32_t e[32];
+        for (unsigned l = 0; l < 32; ++l) e[l] = w[l].w[j];
+        float x[32];
+        emulate_float_warp(e, signed_tab.data(), k, x);
+        for (unsigned l = 0; l < 32; ++l) {
+          const std::uint64_t i = base + 4 * l + j;
+          if (i < n) out[i] = x[l];
+        }
+      }
+    }
+  });
+}
+
+/// As above with default_float_table().
+inline void generate_normal_float_cpu(float* out, std::size_t n, double mean, double stddev, std::uint64_t seed) {
+  generate_normal_float_cpu(out, n, mean, stddev, seed, default_float_table());
+}
+
+}  // namespace onepass::gaussian
