@@ -24,6 +24,7 @@
 #include "onepass/error.hpp"
 #include "onepass/gaussian/float_lane.hpp"
 #include "onepass/gaussian/table.hpp"
+#include "gaussian_table_cumulants.hpp"
 
 namespace onepass::gaussian {
 
@@ -62,21 +63,9 @@ float_coefficient_solution solve_float_coefficients(const std::int32_t (&entries
   for (unsigned i = 0; i < table_entries; ++i) require(entries[i] >= 0, fn, "entries", "must be >= 0 (magnitudes)");
   require(worst_case_register(entries) <= float_table_max_register, fn, "entries",
           "must satisfy sum over sub-tables of 2 * max entry <= 2^24 (else the float butterfly rounds)");
-  real var_a = 0, k4_a = 0;
-  for (unsigned s = 0; s < subtable_count; ++s) {
-    real m2 = 0, m4 = 0;
-    for (unsigned k = 0; k < subtable_entries; ++k) {
-      const real t = entries[table_index(s, k)];
-      const real t2 = t * t;
-      m2 += t2;
-      m4 += t2 * t2;
-    }
-    m2 /= subtable_entries;
-    m4 /= subtable_entries;
-    var_a += 2 * m2;
-    k4_a += 2 * (m4 - 3 * m2 * m2);
-  }
-  require(var_a > 0, fn, "entries", "must not all be zero");
+  // Cumulants of a = sum over 16 sub-tables of 2 independent symmetric lookups.
+  const detail::register_cumulants a = detail::register_cumulants_of(entries, fn);
+  const real var_a = a.var, k4_a = a.k4;
   const real two23 = ldexp(real(1), 23);
   const real var_c = (pow(real(4), 22) - 1) / 3 / (two23 * two23);  // of c = 2^-23 C
   const real k4_c = -2 * (pow(real(16), 22) - 1) / 15 / (two23 * two23 * two23 * two23);

@@ -9,6 +9,7 @@
 
 #include "onepass/error.hpp"
 #include "onepass/gaussian/table.hpp"
+#include "gaussian_table_cumulants.hpp"
 
 namespace onepass::gaussian {
 
@@ -36,21 +37,8 @@ coefficient_solution solve_coefficients(const std::int32_t (&entries)[table_entr
   require(worst_case_register(entries) <= 2147483647LL, fn, "entries",
           "must satisfy sum over sub-tables of 2 * max entry <= 2^31 - 1 (else the butterfly overflows int32)");
   // Cumulants of a = sum over 16 sub-tables of 2 independent symmetric lookups.
-  real var_a = 0, k4_a = 0;
-  for (unsigned s = 0; s < subtable_count; ++s) {
-    real m2 = 0, m4 = 0;
-    for (unsigned k = 0; k < subtable_entries; ++k) {
-      const real t = entries[table_index(s, k)];
-      const real t2 = t * t;
-      m2 += t2;
-      m4 += t2 * t2;
-    }
-    m2 /= subtable_entries;
-    m4 /= subtable_entries;
-    var_a += 2 * m2;
-    k4_a += 2 * (m4 - 3 * m2 * m2);
-  }
-  require(var_a > 0, fn, "entries", "must not all be zero");
+  const detail::register_cumulants a = detail::register_cumulants_of(entries, fn);
+  const real var_a = a.var, k4_a = a.k4;
   // c = sum_{k=0}^{30} (+-2^k): Var = (4^31 - 1)/3, kappa4 = -2 (16^31 - 1)/15.
   const real var_c = (pow(real(4), 31) - 1) / 3;
   const real k4_c = -2 * (pow(real(16), 31) - 1) / 15;

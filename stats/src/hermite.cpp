@@ -183,17 +183,17 @@ std::vector<long double> convolution_hermites(const gaussian::table& tab, unsign
   return to_ld(out);
 }
 
-std::vector<long double> generator_hermites(const gaussian::table& tab, gaussian::form f, unsigned order) {
-  static const char* fn = "generator_hermites";
-  const subtables st = read_subtables(tab, fn);
+/// The Hermite series of X = p0 A + p1 B + w C: A and B each a sum of 2 independent lookups per
+/// sub-table (weights p0, p1), C = sum_{k < c_terms} +-2^k with independent signs (weight w): the
+/// model of both generators (the double one: 31 bits of c; the float-native one: 22).
+static series linear_model_hermites(const subtables& st, real p0, real p1, real w, unsigned c_terms, unsigned order,
+                             const char* fn) {
   const auto binom = binomials(order);
-  const real p0 = tab.coeff.p[0], p1 = tab.coeff.p[1];
-  const real w = f == gaussian::form::four ? real(tab.coeff.p[2]) + real(tab.coeff.p[3]) : real(tab.coeff.p[2]);
   // Variance split: each independent component Z gets v = Var(Z) / Var(X), sum v = 1.
   real var_x = 0;
   for (unsigned s = 0; s < gaussian::subtable_count; ++s) var_x += 2 * (p0 * p0 + p1 * p1) * st.var[s];
-  std::vector<real> c_var(31);
-  for (unsigned k = 0; k < 31; ++k) {
+  std::vector<real> c_var(c_terms);
+  for (unsigned k = 0; k < c_terms; ++k) {
     c_var[k] = w * w * pow(real(4), k);
     var_x += c_var[k];
   }
@@ -213,10 +213,18 @@ std::vector<long double> generator_hermites(const gaussian::table& tab, gaussian
     out = egf_product(out, power(gb, 2, binom), binom);
   }
   const std::vector<real> one_value{real(1)}, one_prob{real(1)};
-  for (unsigned k = 0; k < 31; ++k)
+  for (unsigned k = 0; k < c_terms; ++k)
     out = egf_product(out, symmetric_series(one_value, one_prob, w * pow(real(2), k), c_var[k] / var_x, order),
                       binom);
-  return to_ld(out);
+  return out;
+}
+
+std::vector<long double> generator_hermites(const gaussian::table& tab, gaussian::form f, unsigned order) {
+  static const char* fn = "generator_hermites";
+  const subtables st = read_subtables(tab, fn);
+  const real p0 = tab.coeff.p[0], p1 = tab.coeff.p[1];
+  const real w = f == gaussian::form::four ? real(tab.coeff.p[2]) + real(tab.coeff.p[3]) : real(tab.coeff.p[2]);
+  return to_ld(linear_model_hermites(st, p0, p1, w, 31, order, fn));
 }
 
 std::vector<long double> generator_hermites_float(const gaussian::float_table& tab, unsigned order) {
@@ -224,36 +232,8 @@ std::vector<long double> generator_hermites_float(const gaussian::float_table& t
   gaussian::table as_table{};
   for (unsigned i = 0; i < gaussian::table_entries; ++i) as_table.entries[i] = tab.entries[i];
   const subtables st = read_subtables(as_table, fn);
-  const auto binom = binomials(order);
-  const real p0 = tab.coeff.p0, p1 = tab.coeff.p1;
-  const real w = real(tab.coeff.w) * ldexp(real(1), -23);  // weight of C
-  constexpr unsigned c_terms = 22;
-  real var_x = 0;
-  for (unsigned s = 0; s < gaussian::subtable_count; ++s) var_x += 2 * (p0 * p0 + p1 * p1) * st.var[s];
-  std::vector<real> c_var(c_terms);
-  for (unsigned k = 0; k < c_terms; ++k) {
-    c_var[k] = w * w * pow(real(4), k);
-    var_x += c_var[k];
-  }
-  require(var_x > 0, fn, "tab", "must give the output a nonzero variance");
-  series out(order + 1, real(0));
-  out[0] = 1;
-  for (unsigned s = 0; s < gaussian::subtable_count; ++s) {
-    const series g = symmetric_series(st.values[s], st.probs, real(1), st.var[s] / var_x, order);
-    series ga(order + 1), gb(order + 1);
-    real pa = 1, pb = 1;
-    for (unsigned n = 0; n <= order; ++n, pa *= p0, pb *= p1) {
-      ga[n] = g[n] * pa;
-      gb[n] = g[n] * pb;
-    }
-    out = egf_product(out, power(ga, 2, binom), binom);
-    out = egf_product(out, power(gb, 2, binom), binom);
-  }
-  const std::vector<real> one_value{real(1)}, one_prob{real(1)};
-  for (unsigned k = 0; k < c_terms; ++k)
-    out = egf_product(out, symmetric_series(one_value, one_prob, w * pow(real(2), k), c_var[k] / var_x, order),
-                      binom);
-  return to_ld(out);
+  const real w = real(tab.coeff.w) * ldexp(real(1), -23);  // weight of C: 22 bits of 2^-23
+  return to_ld(linear_model_hermites(st, real(tab.coeff.p0), real(tab.coeff.p1), w, 22, order, fn));
 }
 
 long double quantisation_detection_outputs_bits(int q_log2, unsigned mantissa_bits, long double count) {
