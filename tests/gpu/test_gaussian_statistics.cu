@@ -38,6 +38,11 @@
 // against the same predictions and bounds as the doubles and printed with a "[float32]"
 // prefix (so a log parser keyed on the unprefixed rows reads the double pass).
 //
+// Float-native draws (issue 30): the per-thread float_normal_generator (next4) with
+// default_float_table() — a generator of its own, not a rounding of the double one — checked
+// the same way against its own analytics (generator_hermites_float), rows prefixed
+// "[float-native] ".
+//
 // Run time: an estimated 0.5 s of GPU work per 2^36 outputs and pass on an H100 (about
 // 130 FP64 operations per output; not yet measured); label gpu,
 // skipped (and reported as skipped) without a GPU.
@@ -55,6 +60,7 @@
 #include "onepass/gaussian/generate.cuh"
 #include "onepass/gaussian/table.hpp"
 #include "onepass/gaussian/warp_gaussian.cuh"
+#include "onepass/gaussian/warp_gaussian_float.cuh"
 #include "onepass/stats/chi_square.hpp"
 #include "onepass/stats/hermite.hpp"
 #include "gpu_test_support.hpp"
@@ -157,6 +163,40 @@ __global__ void __launch_bounds__(block_threads)
     if (block_bins[i]) atomicAdd(&bins[i], static_cast<unsigned long long>(block_bins[i]));
 }
 
+/// As statistics_kernel for the float-native generator (next4: four floats per call; `draws`
+/// a multiple of 4).
+__global__ void __launch_bounds__(block_threads)
+    native_statistics_kernel(const g::float_table tab, std::uint64_t draws, double* sums, double* comps,
+                             unsigned long long* bins) {
+  __shared__ alignas(16) float smem[g::float_smem_entries];
+  __shared__ unsigned block_bins[tail_bins];
+  for (unsigned i = threadIdx.x; i < tail_bins; i += blockDim.x) block_bins[i] = 0;
+  g::load_float_table_to_shared(smem, tab.entries);  // ends with __syncthreads()
+  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  g::float_normal_generator gen(smem, tab.coeff, seed, t);
+  double s[max_order], c[max_order];
+#pragma unroll
+  for (unsigned n = 0; n < max_order; ++n) s[n] = c[n] = 0.0;
+  for (std::uint64_t d = 0; d < draws; d += 4) {  // same count in every lane: converged
+    const float4 z = gen.next4();
+    accumulate(static_cast<double>(z.x), s, c, block_bins);
+    accumulate(static_cast<double>(z.y), s, c, block_bins);
+    accumulate(static_cast<double>(z.z), s, c, block_bins);
+    accumulate(static_cast<double>(z.w), s, c, block_bins);
+  }
+#pragma unroll
+  for (unsigned n = 0; n < max_order; ++n) {
+    sums[n * threads + t] = s[n];
+    comps[n * threads + t] = c[n];
+  }
+  __syncthreads();
+  for (unsigned i = threadIdx.x; i < tail_bins; i += blockDim.x)
+    if (block_bins[i]) atomicAdd(&bins[i], static_cast<unsigned long long>(block_bins[i]));
+}
+
+/// Which draws a check reads.
+enum class draws_of { double_pair, rounded_float, float_native };
+
 /// Neumaier sum in long double of a[i] + b[i].
 long double total(const std::vector<double>& a, const std::vector<double>& b, std::size_t first, std::size_t count) {
   long double sum = 0, comp = 0;
@@ -177,10 +217,13 @@ long double factorial(unsigned n) {
   return f;
 }
 
-/// The whole check for the double (Float false) or float (true) draws.
-template <bool Float>
+/// The whole check for the double draws, the float draws of the double generator, or the
+/// float-native generator's draws.
+template <draws_of Draws>
 void check_statistics() {
-  const char* tag = Float ? "[float32] " : "";
+  constexpr bool Float = Draws == draws_of::rounded_float;
+  constexpr bool Native = Draws == draws_of::float_native;
+  const char* tag = Native ? "[float-native] " : Float ? "[float32] " : "";
   const unsigned log2n = outputs_log2();
   const std::uint64_t n_out = std::uint64_t{1} << log2n;
   const std::uint64_t draws = n_out / threads;  // log2n >= 30 > 17
@@ -197,7 +240,11 @@ void check_statistics() {
   CUDA_OK(cudaEventCreate(&start));
   CUDA_OK(cudaEventCreate(&stop));
   CUDA_OK(cudaEventRecord(start));
-  statistics_kernel<Float><<<blocks, block_threads>>>(tab, draws, d_sums, d_comps, d_bins);
+  const g::float_table& ftab = g::default_float_table();
+  if constexpr (Native)
+    native_statistics_kernel<<<blocks, block_threads>>>(ftab, draws, d_sums, d_comps, d_bins);
+  else
+    statistics_kernel<Float><<<blocks, block_threads>>>(tab, draws, d_sums, d_comps, d_bins);
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaEventRecord(stop));
   CUDA_OK(cudaEventSynchronize(stop));
@@ -213,11 +260,13 @@ void check_statistics() {
   cudaFree(d_bins);
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
-  std::printf("%swarp Gaussian, default_table(), form four, %s draws: N = 2^%u outputs in %.3f s on the GPU (%.1f G/s "
-              "with the statistics)\n", tag, Float ? "float" : "double", log2n, ms / 1e3, N / (ms / 1e3) / 1e9);
+  std::printf("%swarp Gaussian, %s, %s draws: N = 2^%u outputs in %.3f s on the GPU (%.1f G/s "
+              "with the statistics)\n", tag, Native ? "default_float_table()" : "default_table(), form four",
+              Native ? "float-native" : Float ? "float" : "double", log2n, ms / 1e3, N / (ms / 1e3) / 1e9);
 
   // Hermite z-scores against the analytics' prediction.
-  const std::vector<long double> h = onepass::stats::hermite::generator_hermites(tab, g::form::four, max_order);
+  const std::vector<long double> h = Native ? onepass::stats::hermite::generator_hermites_float(ftab, max_order)
+                                            : onepass::stats::hermite::generator_hermites(tab, g::form::four, max_order);
   std::printf("%s%5s %12s %12s %12s\n", tag, "order", "z", "z_predicted", "z - z_pred");
   for (unsigned n = 1; n <= max_order; ++n) {
     const long double S = total(sums, comps, (n - 1) * threads, threads);
@@ -265,12 +314,17 @@ void check_statistics() {
 
 TEST(GaussianStatistics, HermiteZScoresTailCountAndTailUniformity) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device: the GPU statistical tests of the warp Gaussian generator did not run";
-  check_statistics<false>();
+  check_statistics<draws_of::double_pair>();
 }
 
 TEST(GaussianStatistics, FloatDrawsHermiteZScoresTailCountAndTailUniformity) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device: the GPU statistical tests of the warp Gaussian generator did not run";
-  check_statistics<true>();
+  check_statistics<draws_of::rounded_float>();
+}
+
+TEST(GaussianStatistics, FloatNativeHermiteZScoresTailCountAndTailUniformity) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: the GPU statistical tests of the float-native Gaussian generator did not run";
+  check_statistics<draws_of::float_native>();
 }
 
 }  // namespace
