@@ -144,31 +144,32 @@ __global__ void __launch_bounds__(generate_block) generate_normal_kernel(T* __re
   }
 }
 
-/// The float-native kernel: grid-stride over rounds of 128 outputs; warp w does rounds
-/// q = w, w + W, ...; in round q lane l computes the four transforms of block q of stream
-/// l (float_entropy_source(seed, l)) and stores them as the float4 out[128 q + 4 l ..]
-/// (Aligned: one 16-byte store; else four 4-byte stores, for an out not 16-byte aligned).
-/// The loop runs over full rounds without bounds checks; the partial last round
-/// (n % 128 outputs) is done by the warp whose turn it is. The table's magnitudes come by
-/// value as a kernel parameter (16 KiB) and are expanded into the signed shared table.
+/// The float-native kernel: rounds of 128 outputs; in round q lane l computes the four
+/// transforms of block q of stream l (float_entropy_source(seed, l)) and stores them as the
+/// float4 out[128 q + 4 l ..] (Aligned: one 16-byte store; else four 4-byte stores, for an
+/// out not 16-byte aligned). The rounds are taken in groups of warps_per_block: block b does
+/// groups b, b + gridDim, ..., warp w of a block round w of its group. That loop's control
+/// depends only on blockIdx, gridDim and the arguments, so the compiler knows every lane of a
+/// warp is converged at the shuffles (a loop over a per-warp index costs a WARPSYNC and an
+/// ENDCOLLECTIVE around every shuffle: 10 instructions per output, measured in SASS). The
+/// rounds past the last whole group and the partial last round (n % 128 outputs) are done by
+/// one block after the loop. The table's magnitudes come by value as a kernel parameter
+/// (16 KiB) and are expanded into the signed shared table.
 template <bool Aligned>
 __global__ void __launch_bounds__(generate_block) generate_normal_float_kernel(float* __restrict__ out,
                                                                                 std::uint64_t n, float_scaled k,
                                                                                 std::uint64_t seed,
                                                                                 const float_table tab) {
+  constexpr unsigned warps_per_block = generate_block / 32;
   __shared__ alignas(16) float smem[float_smem_entries];
   load_float_table_to_shared(smem, tab.entries);
   const unsigned lane = threadIdx.x & 31u;
-  const std::uint64_t warp = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-  const std::uint64_t warps = (static_cast<std::uint64_t>(gridDim.x) * blockDim.x) >> 5;
+  const unsigned warp = threadIdx.x >> 5;
   const float_entropy_source source(seed, lane);
   const std::uint32_t lane_off = float_lane::lane_offset(lane);
   const std::uint64_t full_rounds = n / 128;
-  float* p = out + warp * 128 + 4 * lane;
-  const std::uint64_t step = warps * 128;
-#pragma unroll 2
-  for (std::uint64_t q = warp; q < full_rounds; q += warps, p += step) {  // warp-uniform loop
-    const float4 x = warp_gaussian_float4(source(q), lane_off, smem, k);
+  const std::uint64_t groups = full_rounds / warps_per_block;
+  auto store = [&](float* p, const float4& x) {
     if constexpr (Aligned) {
       *reinterpret_cast<float4*>(p) = x;
     } else {
@@ -177,11 +178,20 @@ __global__ void __launch_bounds__(generate_block) generate_normal_float_kernel(f
       p[2] = x.z;
       p[3] = x.w;
     }
+  };
+#pragma unroll 2
+  for (std::uint64_t gi = blockIdx.x; gi < groups; gi += gridDim.x) {  // block-uniform loop
+    const std::uint64_t q = gi * warps_per_block + warp;
+    store(out + q * 128 + 4 * lane, warp_gaussian_float4(source(q), lane_off, smem, k));
   }
+  if (blockIdx.x != groups % gridDim.x) return;  // the tail: one block, after its loop
+  const std::uint64_t q = groups * warps_per_block + warp;
   const std::uint64_t rest = n - full_rounds * 128;  // 0..127 outputs of round full_rounds
-  if (rest > 0 && full_rounds % warps == warp) {     // warp-uniform
-    const float4 x = warp_gaussian_float4(source(full_rounds), lane_off, smem, k);
-    const std::uint64_t i = full_rounds * 128 + 4 * lane;
+  if (q < full_rounds) {                             // warp-uniform
+    store(out + q * 128 + 4 * lane, warp_gaussian_float4(source(q), lane_off, smem, k));
+  } else if (q == full_rounds && rest > 0) {  // warp-uniform
+    const float4 x = warp_gaussian_float4(source(q), lane_off, smem, k);
+    const std::uint64_t i = q * 128 + 4 * lane;
     if (i < n) out[i] = x.x;
     if (i + 1 < n) out[i + 1] = x.y;
     if (i + 2 < n) out[i + 2] = x.z;
@@ -205,17 +215,18 @@ inline void generate_normal(float* out, std::size_t n, double mean, double stdde
                             const float_table& tab, cudaStream_t stream = nullptr) {
   detail::check_float_generate_args("generate_normal", out, n, mean, stddev, tab);
   if (n == 0) return;
-  const std::uint64_t rounds = (static_cast<std::uint64_t>(n) + 127) / 128;
-  constexpr unsigned warps_per_block = detail::generate_block / 32;
-  // Up to 16 blocks per SM (two waves of the resident ones), as the double kernel;
-  // not yet tuned on a GPU for the float kernel.
-  const unsigned blocks =
-      device::stride_grid(rounds, warps_per_block, static_cast<std::uint64_t>(device::multiprocessors()) * 16);
+  // One wave: the resident blocks (occupancy query, cached), at most one per group of
+  // warps_per_block rounds (at least 1: the tail block).
+  const std::uint64_t groups = static_cast<std::uint64_t>(n) / 128 / (detail::generate_block / 32);
   const float_scaled k = float_lane::scale(tab.coeff, mean, stddev);
   if (reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
-    detail::generate_normal_float_kernel<true><<<blocks, detail::generate_block, 0, stream>>>(out, n, k, seed, tab);
+    constexpr auto kernel = detail::generate_normal_float_kernel<true>;
+    const unsigned blocks = device::resident_grid<kernel>(detail::generate_block, groups);
+    kernel<<<blocks, detail::generate_block, 0, stream>>>(out, n, k, seed, tab);
   } else {
-    detail::generate_normal_float_kernel<false><<<blocks, detail::generate_block, 0, stream>>>(out, n, k, seed, tab);
+    constexpr auto kernel = detail::generate_normal_float_kernel<false>;
+    const unsigned blocks = device::resident_grid<kernel>(detail::generate_block, groups);
+    kernel<<<blocks, detail::generate_block, 0, stream>>>(out, n, k, seed, tab);
   }
   ONEPASS_CUDA_CHECK_LAUNCH();
 }
