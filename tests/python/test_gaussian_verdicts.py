@@ -114,6 +114,24 @@ class GaussianVerdicts(unittest.TestCase):
         self.assertEqual(got["generate_normal f32 ≥ 1.0 × cuRAND host curandGenerateNormal (4 coefficients)"][1],
                          "not run")
         self.assertEqual(got["Philox-fed in registers ≥ 1.3 × curand_normal2_double (3 coefficients)"][1], "met")
+        # Issue 30's float-native targets: against the fastest cuRAND float row of the run.
+        rate.update({"ours_memory_float_native_f32": 505 * g, "ours_float_native_generator": 587 * g,
+                     "curand_normal4": 636 * g, "curand_host_philox_dynamic_f32": 566 * g,
+                     "curand_host_mrg32k3a_f32": 292 * g})
+        got = {item: (ratio, verdict) for item, ratio, bar, verdict in gaussian_results.speed_targets(rate)}
+        native = got["float-native f32 to memory ≥ 1.3 × cuRAND's fastest host curandGenerateNormal"]
+        self.assertAlmostEqual(native[0], 505 / 566)
+        self.assertTrue(native[1].startswith("not met (out of reach"), native[1])  # 587 < 1.3 x 566
+        self.assertEqual(got["float-native f32 to memory ≥ 0.9 × float store-only"][1], "not met (out of reach: the "
+                         "float API in registers, no stores, runs %.2f × the bar's rate)" % (587 / (0.9 * 800)))
+        self.assertEqual(got["float-native in registers ≥ 1.2 × curand_normal4"][1], "not met")
+        rate["ours_float_native_generator"] = 800 * g
+        got = {item: verdict for item, ratio, bar, verdict in gaussian_results.speed_targets(rate)}
+        self.assertEqual(got["float-native in registers ≥ 1.2 × curand_normal4"], "met")
+        self.assertEqual(got["float-native f32 to memory ≥ 0.9 × float store-only"], "not met")
+        del rate["ours_memory_float_native_f32"]
+        got = {item: verdict for item, ratio, bar, verdict in gaussian_results.speed_targets(rate)}
+        self.assertEqual(got["float-native f32 to memory ≥ 0.9 × float store-only"], "not run")
         # A float bar below the in-register ceiling is plainly "not met", not out of reach.
         rate["curand_host_philox_f32"] = 380 * g
         got = {item: verdict for item, ratio, bar, verdict in gaussian_results.speed_targets(rate)}
