@@ -19,7 +19,9 @@
 // keys' shared buffer after the keys; 17: u32 pairs at 2^20..2^28, tile shapes with the
 // values after the keys against CUB with a 32-bit count, timed as sort_headline times
 // (L2 flushed before every run) and interleaved (one run of each candidate per round,
-// so clock drift hits all alike).
+// so clock drift hits all alike); 18: small sorts (2^12..2^20, issue 33), every shape, tile
+// shapes against CUB's configurations (32-bit count, in/out and DoubleBuffer), interleaved
+// with an L2 flush before every run, as GROUP 17.
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -378,6 +380,121 @@ void pairs_interleaved(AddShapes&& add_shapes) {
     for (std::size_t k = 0; k < runs.size(); ++k)
       std::printf("  %-34s %8.1f us  min %8.1f  max %8.1f  (%.3f x CUB n32)\n", runs[k].first.c_str(), med[k] * 1e3,
                   t[k].front() * 1e3, t[k].back() * 1e3, med[0] / med[k]);
+    for (void* p : temps) CK(cudaFree(p));
+  }
+  CK(cudaFree(flush));
+}
+
+/// GROUP 18: sorts of 2^12..2^20 keys of (Key, Value) (q = 1), interleaved rounds with an
+/// L2 flush before every run; CUB with a 32-bit count, in/out and DoubleBuffer (its two
+/// configurations that lead below 2^20), then add_shapes(shape) candidates through a plan
+/// (histogram, exclusive sum, every binning pass; no selector, no temporary allocation),
+/// each checked against CUB's output. Prints the medians and the ratios to CUB's best.
+template <class Key, class Value, class AddShapes>
+void small_interleaved(const char* what, AddShapes&& add_shapes) {
+  constexpr bool pairs = !std::is_same_v<Value, os::detail::no_values>;
+  data<Key, Value> d(1);
+  void* flush;
+  const std::size_t flush_bytes = std::size_t{256} << 20;
+  CK(cudaMalloc(&flush, flush_bytes));
+  for (int lg : {12, 14, 16, 18, 20}) {
+    const std::size_t m = std::size_t{1} << lg;
+    std::vector<std::pair<std::string, std::function<void()>>> runs;
+    std::vector<void*> temps;
+    std::size_t bytes = 0, db_bytes = 0;
+    {
+      cub::DoubleBuffer<Key> kdb(d.ktmp, d.kout);
+      if constexpr (pairs) {
+        cub::DoubleBuffer<Value> vdb(d.vtmp, d.vout);
+        CK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, d.kin, d.kref, d.vin, d.vref, static_cast<int>(m)));
+        CK(cub::DeviceRadixSort::SortPairs(nullptr, db_bytes, kdb, vdb, static_cast<int>(m)));
+      } else {
+        CK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, d.kin, d.kref, static_cast<int>(m)));
+        CK(cub::DeviceRadixSort::SortKeys(nullptr, db_bytes, kdb, static_cast<int>(m)));
+      }
+    }
+    void *t32, *tdb;
+    CK(cudaMalloc(&t32, bytes));
+    CK(cudaMalloc(&tdb, db_bytes));
+    temps.push_back(t32);
+    temps.push_back(tdb);
+    runs.emplace_back("CUB n32", [=, &d] {
+      std::size_t b = bytes;
+      if constexpr (pairs) {
+        CK(cub::DeviceRadixSort::SortPairs(t32, b, d.kin, d.kref, d.vin, d.vref, static_cast<int>(m)));
+      } else {
+        CK(cub::DeviceRadixSort::SortKeys(t32, b, d.kin, d.kref, static_cast<int>(m)));
+      }
+    });
+    runs.emplace_back("CUB n32 DoubleBuffer", [=, &d] {
+      std::size_t b = db_bytes;
+      cub::DoubleBuffer<Key> k(d.ktmp, d.kout);
+      if constexpr (pairs) {
+        cub::DoubleBuffer<Value> v(d.vtmp, d.vout);
+        CK(cub::DeviceRadixSort::SortPairs(tdb, b, k, v, static_cast<int>(m)));
+      } else {
+        CK(cub::DeviceRadixSort::SortKeys(tdb, b, k, static_cast<int>(m)));
+      }
+    });
+    auto shape = [&](auto policy, const char* label) {
+      using P = decltype(policy);
+      auto p = std::make_shared<os::detail::plan<8, Key, Value, P>>(m, 0, 8 * sizeof(Key), false);
+      void* temp;
+      CK(cudaMalloc(&temp, p->temp_bytes()));
+      temps.push_back(temp);
+      p->bind(temp);
+      runs.emplace_back(label, [p, &d] {
+        const unsigned places = p->num_places();
+        p->histogram(d.kin, 0);
+        p->exclusive_sum(0);
+        const Key* ks = d.kin;
+        const Value* vs = d.vin;
+        for (unsigned q = 0; q < places; ++q) {
+          const bool to_out = (places - 1 - q) % 2 == 0;
+          Key* kd = to_out ? d.kout : d.ktmp;
+          Value* vd = to_out ? d.vout : d.vtmp;
+          p->binning_pass(q, ks, kd, vs, vd, 0);
+          ks = kd;
+          vs = vd;
+        }
+      });
+    };
+    add_shapes(shape);
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    std::vector<std::vector<float>> t(runs.size());
+    for (int r = 0; r < 23; ++r) {
+      for (std::size_t k = 0; k < runs.size(); ++k) {
+        if (k == 1) {  // the DoubleBuffer run sorts d.ktmp in place: its input is copied there first (untimed)
+          CK(cudaMemcpyAsync(d.ktmp, d.kin, m * sizeof(Key), cudaMemcpyDeviceToDevice));
+          if constexpr (pairs) CK(cudaMemcpyAsync(d.vtmp, d.vin, m * sizeof(Value), cudaMemcpyDeviceToDevice));
+        }
+        CK(cudaMemsetAsync(flush, r & 0xff, flush_bytes));
+        CK(cudaEventRecord(a));
+        runs[k].second();
+        CK(cudaEventRecord(b));
+        CK(cudaEventSynchronize(b));
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        if (r >= 3) t[k].push_back(ms);  // rounds 0..2 warm up
+        if (k > 1 && r == 0) {
+          unsigned long long wrong = diff(d.kout, d.kref, m);
+          if constexpr (pairs) wrong += diff(d.vout, d.vref, m);
+          if (wrong) std::printf("  %s WRONG at 2^%d (%llu)\n", runs[k].first.c_str(), lg, wrong);
+        }
+      }
+    }
+    std::vector<double> med;
+    for (auto& v : t) {
+      std::sort(v.begin(), v.end());
+      med.push_back(v[v.size() / 2]);
+    }
+    const double best = std::min(med[0], med[1]);
+    std::printf("%s q=1 m=2^%d (median of 20 interleaved rounds, L2 flushed)\n", what, lg);
+    for (std::size_t k = 0; k < runs.size(); ++k)
+      std::printf("  %-36s %8.2f us  min %8.2f  max %8.2f  (%.3f x CUB best)\n", runs[k].first.c_str(), med[k] * 1e3,
+                  t[k].front() * 1e3, t[k].back() * 1e3, best / med[k]);
     for (void* p : temps) CK(cudaFree(p));
   }
   CK(cudaFree(flush));
@@ -794,6 +911,30 @@ int main() {
     shape(os::detail::binning_shape<256, 48, 2, ballots, 4, 1, 0, true>{}, "256x48/2 values after keys");
     shape(os::detail::binning_shape<384, 28, 2, ballots, 4, 1, 0, true>{}, "384x28/2 values after keys");
     shape(os::detail::binning_shape<256, 32, 3, ballots, 4, 1, 0, true>{}, "256x32/3 values after keys");
+  });
+#elif GROUP == 18
+  using os::detail::binning_shape;
+  using os::detail::no_values;
+  small_interleaved<std::uint32_t, no_values>("keys u32", [](auto&& shape) {
+    shape(os::detail::binning_policy<4, 0, 8>{}, "default (256x36/3 early counts)");
+    shape(binning_shape<256, 16, 3, ballots, 4, 1>{}, "256x16/3 early counts");
+    shape(binning_shape<256, 8, 4, ballots, 4, 1>{}, "256x8/4 early counts");
+    shape(binning_shape<384, 8, 3, ballots, 4, 1>{}, "384x8/3 early counts");
+  });
+  small_interleaved<std::uint32_t, std::uint32_t>("pairs u32+u32", [](auto&& shape) {
+    shape(os::detail::binning_policy<4, 4, 8>::small_tiles{}, "default below 2^25 (384x32/2 vak)");
+    shape(binning_shape<256, 16, 3, ballots, 4, 1, 0, true>{}, "256x16/3 values after keys");
+    shape(binning_shape<256, 8, 4, ballots, 4, 1, 0, true>{}, "256x8/4 values after keys");
+  });
+  small_interleaved<std::uint64_t, no_values>("keys u64", [](auto&& shape) {
+    shape(os::detail::binning_policy<8, 0, 8>{}, "default (384x24/2 early counts)");
+    shape(binning_shape<256, 12, 3, ballots, 4, 1>{}, "256x12/3 early counts");
+    shape(binning_shape<256, 8, 4, ballots, 4, 1>{}, "256x8/4 early counts");
+  });
+  small_interleaved<std::uint64_t, std::uint64_t>("pairs u64+u64", [](auto&& shape) {
+    shape(os::detail::binning_policy<8, 8, 8>{}, "default (512x12/2)");
+    shape(binning_shape<256, 12, 3, ballots, 4, 1>{}, "256x12/3 early counts");
+    shape(binning_shape<256, 8, 4, ballots, 4, 1>{}, "256x8/4 early counts");
   });
 #endif
   return 0;

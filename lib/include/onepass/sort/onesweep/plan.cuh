@@ -74,6 +74,8 @@ class plan {
   /// The shape of sorts of fewer than small_shape<Policy>::below keys (Policy when it
   /// names none).
   using small_policy = typename small_shape<Policy>::type;
+  /// The shape of sorts of fewer than tiny_shape<Policy>::below keys (before the small one).
+  using tiny_policy = typename tiny_shape<Policy>::type;
   using word = value_word<Value>;
   static constexpr unsigned radix = 1u << DigitBits;
 
@@ -88,8 +90,10 @@ class plan {
     places_ = places_for(begin_bit, end_bit, DigitBits);
     portions_ = n == 0 ? 1 : (n + portion_items - 1) / portion_items;
     const std::uint64_t widest = n < portion_items ? n : portion_items;
-    if constexpr (!std::is_same_v<small_policy, Policy>) small_ = n < small_shape<Policy>::below;
-    const std::uint64_t tile_items = small_ ? small_policy::tile_items : policy::tile_items;
+    if constexpr (!std::is_same_v<tiny_policy, Policy>) tiny_ = n < tiny_shape<Policy>::below;
+    if constexpr (!std::is_same_v<small_policy, Policy>) small_ = !tiny_ && n < small_shape<Policy>::below;
+    const std::uint64_t tile_items =
+        tiny_ ? tiny_policy::tile_items : small_ ? small_policy::tile_items : policy::tile_items;
     tiles_per_portion_ = widest == 0 ? 1 : (widest + tile_items - 1) / tile_items;
   }
 
@@ -143,6 +147,16 @@ class plan {
   void binning_pass(unsigned place, const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
                     cudaStream_t stream) const {
     if (n_ == 0) return;
+    if constexpr (!std::is_same_v<tiny_policy, Policy>) {
+      if (tiny_) {
+        if (descending_) {
+          launch_pass<true, tiny_policy>(place, keys_in, keys_out, values_in, values_out, stream);
+        } else {
+          launch_pass<false, tiny_policy>(place, keys_in, keys_out, values_in, values_out, stream);
+        }
+        return;
+      }
+    }
     if constexpr (!std::is_same_v<small_policy, Policy>) {
       if (small_) {
         if (descending_) {
@@ -280,7 +294,8 @@ class plan {
   unsigned places_ = 0;
   std::uint64_t portions_ = 1;
   std::uint64_t tiles_per_portion_ = 1;
-  bool small_ = false;  // n < small_shape<Policy>::below: the passes take small_policy
+  bool tiny_ = false;   // n < tiny_shape<Policy>::below: the passes take tiny_policy
+  bool small_ = false;  // otherwise n < small_shape<Policy>::below: the passes take small_policy
   std::uint64_t* bins_ = nullptr;
   std::uint32_t* flags_ = nullptr;
   void* state_memory_ = nullptr;

@@ -152,17 +152,38 @@ struct binning_shape {
 /// 1.038 / 0.980 and 0.991 / 0.956 for 256 x 48 without it (outputs checked against CUB's
 /// there), so u32 pairs take 256 x 56 with ValuesAfterKeys (shared memory 5 bytes per
 /// slot: 256 x 56 x 5 = 71.7 KB, two blocks per SM).
+/// Sorts of fewer than tiny_below keys (every shape with digits of at most 8 bits) take
+/// tiny_tiles, 256 x 8 keys with early counts (values through the keys' buffer after the
+/// keys where the shape's own tiles do so): below a million keys a pass takes about as
+/// long as one block takes over its tile, so smaller tiles (more blocks at once) finish it
+/// sooner. Measured on an H100 (scripts/bench_onesweep.cu GROUP 18, q = 1, L2 flushed,
+/// interleaved rounds; whole sorts through the plan against CUB's best configuration,
+/// 32-bit count in/out or DoubleBuffer; results/recorded/nvidia-h100/
+/// bench_onesweep_small_g18.txt): 256 x 8 / the measured default at 2^14, 2^16, 2^18 keys:
+/// u32 keys 1.18 / 0.82, 1.22 / 0.89, 1.20 / 0.94; u32 pairs 1.31 / 0.86, 1.33 / 0.86,
+/// 1.29 / 0.90; u64 keys 1.16 / 0.84, 1.25 / 0.88, 1.20 / 0.93; u64 pairs 1.15 / 0.88,
+/// 1.23 / 0.93, 1.18 / 0.98; at 2^20 the default tiles are as fast or faster (u32 keys
+/// 1.03 / 1.04, u64 keys 1.11 / 1.12), so the tier ends at 2^19.
+template <int KeyBytes, int ValueBytes, unsigned DigitBits, bool ValuesAfterKeys>
+struct tiny_tier {
+  using tiny_tiles = binning_shape<256, 8, 4, peer_match::ballots, 4, 1, 0, ValuesAfterKeys>;
+  static constexpr std::uint64_t tiny_below = DigitBits > 8 ? 0 : std::uint64_t{1} << 19;
+};
+
 /// (At least 2^DigitBits threads: thread d handles digit d.)
 template <int KeyBytes, int ValueBytes = 0, unsigned DigitBits = 8>
-struct binning_policy : binning_shape<512, KeyBytes == 4 ? 15 : 12, 2> {};
+struct binning_policy : binning_shape<512, KeyBytes == 4 ? 15 : 12, 2>,
+                        tiny_tier<KeyBytes, ValueBytes, DigitBits, false> {};
 template <unsigned DigitBits>  // keys only, 4 bytes
 struct binning_policy<4, 0, DigitBits>
     : std::conditional_t<(DigitBits > 8), binning_shape<512, 15, 2>,
-                         binning_shape<256, 36, 3, peer_match::ballots, 4, 1>> {};
+                         binning_shape<256, 36, 3, peer_match::ballots, 4, 1>>,
+      tiny_tier<4, 0, DigitBits, false> {};
 template <unsigned DigitBits>  // 4-byte keys and values
 struct binning_policy<4, 4, DigitBits>
     : std::conditional_t<(DigitBits > 8), binning_shape<512, 15, 2>,
-                         binning_shape<256, 56, 2, peer_match::ballots, 4, 1, 0, true>> {
+                         binning_shape<256, 56, 2, peer_match::ballots, 4, 1, 0, true>>,
+      tiny_tier<4, 4, DigitBits, true> {
   /// Sorts of fewer than small_below keys take small_tiles (384 x 32, values after keys):
   /// more, smaller tiles fill the GPU better there. Measured on an H100 (bench GROUP 17,
   /// u32 pairs q = 1, L2 flushed, interleaved rounds; against CUB with a 32-bit count):
@@ -188,7 +209,21 @@ struct small_shape<Policy, std::void_t<typename Policy::small_tiles>> {
 template <unsigned DigitBits>  // keys only, 8 bytes
 struct binning_policy<8, 0, DigitBits>
     : std::conditional_t<(DigitBits > 8), binning_shape<512, 12, 2>,
-                         binning_shape<384, 24, 2, peer_match::ballots, 4, 1>> {};
+                         binning_shape<384, 24, 2, peer_match::ballots, 4, 1>>,
+      tiny_tier<8, 0, DigitBits, false> {};
+
+/// The shape a sort of fewer than tiny_shape<Policy>::below keys takes: Policy::tiny_tiles
+/// when the policy names one (and its tiny_below is not 0), else none (below = 0).
+template <class Policy, class = void>
+struct tiny_shape {
+  using type = Policy;
+  static constexpr std::uint64_t below = 0;
+};
+template <class Policy>
+struct tiny_shape<Policy, std::void_t<typename Policy::tiny_tiles>> {
+  using type = typename Policy::tiny_tiles;
+  static constexpr std::uint64_t below = Policy::tiny_below;
+};
 
 /// Smallest portion (keys) whose binning pass launches the gated atomicOr / match_any
 /// (/ ballots) kernels (see plan::launch_pass); smaller portions take one launch.
