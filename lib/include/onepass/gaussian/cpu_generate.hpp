@@ -76,13 +76,12 @@ inline void generate_normal_cpu(T* out, std::size_t n, double mean, double stdde
 }
 
 /// Default generator of the dtype: doubles as above with the library's default_table()
-/// and the 4-coefficient form; floats with the same generator rounded to nearest
-/// (method::rounded_double, until the float-native generator has been run on a GPU: issue 30).
-/// Use the overload with a `method` to choose the float-native generator.
+/// and the 4-coefficient form; floats from the float-native generator
+/// (generate_normal_float_cpu with default_float_table(): method::float_native, the default
+/// since it passed its GPU statistics, issue 30). The overload with a `method` gives the
+/// double generator rounded to nearest (method::rounded_double).
 template <class T, class = std::enable_if_t<std::is_same_v<T, double> || std::is_same_v<T, float>>>
-inline void generate_normal_cpu(T* out, std::size_t n, double mean, double stddev, std::uint64_t seed) {
-  generate_normal_cpu(out, n, mean, stddev, seed, default_table(), form::four);
-}
+inline void generate_normal_cpu(T* out, std::size_t n, double mean, double stddev, std::uint64_t seed);
 
 /// Floats by `m`: method::float_native = generate_normal_float_cpu with
 /// default_float_table() (float_lane.hpp; bit-identical to generate_normal(out, n, mean,
@@ -96,6 +95,15 @@ inline void generate_normal_cpu(float* out, std::size_t n, double mean, double s
           "must be method::float_native or method::rounded_double");
   if (m == method::float_native) {
     generate_normal_float_cpu(out, n, mean, stddev, seed, default_float_table());
+  } else {
+    generate_normal_cpu(out, n, mean, stddev, seed, default_table(), form::four);
+  }
+}
+
+template <class T, class>
+inline void generate_normal_cpu(T* out, std::size_t n, double mean, double stddev, std::uint64_t seed) {
+  if constexpr (std::is_same_v<T, float>) {
+    generate_normal_cpu(out, n, mean, stddev, seed, method::float_native);
   } else {
     generate_normal_cpu(out, n, mean, stddev, seed, default_table(), form::four);
   }

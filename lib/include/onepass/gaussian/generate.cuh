@@ -231,15 +231,14 @@ inline void generate_normal(float* out, std::size_t n, double mean, double stdde
   ONEPASS_CUDA_CHECK_LAUNCH();
 }
 
-/// Floats by `m` (default method::rounded_double, until the float-native generator has been run on
-/// a GPU: issue 30): float_native = the call above with
-/// default_float_table(); rounded_double = the double generator (default_table(),
+/// Floats by `m` (default method::float_native since it passed its GPU statistics, issue 30):
+/// float_native = the call above with default_float_table(); rounded_double = the double generator (default_table(),
 /// form::four) rounded to nearest, as generate_normal<float>(out, n, mean, stddev, seed,
 /// default_table(), form::four, stream). Bit-identical to generate_normal_cpu(out_host, n,
 /// mean, stddev, seed, m). Arguments and errors as the two calls (m must be one of the two
 /// methods: onepass::error naming m otherwise).
 inline void generate_normal(float* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
-                            method m = method::rounded_double, cudaStream_t stream = nullptr);
+                            method m = method::float_native, cudaStream_t stream = nullptr);
 
 /// Fills out[0..n) (device memory) with N(mean, stddev^2) samples of the warp Gaussian
 /// generator, asynchronously on `stream`. Bit-identical to
@@ -274,13 +273,17 @@ inline void generate_normal(T* out, std::size_t n, double mean, double stddev, s
 }
 
 /// Default generator of the dtype: doubles with the library's default_table() and the
-/// 4-coefficient form; floats with the same generator rounded to nearest (method::rounded_double;
-/// method::float_native becomes the default once verified on a GPU, issue 30). Arguments and
-/// errors as the calls it makes.
+/// 4-coefficient form; floats from the float-native generator (method::float_native, the
+/// default since it passed its GPU statistics, issue 30; method::rounded_double gives the double
+/// generator rounded). Arguments and errors as the calls it makes.
 template <class T, class = std::enable_if_t<std::is_same_v<T, double> || std::is_same_v<T, float>>>
 inline void generate_normal(T* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
                             cudaStream_t stream = nullptr) {
-  generate_normal<T>(out, n, mean, stddev, seed, default_table(), form::four, stream);
+  if constexpr (std::is_same_v<T, float>) {
+    generate_normal(out, n, mean, stddev, seed, default_float_table(), stream);
+  } else {
+    generate_normal<T>(out, n, mean, stddev, seed, default_table(), form::four, stream);
+  }
 }
 
 inline void generate_normal(float* out, std::size_t n, double mean, double stddev, std::uint64_t seed, method m,
