@@ -164,26 +164,29 @@ struct binning_shape {
 /// 1.29 / 0.90; u64 keys 1.16 / 0.84, 1.25 / 0.88, 1.20 / 0.93; u64 pairs 1.15 / 0.88,
 /// 1.23 / 0.93, 1.18 / 0.98; at 2^20 the default tiles are as fast or faster (u32 keys
 /// 1.03 / 1.04, u64 keys 1.11 / 1.12), so the tier ends at 2^19.
-template <int KeyBytes, int ValueBytes, unsigned DigitBits, bool ValuesAfterKeys>
-struct tiny_tier {
+/// (Wider digits need more than 256 threads: no tiny tier for them.)
+template <unsigned DigitBits, bool ValuesAfterKeys, bool = (DigitBits <= 8)>
+struct tiny_tier {};
+template <unsigned DigitBits, bool ValuesAfterKeys>
+struct tiny_tier<DigitBits, ValuesAfterKeys, true> {
   using tiny_tiles = binning_shape<256, 8, 4, peer_match::ballots, 4, 1, 0, ValuesAfterKeys>;
-  static constexpr std::uint64_t tiny_below = DigitBits > 8 ? 0 : std::uint64_t{1} << 19;
+  static constexpr std::uint64_t tiny_below = std::uint64_t{1} << 19;
 };
 
 /// (At least 2^DigitBits threads: thread d handles digit d.)
 template <int KeyBytes, int ValueBytes = 0, unsigned DigitBits = 8>
 struct binning_policy : binning_shape<512, KeyBytes == 4 ? 15 : 12, 2>,
-                        tiny_tier<KeyBytes, ValueBytes, DigitBits, false> {};
+                        tiny_tier<DigitBits, false> {};
 template <unsigned DigitBits>  // keys only, 4 bytes
 struct binning_policy<4, 0, DigitBits>
     : std::conditional_t<(DigitBits > 8), binning_shape<512, 15, 2>,
                          binning_shape<256, 36, 3, peer_match::ballots, 4, 1>>,
-      tiny_tier<4, 0, DigitBits, false> {};
+      tiny_tier<DigitBits, false> {};
 template <unsigned DigitBits>  // 4-byte keys and values
 struct binning_policy<4, 4, DigitBits>
     : std::conditional_t<(DigitBits > 8), binning_shape<512, 15, 2>,
                          binning_shape<256, 56, 2, peer_match::ballots, 4, 1, 0, true>>,
-      tiny_tier<4, 4, DigitBits, true> {
+      tiny_tier<DigitBits, true> {
   /// Sorts of fewer than small_below keys take small_tiles (384 x 32, values after keys):
   /// more, smaller tiles fill the GPU better there. Measured on an H100 (bench GROUP 17,
   /// u32 pairs q = 1, L2 flushed, interleaved rounds; against CUB with a 32-bit count):
@@ -210,10 +213,10 @@ template <unsigned DigitBits>  // keys only, 8 bytes
 struct binning_policy<8, 0, DigitBits>
     : std::conditional_t<(DigitBits > 8), binning_shape<512, 12, 2>,
                          binning_shape<384, 24, 2, peer_match::ballots, 4, 1>>,
-      tiny_tier<8, 0, DigitBits, false> {};
+      tiny_tier<DigitBits, false> {};
 
 /// The shape a sort of fewer than tiny_shape<Policy>::below keys takes: Policy::tiny_tiles
-/// when the policy names one (and its tiny_below is not 0), else none (below = 0).
+/// when the policy names one, else none (below = 0).
 template <class Policy, class = void>
 struct tiny_shape {
   using type = Policy;
