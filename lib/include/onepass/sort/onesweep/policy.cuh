@@ -163,14 +163,17 @@ struct binning_shape {
 /// u32 keys 1.18 / 0.82, 1.22 / 0.89, 1.20 / 0.94; u32 pairs 1.31 / 0.86, 1.33 / 0.86,
 /// 1.29 / 0.90; u64 keys 1.16 / 0.84, 1.25 / 0.88, 1.20 / 0.93; u64 pairs 1.15 / 0.88,
 /// 1.23 / 0.93, 1.18 / 0.98; at 2^20 the default tiles are as fast or faster (u32 keys
-/// 1.03 / 1.04, u64 keys 1.11 / 1.12), so the tier ends at 2^19.
+/// 1.03 / 1.04, u32 pairs 0.94 / 0.98, u64 keys 1.11 / 1.12, u64 pairs 0.99 / 1.00). With
+/// the tier below 2^19, sort_headline (02adfe8; sort_headline_small-02adfe8.csv) had the
+/// default tiles at 2^19 at 0.90-0.98x CUB's best against 1.17-1.26x for the tiny ones at
+/// 2^18, so the tier ends at 2^20.
 /// (Wider digits need more than 256 threads: no tiny tier for them.)
 template <unsigned DigitBits, bool ValuesAfterKeys, bool = (DigitBits <= 8)>
 struct tiny_tier {};
 template <unsigned DigitBits, bool ValuesAfterKeys>
 struct tiny_tier<DigitBits, ValuesAfterKeys, true> {
   using tiny_tiles = binning_shape<256, 8, 4, peer_match::ballots, 4, 1, 0, ValuesAfterKeys>;
-  static constexpr std::uint64_t tiny_below = std::uint64_t{1} << 19;
+  static constexpr std::uint64_t tiny_below = std::uint64_t{1} << 20;
 };
 
 /// (At least 2^DigitBits threads: thread d handles digit d.)
