@@ -12,7 +12,8 @@ Cases (items; 2^28 by default, --log2-items for smaller runs):
                    (torch.argsort(torch.rand(B, n), dim=1) + gather) |
                    jax_permutation_independent (jax.random.permutation(key, x, axis=1, independent=True))
   sort             uint32 keys only, n = 2^28: onepass.sort | torch_sort | cupy_sort
-  normal_f64/_f32  n = 2^28: onepass.normal (torch output) | torch_randn (out=) | cupy_standard_normal
+  normal_f64/_f32  n = 2^28: onepass.normal (torch output; float32: its default, the float-native
+                   generator of issue 30) | torch_randn (out=) | cupy_standard_normal
 
 Timing: CUDA events recorded on the framework's current stream around each call (torch
 events for onepass and torch, CuPy events for CuPy); JAX calls are jitted and timed on the

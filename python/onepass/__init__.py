@@ -10,9 +10,11 @@ C++ function ``onepass::shuffle::variable_philox_shuffle_copy`` (CPU), of
 
 ``normal`` draws from the warp-parallel Gaussian generator (the article "Training a random
 Gaussian generator"): the values of the C++ ``onepass::gaussian::generate_normal_cpu`` and
-of ``generate_normal`` on the GPU for the same seed. ``sort`` / ``argsort`` run the
-library's CPU LSD radix sort on NumPy arrays and ``onepass::sort`` (onesweep or the hybrid
-MSD sort) on GPU arrays.
+of ``generate_normal`` on the GPU for the same seed; float32 comes by default from the
+float-native generator (issue 30: ``generate_normal_float_cpu`` / ``method::float_native``),
+``method="rounded_double"`` gives the float64 samples rounded to nearest. ``sort`` /
+``argsort`` run the library's CPU LSD radix sort on NumPy arrays and ``onepass::sort``
+(onesweep or the hybrid MSD sort) on GPU arrays.
 
 Arrays. NumPy arrays (and anything ``numpy.asarray`` takes) run on the CPU. An object whose
 ``__dlpack_device__()`` is CUDA (torch tensors, CuPy arrays, JAX arrays on a GPU), or one
@@ -49,7 +51,7 @@ from . import _gpu
 from . import _float_order
 
 __all__ = ["shuffle", "unshuffle", "permutation", "segmented_shuffle", "segmented_unshuffle", "segment_seed",
-           "normal", "sort", "argsort", "data", "__version__", "DEFAULT_ROUNDS"]
+           "normal", "sort", "argsort", "data", "__version__", "DEFAULT_ROUNDS", "NORMAL_METHODS"]
 
 __version__ = _onepass.__version__
 #: Feistel rounds of the VariablePhilox bijection unless given (the paper's recommendation, §5).
@@ -210,26 +212,52 @@ def permutation(n: int, seed: int, *, rounds: int = DEFAULT_ROUNDS, device=None,
     return p.view(_np.int64)
 
 
+#: The float32 generators of :func:`normal` (``method=``); values of the C++ enum onepass::gaussian::method.
+NORMAL_METHODS = ("float_native", "rounded_double")
+_NORMAL_METHOD_CODES = {"float_native": 0, "rounded_double": 1}
+# The float-native generator's argument range (float_cpu_generate.hpp, check_float_generate_args).
+_FLOAT_NATIVE_MAX_MEAN = 3.4e38
+_FLOAT_NATIVE_MAX_STD = 1e30
+
+
 def normal(shape: Union[int, Sequence[int]], seed: int, *, dtype: _npt.DTypeLike = _np.float64, mean: float = 0.0,
-           std: float = 1.0, coefficients: int = 4, device=None, like: Optional[str] = None):
+           std: float = 1.0, coefficients: int = 4, method: str = "float_native", device=None,
+           like: Optional[str] = None):
     """Normal samples N(mean, std^2) of the warp-parallel Gaussian generator (article
     "Training a random Gaussian generator": a Hadamard butterfly over a warp of 32 table
     lookups; the library's optimised table), as a new array.
 
     shape: int or tuple of ints (>= 0); seed: integer in [0, 2^64-1]; dtype: float64 or
-    float32 (float32 values are the float64 samples rounded to nearest); mean: finite;
-    std: finite, >= 0; coefficients: 3 or 4 (the polynomial form; 4 is the library's
-    default). Element i (in C order) is output i of ``generate_normal_cpu(out, n, mean, std,
-    seed, default_table(), form)`` — the same as ``generate_normal`` on the GPU.
+    float32; mean: finite; std: finite, >= 0.
+
+    float64: element i (in C order) is output i of ``generate_normal_cpu(out, n, mean, std,
+    seed, default_table(), form)`` with coefficients: 3 or 4 (the polynomial form; 4, the
+    default, is the library's). ``method`` does not apply to float64 (it is checked, then
+    ignored).
+
+    float32, by ``method`` (one of ``NORMAL_METHODS``):
+      "float_native" (default): the float-native generator (issue 30; the article's
+        generator in float form, onepass/gaussian/float_lane.hpp: an exact float butterfly
+        over the default table divided by 2^7, three float FMAs): element i is output i of
+        ``generate_normal_float_cpu(out, n, mean, std, seed)`` (default_float_table()), its
+        own generator with its own fixed float coefficients, not the float64 values rounded.
+        ``coefficients`` does not apply: 4 (the default) is accepted and 3 raises ValueError.
+        Needs |mean| <= 3.4e38 (mean is rounded to float) and std <= 1e30.
+      "rounded_double": the float64 samples for the same (seed, mean, std, coefficients)
+        rounded to nearest (the behaviour before the float-native generator was the
+        default): ``generate_normal_cpu(out, ..., default_table(), form)`` on floats.
 
     device: None or "cpu" (NumPy), or "cuda", "cuda:N", a torch.device or an int N: the
-    samples are made on that GPU by ``onepass::gaussian::generate_normal`` (bit-identical
-    to the CPU values) on its current stream; like: the framework of the GPU result (None:
-    torch if importable, else cupy, else jax; "torch", "cupy" or "jax"). dtype may also be
-    torch.float32 / torch.float64.
+    samples are made on that GPU by ``onepass::gaussian::generate_normal`` (float64 and
+    "rounded_double": with default_table() and the form; "float_native": the float overload
+    with ``method::float_native``) on its current stream, bit-identical to the CPU values for
+    the same (shape, seed, dtype, method, mean, std, coefficients); like: the framework of
+    the GPU result (None: torch if importable, else cupy, else jax; "torch", "cupy" or
+    "jax"). dtype may also be torch.float32 / torch.float64.
 
     Raises TypeError / ValueError naming the argument (shape, seed, dtype, mean, std,
-    coefficients, device, like).
+    coefficients, method, device, like); ValueError for a method other than
+    "float_native" / "rounded_double".
     """
     import math
     if isinstance(shape, (int, _np.integer)) and not isinstance(shape, (bool, _np.bool_)):
@@ -258,14 +286,27 @@ def normal(shape: Union[int, Sequence[int]], seed: int, *, dtype: _npt.DTypeLike
         raise ValueError("std: must be >= 0, got %r" % std)
     if coefficients not in (3, 4) or isinstance(coefficients, bool):
         raise ValueError("coefficients: must be 3 or 4, got %r" % (coefficients,))
+    if not isinstance(method, str) or method not in NORMAL_METHODS:
+        raise ValueError("method: must be 'float_native' or 'rounded_double' (float32 only), got %r" % (method,))
+    single = dt == _np.dtype(_np.float32)
+    float_native = single and method == "float_native"
+    if float_native:
+        if int(coefficients) != 4:
+            raise ValueError("coefficients: the float-native float32 generator has its own fixed form; "
+                             "coefficients=%d needs dtype float64 or method='rounded_double'" % coefficients)
+        if abs(float(mean)) > _FLOAT_NATIVE_MAX_MEAN:
+            raise ValueError("mean: must be within float range (|mean| <= 3.4e38) for float32 with "
+                             "method='float_native', got %r" % (mean,))
+        if float(std) > _FLOAT_NATIVE_MAX_STD:
+            raise ValueError("std: must be <= 1e30 for float32 with method='float_native', got %r" % (std,))
+    code = _NORMAL_METHOD_CODES[method] if single else _NORMAL_METHOD_CODES["rounded_double"]
     if _gpu.parse_device(device) is not None:
-        return _gpu.normal(shape, seed, dt == _np.dtype(_np.float32), float(mean), float(std), int(coefficients),
-                           device, like)
+        return _gpu.normal(shape, seed, single, float(mean), float(std), int(coefficients), code, device, like)
     if like is not None:
         raise ValueError("like: only for a CUDA device, got like=%r with device=%r" % (like, device))
     out = _np.empty(int(_np.prod(shape, dtype=_np.int64)), dtype=dt)
     if out.size:
-        _onepass.normal_into(out, float(mean), float(std), seed, int(coefficients))
+        _onepass.normal_into(out, float(mean), float(std), seed, int(coefficients), code)
     return out.reshape(shape)
 
 

@@ -400,12 +400,14 @@ def walking_indices(count, num_items, seed, rounds, first, stride, device, like)
     return finish(ctx, result)
 
 
-def normal(shape, seed, single, mean, std, form, device, like):
+def normal(shape, seed, single, mean, std, form, method, device, like):
+    """onepass.normal on a GPU (arguments checked there); method: 0 float_native, 1
+    rounded_double (the values of onepass::gaussian::method; floats only)."""
     ctx = context_for_device(device, like)
     result, ptr = empty(ctx, shape, dtype=(_FLOAT, 32 if single else 64, 1))
     count = int(_np.prod(shape, dtype=_np.int64)) if shape else 1
     if count:
-        _cu.normal(ptr, count, single, mean, std, seed, form, ctx.stream, ctx.device)
+        _cu.normal(ptr, count, single, mean, std, seed, form, method, ctx.stream, ctx.device)
     return finish(ctx, result)
 
 

@@ -21,14 +21,16 @@ def permutation_into(p: Annotated[NDArray[numpy.uint64], dict(shape=(None,), ord
     """Writes the permutation of 0..n-1 for (seed, rounds) into p (n uint64)."""
 
 @overload
-def normal_into(out: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu')], mean: float, stddev: float, seed: int, form: int) -> None:
+def normal_into(out: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu')], mean: float, stddev: float, seed: int, form: int, method: int) -> None:
     """
-    Fills out (n float64) with N(mean, stddev^2) samples of the warp Gaussian generator.
+    Fills out (n float64) with N(mean, stddev^2) samples of the warp Gaussian generator (method not used).
     """
 
 @overload
-def normal_into(out: Annotated[NDArray[numpy.float32], dict(shape=(None,), order='C', device='cpu')], mean: float, stddev: float, seed: int, form: int) -> None:
-    """Fills out (n float32): the float64 samples rounded to nearest."""
+def normal_into(out: Annotated[NDArray[numpy.float32], dict(shape=(None,), order='C', device='cpu')], mean: float, stddev: float, seed: int, form: int, method: int) -> None:
+    """
+    Fills out (n float32): method 0 (float_native) the float-native generator (generate_normal_float_cpu, form not used); 1 (rounded_double) the float64 samples of the form rounded to nearest.
+    """
 
 def segmented_bytes(x: Annotated[NDArray[numpy.uint8], dict(shape=(None, None), order='C', device='cpu', writable=False)], out: Annotated[NDArray[numpy.uint8], dict(shape=(None, None), order='C', device='cpu')], offsets: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu', writable=False)], num_segments: int, row_length: int, item: int, seed: int, rounds: int, inverse: bool, use_offsets: bool) -> None: ...
 

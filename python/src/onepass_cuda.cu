@@ -12,7 +12,9 @@
 //                        CT-RSA 2002, over VariablePhilox): a batch of onepass.data's order.
 //   sort / argsort       in onepass_cuda_sort.cu, _pairs32.cu, _pairs64.cu.
 //   normal               onepass::gaussian::generate_normal (article "Training a random
-//                        Gaussian generator"), equal to generate_normal_cpu bit for bit.
+//                        Gaussian generator"), equal to generate_normal_cpu bit for bit;
+//                        floats by method: float_native (issue 30; equal to
+//                        generate_normal_float_cpu) or rounded_double (the doubles rounded).
 #include "onepass_cuda_common.cuh"
 
 #include <cuda_runtime.h>
@@ -194,12 +196,20 @@ void segmented(std::uintptr_t in, std::uintptr_t out, std::uint64_t num_items, u
 }
 
 void normal(std::uintptr_t out, std::uint64_t n, bool single, double mean, double stddev, std::uint64_t seed, int form,
-            std::uintptr_t stream_id, int device) {
-  if (n == 0) return;
+            int method, std::uintptr_t stream_id, int device) {
   namespace g = onepass::gaussian;
+  if (single) {
+    onepass::require(method == static_cast<int>(g::method::float_native) ||
+                         method == static_cast<int>(g::method::rounded_double),
+                     "normal", "method", "must be 0 (float_native) or 1 (rounded_double)");
+  }
+  if (n == 0) return;
   device_scope scope(device);
   const g::form f = form == 3 ? g::form::three : g::form::four;
-  if (single) {
+  if (single && method == static_cast<int>(g::method::float_native)) {
+    // The float-native generator with default_float_table(): generate_normal_float_cpu's values.
+    g::generate_normal(as_ptr<float>(out), n, mean, stddev, seed, g::method::float_native, as_stream(stream_id));
+  } else if (single) {
     g::generate_normal(as_ptr<float>(out), n, mean, stddev, seed, g::default_table(), f, as_stream(stream_id));
   } else {
     g::generate_normal(as_ptr<double>(out), n, mean, stddev, seed, g::default_table(), f, as_stream(stream_id));

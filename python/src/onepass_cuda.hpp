@@ -57,9 +57,13 @@ std::string argsort(std::uintptr_t keys_in, std::uintptr_t index_out, std::uint6
                     unsigned key_bytes, unsigned begin_bit, unsigned end_bit, bool descending, std::uintptr_t stream,
                     int device);
 
-/// out: n doubles (single == false) or floats: generate_normal with the default table.
+/// out: n doubles (single == false) or floats. Doubles, and floats with method 1
+/// (gaussian::method::rounded_double): generate_normal with the default table and the form
+/// (floats: the doubles rounded to nearest). Floats with method 0 (method::float_native):
+/// the float-native generator, generate_normal(float*, ..., method::float_native), equal to
+/// generate_normal_float_cpu; form not used. method is not used for doubles.
 void normal(std::uintptr_t out, std::uint64_t n, bool single, double mean, double stddev, std::uint64_t seed,
-            int form, std::uintptr_t stream, int device);
+            int form, int method, std::uintptr_t stream, int device);
 
 // --- Beyond one GPU (onepass_cuda_distributed.cu; only built, and registered in the module,
 // when NCCL was found: ONEPASS_PY_HAVE_NCCL): onepass::distributed::sort_keys / sort_pairs /

@@ -133,9 +133,9 @@ NB_MODULE(_onepass_cuda, m) {
                                      device);
         });
   m.def("normal", [](std::uintptr_t out, std::uint64_t n, bool single, double mean, double stddev,
-                     std::uint64_t seed, int form, std::uintptr_t stream, int device) {
+                     std::uint64_t seed, int form, int method, std::uintptr_t stream, int device) {
           nb::gil_scoped_release release;
-          onepass_py::normal(out, n, single, mean, stddev, seed, form, stream, device);
+          onepass_py::normal(out, n, single, mean, stddev, seed, form, method, stream, device);
         });
   m.def("synchronize", [](std::uintptr_t stream, int device) {
           nb::gil_scoped_release release;

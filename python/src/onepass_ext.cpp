@@ -13,10 +13,12 @@
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include "onepass/bijection/variable_philox.hpp"
 #include "onepass/gaussian/cpu_generate.hpp"
+#include "onepass/gaussian/float_cpu_generate.hpp"
 #include "onepass/error.hpp"
 #include "onepass/shuffle/cpu_segmented_shuffle.hpp"
 #include "onepass/shuffle/cpu_shuffle.hpp"
@@ -111,15 +113,30 @@ void walking_indices_into(index_1d out, std::uint64_t num_items, std::uint64_t s
 }
 
 /// out: n doubles or floats, filled with N(mean, stddev^2) samples of the warp Gaussian
-/// generator (default table; form 3 or 4), bit-identical to the C++ generate_normal_cpu
-/// and to generate_normal on the GPU.
+/// generator. Doubles, and floats with method == method::rounded_double (1): the double
+/// generator (default table; form 3 or 4; floats are the doubles rounded to nearest), the
+/// C++ generate_normal_cpu(out, n, mean, stddev, seed, default_table(), form). Floats with
+/// method == method::float_native (0): the float-native generator (issue 30),
+/// generate_normal_float_cpu(out, n, mean, stddev, seed) with default_float_table(); form
+/// is not used. Bit-identical to generate_normal on the GPU with the same choice. `method`
+/// is not used for doubles. Throws onepass::error naming the argument (checked in Python).
 template <class T>
 void normal_into(nb::ndarray<T, nb::ndim<1>, nb::c_contig, nb::device::cpu> out, double mean, double stddev,
-                 std::uint64_t seed, int form) {
+                 std::uint64_t seed, int form, int method) {
   namespace g = onepass::gaussian;
   const std::size_t n = out.shape(0);
   T* dst = out.data();
   const g::form f = form == 3 ? g::form::three : g::form::four;
+  if constexpr (std::is_same_v<T, float>) {
+    onepass::require(method == static_cast<int>(g::method::float_native) ||
+                         method == static_cast<int>(g::method::rounded_double),
+                     "normal_into", "method", "must be 0 (float_native) or 1 (rounded_double)");
+    if (method == static_cast<int>(g::method::float_native)) {
+      nb::gil_scoped_release release;
+      g::generate_normal_float_cpu(dst, n, mean, stddev, seed, g::default_float_table());
+      return;
+    }
+  }
   nb::gil_scoped_release release;
   g::generate_normal_cpu(dst, n, mean, stddev, seed, g::default_table(), f);
 }
@@ -223,9 +240,12 @@ NB_MODULE(_onepass, m) {
   m.def("permutation_into", &permutation_into, nb::arg("p"), nb::arg("seed"), nb::arg("rounds"),
         "Writes the permutation of 0..n-1 for (seed, rounds) into p (n uint64).");
   m.def("normal_into", &normal_into<double>, nb::arg("out"), nb::arg("mean"), nb::arg("stddev"), nb::arg("seed"),
-        nb::arg("form"), "Fills out (n float64) with N(mean, stddev^2) samples of the warp Gaussian generator.");
+        nb::arg("form"), nb::arg("method"),
+        "Fills out (n float64) with N(mean, stddev^2) samples of the warp Gaussian generator (method not used).");
   m.def("normal_into", &normal_into<float>, nb::arg("out"), nb::arg("mean"), nb::arg("stddev"), nb::arg("seed"),
-        nb::arg("form"), "Fills out (n float32): the float64 samples rounded to nearest.");
+        nb::arg("form"), nb::arg("method"),
+        "Fills out (n float32): method 0 (float_native) the float-native generator (generate_normal_float_cpu, "
+        "form not used); 1 (rounded_double) the float64 samples of the form rounded to nearest.");
   m.def("segmented_bytes", &segmented_bytes, nb::arg("x"), nb::arg("out"), nb::arg("offsets"),
         nb::arg("num_segments"), nb::arg("row_length"), nb::arg("item"), nb::arg("seed"), nb::arg("rounds"),
         nb::arg("inverse"), nb::arg("use_offsets"));

@@ -144,6 +144,19 @@ def erf_words(x):
     return np.array(words, dtype=np.uint32)
 
 
+# Bits (index, uint32 view) of generate_normal_float_cpu(out, 300, mean, std, seed): the float-native
+# generator (issue 30) with default_float_table(), printed by a standalone C++ program.
+FLOAT_NATIVE_2024 = [(0, 0x3f91b73a), (1, 0x3df219c2), (2, 0x3f72122b), (3, 0xbe4b82cd), (4, 0x3e8745a2),
+                     (31, 0x3f695e16), (127, 0xc0040646), (128, 0x3d94d722), (129, 0x3e84ba2c), (255, 0xbff38945),
+                     (256, 0x404eb0b3), (299, 0x3e0d755b)]
+FLOAT_NATIVE_9 = [(0, 0x3fa316cb), (1, 0x3fe2c112), (2, 0x3faea832), (3, 0x4008a45d), (4, 0x401969f5),
+                  (31, 0x40192392), (127, 0x400d4999), (128, 0x3fee4a5a), (129, 0x400d665e), (255, 0x3ff6c791),
+                  (256, 0x3ff47167), (299, 0x3fff07c1)]
+FLOAT_NATIVE_MAX_SEED = [(0, 0xbe5d85bc), (1, 0xc08afaa4), (2, 0x40c38b1f), (3, 0xbe26ccb7), (4, 0xc09e63b4),
+                         (31, 0x3e8643d3), (127, 0x3f8a57ab), (128, 0xbface662), (129, 0x3fdacd77),
+                         (255, 0x3faa7c79), (256, 0xc0841dfe), (299, 0xbfdf7b23)]
+
+
 class Normal(unittest.TestCase):
     @unittest.skipUnless(CLI and os.path.exists(CLI), "ONEPASS_CLI does not name the built onepass program")
     def test_same_outputs_as_the_cli_stream(self):
@@ -155,14 +168,69 @@ class Normal(unittest.TestCase):
                 np.testing.assert_array_equal(erf_words(x), cli_gaussian_words(n, 77, form),
                                               err_msg="n=%d form=%d" % (n, form))
 
-    def test_float32_is_float64_rounded_and_shapes(self):
+    def test_rounded_double_float32_is_float64_rounded_and_shapes(self):
         x = onepass.normal((3, 50), 9, mean=2.0, std=0.5)
-        y = onepass.normal((3, 50), 9, mean=2.0, std=0.5, dtype=np.float32)
+        y = onepass.normal((3, 50), 9, mean=2.0, std=0.5, dtype=np.float32, method="rounded_double")
         self.assertEqual(x.shape, (3, 50))
         self.assertEqual(y.dtype, np.float32)
         np.testing.assert_array_equal(y, x.astype(np.float32))
         np.testing.assert_array_equal(onepass.normal(150, 9, mean=2.0, std=0.5), x.reshape(-1))
         self.assertEqual(onepass.normal(0, 1).shape, (0,))
+        self.assertEqual(onepass.normal(0, 1, dtype=np.float32).shape, (0,))
+        # rounded_double takes coefficients as float64 does (the forms differ only far below a float's ulp)
+        x3 = onepass.normal(1000, 4, coefficients=3)
+        np.testing.assert_array_equal(onepass.normal(1000, 4, dtype=np.float32, coefficients=3, method="rounded_double"),
+                                      x3.astype(np.float32))
+
+    def test_method_does_not_apply_to_float64(self):
+        x = onepass.normal(300, 5, mean=1.0, std=2.0)
+        for method in onepass.NORMAL_METHODS:
+            np.testing.assert_array_equal(onepass.normal(300, 5, mean=1.0, std=2.0, method=method), x)
+        self.assertEqual(onepass.NORMAL_METHODS, ("float_native", "rounded_double"))
+
+    def test_float32_default_is_the_float_native_generator(self):
+        # Bits of generate_normal_float_cpu(out, 300, mean, std, seed) (default_float_table();
+        # equal to generate_normal_cpu(out, ..., method::float_native)), printed by a standalone
+        # C++ program against the library: outputs 0..4, 31, round boundaries 127/128/129, 255/256,
+        # and the last of the partial third round.
+        for seed, mean, std, want in (
+                (2024, 0.0, 1.0, FLOAT_NATIVE_2024),
+                (9, 2.0, 0.5, FLOAT_NATIVE_9),
+                (2 ** 64 - 1, -1.0, 3.0, FLOAT_NATIVE_MAX_SEED)):
+            for method in ({}, {"method": "float_native"}):
+                y = onepass.normal(300, seed, dtype=np.float32, mean=mean, std=std, **method)
+                self.assertEqual(y.dtype, np.float32)
+                got = [(i, int(y.view(np.uint32)[i])) for i, _ in want]
+                self.assertEqual(got, want, "seed=%d mean=%g std=%g %s" % (seed, mean, std, method))
+        # Shapes are the C order of the flat output; a shorter output is the prefix of a longer one
+        # (every round is computed in full, only i < n written).
+        y = onepass.normal(300, 2024, dtype=np.float32)
+        np.testing.assert_array_equal(onepass.normal((3, 100), 2024, dtype=np.float32), y.reshape(3, 100))
+        for n in (1, 4, 5, 127, 128, 129, 255, 256, 257):
+            np.testing.assert_array_equal(onepass.normal(n, 2024, dtype=np.float32), y[:n], err_msg="n=%d" % n)
+
+    def test_float_native_differs_from_rounded_double_and_between_seeds(self):
+        n = 4096
+        native = onepass.normal(n, 11, dtype=np.float32)
+        rounded = onepass.normal(n, 11, dtype=np.float32, method="rounded_double")
+        self.assertLess(np.count_nonzero(native == rounded), 8)  # two different generators
+        self.assertLess(np.count_nonzero(native == onepass.normal(n, 12, dtype=np.float32)), 8)
+        self.assertLess(np.count_nonzero(native == onepass.normal(n, 11 + 2 ** 32, dtype=np.float32)), 8)
+        np.testing.assert_array_equal(native, onepass.normal(n, 11, dtype=np.float32))  # deterministic
+        # mean and std: x = fma(c, W, fma(b, P1, fma(a, P0, mu))); std = 2 doubles every output exactly
+        np.testing.assert_array_equal(onepass.normal(n, 11, dtype=np.float32, std=2.0), 2 * native)
+        self.assertTrue(np.all(onepass.normal(n, 11, dtype=np.float32, std=0.0, mean=1.5) == np.float32(1.5)))
+
+    def test_float_native_moments(self):
+        # 2^20 samples: mean and variance within 5 standard errors (sd/sqrt(n), sd^2 sqrt(2/n)).
+        n = 1 << 20
+        for seed, mean, std in ((2024, 0.0, 1.0), (7, 2.0, 0.5), (2 ** 64 - 1, -3.0, 4.0)):
+            x = onepass.normal(n, seed, dtype=np.float32, mean=mean, std=std).astype(np.float64)
+            self.assertLess(abs(x.mean() - mean), 5 * std / n ** 0.5, "seed=%d" % seed)
+            self.assertLess(abs(x.var() - std ** 2), 5 * std ** 2 * (2 / n) ** 0.5, "seed=%d" % seed)
+            z = (x - mean) / std
+            self.assertLess(abs((z ** 3).mean()), 5 * (15 / n) ** 0.5, "seed=%d" % seed)  # E z^6 = 15
+            self.assertLess(abs((z ** 4).mean() - 3), 5 * (96 / n) ** 0.5, "seed=%d" % seed)  # E z^8 - 9 = 96
 
     def test_moments(self):
         x = onepass.normal(1 << 20, 2024)
@@ -172,10 +240,27 @@ class Normal(unittest.TestCase):
     def test_bad_arguments(self):
         for kwargs, error, needle in (({"dtype": np.int32}, TypeError, "dtype"), ({"std": -1.0}, ValueError, "std"),
                                       ({"mean": float("nan")}, ValueError, "mean"),
-                                      ({"coefficients": 5}, ValueError, "coefficients")):
+                                      ({"coefficients": 5}, ValueError, "coefficients"),
+                                      ({"method": "float"}, ValueError, "method"),
+                                      ({"method": None}, ValueError, "method"),
+                                      ({"method": 0}, ValueError, "method"),
+                                      ({"method": "rounded_double", "dtype": np.float32, "coefficients": 5},
+                                       ValueError, "coefficients"),
+                                      ({"method": "bad", "dtype": np.float64}, ValueError, "method"),
+                                      # the float-native generator has its own fixed form and float range
+                                      ({"dtype": np.float32, "coefficients": 3}, ValueError, "coefficients"),
+                                      ({"dtype": np.float32, "mean": 1e39}, ValueError, "mean"),
+                                      ({"dtype": np.float32, "std": 1e31}, ValueError, "std")):
             with self.assertRaises(error) as ctx:
                 onepass.normal(4, 1, **kwargs)
             self.assertIn(needle, str(ctx.exception))
+        with self.assertRaises(ValueError) as ctx:
+            onepass.normal(4, 1, method="gaussian")
+        self.assertIn("float_native", str(ctx.exception))
+        self.assertIn("rounded_double", str(ctx.exception))
+        # the float-native limits do not apply to float64 or to rounded_double
+        self.assertEqual(onepass.normal(4, 1, std=1e31).shape, (4,))
+        self.assertEqual(onepass.normal(4, 1, dtype=np.float32, std=1e31, method="rounded_double").dtype, np.float32)
         with self.assertRaises(ValueError):
             onepass.normal((-1,), 1)
         with self.assertRaises(ValueError):

@@ -231,15 +231,29 @@ class SameAsCpu(GpuCase):
                                                   bits_of(onepass.sort(k, begin_bit=3, end_bit=width - 5)), msg)
 
     def test_normal_bit_for_bit(self):
+        # float64, and float32 by both methods (the float-native generator, the default, against
+        # generate_normal_float_cpu; rounded_double against the float64 samples rounded).
+        cases = [(np.float64, {}), (np.float32, {}), (np.float32, {"method": "rounded_double"})]
         for f in self.frameworks():
-            for dtype in (np.float64, np.float32):
-                for n, seed in ((0, 1), (1, 2), (31, 3), (33, 4), (1000, 2 ** 64 - 1), (100003, 12345)):
-                    g = onepass.normal(n, seed, dtype=dtype, device="cuda:0", like=f.name)
+            for dtype, method in cases:
+                for n, seed in ((0, 1), (1, 2), (31, 3), (33, 4), (127, 5), (129, 6), (1000, 2 ** 64 - 1),
+                                (100003, 12345)):
+                    g = onepass.normal(n, seed, dtype=dtype, device="cuda:0", like=f.name, **method)
                     self.assertIsInstance(g, f.array_type())
-                    np.testing.assert_array_equal(bits_of(f.to_numpy(g)), bits_of(onepass.normal(n, seed, dtype=dtype)),
-                                                  err_msg="%s %s n=%d" % (f.name, np.dtype(dtype).name, n))
+                    np.testing.assert_array_equal(bits_of(f.to_numpy(g)),
+                                                  bits_of(onepass.normal(n, seed, dtype=dtype, **method)),
+                                                  err_msg="%s %s %s n=%d" % (f.name, np.dtype(dtype).name, method, n))
             g = onepass.normal((3, 50), 8, mean=2.0, std=0.5, coefficients=3, device="cuda", like=f.name)
             np.testing.assert_array_equal(f.to_numpy(g), onepass.normal((3, 50), 8, mean=2.0, std=0.5, coefficients=3))
+            g = onepass.normal((3, 50), 8, mean=2.0, std=0.5, coefficients=3, dtype=np.float32,
+                               method="rounded_double", device="cuda", like=f.name)
+            np.testing.assert_array_equal(f.to_numpy(g), onepass.normal((3, 50), 8, mean=2.0, std=0.5, coefficients=3,
+                                                                        dtype=np.float32, method="rounded_double"))
+            g = onepass.normal((3, 50), 8, mean=-2.0, std=3.0, dtype=np.float32, device="cuda", like=f.name)
+            cpu = onepass.normal((3, 50), 8, mean=-2.0, std=3.0, dtype=np.float32)
+            np.testing.assert_array_equal(bits_of(f.to_numpy(g)), bits_of(cpu))
+            self.assertFalse(np.array_equal(cpu, onepass.normal((3, 50), 8, mean=-2.0, std=3.0, dtype=np.float32,
+                                                                method="rounded_double")))
 
     def test_torch_device_objects(self):
         torch = self.framework("torch").module
@@ -345,6 +359,9 @@ class Errors(GpuCase):
             self.expect(ValueError, "device", onepass.permutation, 10, 1, device="cuda:99", like=f.name)
             self.expect(ValueError, "device", onepass.normal, 10, 1, device="gpu")
             self.expect(ValueError, "like", onepass.normal, 10, 1, device="cuda", like="numpy")
+            self.expect(ValueError, "method", onepass.normal, 10, 1, dtype=np.float32, method="fast", device="cuda")
+            self.expect(ValueError, "coefficients", onepass.normal, 10, 1, dtype=np.float32, coefficients=3,
+                        device="cuda")
             self.expect(ValueError, "values", onepass.sort, np.arange(10), f.to_gpu(np.arange(10)))  # CPU keys, GPU values
             if f.name == "jax":
                 self.expect(TypeError, "out", onepass.shuffle, x, 1, out=f.to_gpu(np.zeros(100, dtype=np.int64)))

@@ -7,9 +7,8 @@
 // output i = lane i % 32 of warp round i / 32, with entropy_source(seed, lane)(round),
 // so generate_normal equals generate_normal_cpu bit for bit.
 //
-// Floats (method): method::rounded_double is the default for float* without a table until the
-// float-native generator's GPU output and its 2^32-output statistics have been checked on a GPU
-// (issue 30); method::float_native is the
+// Floats (method): method::float_native is the default for float* without a table since the
+// float-native generator's GPU output and statistics were checked on an H100 (issue 30); it is the
 // float-native generator (float_lane.hpp, warp_gaussian_float.cuh; output order of
 // float_cpu_generate.hpp: round r, lane l writes the float4 out[128 r + 4 l .. + 3]);
 // method::rounded_double, and every float call that passes a double `table` and `form`,
