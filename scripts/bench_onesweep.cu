@@ -311,6 +311,38 @@ void pairs_against_cub32(int q, AddShapes&& add_shapes) {
   }
 }
 
+/// Interleaved timing (GROUPs 17, 18): `rounds` rounds, each running every run once in
+/// order, each run after before(k) (untimed) and an L2 flush (a memset of flush_bytes bytes at
+/// flush), between two CUDA events; after round 0's run k, after_first(k) (the output check).
+/// The first `warm` rounds are not kept. Returns the kept times of each run, sorted (ms).
+std::vector<std::vector<float>> time_interleaved(const std::vector<std::pair<std::string, std::function<void()>>>& runs,
+                                                 int rounds, int warm, void* flush, std::size_t flush_bytes,
+                                                 const std::function<void(std::size_t)>& before,
+                                                 const std::function<void(std::size_t)>& after_first) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  std::vector<std::vector<float>> t(runs.size());
+  for (int r = 0; r < rounds; ++r) {
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+      before(k);
+      CK(cudaMemsetAsync(flush, r & 0xff, flush_bytes));
+      CK(cudaEventRecord(a));
+      runs[k].second();
+      CK(cudaEventRecord(b));
+      CK(cudaEventSynchronize(b));
+      float ms = 0;
+      CK(cudaEventElapsedTime(&ms, a, b));
+      if (r >= warm) t[k].push_back(ms);
+      if (r == 0) after_first(k);
+    }
+  }
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  for (auto& v : t) std::sort(v.begin(), v.end());
+  return t;
+}
+
 /// GROUP 17: u32 pairs (q = 1) at several sizes; each round runs every candidate once
 /// (CUB with a 32-bit count first), each after an L2 flush (a 256 MB memset), and the
 /// median over the rounds is reported; outputs compared with CUB's.
@@ -351,31 +383,14 @@ void pairs_interleaved(AddShapes&& add_shapes) {
       });
     };
     add_shapes(shape);
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    std::vector<std::vector<float>> t(runs.size());
-    for (int r = 0; r < 17; ++r) {
-      for (std::size_t k = 0; k < runs.size(); ++k) {
-        CK(cudaMemsetAsync(flush, r & 0xff, flush_bytes));
-        CK(cudaEventRecord(a));
-        runs[k].second();
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        if (r >= 2) t[k].push_back(ms);  // rounds 0 and 1 warm up
-        if (k > 0 && r == 0) {
-          const unsigned long long wrong = diff(d.kout, d.kref, m) + diff(d.vout, d.vref, m);
-          if (wrong) std::printf("  %s WRONG at 2^%d (%llu)\n", runs[k].first.c_str(), lg, wrong);
-        }
-      }
-    }
+    // 17 rounds, rounds 0 and 1 warm up.
+    const auto t = time_interleaved(runs, 17, 2, flush, flush_bytes, [](std::size_t) {}, [&](std::size_t k) {
+      if (k == 0) return;
+      const unsigned long long wrong = diff(d.kout, d.kref, m) + diff(d.vout, d.vref, m);
+      if (wrong) std::printf("  %s WRONG at 2^%d (%llu)\n", runs[k].first.c_str(), lg, wrong);
+    });
     std::vector<double> med;
-    for (auto& v : t) {
-      std::sort(v.begin(), v.end());
-      med.push_back(v[v.size() / 2]);
-    }
+    for (const auto& v : t) med.push_back(v[v.size() / 2]);
     std::printf("pairs q=1 m=2^%d (median of 15 interleaved rounds, L2 flushed)\n", lg);
     for (std::size_t k = 0; k < runs.size(); ++k)
       std::printf("  %-34s %8.1f us  min %8.1f  max %8.1f  (%.3f x CUB n32)\n", runs[k].first.c_str(), med[k] * 1e3,
@@ -460,36 +475,20 @@ void small_interleaved(const char* what, AddShapes&& add_shapes) {
       });
     };
     add_shapes(shape);
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    std::vector<std::vector<float>> t(runs.size());
-    for (int r = 0; r < 23; ++r) {
-      for (std::size_t k = 0; k < runs.size(); ++k) {
-        if (k == 1) {  // the DoubleBuffer run sorts d.ktmp in place: its input is copied there first (untimed)
-          CK(cudaMemcpyAsync(d.ktmp, d.kin, m * sizeof(Key), cudaMemcpyDeviceToDevice));
-          if constexpr (pairs) CK(cudaMemcpyAsync(d.vtmp, d.vin, m * sizeof(Value), cudaMemcpyDeviceToDevice));
-        }
-        CK(cudaMemsetAsync(flush, r & 0xff, flush_bytes));
-        CK(cudaEventRecord(a));
-        runs[k].second();
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        if (r >= 3) t[k].push_back(ms);  // rounds 0..2 warm up
-        if (k > 1 && r == 0) {
-          unsigned long long wrong = diff(d.kout, d.kref, m);
-          if constexpr (pairs) wrong += diff(d.vout, d.vref, m);
-          if (wrong) std::printf("  %s WRONG at 2^%d (%llu)\n", runs[k].first.c_str(), lg, wrong);
-        }
-      }
-    }
+    // 23 rounds, rounds 0..2 warm up.
+    const auto before = [&](std::size_t k) {
+      if (k != 1) return;  // the DoubleBuffer run sorts d.ktmp in place: its input is copied there first
+      CK(cudaMemcpyAsync(d.ktmp, d.kin, m * sizeof(Key), cudaMemcpyDeviceToDevice));
+      if constexpr (pairs) CK(cudaMemcpyAsync(d.vtmp, d.vin, m * sizeof(Value), cudaMemcpyDeviceToDevice));
+    };
+    const auto t = time_interleaved(runs, 23, 3, flush, flush_bytes, before, [&](std::size_t k) {
+      if (k < 2) return;
+      unsigned long long wrong = diff(d.kout, d.kref, m);
+      if constexpr (pairs) wrong += diff(d.vout, d.vref, m);
+      if (wrong) std::printf("  %s WRONG at 2^%d (%llu)\n", runs[k].first.c_str(), lg, wrong);
+    });
     std::vector<double> med;
-    for (auto& v : t) {
-      std::sort(v.begin(), v.end());
-      med.push_back(v[v.size() / 2]);
-    }
+    for (const auto& v : t) med.push_back(v[v.size() / 2]);
     const double best = std::min(med[0], med[1]);
     std::printf("%s q=1 m=2^%d (median of 20 interleaved rounds, L2 flushed)\n", what, lg);
     for (std::size_t k = 0; k < runs.size(); ++k)

@@ -13,13 +13,8 @@ out=${1:?usage: device-gaussian-float.sh OUTDIR}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 build=${BUILD_DIR:-/tmp/onepass-build}
-export PATH="/usr/local/cuda/bin:$PATH"
-prefix_args=()
-if [[ -n "${ONEPASS_DEPS_PREFIX:-}" ]]; then
-  prefix_args=(-DCMAKE_PREFIX_PATH="$ONEPASS_DEPS_PREFIX")
-  export LD_LIBRARY_PATH="$ONEPASS_DEPS_PREFIX/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
-gen=$(command -v ninja >/dev/null && echo "-G Ninja")
+# shellcheck source=scripts/device-env.sh
+source "$(dirname "$0")/device-env.sh"  # PATH, prefix_args, LD_LIBRARY_PATH, gen
 tests=${TESTS-test_gaussian_float_gpu test_gpu_gaussian_registry test_gaussian_statistics}
 status=0
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1

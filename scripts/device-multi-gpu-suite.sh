@@ -18,13 +18,8 @@ mkdir -p "$out/results"
 out=$(cd "$out" && pwd)
 build=${BUILD_DIR:-/tmp/onepass-build}
 export NCCL_NVLS_ENABLE=0
-export PATH="/usr/local/cuda/bin:$PATH"
-prefix_args=()
-if [[ -n "${ONEPASS_DEPS_PREFIX:-}" ]]; then
-  prefix_args=(-DCMAKE_PREFIX_PATH="$ONEPASS_DEPS_PREFIX")
-  export LD_LIBRARY_PATH="$ONEPASS_DEPS_PREFIX/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
-gen=$(command -v ninja >/dev/null && echo "-G Ninja")
+# shellcheck source=scripts/device-env.sh
+source "$(dirname "$0")/device-env.sh"  # PATH, prefix_args, LD_LIBRARY_PATH, gen
 tests=${TESTS-test_distributed_sort test_distributed_shuffle}
 experiments=${EXPERIMENTS-multi_gpu_sort multi_gpu_shuffle}
 gpus=$(nvidia-smi -L | grep -c '^GPU')

@@ -127,6 +127,20 @@ __device__ inline void accumulate(double x, double* s, double* c, unsigned* bloc
   if (fabs(x) > tail_threshold) atomicAdd(&block_bins[tail_bin(x)], 1u);
 }
 
+/// The end of a statistics kernel: thread t's compensated sums into sums/comps
+/// ([order-1][thread]), then (after the block's barrier) the block's tail bins into bins.
+__device__ inline void store_statistics(std::uint64_t t, const double* s, const double* c, const unsigned* block_bins,
+                                        double* sums, double* comps, unsigned long long* bins) {
+#pragma unroll
+  for (unsigned n = 0; n < max_order; ++n) {
+    sums[n * threads + t] = s[n];
+    comps[n * threads + t] = c[n];
+  }
+  __syncthreads();
+  for (unsigned i = threadIdx.x; i < tail_bins; i += blockDim.x)
+    if (block_bins[i]) atomicAdd(&bins[i], static_cast<unsigned long long>(block_bins[i]));
+}
+
 /// sums/comps: [order-1][thread] (order 1..max_order); bins: tail_bins counters. `draws`
 /// is even; Float: the draws of next_pair_float (else next_pair), statistics in double.
 template <bool Float>
@@ -153,14 +167,7 @@ __global__ void __launch_bounds__(block_threads)
       accumulate(z.y, s, c, block_bins);
     }
   }
-#pragma unroll
-  for (unsigned n = 0; n < max_order; ++n) {
-    sums[n * threads + t] = s[n];
-    comps[n * threads + t] = c[n];
-  }
-  __syncthreads();
-  for (unsigned i = threadIdx.x; i < tail_bins; i += blockDim.x)
-    if (block_bins[i]) atomicAdd(&bins[i], static_cast<unsigned long long>(block_bins[i]));
+  store_statistics(t, s, c, block_bins, sums, comps, bins);
 }
 
 /// As statistics_kernel for the float-native generator (next4: four floats per call; `draws`
@@ -184,14 +191,7 @@ __global__ void __launch_bounds__(block_threads)
     accumulate(static_cast<double>(z.z), s, c, block_bins);
     accumulate(static_cast<double>(z.w), s, c, block_bins);
   }
-#pragma unroll
-  for (unsigned n = 0; n < max_order; ++n) {
-    sums[n * threads + t] = s[n];
-    comps[n * threads + t] = c[n];
-  }
-  __syncthreads();
-  for (unsigned i = threadIdx.x; i < tail_bins; i += blockDim.x)
-    if (block_bins[i]) atomicAdd(&bins[i], static_cast<unsigned long long>(block_bins[i]));
+  store_statistics(t, s, c, block_bins, sums, comps, bins);
 }
 
 /// Which draws a check reads.

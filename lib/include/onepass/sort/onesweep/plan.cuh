@@ -148,30 +148,12 @@ class plan {
                     cudaStream_t stream) const {
     if (n_ == 0) return;
     if constexpr (!std::is_same_v<tiny_policy, Policy>) {
-      if (tiny_) {
-        if (descending_) {
-          launch_pass<true, tiny_policy>(place, keys_in, keys_out, values_in, values_out, stream);
-        } else {
-          launch_pass<false, tiny_policy>(place, keys_in, keys_out, values_in, values_out, stream);
-        }
-        return;
-      }
+      if (tiny_) return launch_pass_in_order<tiny_policy>(place, keys_in, keys_out, values_in, values_out, stream);
     }
     if constexpr (!std::is_same_v<small_policy, Policy>) {
-      if (small_) {
-        if (descending_) {
-          launch_pass<true, small_policy>(place, keys_in, keys_out, values_in, values_out, stream);
-        } else {
-          launch_pass<false, small_policy>(place, keys_in, keys_out, values_in, values_out, stream);
-        }
-        return;
-      }
+      if (small_) return launch_pass_in_order<small_policy>(place, keys_in, keys_out, values_in, values_out, stream);
     }
-    if (descending_) {
-      launch_pass<true, Policy>(place, keys_in, keys_out, values_in, values_out, stream);
-    } else {
-      launch_pass<false, Policy>(place, keys_in, keys_out, values_in, values_out, stream);
-    }
+    launch_pass_in_order<Policy>(place, keys_in, keys_out, values_in, values_out, stream);
   }
 
  private:
@@ -212,6 +194,17 @@ class plan {
     kernel<<<grid, histogram_block, 0, stream>>>(d_keys, n_, chunk, begin_bit_, end_bit_, places_,
                                                  reinterpret_cast<unsigned long long*>(bins_));
     ONEPASS_CUDA_CHECK_LAUNCH();
+  }
+
+  /// launch_pass with this plan's order (descending_).
+  template <class Shape>
+  void launch_pass_in_order(unsigned place, const Key* keys_in, Key* keys_out, const Value* values_in,
+                            Value* values_out, cudaStream_t stream) const {
+    if (descending_) {
+      launch_pass<true, Shape>(place, keys_in, keys_out, values_in, values_out, stream);
+    } else {
+      launch_pass<false, Shape>(place, keys_in, keys_out, values_in, values_out, stream);
+    }
   }
 
   template <bool Descending, class Shape>
