@@ -1,6 +1,8 @@
 """Reading and drawing the Onesweep sort experiments (Adinets & Merrill, "Onesweep: A Faster
 Least Significant Digit Radix Sort for GPUs", §4: Figs. 9–11, Tables 1–2) and the
-headline table (experiment sort_headline: ours vs CUB (best) at fixed sizes).
+headline table (experiment sort_headline: ours vs CUB (best) at fixed sizes), and issue 33's
+small-sort table (sort_headline at 2^12..2^21, recorded as sort_headline_small[-<commit>].csv:
+small_runs, small_sorts).
 
 Shared by figures/plot_all.py (draw_sort_figures), paper/make_report.py (the Onesweep
 section) and scripts/check_outputs.py (SORT_GPU_FIGURES), like shuffle_results.py is for
@@ -972,3 +974,137 @@ def draw_selector_figure(panels, out_dir):
     fig.tight_layout(rect=(0, 0.13, 1, 0.95))
     footer(fig, sr.machine_label(usable[0][2], None))
     return save_figure(fig, out_dir, SELECTOR_FIGURE)
+
+
+# --------------------------------------------------------------------------- small sorts (issue 33)
+
+# sort_headline at the small sizes (issue 33: "Sorts below a million keys: at or above CUB (best)
+# at every size"): `sort_headline --sizes-log2 12,...,21 --bands 1`, written as
+# sort_headline_small.csv (a fresh run in the results directory) or recorded as
+# results/recorded/<device>/sort_headline_small[-<commit>].csv.
+SMALL = "sort_headline_small"
+SMALL_SHAPES = ["keys_u32", "pairs_u32_u32", "keys_u64", "pairs_u64_u64"]  # the issue's table rows
+# The issue's size bands (log2 n): [2^12, 2^14], [2^14, 2^16], [2^16, 2^18], [2^18, 2^20]. Each size
+# belongs to one band: a band holds 2^lo <= n < 2^hi, and the last one also n = 2^hi (small_band).
+SMALL_BANDS = [(12, 14), (14, 16), (16, 18), (18, 20)]
+SMALL_MEDIAN_TARGET = 1.0   # the median of onepass_sort / CUB (best) in every band
+SMALL_POINT_TARGET = 0.95   # onepass_sort / CUB (best) at every point from 2^12 to 2^20
+
+
+def threshold_text(t):
+    """A target's threshold as the issues write it: '1.0', '0.95'."""
+    return "%.1f" % t if round(t, 1) == t else "%g" % t
+
+
+def small_band(n, bands=SMALL_BANDS):
+    """Index of the band of `bands` ((lo, hi) in log2 n) that holds size n, else None. A band holds
+    2^lo <= n < 2^hi; the last band is closed (it holds n = 2^hi too), so every n from 2^lo of the
+    first band to 2^hi of the last lies in exactly one band."""
+    for i, (lo, hi) in enumerate(bands):
+        if 2 ** lo <= n < 2 ** hi or (i == len(bands) - 1 and n == 2 ** hi):
+            return i
+    return None
+
+
+def small_band_text(i, bands=SMALL_BANDS):
+    """'[2^12, 2^14)' for a band, '[2^18, 2^20]' for the last (closed) one."""
+    lo, hi = bands[i]
+    return "[2^%d, 2^%d%s" % (lo, hi, "]" if i == len(bands) - 1 else ")")
+
+
+def small_sorts(rows, ours=SELECTOR, q=1, shapes=SMALL_SHAPES, bands=SMALL_BANDS,
+                median_target=SMALL_MEDIAN_TARGET, point_target=SMALL_POINT_TARGET):
+    """Issue 33's table and verdicts from a sort_headline run's rows (load_sort_experiment).
+
+    At each point (shape, band q, n) where `ours` and a CUB configuration were both measured,
+    ratio = ours keys/s / CUB (best) keys/s (ratio_points: CUB (best) is the fastest `cub_*` row
+    at that point). Points of band q with n in one of `bands` (small_band) are kept; other sizes
+    are ignored. Rows of the table: `shapes` (the issue's four, reported even when absent), then any
+    other shape measured; columns: one per band, "median (min)" of the ratios there, "—" where a
+    band has no point.
+
+    Verdicts per shape, each 'met', 'not met' or 'not measured':
+      median: the median ratio is >= median_target in every band ('not met' when a measured band
+        misses it, else 'not measured' when a band has no point);
+      points: every point's ratio is >= point_target ('not met' with the points below it, else
+        'not measured' when a band has no point).
+
+    Returns {"header": [...], "table": [[cell, ...], ...], "shapes": [{"shape", "cells" (per band:
+    {"band", "median", "min", "points"}), "median_verdict", "failing" (band indices), "missing"
+    (band indices), "point_verdict", "below" (points), "points"}], "below": every point below
+    point_target, "targets": [(what, verdict, lowest point or None, threshold, points)] in the form
+    of paper/make_report.evaluate_targets (for targets_verdict)}."""
+    points = [p for p in ratio_points(rows, ours) if p["q"] == q and small_band(p["n"], bands) is not None]
+    measured = {p["shape"] for p in points} | {r["shape"] for r in rows
+                                               if r["q"] == q and small_band(r["n"], bands) is not None}
+    order = list(shapes) + [s for s in shape_order(measured) if s not in shapes]
+    header = ["shape"] + [small_band_text(i, bands) for i in range(len(bands))]
+    out = {"header": header, "table": [], "shapes": [], "below": [], "targets": []}
+    for shape in order:
+        own = [p for p in points if p["shape"] == shape]
+        cells = []
+        for i in range(len(bands)):
+            sel = [p for p in own if small_band(p["n"], bands) == i]
+            ratios = [p["ratio"] for p in sel]
+            cells.append({"band": i, "points": sel, "median": _median(ratios), "min": min(ratios) if ratios else None})
+        failing = [c["band"] for c in cells if c["median"] is not None and c["median"] < median_target]
+        missing = [c["band"] for c in cells if c["median"] is None]
+        below = [p for p in own if p["ratio"] < point_target]
+        median_verdict = "not met" if failing else ("not measured" if missing else "met")
+        point_verdict = "not met" if below else ("not measured" if missing else "met")
+        out["shapes"].append({"shape": shape, "cells": cells, "failing": failing, "missing": missing,
+                              "median_verdict": median_verdict, "below": below, "point_verdict": point_verdict,
+                              "points": own})
+        out["below"].extend(below)
+        row = [SHAPE_DISPLAY.get(shape, shape)]
+        for c in cells:
+            if c["median"] is None:
+                row.append("—")
+                continue
+            med = fmt_ratio(c["median"], median_target)
+            low = fmt_ratio(c["min"], point_target)
+            row.append("%s (%s)" % ("**%s**" % med if c["median"] < median_target else med,
+                                    "**%s**" % low if c["min"] < point_target else low))
+        out["table"].append(row)
+        name = SHAPE_DISPLAY.get(shape, shape)
+        span = "2^%d to 2^%d" % (bands[0][0], bands[-1][1])
+        measured_cells = [c for c in cells if c["median"] is not None]
+        low_band = min(measured_cells, key=lambda c: c["median"]) if measured_cells else None
+        out["targets"].append(("%s: median ≥ %s in every band from %s" % (name, threshold_text(median_target), span),
+                               median_verdict,
+                               None if low_band is None else {"ratio": low_band["median"], "band": low_band["band"]},
+                               median_target, own))
+        out["targets"].append(("%s: ≥ %s at every point from %s" % (name, threshold_text(point_target), span),
+                               point_verdict,
+                               min(own, key=lambda p: p["ratio"]) if own else None, point_target, own))
+    return out
+
+
+def small_runs(results_dir, recorded_root):
+    """[(csv path, device or None)] of the small-size sort_headline runs, the one to report first:
+    a fresh results_dir/sort_headline_small.csv (device None) when it exists, then every
+    recorded_root/<device>/sort_headline_small[-<commit>].csv, newest first by its meta.json
+    date (a run without one by its CSV's modification time), then by path."""
+    fresh = os.path.join(results_dir, SMALL + ".csv")
+    out = [(fresh, None)] if os.path.isfile(fresh) else []
+    found = []
+    if recorded_root and os.path.isdir(recorded_root):
+        for device in sorted(os.listdir(recorded_root)):
+            d = os.path.join(recorded_root, device)
+            if not os.path.isdir(d):
+                continue
+            for f in sorted(os.listdir(d)):
+                if f.endswith(".csv") and (f == SMALL + ".csv" or f.startswith(SMALL + "-")):
+                    found.append((os.path.join(d, f), device))
+    found.sort(key=lambda hit: (run_date(hit[0]), hit[0]), reverse=True)
+    return out + found
+
+
+def run_date(csv_path):
+    """The meta.json date beside a CSV (ISO text), else the CSV's modification time as such text."""
+    return sr._measured_date(os.path.dirname(csv_path) or ".", os.path.basename(csv_path)[:-len(".csv")])
+
+
+def load_sort_csv(csv_path):
+    """(rows, meta) of a sort CSV and the meta.json beside it (load_sort_experiment)."""
+    return load_sort_experiment(os.path.dirname(csv_path) or ".", os.path.basename(csv_path)[:-len(".csv")])

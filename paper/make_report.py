@@ -1139,10 +1139,12 @@ class Report:
                         "the build that ran it did not register them", experiment))
         return text
 
-    def onesweep_sections(self, sort_data, table2, headline=None):
+    def onesweep_sections(self, sort_data, table2, headline=None, small=None):
         """sort_data: {experiment: (GpuSource, rows, meta)} for the sort experiments with results;
         table2: (GpuSource, rows, meta) of onesweep_table2_digit_width, or None; headline:
-        (GpuSource, rows, meta) of sort_headline, or None (not measured yet)."""
+        (GpuSource, rows, meta) of sort_headline, or None (not measured yet); small: the
+        small-size sort_headline runs [(csv path, device or None, rows, meta)], the one to
+        report first (sort_results.small_runs), or None / [] (not measured yet)."""
         facts = so.load_facts()
         self.sort_used = sort_data
         self.add("# Onesweep: A Faster Least Significant Digit Radix Sort for GPUs (Adinets & Merrill)",
@@ -1179,6 +1181,7 @@ class Report:
                  "more consistent across entropy bands and faster in almost all cases for 32-bit keys; HRS leads "
                  "for large 64-bit inputs." % (so.HYBRID, so.SELECTOR))
         self.sort_headline_section(headline)
+        self.small_sorts_section(small)
         self.selector_section(headline, sort_data)
         for name, (fig_no, what) in so.SORT_EXPERIMENTS.items():
             self.add("## Fig. %d — %s" % (fig_no, what))
@@ -1440,6 +1443,114 @@ class Report:
         self.summary.append(("Sort headline vs CUB (best) (targets, %s)" % meta.get("gpu_name", "GPU"),
                              verdict, "; ".join(why) or "every target met"))
 
+    def small_sorts_section(self, small):
+        """Issue 33 ("Sorts below a million keys: at or above CUB (best) at every size"):
+        onepass::sort / CUB (best) per shape and size band from 2^12 to 2^20, median (min), and the
+        issue's two targets per shape (sort_results.small_sorts), from the first of `small`
+        [(csv path, device or None, rows, meta)] (a fresh run, else the newest recorded one; see
+        sort_results.small_runs); the others are listed as also recorded."""
+        self.add("### Small sorts (issue 33): `%s` ÷ CUB (best) below a million keys" % so.SELECTOR)
+        what = "Small sorts vs CUB (best), 2^12 to 2^20 keys (issue 33"
+        bands = so.SMALL_BANDS
+        span = "2^%d to 2^%d" % (bands[0][0], bands[-1][1])
+        if not small:
+            self.add("**Not measured yet:** no `%s.csv` in `%s` nor `%s.csv` / `%s-<commit>.csv` under `%s/<device>/`. "
+                     "`sort_headline --sizes-log2 12,13,...,21 --bands 1` on a GPU, with `%s` and the CUB "
+                     "configurations, gives this table." % (so.SMALL, self.results, so.SMALL, so.SMALL,
+                                                           display_path(self.recorded), so.SELECTOR))
+            self.summary.append((what + ")", "not measured yet", "no %s.csv, fresh or recorded" % so.SMALL))
+            return
+        path, device, rows, meta = small[0]
+        res = so.small_sorts(rows)
+        gpu = meta.get("gpu_name", "an unnamed GPU")
+        where = ("this run (`%s`)" % display_path(path) if device is None else
+                 "recorded copy `%s` (measured %s)" % (sr.repo_relative(path), so.run_date(path)[:10]))
+        provenance_note = self.note_gpu_provenance(sr.GpuSource(so.SMALL, os.path.dirname(path), device), meta)
+        outside = sorted({r["n"] for r in rows if r["q"] == 1 and so.small_band(r["n"]) is None})
+        per_band = [len({p["n"] for s in res["shapes"] for c in s["cells"] if c["band"] == i for p in c["points"]})
+                    for i in range(len(bands))]
+        configs = so.cub_configurations(rows)
+        self.add("Measured on **%s** — %s. %s Command: `%s`." % (gpu, where, provenance_note,
+                                                                 meta.get("command", "?")),
+                 "Ratio = `%s` keys/s ÷ CUB (best) keys/s at each size (uniform keys, q = 1), CUB (best) being the "
+                 "fastest CUB configuration measured at that point (%s). Each cell is the **median (min)** of the "
+                 "ratios over the sizes of one band (the median of two sizes is their mean). Bands are half-open, "
+                 "[2^a, 2^b) holding 2^a ≤ n < 2^b, except the last one, [2^%d, 2^%d], which also holds 2^%d: each "
+                 "size from 2^%d to 2^%d is in exactly one band (in this run the bands hold %s sizes)%s. Medians "
+                 "below %s and minima below %s in bold."
+                 % (so.SELECTOR, ", ".join("`%s`" % a for a in configs) or "none", bands[-1][0], bands[-1][1],
+                    bands[-1][1], bands[0][0], bands[-1][1],
+                    ", ".join(map(str, per_band[:-1])) + " and %d" % per_band[-1] if len(per_band) > 1 else
+                    str(per_band[0]),
+                    "; sizes outside them (%s) are not in the table" % ", ".join(so.size_text(n) for n in outside)
+                    if outside else "", so.threshold_text(so.SMALL_MEDIAN_TARGET),
+                    so.threshold_text(so.SMALL_POINT_TARGET)),
+                 table(res["header"], res["table"], "l" + "r" * len(bands)))
+        choices = so.selector_choices(meta)
+        if choices:
+            ran = {}
+            for s in res["shapes"]:
+                for p in s["points"]:
+                    alg = so.choice_at(choices, p["shape"], p["n"], p["q"])
+                    if alg:
+                        ran.setdefault(alg, set()).add(p["n"])
+            if ran:
+                self.add("What `%s` ran at these points (meta.json `onepass_sort_choice`): %s." % (
+                    so.SELECTOR, "; ".join("`%s` at %s" % (alg, ", ".join(so.size_text(n) for n in sorted(ns)))
+                                          for alg, ns in sorted(ran.items()))))
+        vrows = []
+        for s in res["shapes"]:
+            name = so.SHAPE_DISPLAY.get(s["shape"], s["shape"])
+            if s["median_verdict"] == "met":
+                mtext = "met (lowest median %s)" % so.fmt_ratio(min(c["median"] for c in s["cells"]))
+            elif s["median_verdict"] == "not met":
+                mtext = "**not met**: %s" % ", ".join("%s median %s" % (so.small_band_text(i), so.fmt_ratio(
+                    s["cells"][i]["median"], so.SMALL_MEDIAN_TARGET)) for i in s["failing"])
+            else:
+                mtext = "not measured (no point in %s)" % ", ".join(so.small_band_text(i) for i in s["missing"])
+            if s["point_verdict"] == "met":
+                ptext = "met (lowest %s at %s)" % (so.fmt_ratio(min(p["ratio"] for p in s["points"])), so.size_text(
+                    min(s["points"], key=lambda p: p["ratio"])["n"]))
+            elif s["point_verdict"] == "not met":
+                ptext = "**not met**: %s" % ", ".join("%s %s" % (so.size_text(p["n"]), so.fmt_ratio(
+                    p["ratio"], so.SMALL_POINT_TARGET)) for p in s["below"])
+            else:
+                ptext = "not measured (no point in %s)" % ", ".join(so.small_band_text(i) for i in s["missing"])
+            vrows.append((name, mtext, ptext))
+        verdict, why = targets_verdict(res["targets"])
+        below = res["below"]
+        self.add("The issue's targets per shape, `%s` against CUB (best) in the same run:" % so.SELECTOR,
+                 table(("shape", "median ≥ %s in every band from %s" % (so.threshold_text(so.SMALL_MEDIAN_TARGET),
+                                                                         span),
+                        "≥ %s at every point from %s" % (so.threshold_text(so.SMALL_POINT_TARGET), span)), vrows),
+                 "Points below %s: %s." % (so.threshold_text(so.SMALL_POINT_TARGET), "; ".join(
+                     "%s at %s: %s (CUB (best) = `%s`)" % (so.SHAPE_DISPLAY.get(p["shape"], p["shape"]),
+                                                          so.size_text(p["n"]), so.fmt_ratio(p["ratio"]), p["winner"])
+                     for p in below) if below else "none"),
+                 "**Verdict (small sorts, issue 33): %s.**%s" % (verdict, (" " + sentence(why)) if why else ""))
+        others = []
+        for opath, odevice, orows, ometa in small[1:]:
+            # Older runs may predate onepass_sort's rows: then onesweep's, the sort it runs there.
+            body = "no `%s` or `%s` rows with CUB beside them" % (so.SELECTOR, so.OURS)
+            for ours in (so.SELECTOR, so.OURS):
+                ores = so.small_sorts(orows, ours=ours)
+                if any(s["points"] for s in ores["shapes"]):
+                    body = "`%s` ÷ CUB (best), band medians (%s): %s" % (ours, ", ".join(
+                        so.small_band_text(i) for i in range(len(bands))), "; ".join(
+                        "%s %s" % (so.SHAPE_DISPLAY.get(s["shape"], s["shape"]), " / ".join(
+                            "—" if c["median"] is None else so.fmt_ratio(c["median"]) for c in s["cells"]))
+                        for s in ores["shapes"] if s["points"]))
+                    if ours != so.SELECTOR:
+                        body = "no `%s` rows; %s" % (so.SELECTOR, body)
+                    break
+            others.append("- `%s` (%s, measured %s at commit %s): %s." % (
+                sr.repo_relative(opath), ometa.get("gpu_name", odevice or "this run"), so.run_date(opath)[:10],
+                pv.short(str(ometa.get("commit", "unknown"))), body))
+        if others:
+            self.add("**Also recorded** (older runs; the table and verdict above are of the newest, whose code "
+                     "may differ):", "\n".join(others))
+        self.summary.append(("%s, %s)" % (what, gpu), verdict, "; ".join(why) or "every target met"))
+
     def onesweep_figure_section(self, name, fig_no, what, facts, source, rows, meta):
         gpu_name = meta.get("gpu_name", "the GPU")
         renamed = so.legacy_names(rows)
@@ -1691,7 +1802,17 @@ def main(argv=None):
         for p in problems:
             print("make_report: ERROR: %s" % p, file=sys.stderr)
         return 1
-    report.onesweep_sections(sort_data, table2, headline)
+    small = []  # issue 33's small-size sort_headline runs: fresh, else the newest recorded first
+    for path, device in so.small_runs(args.results, recorded):
+        try:
+            small.append((path, device) + so.load_sort_csv(path))
+        except sr.MissingInput as e:
+            problems.append(str(e))
+    if problems:
+        for p in problems:
+            print("make_report: ERROR: %s" % p, file=sys.stderr)
+        return 1
+    report.onesweep_sections(sort_data, table2, headline, small)
     gaussian_results.report_section(report, args.results, recorded)
     segmented_results.report_section(report, args.results, recorded)
     python_results.report_section(report, args.results, recorded)

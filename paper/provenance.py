@@ -97,13 +97,14 @@ CODE_PATHS = {
     "onesweep_fig11_keys64": _SORT_CODE,
     "onesweep_table2_digit_width": _ONESWEEP_CODE,
     "sort_headline": _SORT_CODE,
+    "sort_headline_small": _SORT_CODE,  # sort_headline at 2^12..2^21 (issue 33), recorded under its own name
     "gaussian_throughput": _GAUSSIAN_CODE,
     "segmented_shuffle": _SEGMENTED_CODE,
     "walking_sampler": _WALKING_CODE,
     "python_peers": _PYTHON_CODE,
 }
 # The program of an experiment not at experiments/<name>.cu.
-PROGRAMS = {"python_peers": "experiments/python_peers.py"}
+PROGRAMS = {"python_peers": "experiments/python_peers.py", "sort_headline_small": "experiments/sort_headline.cu"}
 
 
 def code_paths(experiment):
