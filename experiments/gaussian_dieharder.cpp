@@ -7,26 +7,40 @@
 // mapped by the article's erf mapping (onepass/gaussian/cdf_stream.hpp), is piped from
 // its first word into `dieharder -g 200 -d D -p P` (raw uint32 from stdin), exactly as
 //   onepass gaussian-stream --seed S | dieharder -g 200 -d D -p P
-// would; dieharder stops reading when it has enough. P (psamples: p-values per final
-// Kolmogorov–Smirnov test) is reduced from dieharder's 100 so the default run takes
-// about 30 s on 2 cores; tsamples are dieharder's defaults (its tests' asymptotics
-// assume them).
+// would; dieharder stops reading when it has enough.
+//
+// --generator float_native tests the float-native generator instead: its bit-identical
+// CPU twin (generate_normal_float_cpu, default_float_table(), mean 0, stddev 1, its
+// output order), two outputs per word by normal_pair_to_uint32 (cdf_stream.hpp): the top
+// 16 bits of Phi(x) of output 2k in bits 16..31 of word k, of output 2k + 1 in bits
+// 0..15, Phi computed in double from the float. Not the 32-bit erf mapping of one float:
+// a float's 24-bit significand fixes Phi(x) only to about 2^-25 (less with the
+// generator's few-ulp rounding), so the low bits of such a word would be the float
+// lattice, the same for every float generator, and not a property of this one; 16 bits
+// per output stay clear of it (cdf_stream.hpp's file comment has the numbers).
+//
+// P (psamples: p-values per final Kolmogorov–Smirnov test) is reduced from dieharder's
+// 100 so the default run takes about 30 s on 2 cores (either generator); tsamples are
+// dieharder's defaults (its tests' asymptotics assume them).
 //   smoke:   tests 0 8 15 100, P = 5 (a few seconds)
 //   default: tests 0 1 2 3 4 8 9 10 11 12 13 15 16 100 101 102 203 204, P = 20
 //   paper:   the default tests plus 17 206, P = 100 (dieharder's default)
 // (dieharder's "Suspect"/"Do Not Use" tests 5 6 7 14 are left out, and 205, 207-209,
 // which take minutes.)
 //
-// Output: <out>/gaussian_dieharder.csv with
+// Output: <out>/gaussian_dieharder.csv (--generator double) or
+// <out>/gaussian_dieharder_float_native.csv (--generator float_native), each with
 //   test_id,test_name,ntup,tsamples,psamples,p_value,assessment,words_written,seconds
 // one row per result line dieharder prints (some tests print several, one per ntup);
 // words_written = uint32 words written before dieharder closed its input (an upper
 // bound on what it read). When dieharder is not installed the CSV has its header and no
-// rows and meta.json says "dieharder": "not installed" (make deps installs it).
+// rows and meta.json says "dieharder": "not installed" (make deps installs it). The
+// meta.json (same name, .meta.json) notes the generator and the stream.
 //
-// Options (besides --scale, --out-dir, --seed): --tests 0,1,2 (dieharder -d numbers),
-// --psamples P (1..1000). Exit status: 0 (also when dieharder is missing), 1 when a
-// dieharder run fails or prints no result, 2 for bad arguments.
+// Options (besides --scale, --out-dir, --seed): --generator double|float_native (default
+// double), --tests 0,1,2 (dieharder -d numbers), --psamples P (1..1000). Exit status: 0
+// (also when dieharder is missing), 1 when a dieharder run fails or prints no result, 2
+// for bad arguments.
 #include <chrono>
 #include <csignal>
 #include <cstdint>
@@ -41,6 +55,7 @@
 
 #include "harness.hpp"
 #include "onepass/gaussian/cdf_stream.hpp"
+#include "onepass/gaussian/float_lane.hpp"
 #include "onepass/gaussian/table.hpp"
 
 namespace {
@@ -49,6 +64,23 @@ namespace ex = onepass::experiments;
 namespace g = onepass::gaussian;
 
 const char* const experiment = "gaussian_dieharder";
+
+/// The value of --generator in argv ("double" when it is absent or not readable): the
+/// outputs' name depends on it and the harness takes the name before the full parse,
+/// which checks the value (and everything else) afterwards.
+std::string generator_in(int argc, char** argv) {
+  CLI::App pre;
+  pre.allow_extras();
+  pre.set_help_flag();
+  std::string generator = "double";
+  pre.add_option("--generator", generator);
+  try {
+    pre.parse(argc, argv);
+  } catch (const CLI::ParseError&) {
+    return "double";
+  }
+  return generator;
+}
 
 struct result_line {
   std::string name, ntup, tsamples, psamples, p_value, assessment;
@@ -99,9 +131,15 @@ std::string read_file(const std::string& path) {
 
 int main(int argc, char** argv) {
   CLI::App app{"dieharder on the CDF-mapped output of the warp Gaussian generator (bit-exact CPU emulation)"};
-  ex::run r(experiment, app);
+  const bool float_native = generator_in(argc, argv) == "float_native";
+  ex::run r(float_native ? std::string(experiment) + "_float_native" : std::string(experiment), app);
+  std::string generator = "double";
   std::vector<int> tests_option;
   int psamples_option = 0;
+  app.add_option("--generator", generator,
+                 "double: the double generator's CPU twin, erf-mapped to 32 bits per output; float_native: "
+                 "the float-native one's, top 16 bits of Phi per output, two per word (default double)")
+      ->check(CLI::IsMember({"double", "float_native"}));
   app.add_option("--tests", tests_option, "dieharder -d test numbers (default by scale)")->delimiter(',');
   app.add_option("--psamples", psamples_option, "dieharder -p, in [1, 1000] (default 5/20/100 by scale)")
       ->check(CLI::Range(1, 1000));
@@ -114,15 +152,15 @@ int main(int argc, char** argv) {
                    std::vector<int>{0, 1, 2, 3, 4, 8, 9, 10, 11, 12, 13, 15, 16, 100, 101, 102, 203, 204},
                    std::vector<int>{0, 1, 2, 3, 4, 8, 9, 10, 11, 12, 13, 15, 16, 17, 100, 101, 102, 203, 204, 206});
   for (int t : tests)
-    if (t < 0 || t > 999) ex::usage_exit(experiment, "--tests: " + std::to_string(t) + " is not a dieharder test number");
+    if (t < 0 || t > 999) ex::usage_exit(r.name(), "--tests: " + std::to_string(t) + " is not a dieharder test number");
   const int psamples = psamples_option ? psamples_option : r.pick(5, 20, 100);
 
   r.open_csv({"test_id", "test_name", "ntup", "tsamples", "psamples", "p_value", "assessment", "words_written",
               "seconds"});
   const std::string version = ex::command_output("dieharder -h 2>&1 | grep -o 'dieharder version [0-9.]*' | head -1");
   if (version.empty()) {
-    ex::progress(experiment, "dieharder is not installed (make deps installs the Debian package 'dieharder'): "
-                             "no test run, no rows written");
+    ex::progress(r.name(), "dieharder is not installed (make deps installs the Debian package 'dieharder'): "
+                           "no test run, no rows written");
     r.note("dieharder", "not installed");
     r.finish();
     return 0;
@@ -131,14 +169,18 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // dieharder closes its input when it has read enough
 
   const g::table& tab = g::default_table();
-  constexpr std::uint64_t chunk_rounds = std::uint64_t{1} << 13;  // 2^18 words (1 MiB) per write
-  std::vector<std::uint32_t> words(32 * chunk_rounds);
+  const g::float_table& float_tab = g::default_float_table();
+  // 2^18 words (1 MiB) per write: 2^13 rounds of the double generator (32 words each) or
+  // 2^12 of the float-native one (128 outputs, 64 words each).
+  constexpr std::size_t chunk_words = std::size_t{1} << 18;
+  const std::uint64_t chunk_rounds = float_native ? chunk_words / 64 : chunk_words / 32;
+  std::vector<std::uint32_t> words(chunk_words);
   std::vector<std::string> failed, lines_text;
   std::size_t rows = 0;
   char tmp_template[] = "/tmp/onepass_dieharder_XXXXXX";
   const int fd = mkstemp(tmp_template);
   if (fd < 0) {
-    ex::progress(experiment, "cannot create a temporary file");
+    ex::progress(r.name(), "cannot create a temporary file");
     return 1;
   }
   close(fd);
@@ -155,7 +197,10 @@ int main(int argc, char** argv) {
     }
     std::uint64_t written = 0;
     for (std::uint64_t round = 0;; round += chunk_rounds) {
-      g::fill_cdf_words(words.data(), round, chunk_rounds, r.seed(), tab, g::form::four);
+      if (float_native)
+        g::fill_float_cdf_words(words.data(), round, chunk_rounds, r.seed(), float_tab);
+      else
+        g::fill_cdf_words(words.data(), round, chunk_rounds, r.seed(), tab, g::form::four);
       const std::size_t put = std::fwrite(words.data(), sizeof(std::uint32_t), words.size(), pipe);
       written += put;
       if (put != words.size() || std::fflush(pipe) != 0) break;  // dieharder has what it needs
@@ -166,12 +211,12 @@ int main(int argc, char** argv) {
     if (results.empty() || status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       failed.push_back("test " + std::to_string(t) + ": dieharder exit status " + std::to_string(status) + ", " +
                        std::to_string(results.size()) + " result lines");
-      ex::progress(experiment, "FAILED " + failed.back());
+      ex::progress(r.name(), "FAILED " + failed.back());
     }
     for (const auto& res : results) {
       r.row(t, res.name, res.ntup, res.tsamples, res.psamples, res.p_value, res.assessment, written, seconds);
       ++rows;
-      ex::progress(experiment, "-d " + std::to_string(t) + " " + res.name + " ntup " + res.ntup + ": p = " +
+      ex::progress(r.name(), "-d " + std::to_string(t) + " " + res.name + " ntup " + res.ntup + ": p = " +
                                    res.p_value + " " + res.assessment);
     }
   }
@@ -180,8 +225,15 @@ int main(int argc, char** argv) {
   for (int t : tests) test_text.push_back(std::to_string(t));
   r.note("tests", ex::join(test_text));
   r.note("psamples", std::to_string(psamples));
-  r.note("stream", "onepass gaussian-stream --seed " + std::to_string(r.seed()) +
-                       " (default_table, 4 coefficients, erf mapping to uint32), from its first word for every test");
+  r.note("generator", generator);
+  if (float_native)
+    r.note("stream", "float-native generator's CPU twin (generate_normal_float_cpu, default_float_table, mean 0, "
+                     "stddev 1) with seed " + std::to_string(r.seed()) +
+                         "; word k = floor(Phi(x[2k]) 2^16) << 16 | floor(Phi(x[2k+1]) 2^16) (normal_pair_to_uint32),"
+                         " from its first word for every test");
+  else
+    r.note("stream", "onepass gaussian-stream --seed " + std::to_string(r.seed()) +
+                         " (default_table, 4 coefficients, erf mapping to uint32), from its first word for every test");
   r.note("rows", std::to_string(rows));
   if (!failed.empty()) r.note("failed", ex::join(failed, "; "));
   r.finish();

@@ -2,7 +2,9 @@
 // CDF mapping it uses (onepass/gaussian/cdf_stream.hpp): raw uint32 words equal to the
 // article's erf mapping of generate_normal_cpu's output, deterministic per seed, exactly
 // 4 N bytes with --count N (a prefix of the longer stream), an unlimited stream that stops
-// when the reader closes the pipe, roughly uniform words, and one-line errors.
+// when the reader closes the pipe, roughly uniform words, and one-line errors. Also the
+// float-native generator's mapping (experiments/gaussian_dieharder --generator
+// float_native): top 16 bits of Phi per float, two outputs per word, first in the high half.
 //
 // Needs <build>/bin/onepass: the test target depends on onepass_cli in CMake.
 #include <gtest/gtest.h>
@@ -23,6 +25,7 @@
 #include "cli_runner.hpp"
 #include "onepass/gaussian/cdf_stream.hpp"
 #include "onepass/gaussian/cpu_generate.hpp"
+#include "onepass/gaussian/float_cpu_generate.hpp"
 #include "onepass/gaussian/table.hpp"
 #include "onepass/stats/chi_square.hpp"
 
@@ -65,6 +68,64 @@ TEST(CdfMapping, WordsAreTheMappedOutputsOfGenerateNormalCpu) {
   g::generate_normal_cpu(x3.data(), n, 0.0, 1.0, seed, g::default_table(), g::form::three);
   g::fill_cdf_words(w.data(), 0, n / 32, seed, g::default_table(), g::form::three);
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(w[i], g::normal_to_uint32(x3[i])) << "form three, word " << i;
+}
+
+TEST(CdfMapping, FloatsMapToTheTop16BitsOfTheNormalCdf) {
+  EXPECT_EQ(g::normal_to_uint16(0.0f), 0x8000u);
+  EXPECT_EQ(g::normal_to_uint16(-40.0f), 0u);
+  EXPECT_EQ(g::normal_to_uint16(40.0f), 0xFFFFu);  // clamped, not wrapped to 0
+  EXPECT_EQ(g::normal_to_uint16(std::nanf("")), 0u);
+  // floor(Phi(x) 2^16), Phi(x) = (1 + erf(x / sqrt 2)) / 2; none within 0.04 of an integer.
+  EXPECT_EQ(g::normal_to_uint16(1.0f), 55138u);   // Phi(1) 2^16 = 55138.369
+  EXPECT_EQ(g::normal_to_uint16(-1.0f), 10397u);  // 10397.631
+  EXPECT_EQ(g::normal_to_uint16(0.5f), 45315u);   // 45315.684
+  EXPECT_EQ(g::normal_to_uint16(2.0f), 64045u);   // 64045.047
+  EXPECT_EQ(g::normal_to_uint16(-3.0f), 88u);     // 88.467
+  for (float x = -6; x < 6; x += 0.01f) {
+    EXPECT_LE(g::normal_to_uint16(x), g::normal_to_uint16(x + 0.01f));
+    EXPECT_EQ(g::normal_to_uint16(x), g::normal_to_uint32(static_cast<double>(x)) >> 16) << x;
+  }
+}
+
+TEST(CdfMapping, PairsPackTheFirstOutputIntoTheHighHalf) {
+  EXPECT_EQ(g::normal_pair_to_uint32(0.0f, 1.0f), 0x8000D762u);  // 55138 = 0xD762
+  EXPECT_EQ(g::normal_pair_to_uint32(1.0f, 0.0f), 0xD7628000u);
+  EXPECT_EQ(g::normal_pair_to_uint32(-40.0f, 40.0f), 0x0000FFFFu);
+  EXPECT_EQ(g::normal_pair_to_uint32(40.0f, -40.0f), 0xFFFF0000u);
+  EXPECT_EQ(g::normal_pair_to_uint32(-3.0f, 2.0f), (88u << 16) | 64045u);
+}
+
+TEST(CdfMapping, FloatWordsArePairsOfGenerateNormalFloatCpuOutputs) {
+  const std::uint64_t seed = 99;
+  const std::size_t rounds = 300, n = 128 * rounds;
+  std::vector<float> x(n);
+  g::generate_normal_float_cpu(x.data(), n, 0.0, 1.0, seed, g::default_float_table());
+  std::vector<std::uint32_t> w(64 * rounds), w_window(64 * 100);
+  g::fill_float_cdf_words(w.data(), 0, rounds, seed, g::default_float_table());
+  for (std::size_t k = 0; k < w.size(); ++k) {
+    ASSERT_EQ(w[k] >> 16, g::normal_to_uint16(x[2 * k])) << "word " << k << ", high half";
+    ASSERT_EQ(w[k] & 0xFFFFu, g::normal_to_uint16(x[2 * k + 1])) << "word " << k << ", low half";
+  }
+  g::fill_float_cdf_words(w_window.data(), 200, 100, seed, g::default_float_table());  // rounds 200..299
+  for (std::size_t i = 0; i < w_window.size(); ++i) ASSERT_EQ(w_window[i], w[64 * 200 + i]) << "word " << i;
+  g::fill_float_cdf_words(w_window.data(), 0, 100, seed + 1, g::default_float_table());
+  int equal = 0;
+  for (std::size_t i = 0; i < w_window.size(); ++i) equal += w_window[i] == w[i];
+  EXPECT_LE(equal, 2) << "another seed, the same words";
+}
+
+TEST(CdfMapping, FloatWordsAreRoughlyUniformInBothHalves) {
+  const std::size_t rounds = std::size_t{1} << 14;  // 2^20 words, 2^21 outputs
+  std::vector<std::uint32_t> w(64 * rounds);
+  g::fill_float_cdf_words(w.data(), 0, rounds, 11, g::default_float_table());
+  // Top and low byte of each half, each over 256 cells.
+  for (unsigned shift : {24u, 16u, 8u, 0u}) {
+    std::vector<std::uint64_t> cells(256, 0);
+    for (std::uint32_t v : w) ++cells[(v >> shift) & 255u];
+    const auto chi = onepass::stats::chi_square_uniform(cells, 1e-6);
+    EXPECT_TRUE(chi.passes) << "bits " << shift << ".." << shift + 7 << ": chi-square " << chi.statistic
+                            << " > " << chi.critical_value;
+  }
 }
 
 TEST_F(GaussianStreamTest, DeterministicExactByteCountAndEqualToTheLibrary) {
