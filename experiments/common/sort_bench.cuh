@@ -58,7 +58,8 @@ namespace onepass::experiments::gpu {
 int run_sort_throughput(registry::sort_shape shape, const char* experiment, const char* title, int argc, char** argv);
 
 /// The sort_headline program: every registered GPU sort of every shape (--shapes) at
-/// fixed sizes (--sizes-log2, default 2^20, 2^24, 2^28, 2^30; smoke 2^12, 2^16), keys_u32
+/// fixed sizes (--sizes-log2, default 2^12, 2^14, 2^16, 2^18, 2^20, 2^24, 2^28, 2^30; smoke
+/// 2^12, 2^16), keys_u32
 /// at the bands of --bands (default 1,2,3,4,8,16) and the other shapes at q = 1; timing
 /// as above with 7 timed runs by default (smoke 5, paper 9). Same CSV columns and checks
 /// as run_sort_throughput; one CSV for all shapes (column `shape`).
