@@ -165,10 +165,13 @@ figures: build
 	$(MAKE) --no-print-directory plots
 	$(MAKE) --no-print-directory paper
 
+# gaussian_dieharder runs twice: the double generator (gaussian_dieharder.csv) and, with
+# --generator float_native, issue 30's float-native generator (gaussian_dieharder_float_native.csv).
 experiments:
 	@set -e; for e in $(CPU_EXPERIMENTS); do \
 	  $(BIN)/$$e --scale $(SCALE) --out-dir $(RESULTS_DIR); \
 	done
+	@$(BIN)/gaussian_dieharder --generator float_native --scale $(SCALE) --out-dir $(RESULTS_DIR)
 	@$(MAKE) --no-print-directory seed-replicates
 	@$(MAKE) --no-print-directory gpu-experiments
 

@@ -9,6 +9,8 @@ skipped with a message, never an error:
     <results>/gaussian_density.csv     CPU emulation sample: output density vs N(0,1) and
                                        the table's 16 base distributions (kind = base rows)
     <results>/gaussian_dieharder.csv   dieharder p-values on the CDF-mapped stream
+    <results>/gaussian_dieharder_float_native.csv   the same for the float-native generator
+                                       (issue 30; gaussian_dieharder --generator float_native)
     gaussian_throughput.csv            GPU throughput: <results>/ when a GPU run wrote it,
                                        else the newest results/recorded/<device>/ copy
     figures/reference/gaussian_article.csv   the article's numbers (typed, with sections)
@@ -439,6 +441,38 @@ def _fmt(x):
     return "%.4g" % x
 
 
+DIEHARDER_ITEM = "Gaussian stream passes dieharder"
+DIEHARDER_FLOAT_NATIVE_ITEM = "Float-native Gaussian stream passes dieharder (issue 30)"
+
+
+def dieharder_block(report, results, name, item, note):
+    """The report lines of one dieharder run (<results>/<name>.csv and .meta.json, written by
+    gaussian_dieharder), and its summary row `item`: "passes" when no line is FAILED, else
+    "fails"; "not run" when the CSV is absent or has no rows (dieharder not installed)."""
+    rows = _rows(os.path.join(results, name + ".csv"))
+    meta = _meta(results, name) if os.path.isfile(os.path.join(results, name + ".meta.json")) else {}
+    if not rows:
+        why = "dieharder not installed" if meta.get("dieharder") == "not installed" else "no results"
+        report.summary.append((item, "not run", why))
+        return ["*Not run (%s: `%s.csv`).*" % (why, name)]
+    counts = {}
+    for r in rows:
+        counts[r["assessment"]] = counts.get(r["assessment"], 0) + 1
+    lines = ["%s, psamples %s, stream `%s`: %s. %s"
+             % (meta.get("dieharder", "dieharder"), meta.get("psamples", "?"), meta.get("stream", ""),
+                ", ".join("%d %s" % (n, a) for a, n in sorted(counts.items())), note),
+             "\n".join(["| -d | test | ntup | tsamples | psamples | p-value | assessment |",
+                        "|---:|---|---:|---:|---:|---:|---|"] +
+                       ["| %s | %s | %s | %s | %s | %s | %s |" % (r["test_id"], r["test_name"], r["ntup"],
+                                                               r["tsamples"], r["psamples"], r["p_value"],
+                                                               r["assessment"]) for r in rows])]
+    failed = counts.get("FAILED", 0)
+    report.summary.append((item, "passes" if failed == 0 else "fails",
+                           "%d result lines, %d FAILED, %d WEAK (dieharder: p < 0.005 or > 0.995; expected "
+                           "about 1 %% of lines by chance)" % (len(rows), failed, counts.get("WEAK", 0))))
+    return lines
+
+
 def report_section(report, results, recorded_root):
     """Adds the Gaussian section to a make_report.Report (its add, figure, summary)."""
     facts = article_facts()
@@ -579,33 +613,16 @@ def report_section(report, results, recorded_root):
         report.summary.append((TABLE_BAR_ITEM, verdict, detail))
         if os.path.isfile(os.path.join(report.figures, "gaussian_failure_times.png")):
             lines.append(report.figure("gaussian_failure_times", "Failure time per order, initial vs optimised table"))
-    # dieharder
+    # dieharder: the double generator's stream, then issue 30's float-native generator's
     lines.append("### dieharder on the CDF-mapped stream")
-    dh = _rows(os.path.join(results, "gaussian_dieharder.csv"))
-    dh_meta = _meta(results, "gaussian_dieharder") if os.path.isfile(
-        os.path.join(results, "gaussian_dieharder.meta.json")) else {}
-    if not dh:
-        why = "dieharder not installed" if dh_meta.get("dieharder") == "not installed" else "no results"
-        lines.append("*Not run (%s).*" % why)
-        report.summary.append(("Gaussian stream passes dieharder", "not run", why))
-    else:
-        counts = {}
-        for r in dh:
-            counts[r["assessment"]] = counts.get(r["assessment"], 0) + 1
-        lines.append("%s, psamples %s, stream `%s`: %s. The article ran PractRand to 2^%s bytes of the CDF-mapped "
-                     "stream and 2^%s bytes of the tail stream without a failure (section “Testing with PractRand”)."
-                     % (dh_meta.get("dieharder", "dieharder"), dh_meta.get("psamples", "?"), dh_meta.get("stream", ""),
-                        ", ".join("%d %s" % (n, a) for a, n in sorted(counts.items())),
-                        art.get("practrand_full_bytes_log2", "?"), art.get("practrand_tail_bytes_log2", "?")))
-        lines.append("\n".join(["| -d | test | ntup | tsamples | psamples | p-value | assessment |",
-                                "|---:|---|---:|---:|---:|---:|---|"] +
-                               ["| %s | %s | %s | %s | %s | %s | %s |" % (r["test_id"], r["test_name"], r["ntup"],
-                                                                       r["tsamples"], r["psamples"], r["p_value"],
-                                                                       r["assessment"]) for r in dh]))
-        failed = counts.get("FAILED", 0)
-        report.summary.append(("Gaussian stream passes dieharder", "passes" if failed == 0 else "fails",
-                               "%d result lines, %d FAILED, %d WEAK (dieharder: p < 0.005 or > 0.995; expected "
-                               "about 1 %% of lines by chance)" % (len(dh), failed, counts.get("WEAK", 0))))
+    lines += dieharder_block(report, results, "gaussian_dieharder", DIEHARDER_ITEM,
+                             "The article ran PractRand to 2^%s bytes of the CDF-mapped stream and 2^%s bytes of "
+                             "the tail stream without a failure (section “Testing with PractRand”)."
+                             % (art.get("practrand_full_bytes_log2", "?"), art.get("practrand_tail_bytes_log2", "?")))
+    lines.append("### dieharder (float-native generator, issue 30)")
+    lines += dieharder_block(report, results, "gaussian_dieharder_float_native", DIEHARDER_FLOAT_NATIVE_ITEM,
+                             "Two outputs per uint32 word, the top 16 bits of Φ(x) each (a float fixes Φ only to "
+                             "about 2^-25); `gaussian_dieharder --generator float_native`.")
     # Article numbers
     lines.append("### The article's numbers")
     lines.append("\n".join(["| quantity | article | section |", "|---|---|---|"] +

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Verdicts of the Gaussian section (figures/gaussian_results.py's report_section, which the
 report calls), on synthetic CSVs: the throughput bar (ours >= 1.3 x curand_normal2_double in
-registers), dieharder and the project's table-quality bar (every Hermite, moment and
+registers), dieharder (the double generator's stream and issue 30's float-native one,
+gaussian_dieharder_float_native.csv) and the project's table-quality bar (every Hermite, moment and
 best-polynomial test of order <= 24 lasts >= 1e31 outputs, orders <= 16 >= 1e33, with the
 per-order table of the report) -- a claim that holds, one that fails, data missing.
 
@@ -15,6 +16,7 @@ from figures import gaussian_results
 
 THROUGHPUT = "Gaussian throughput"
 DIEHARDER = "Gaussian stream passes dieharder"
+DIEHARDER_FLOAT_NATIVE = "Float-native Gaussian stream passes dieharder"
 TABLE_BAR = "Gaussian table: every test of order"
 FAILURE_COLUMNS = ["table", "order", "hermite", "hermite_failure_outputs", "moment_discrepancy",
                    "moment_failure_outputs", "best_polynomial_failure_outputs", "controlled_by_optimiser"]
@@ -148,6 +150,43 @@ class GaussianVerdicts(unittest.TestCase):
                     dieharder_rows(["PASSED"] * 17 + ["FAILED"]))
         self.assertEqual(t.summary_verdict(self.summary(), DIEHARDER), "fails")
 
+    def test_dieharder_float_native_passes_beside_the_double(self):
+        t.write_csv(self.results, "gaussian_dieharder", t.DIEHARDER_COLUMNS,
+                    dieharder_rows(["PASSED"] * 17 + ["FAILED"]))
+        t.write_csv(self.results, "gaussian_dieharder_float_native", t.DIEHARDER_COLUMNS,
+                    dieharder_rows(["PASSED"] * 15 + ["WEAK"] * 3))
+        report = self.summary()
+        self.assertEqual(t.summary_verdict(report, DIEHARDER), "fails")  # each run has its own verdict
+        self.assertEqual(t.summary_verdict(report, DIEHARDER_FLOAT_NATIVE), "passes")
+        text = "\n".join(report.blocks)
+        self.assertIn("### dieharder (float-native generator, issue 30)", text)
+        self.assertIn("15 PASSED, 3 WEAK", text)
+        self.assertIn("top 16 bits of Φ(x)", text)
+
+    def test_dieharder_float_native_fails(self):
+        t.write_csv(self.results, "gaussian_dieharder", t.DIEHARDER_COLUMNS, dieharder_rows(["PASSED"] * 18))
+        t.write_csv(self.results, "gaussian_dieharder_float_native", t.DIEHARDER_COLUMNS,
+                    dieharder_rows(["PASSED"] * 17 + ["FAILED"]))
+        report = self.summary()
+        self.assertEqual(t.summary_verdict(report, DIEHARDER), "passes")
+        self.assertEqual(t.summary_verdict(report, DIEHARDER_FLOAT_NATIVE), "fails")
+
+    def test_dieharder_float_native_missing_is_not_run(self):
+        # The double's run alone (an older results directory): the float-native row says "not run".
+        t.write_csv(self.results, "gaussian_dieharder", t.DIEHARDER_COLUMNS, dieharder_rows(["PASSED"] * 18))
+        report = self.summary()
+        self.assertEqual(t.summary_verdict(report, DIEHARDER), "passes")
+        self.assertEqual(t.summary_verdict(report, DIEHARDER_FLOAT_NATIVE), "not run")
+
+    def test_dieharder_float_native_without_dieharder_is_not_run(self):
+        # gaussian_dieharder without dieharder installed: the header, no rows, and the meta says so.
+        t.write_csv(self.results, "gaussian_dieharder_float_native", t.DIEHARDER_COLUMNS, [])
+        t.write_meta(self.results, "gaussian_dieharder_float_native", dieharder="not installed")
+        report = self.summary()
+        self.assertEqual(t.summary_verdict(report, DIEHARDER_FLOAT_NATIVE), "not run")
+        self.assertIn("dieharder not installed", [why for item, v, why in report.summary
+                                                  if item.startswith(DIEHARDER_FLOAT_NATIVE)])
+
     def table_bar(self, rows):
         t.write_csv(self.results, "gaussian_hermite_failure", FAILURE_COLUMNS, rows)
         report = self.summary()
@@ -181,7 +220,9 @@ class GaussianVerdicts(unittest.TestCase):
         self.assertEqual(t.summary_verdict(self.summary(), TABLE_BAR), "not run")
 
     def test_dieharder_missing_is_not_run(self):
-        self.assertEqual(t.summary_verdict(self.summary(), DIEHARDER), "not run")
+        report = self.summary()
+        self.assertEqual(t.summary_verdict(report, DIEHARDER), "not run")
+        self.assertEqual(t.summary_verdict(report, DIEHARDER_FLOAT_NATIVE), "not run")
 
 
 if __name__ == "__main__":
