@@ -54,7 +54,8 @@ cmake --build "$build" --target _onepass _onepass_cuda -j "$jobs" > "$out/build.
   || { grep -E "error|Error" "$out/build.log" | head -40; exit 1; }
 ls -l "$build"/python/onepass/*.so
 echo "build ok ($((SECONDS - started)) s)"
-export PYTHONPATH="$PWD/$build/python"
+build_abs=$(cd "$build" && pwd)  # BUILD_DIR may be absolute or relative
+export PYTHONPATH="$build_abs/python"
 "$PYTHON" -c 'import onepass, onepass._gpu as g; print("onepass", onepass.__version__, "CUDA module:", g.available(), "devices:", g._cu.device_count() if g.available() else 0)'
 
 section "type stub of the CUDA module -> $out/_onepass_cuda.pyi (nanobind stubgen; commit it as python/onepass/_onepass_cuda.pyi)"
