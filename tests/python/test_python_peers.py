@@ -87,11 +87,17 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(self.one(f64)["verdict"], "not met")  # 1.19x < 1.2x
         f64[0] = row("normal_f64", "onepass", 121e9)
         self.assertEqual(self.one(f64)["verdict"], "met")
-        f32 = [row("normal_f32", "onepass", 50e9), row("normal_f32", "torch_randn", 100e9)]
+        f32 = [row("normal_f32", "onepass", 149e9), row("normal_f32", "torch_randn", 100e9)]
         p = self.one(f32)
-        self.assertIsNone(p["target"])
-        self.assertIsNone(p["verdict"])
-        self.assertAlmostEqual(p["vs_reference"], 0.5)  # reported against torch.randn
+        self.assertEqual(p["target"], 1.5)
+        self.assertEqual(p["verdict"], "undecided")  # cupy's standard_normal not measured
+        self.assertEqual(p["missing"], ["cupy_standard_normal"])
+        f32.append(row("normal_f32", "cupy_standard_normal", 20e9))
+        self.assertEqual(self.one(f32)["verdict"], "not met")  # 1.49x the fastest, torch.randn
+        f32[0] = row("normal_f32", "onepass", 151e9)
+        p = self.one(f32)
+        self.assertEqual(p["verdict"], "met")
+        self.assertAlmostEqual(p["vs_reference"], 1.51)
 
     def test_batched_targets_by_row_length(self):
         rows = []
@@ -190,9 +196,9 @@ class Recorded(unittest.TestCase):
         self.assertIn("![", text)
         pts = pr.points(rows)
         decided = [p for p in pts if p["verdict"] in ("met", "not met")]
-        self.assertEqual(len(decided), 8)  # shuffle, five batched shapes, sort, normal_f64
+        self.assertEqual(len(decided), 9)  # shuffle, five batched shapes, sort, normal_f64, normal_f32
         verdict = r.summary[0][1]
-        self.assertEqual(verdict, "%d of 8 met" % sum(p["verdict"] == "met" for p in decided))
+        self.assertEqual(verdict, "%d of 9 met" % sum(p["verdict"] == "met" for p in decided))
         # the C++ paragraph's rates are those of fig10_fusion.csv at 2^28, best case
         fusion, _ = sr.load_experiment(os.path.join(RECORDED, "nvidia-h100"), "fig10_fusion")
         best28 = [f for f in fusion if f["case"] == "best" and f["log2_size"] == 28]
