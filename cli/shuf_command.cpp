@@ -44,13 +44,12 @@
 #include <utility>
 #include <vector>
 
-#include <tbb/parallel_for.h>
-
 #include "cli_common.hpp"
 #include "onepass/bijection/lcg.hpp"
 #include "onepass/bijection/variable_philox.hpp"
 #include "onepass/bits.hpp"
 #include "onepass/error.hpp"
+#include "onepass/shuffle/cpu_images.hpp"
 #include "shuf_io.hpp"
 
 namespace onepass::cli {
@@ -419,59 +418,9 @@ void put_lines(output_file& out, const Lines& lines, const Index* idx, std::size
 // ---------------------------------------------------------------------------------
 // Orders
 
-/// Calls sink(images, count) with the images f(i) < m of i = 0, 1, ... in order, in
-/// batches, until `limit` images have been passed (or the domain is exhausted).
-template <class Bijection, class Sink>
-void for_each_image(const Bijection& f, std::uint64_t m, std::uint64_t limit, Sink&& sink) {
-  if (m == 0 || limit == 0) return;
-  constexpr std::uint64_t part = std::uint64_t{1} << 14, parts = 64, batch = part * parts;
-  const std::uint64_t last = low_mask(f.domain_bits());  // the domain is [0, last]
-  const std::uint64_t domain_batch = last >= batch - 1 ? batch : last + 1;
-  std::unique_ptr<std::uint64_t[]> images(new std::uint64_t[domain_batch]);
-  std::uint64_t counts[parts];
-  std::uint64_t passed = 0;
-  for (std::uint64_t base = 0;; base += batch) {
-    const std::uint64_t span_last = std::min(last, base + (batch - 1));  // base is a multiple of 2^20: no overflow
-    const std::uint64_t span = span_last - base + 1;
-    const std::uint64_t used_parts = (span + part - 1) / part;
-    auto evaluate = [&](std::uint64_t p) {
-      const std::uint64_t first = base + p * part;
-      const std::uint64_t end = first + std::min(part, span - p * part);
-      std::uint64_t* out = images.get() + p * part;
-      std::uint64_t c = 0;
-      std::uint64_t i = first;
-      if constexpr (std::is_same_v<Bijection, bij::variable_philox>) {
-        constexpr int run = 8;
-        std::uint64_t w[run];
-        for (; i + run <= end; i += run) {
-          f.template images_of_run<run>(i, w);
-          for (int k = 0; k < run; ++k) {
-            out[c] = w[k];
-            c += w[k] < m ? 1 : 0;
-          }
-        }
-      }
-      for (; i < end; ++i) {
-        const std::uint64_t w = f(i);
-        out[c] = w;
-        c += w < m ? 1 : 0;
-      }
-      counts[p] = c;
-    };
-    if (used_parts > 1) {
-      tbb::parallel_for(std::uint64_t{0}, used_parts, evaluate);
-    } else {
-      evaluate(0);
-    }
-    for (std::uint64_t p = 0; p < used_parts; ++p) {
-      const std::uint64_t take = std::min(counts[p], limit - passed);
-      sink(images.get() + p * part, static_cast<std::size_t>(take));
-      passed += take;
-      if (passed == limit) return;
-    }
-    if (span_last == last) return;
-  }
-}
+// The images f(i) < m in order: onepass::shuffle::for_each_image (shuffle/cpu_images.hpp),
+// Algorithm 1's evaluate-flag-compact without the gather.
+using onepass::shuffle::for_each_image;
 
 enum class kind { variable_philox, lcg, registry };
 
