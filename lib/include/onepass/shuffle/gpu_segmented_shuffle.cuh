@@ -59,6 +59,7 @@
 #include "onepass/call_protocol.hpp"
 #include "onepass/error.hpp"
 #include "onepass/launch_geometry.cuh"
+#include "onepass/scan/warp_scan.cuh"
 #include "onepass/random/mt19937_64_prefix.hpp"
 #include "onepass/scan/tile_state.cuh"
 #include "onepass/shuffle/gpu_shuffle.cuh"
@@ -340,12 +341,7 @@ __global__ void __launch_bounds__(block_threads) block_path_kernel(const T* __re
       __syncthreads();
       if (warp == 0) {  // exclusive scan of the 32 counts, in index order (k, warp)
         const std::uint32_t c = counts[lane];
-        std::uint32_t incl = c;
-#pragma unroll
-        for (int d = 1; d < 32; d *= 2) {
-          const std::uint32_t up = __shfl_up_sync(0xffffffffu, incl, d);
-          if (lane >= static_cast<unsigned>(d)) incl += up;
-        }
+        const std::uint32_t incl = scan::warp_inclusive_sum(c, lane);
         offsets[lane] = incl - c;
         if (lane == 31) offsets[32] = incl;
       }
@@ -457,12 +453,7 @@ __global__ void __launch_bounds__(block_threads) tiled_path_kernel(const T* __re
       __syncthreads();  // (3) counts
       if (warp == 0) {
         const std::uint32_t c = counts[lane];
-        std::uint32_t incl = c;
-#pragma unroll
-        for (int d = 1; d < 32; d *= 2) {
-          const std::uint32_t up = __shfl_up_sync(0xffffffffu, incl, d);
-          if (lane >= static_cast<unsigned>(d)) incl += up;
-        }
+        const std::uint32_t incl = scan::warp_inclusive_sum(c, lane);
         offsets[lane] = incl - c;
         const std::uint64_t aggregate = __shfl_sync(0xffffffffu, incl, 31);
         std::uint64_t exclusive = 0;
@@ -587,12 +578,7 @@ __global__ void __launch_bounds__(block_threads) tiled_pipelined_kernel(const T*
   // count (its segment's first tile: as an inclusive prefix, with prefix 0).
   auto publish_count = [&](held& h, unsigned b) {
     const std::uint32_t c = counts[b][lane];
-    std::uint32_t incl = c;
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-      const std::uint32_t up = __shfl_up_sync(0xffffffffu, incl, d);
-      if (lane >= static_cast<unsigned>(d)) incl += up;
-    }
+    const std::uint32_t incl = scan::warp_inclusive_sum(c, lane);
     offsets[b][lane] = incl - c;
     h.count = __shfl_sync(0xffffffffu, incl, 31);
     if (lane == 0) {

@@ -49,6 +49,7 @@
 #include "onepass/call_protocol.hpp"
 #include "onepass/error.hpp"
 #include "onepass/launch_geometry.cuh"
+#include "onepass/scan/warp_scan.cuh"
 #include "onepass/shuffle/gpu_evaluator.cuh"
 
 namespace onepass::shuffle::gpu::detail {
@@ -210,12 +211,7 @@ inline constexpr int staged_warps = staged_block / 32;
 __device__ __forceinline__ void scan_warp_counts(std::uint32_t (&warp_offset)[staged_warps + 1],
                                                  std::uint32_t* block_counts, unsigned lane) {
   const std::uint32_t mine = lane < staged_warps ? warp_offset[lane] : 0u;
-  std::uint32_t inclusive = mine;
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    const std::uint32_t other = __shfl_up_sync(0xFFFFFFFFu, inclusive, d);
-    if (lane >= static_cast<unsigned>(d)) inclusive += other;
-  }
+  const std::uint32_t inclusive = scan::warp_inclusive_sum(mine, lane);
   if (lane < staged_warps) warp_offset[lane] = inclusive - mine;
   if (lane == 31) {
     warp_offset[staged_warps] = inclusive;

@@ -33,6 +33,7 @@
 #include <type_traits>
 
 #include "onepass/scan/tile_state.cuh"
+#include "onepass/scan/warp_scan.cuh"
 #include "onepass/shuffle/gpu_evaluator.cuh"
 
 namespace onepass::shuffle::gpu::detail {
@@ -160,12 +161,7 @@ __device__ __forceinline__ std::uint32_t scan_ballots(tile_shared<Policy>& s) {
     count[p] = e < entries ? static_cast<std::uint32_t>(__popc(s.ballot[e])) : 0u;
     sum += count[p];
   }
-  std::uint32_t inclusive = sum;
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    const std::uint32_t other = __shfl_up_sync(0xFFFFFFFFu, inclusive, d);
-    if (lane >= d) inclusive += other;
-  }
+  const std::uint32_t inclusive = scan::warp_inclusive_sum(sum, lane);
   std::uint32_t running = inclusive - sum;
 #pragma unroll
   for (int p = 0; p < per_lane; ++p) {
