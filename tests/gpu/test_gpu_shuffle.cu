@@ -23,7 +23,7 @@
 #include "onepass/bits.hpp"
 #include "onepass/cuda_check.hpp"
 #include "onepass/error.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 #include "onepass/scan/tile_state.cuh"
 #include "onepass/shuffle/cpu_shuffle.hpp"
 #include "onepass/shuffle/gpu_shuffle.cuh"
@@ -296,15 +296,13 @@ std::vector<std::size_t> test_sizes(unsigned max_k) {
 // ---------------------------------------------------------------------------
 // The look-back scan component on its own.
 
-/// One tile per loop iteration (ids from the counter). warp mode: warp 0 does the
-/// channels one after another with warp_exclusive_prefix; thread mode: thread c does
-/// channel c with thread_exclusive_prefix. Tiles with t % 61 == 7 stall before
-/// publishing, so that successors meet "not ready" descriptors and spin.
+/// One tile per loop iteration (ids from the counter); warp 0 takes the tile's exclusive
+/// prefix with warp_exclusive_prefix. Tiles with t % 61 == 7 stall before publishing, so
+/// that successors meet "not ready" descriptors and spin.
 template <class T>
 __global__ void look_back_kernel(onepass::scan::tile_state<T> state, const T* aggregates, T* exclusive,
-                                 std::uint64_t num_tiles, bool warp_mode) {
+                                 std::uint64_t num_tiles) {
   __shared__ std::uint64_t tile_id;
-  const std::uint32_t channels = state.channels();
   for (;;) {
     if (threadIdx.x == 0) tile_id = state.acquire_tile();
     __syncthreads();
@@ -315,66 +313,49 @@ __global__ void look_back_kernel(onepass::scan::tile_state<T> state, const T* ag
       while (clock64() - start < 20000) {
       }
     }
-    if (warp_mode) {
-      if (threadIdx.x < 32) {
-        for (std::uint32_t c = 0; c < channels; ++c) {
-          const T e = state.warp_exclusive_prefix(tile, aggregates[tile * channels + c], c);
-          if (threadIdx.x == 0) exclusive[tile * channels + c] = e;
-        }
-      }
-    } else if (threadIdx.x < channels) {
-      exclusive[tile * channels + threadIdx.x] =
-          state.thread_exclusive_prefix(tile, aggregates[tile * channels + threadIdx.x], threadIdx.x);
+    if (threadIdx.x < 32) {
+      const T e = state.warp_exclusive_prefix(tile, aggregates[tile]);
+      if (threadIdx.x == 0) exclusive[tile] = e;
     }
     __syncthreads();
   }
 }
 
 template <class T>
-void check_look_back(std::uint64_t num_tiles, std::uint32_t channels, bool warp_mode, T max_value) {
+void check_look_back(std::uint64_t num_tiles, T max_value) {
   using state_t = onepass::scan::tile_state<T>;
-  const std::size_t count = num_tiles * channels;
-  std::vector<T> aggregates(count);
-  std::mt19937_64 g(num_tiles * 31 + channels);
+  std::vector<T> aggregates(num_tiles);
+  std::mt19937_64 g(num_tiles * 31 + sizeof(T));
   for (auto& a : aggregates) a = static_cast<T>(g() % (static_cast<std::uint64_t>(max_value) + 1));
-  device_buffer<T> d_aggregates(count), d_exclusive(count);
-  device_buffer<unsigned char> temp(state_t::temp_bytes(num_tiles, channels));
-  ONEPASS_CUDA_CHECK(cudaMemset(temp.get(), 0xFF, state_t::temp_bytes(num_tiles, channels)));
-  ONEPASS_CUDA_CHECK(cudaMemcpy(d_aggregates.get(), aggregates.data(), count * sizeof(T), cudaMemcpyHostToDevice));
-  const state_t state(temp.get(), num_tiles, channels);
+  device_buffer<T> d_aggregates(num_tiles), d_exclusive(num_tiles);
+  device_buffer<unsigned char> temp(state_t::temp_bytes(num_tiles));
+  ONEPASS_CUDA_CHECK(cudaMemset(temp.get(), 0xFF, state_t::temp_bytes(num_tiles)));
+  ONEPASS_CUDA_CHECK(cudaMemcpy(d_aggregates.get(), aggregates.data(), num_tiles * sizeof(T), cudaMemcpyHostToDevice));
+  const state_t state(temp.get(), num_tiles);
   for (int repeat = 0; repeat < 2; ++repeat) {  // the second run reuses the state after a new init
-    ONEPASS_CUDA_CHECK(cudaMemset(d_exclusive.get(), 0xEE, count * sizeof(T)));
+    ONEPASS_CUDA_CHECK(cudaMemset(d_exclusive.get(), 0xEE, num_tiles * sizeof(T)));
     state.initialize(0);
-    look_back_kernel<T><<<264, 64>>>(state, d_aggregates.get(), d_exclusive.get(), num_tiles, warp_mode);
+    look_back_kernel<T><<<264, 64>>>(state, d_aggregates.get(), d_exclusive.get(), num_tiles);
     ONEPASS_CUDA_CHECK(cudaGetLastError());
     ONEPASS_CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<T> exclusive(count);
-    ONEPASS_CUDA_CHECK(cudaMemcpy(exclusive.data(), d_exclusive.get(), count * sizeof(T), cudaMemcpyDeviceToHost));
-    for (std::uint32_t c = 0; c < channels; ++c) {
-      std::uint64_t sum = 0;
-      for (std::uint64_t t = 0; t < num_tiles; ++t) {
-        const std::uint64_t expected = sizeof(T) == 8 ? (sum & onepass::scan::descriptor_value_mask) : static_cast<T>(sum);
-        ASSERT_EQ(static_cast<std::uint64_t>(exclusive[t * channels + c]), expected)
-            << "tile " << t << " channel " << c << (warp_mode ? " (warp look-back)" : " (thread look-back)");
-        sum += aggregates[t * channels + c];
-      }
+    std::vector<T> exclusive(num_tiles);
+    ONEPASS_CUDA_CHECK(cudaMemcpy(exclusive.data(), d_exclusive.get(), num_tiles * sizeof(T), cudaMemcpyDeviceToHost));
+    std::uint64_t sum = 0;
+    for (std::uint64_t t = 0; t < num_tiles; ++t) {
+      const std::uint64_t expected = sizeof(T) == 8 ? (sum & onepass::scan::descriptor_value_mask) : static_cast<T>(sum);
+      ASSERT_EQ(static_cast<std::uint64_t>(exclusive[t]), expected) << "tile " << t << " of " << num_tiles;
+      sum += aggregates[t];
     }
   }
 }
 
 TEST(LookBackScan, WarpLookBack32And64Bit) {
   REQUIRE_GPU();
-  check_look_back<std::uint32_t>(1, 1, true, 1000);
-  check_look_back<std::uint32_t>(100003, 1, true, 4096);
-  check_look_back<std::uint32_t>(20011, 3, true, 0xFFFFFFFFu);  // sums wrap modulo 2^32
-  check_look_back<std::uint64_t>(100003, 1, true, 1ull << 40);
-  check_look_back<std::uint64_t>(20011, 2, true, 1ull << 60);  // sums wrap modulo 2^62
-}
-
-TEST(LookBackScan, ThreadLookBackPerChannel) {
-  REQUIRE_GPU();
-  check_look_back<std::uint32_t>(5003, 64, false, 255);  // onesweep-like: one channel per digit
-  check_look_back<std::uint64_t>(5003, 7, false, 1ull << 61);
+  check_look_back<std::uint32_t>(1, 1000);
+  check_look_back<std::uint32_t>(100003, 4096);
+  check_look_back<std::uint32_t>(20011, 0xFFFFFFFFu);  // sums wrap modulo 2^32
+  check_look_back<std::uint64_t>(100003, 1ull << 40);
+  check_look_back<std::uint64_t>(20011, 1ull << 60);  // sums wrap modulo 2^62
 }
 
 TEST(LookBackScan, UnwrapRecoversTheWindow) {

@@ -31,11 +31,18 @@
 // ordered before the scan kernel by stream order. The atomics (not plain or
 // volatile loads) also keep the compiler from caching or hoisting the spin loads.
 //
-// Temporary storage (CUB's query-then-run pattern): tile_state<T>::temp_bytes(
-// num_tiles, channels) bytes, laid out as [counter (8 B, padded to 128 B) |
-// descriptors (num_tiles * channels words)]. A "channel" is an independent scan
-// over the same tiles (onesweep: one per digit); the descriptor of (tile, channel)
-// is word tile * channels + channel, so the channels of one tile are adjacent.
+// Temporary storage (CUB's query-then-run pattern): tile_state<T>::temp_bytes(num_tiles)
+// bytes, laid out as [counter (8 B, padded to 128 B) | descriptors (num_tiles words)].
+//
+// Users: the fused shuffles' single-pass compaction (shuffle/gpu_bijective2.cuh,
+// gpu_tile_ranking.cuh, gpu_segmented_shuffle.cuh, distributed/shuffle.cuh), one scan of
+// 64-bit counts looked back by one warp. Onesweep keeps its own look-back
+// (sort/onesweep/digit_lookback.cuh), and the two stay apart on purpose: onesweep scans 2^8
+// to 2^9 digits per tile at once, one thread per digit, with 32-bit descriptors (30-bit
+// counts: a portion holds at most 2^28 keys), which halves the descriptor traffic that the
+// binning kernel's look-back costs; the shuffles need counts beyond 2^32 (62-bit values,
+// unwrap_62) and one channel, where a warp reads 32 predecessors per step. A generic
+// multi-channel, thread-per-channel mode here served neither and was removed.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -79,8 +86,8 @@ ONEPASS_HD constexpr std::uint64_t unwrap_62(std::uint64_t residue, std::uint64_
   return lower_bound + ((residue - lower_bound) & descriptor_value_mask);
 }
 
-/// Decoupled look-back state of a single-pass scan over `num_tiles` tiles and
-/// `channels` independent sums, each of unsigned integer type T (32 or 64 bits).
+/// Decoupled look-back state of a single-pass scan over `num_tiles` tiles, one sum per
+/// tile of unsigned integer type T (32 or 64 bits).
 /// Trivially copyable: pass it by value to kernels. Sums are modulo 2^32 for a
 /// 32-bit T and modulo 2^62 for a 64-bit T (see unwrap_62).
 template <class T>
@@ -92,25 +99,23 @@ class tile_state {
   /// Alignment of the counter and of the descriptor array inside the temporary storage.
   static constexpr std::size_t alignment = 128;
 
-  /// Bytes of temporary storage for num_tiles tiles of `channels` sums each
-  /// (num_tiles * channels descriptors of 8 bytes plus the tile counter).
-  static constexpr std::size_t temp_bytes(std::uint64_t num_tiles, std::uint32_t channels = 1) {
-    return alignment + static_cast<std::size_t>(num_tiles) * channels * sizeof(std::uint64_t);
+  /// Bytes of temporary storage for num_tiles tiles (num_tiles descriptors of 8 bytes
+  /// plus the tile counter).
+  static constexpr std::size_t temp_bytes(std::uint64_t num_tiles) {
+    return alignment + static_cast<std::size_t>(num_tiles) * sizeof(std::uint64_t);
   }
 
   tile_state() = default;
 
-  /// Views `d_temp` (device memory, at least temp_bytes(num_tiles, channels) bytes,
-  /// aligned to 128 bytes as cudaMalloc's are; a caller that sub-allocates keeps that
-  /// alignment) as the state of num_tiles tiles and `channels` sums per tile.
-  ONEPASS_HD tile_state(void* d_temp, std::uint64_t num_tiles, std::uint32_t channels = 1)
+  /// Views `d_temp` (device memory, at least temp_bytes(num_tiles) bytes, aligned to 128
+  /// bytes as cudaMalloc's are; a caller that sub-allocates keeps that alignment) as the
+  /// state of num_tiles tiles.
+  ONEPASS_HD tile_state(void* d_temp, std::uint64_t num_tiles)
       : counter_(static_cast<std::uint64_t*>(d_temp)),
         words_(reinterpret_cast<std::uint64_t*>(static_cast<unsigned char*>(d_temp) + alignment)),
-        num_tiles_(num_tiles),
-        channels_(channels) {}
+        num_tiles_(num_tiles) {}
 
   ONEPASS_HD std::uint64_t num_tiles() const { return num_tiles_; }
-  ONEPASS_HD std::uint32_t channels() const { return channels_; }
 
   /// Enqueues the init kernel on `stream`: every descriptor "not ready", the tile
   /// counter 0. Must run (in stream order) before each scan that uses the state.
@@ -125,68 +130,35 @@ class tile_state {
     return counter.fetch_add(1, cuda::std::memory_order_relaxed);
   }
 
-  /// Device: publishes (status, value) for (tile, channel) with one 64-bit atomic store.
-  __device__ void publish(std::uint64_t tile, tile_status status, T value, std::uint32_t channel = 0) const {
-    word(tile, channel).store(pack_descriptor(status, static_cast<std::uint64_t>(value)),
+  /// Device: publishes (status, value) for `tile` with one 64-bit atomic store.
+  __device__ void publish(std::uint64_t tile, tile_status status, T value) const {
+    word(tile).store(pack_descriptor(status, static_cast<std::uint64_t>(value)),
                               cuda::std::memory_order_relaxed);
   }
 
-  /// Device: the descriptor word of (tile, channel), one 64-bit atomic load.
-  __device__ std::uint64_t load(std::uint64_t tile, std::uint32_t channel = 0) const {
-    return word(tile, channel).load(cuda::std::memory_order_relaxed);
+  /// Device: the descriptor word of `tile`, one 64-bit atomic load.
+  __device__ std::uint64_t load(std::uint64_t tile) const {
+    return word(tile).load(cuda::std::memory_order_relaxed);
   }
 
   /// Device, warp-collective (all 32 lanes of one warp, same arguments, converged):
-  /// publishes `aggregate` for (tile, channel), looks back for the tile's exclusive
-  /// prefix, publishes the inclusive prefix, and returns the exclusive prefix to
-  /// every lane. Tile 0 publishes its inclusive prefix at once and returns 0.
-  __device__ T warp_exclusive_prefix(std::uint64_t tile, T aggregate, std::uint32_t channel = 0) const {
+  /// publishes `aggregate` for `tile`, looks back for the tile's exclusive prefix,
+  /// publishes the inclusive prefix, and returns the exclusive prefix to every lane.
+  /// Tile 0 publishes its inclusive prefix at once and returns 0.
+  __device__ T warp_exclusive_prefix(std::uint64_t tile, T aggregate) const {
     const unsigned lane = threadIdx.x & 31u;
     if (tile == 0) {
-      if (lane == 0) publish(0, tile_status::inclusive_prefix, aggregate, channel);
+      if (lane == 0) publish(0, tile_status::inclusive_prefix, aggregate);
       return T{0};
     }
-    if (lane == 0) publish(tile, tile_status::aggregate, aggregate, channel);
-    const T exclusive = warp_look_back(tile, channel);
-    if (lane == 0) publish(tile, tile_status::inclusive_prefix, static_cast<T>(exclusive + aggregate), channel);
+    if (lane == 0) publish(tile, tile_status::aggregate, aggregate);
+    const T exclusive = warp_look_back(tile);
+    if (lane == 0) publish(tile, tile_status::inclusive_prefix, static_cast<T>(exclusive + aggregate));
     return exclusive;
   }
 
-  /// Device, one thread (e.g. thread d of a block for channel d = digit d):
-  /// as warp_exclusive_prefix, but the thread walks back one predecessor at a time.
-  __device__ T thread_exclusive_prefix(std::uint64_t tile, T aggregate, std::uint32_t channel = 0) const {
-    if (tile == 0) {
-      publish(0, tile_status::inclusive_prefix, aggregate, channel);
-      return T{0};
-    }
-    publish(tile, tile_status::aggregate, aggregate, channel);
-    const T exclusive = thread_look_back(tile, channel);
-    publish(tile, tile_status::inclusive_prefix, static_cast<T>(exclusive + aggregate), channel);
-    return exclusive;
-  }
-
-  /// Device, one thread: the exclusive prefix of `tile` (> 0) for `channel`, read
-  /// from the predecessors' descriptors one at a time (nearest first, waiting with
-  /// a growing __nanosleep while one is not ready, summing aggregates until an
-  /// inclusive prefix); does not publish anything. Lets a caller publish the
-  /// aggregates of several channels first and look back afterwards (onesweep: one
-  /// thread per digit, sort/onesweep.cuh).
-  __device__ T thread_look_back(std::uint64_t tile, std::uint32_t channel = 0) const {
-    std::uint64_t sum = 0;
-    for (std::uint64_t predecessor = tile; predecessor-- > 0;) {
-      std::uint64_t w = load(predecessor, channel);
-      for (unsigned delay = 16; descriptor_status(w) == tile_status::not_ready; delay = delay < 256 ? 2 * delay : delay) {
-        __nanosleep(delay);
-        w = load(predecessor, channel);
-      }
-      sum += descriptor_value(w);
-      if (descriptor_status(w) == tile_status::inclusive_prefix) break;
-    }
-    return reduce_value(sum);
-  }
-
-  /// Device, warp-collective: the exclusive prefix of `tile` (> 0) for `channel`,
-  /// read from the predecessors' descriptors; does not publish anything.
+  /// Device, warp-collective: the exclusive prefix of `tile` (> 0), read from the
+  /// predecessors' descriptors; does not publish anything.
   /// Lane k reads predecessor window_end - k, so lane 0 holds the nearest one. The
   /// warp re-reads its window of 32 while any of them is not ready, then takes the
   /// nearest inclusive prefix in the window (lowest set lane of a ballot), sums
@@ -194,7 +166,7 @@ class tile_state {
   /// plus that prefix), and stops; without one it adds all 32 aggregates and moves
   /// the window 32 tiles back. Tile 0 always publishes an inclusive prefix, so the
   /// walk ends at the latest there; lanes before tile 0 count as inclusive prefix 0.
-  __device__ T warp_look_back(std::uint64_t tile, std::uint32_t channel = 0) const {
+  __device__ T warp_look_back(std::uint64_t tile) const {
     const unsigned lane = threadIdx.x & 31u;
     std::uint64_t sum = 0;  // modulo 2^64; reduced to T's range at the end
     std::int64_t window_end = static_cast<std::int64_t>(tile) - 1;
@@ -203,7 +175,7 @@ class tile_state {
       std::uint64_t w = 0;
       unsigned delay = 16;
       for (;;) {
-        w = predecessor >= 0 ? load(static_cast<std::uint64_t>(predecessor), channel)
+        w = predecessor >= 0 ? load(static_cast<std::uint64_t>(predecessor))
                              : pack_descriptor(tile_status::inclusive_prefix, 0);
         if (!__any_sync(0xFFFFFFFFu, descriptor_status(w) == tile_status::not_ready)) break;
         __nanosleep(delay);
@@ -223,9 +195,8 @@ class tile_state {
   }
 
  private:
-  __device__ cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device> word(std::uint64_t tile,
-                                                                            std::uint32_t channel) const {
-    return cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(words_[tile * channels_ + channel]);
+  __device__ cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device> word(std::uint64_t tile) const {
+    return cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(words_[tile]);
   }
   // A sum of descriptor values in T's range: modulo 2^32 (32-bit T) or 2^62 (64-bit T).
   ONEPASS_HD static T reduce_value(std::uint64_t sum) {
@@ -235,7 +206,6 @@ class tile_state {
   std::uint64_t* counter_ = nullptr;
   std::uint64_t* words_ = nullptr;
   std::uint64_t num_tiles_ = 0;
-  std::uint32_t channels_ = 1;
 };
 
 namespace detail {
@@ -255,7 +225,7 @@ __global__ void initialize_tile_state(Word* counter, Word* words, std::uint64_t 
 template <class T>
 void tile_state<T>::initialize(cudaStream_t stream) const {
   constexpr unsigned block = 256;
-  const std::uint64_t count = num_tiles_ * channels_;
+  const std::uint64_t count = num_tiles_;
   const std::uint64_t wanted = (count + block - 1) / block;
   const unsigned grid = static_cast<unsigned>(wanted == 0 ? 1 : (wanted < 4096 ? wanted : 4096));
   detail::initialize_tile_state<<<grid, block, 0, stream>>>(counter_, words_, count);
