@@ -46,16 +46,37 @@ PDF_PYTHON ?= $(or $(shell for p in $(PYTHON) /usr/bin/python3 python3; do \
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 BIN := $(BUILD_DIR)/bin
 
-# CPU experiments (one program per paper figure/table); see README.md.
-CPU_EXPERIMENTS := fig06_chi2_rounds fig07_09_mmd table2_cpu_shuffle gaussian_density gaussian_dieharder gaussian_hermite_failure
+# The experiments are listed once, in experiments/manifest.toml (README.md, "Adding an experiment"),
+# read by figures/manifest.py with the standard library only: MANIFEST_PYTHON is the first python
+# that imports tomllib (3.11+), matplotlib or not, so `make test` runs the C++ tests without it.
+# The lists below are read on first use only (a rule that runs no experiment never asks).
+MANIFEST_PYTHON ?= $(eval MANIFEST_PYTHON := $(shell for p in $(PYTHON) /usr/bin/python3 python3; do \
+                     $$p -c 'import tomllib' >/dev/null 2>&1 && { command -v $$p; break; }; done))$(MANIFEST_PYTHON)
+# $(call manifest,ARGS): `python3 -m figures.manifest ARGS`, its lines joined by spaces; stops make
+# with a message when no python reads the manifest or the manifest is malformed.
+# (figures/manifest.py runs as a script, found beside this Makefile whatever the directory make runs in.)
+MANIFEST_READER := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))figures/manifest.py
+manifest = $(if $(MANIFEST_PYTHON),,$(error no python3 with tomllib (Python 3.11+) to read experiments/manifest.toml; set MANIFEST_PYTHON=))$(shell \
+             $(MANIFEST_PYTHON) $(MANIFEST_READER) $(1))$(if $(filter 0,$(.SHELLSTATUS)),,$(error \
+             experiments/manifest.toml: `$(MANIFEST_PYTHON) $(MANIFEST_READER) $(1)` failed (message above)))
+# $(call lazy,VAR,ARGS): VAR := $(call manifest,ARGS) on first use.
+lazy = $(eval $(1) := $(call manifest,$(2)))$($(1))
+comma := ,
+define newline
+
+
+endef
+# CPU experiments (one program per paper figure/table), in manifest order.
+CPU_EXPERIMENTS = $(call lazy,CPU_EXPERIMENTS,names --device cpu --built --in-figures)
+# The CPU experiments' further runs (manifest `runs` after the first): TARGET,ARG,ARG... each.
+CPU_EXTRA_RUNS = $(call lazy,CPU_EXTRA_RUNS,runs --extra --device cpu --built --in-figures)
 # GPU experiments (experiments/*.cu, built when nvcc is found; run only where a GPU is).
-GPU_EXPERIMENTS := table1_gpu_shuffle fig10_fusion onesweep_fig09_keys32 onesweep_fig10_pairs32 onesweep_fig11_keys64 \
-                   onesweep_table2_digit_width sort_headline gaussian_throughput segmented_shuffle walking_sampler
+GPU_EXPERIMENTS = $(call lazy,GPU_EXPERIMENTS,names --device gpu --built --in-figures)
 # GPU results written by Python programs, not built here (experiments/python_peers.py, run on a GPU
 # machine by scripts/device-python-gpu.sh OUTDIR; experiments/sampler.py's GPU rows, see README.md):
 # `make record-gpu RESULTS_DIR=OUTDIR` records them beside the others; the figures and the report read
 # them like any GPU experiment.
-PYTHON_GPU_EXPERIMENTS := python_peers sampler
+PYTHON_GPU_EXPERIMENTS = $(call lazy,PYTHON_GPU_EXPERIMENTS,names --device gpu --python --in-figures)
 
 .PHONY: all deps configure build test test-python test-python-pkg test-gpu test-gpu-long test-gpu-sanitize figures experiments seed-replicates gpu-experiments plots paper smoke \
         record-gpu clean
@@ -80,8 +101,10 @@ test: build
 	$(MAKE) --no-print-directory smoke
 	$(MAKE) --no-print-directory test-consumer
 
-# examples/consumer/ built against onepass installed into a temporary prefix (find_package)
-# and through add_subdirectory, then run: shuffles and sorts on the CPU (about 15 s on 2 cores).
+# examples/consumer/ built against onepass installed into a temporary prefix (find_package;
+# also a CPU-only package) and through add_subdirectory, then run: shuffles and sorts on the
+# CPU, and on the GPU where nvcc is found (compiled for ONEPASS_CONSUMER_CUDA_ARCHITECTURES,
+# default 90; without a GPU it says "skipped: no GPU"). About 1.5 minutes of CPU on 2 cores.
 .PHONY: test-consumer
 test-consumer:
 	JOBS=$(JOBS) bash scripts/test-consumer.sh
@@ -165,13 +188,13 @@ figures: build
 	$(MAKE) --no-print-directory plots
 	$(MAKE) --no-print-directory paper
 
-# gaussian_dieharder runs twice: the double generator (gaussian_dieharder.csv) and, with
-# --generator float_native, issue 30's float-native generator (gaussian_dieharder_float_native.csv).
+# Each CPU experiment once, then the further runs its manifest entry lists (gaussian_dieharder again
+# with --generator float_native: issue 30's float-native generator, gaussian_dieharder_float_native.csv).
 experiments:
 	@set -e; for e in $(CPU_EXPERIMENTS); do \
 	  $(BIN)/$$e --scale $(SCALE) --out-dir $(RESULTS_DIR); \
 	done
-	@$(BIN)/gaussian_dieharder --generator float_native --scale $(SCALE) --out-dir $(RESULTS_DIR)
+	$(foreach r,$(CPU_EXTRA_RUNS),@$(BIN)/$(subst $(comma), ,$(r)) --scale $(SCALE) --out-dir $(RESULTS_DIR)$(newline))
 	@$(MAKE) --no-print-directory seed-replicates
 	@$(MAKE) --no-print-directory gpu-experiments
 
@@ -215,10 +238,10 @@ record-gpu:
 	  found="$$found $$e"; \
 	done; \
 	test -n "$$found" || { echo "record-gpu: no GPU results in $(RESULTS_DIR); run make figures on a machine with a GPU first" >&2; exit 1; }; \
-	note=$$($(or $(PYTHON),python3) paper/provenance.py check $$(for e in $$found; do echo $(RESULTS_DIR)/$$e.meta.json; done)) || exit 1; \
+	note=$$($(MANIFEST_PYTHON) paper/provenance.py check $$(for e in $$found; do echo $(RESULTS_DIR)/$$e.meta.json; done)) || exit 1; \
 	for e in $$found; do \
 	  mkdir -p $$dest; cp $(RESULTS_DIR)/$$e.csv $(RESULTS_DIR)/$$e.meta.json $$dest/; \
-	  if [ -n "$$note" ]; then $(or $(PYTHON),python3) paper/provenance.py note "$$note" $$dest/$$e.meta.json; fi; \
+	  if [ -n "$$note" ]; then $(MANIFEST_PYTHON) paper/provenance.py note "$$note" $$dest/$$e.meta.json; fi; \
 	  if grep -q '"scale": "smoke"' $$dest/$$e.meta.json; then echo "record-gpu: warning: $$e ran at SCALE=smoke (small sizes only); record a default or paper run" >&2; fi; \
 	  echo "record-gpu: $$e ($$(sed -n 's/.*"scale": "\([a-z]*\)".*/scale \1/p; s/.*"gpu\(_name\)\{0,1\}": "\(.*\)".*/\2/p' $$dest/$$e.meta.json | paste -sd, -)) -> $$dest/"; \
 	done
@@ -248,20 +271,9 @@ gaussian-table: deps configure
 # only), then figures/plot_all.py, which draws every figure it has results for (it cannot draw
 # one alone), then a check that $(FIGURES_DIR)/<name>.png was written. A GPU experiment runs
 # only where nvidia-smi finds a GPU; elsewhere the figure is drawn from the newest
-# results/recorded/<device>/ copy, as in `make figures`. A figure is named like its experiment
-# unless FIG_EXPERIMENT_<figure> names another (figures/plot_all.py and its modules say which
-# experiment each figure reads).
-FIG_EXPERIMENT_fig07_mmd_n5 := fig07_09_mmd
-FIG_EXPERIMENT_fig08_mmd_n100 := fig07_09_mmd
-FIG_EXPERIMENT_fig09_mmd_n1000 := fig07_09_mmd
-FIG_EXPERIMENT_fig12_cpu_shuffle := table2_cpu_shuffle
-FIG_EXPERIMENT_fig11_gpu_shuffle := table1_gpu_shuffle
-FIG_EXPERIMENT_gaussian_base_distributions := gaussian_density
-FIG_EXPERIMENT_gaussian_failure_times := gaussian_hermite_failure
-FIGURE_NAMES := fig06_chi2_rounds fig07_mmd_n5 fig08_mmd_n100 fig09_mmd_n1000 fig12_cpu_shuffle \
-                gaussian_base_distributions gaussian_density gaussian_failure_times \
-                fig10_fusion fig11_gpu_shuffle onesweep_fig09_keys32 onesweep_fig10_pairs32 \
-                onesweep_fig11_keys64 sort_headline gaussian_throughput walking_sampler
+# results/recorded/<device>/ copy, as in `make figures`. The manifest (experiments/manifest.toml) names
+# the experiment that draws each figure.
+FIGURE_NAMES = $(call lazy,FIGURE_NAMES,figures --built --in-figures)
 
 # The multi-GPU figures (figures/multi_gpu_results.py): drawn from the recorded 4-GPU runs,
 # results/recorded/<device>/multi_gpu_sort.csv and multi_gpu_shuffle_medians-*.csv (or a fresh
@@ -273,7 +285,7 @@ fig-multi_gpu_sort fig-multi_gpu_shuffle:
 	$(PYTHON) -m figures.multi_gpu_results --results $(RESULTS_DIR) --out $(FIGURES_DIR) --only $(patsubst fig-multi_gpu_%,%,$@)
 
 fig-%: deps configure
-	@set -e; fig=$*; exp=$(or $(FIG_EXPERIMENT_$*),$*); \
+	@set -e; fig=$*; exp=$(or $(call manifest,experiment-of $*),$*); \
 	if [[ " $(CPU_EXPERIMENTS) " == *" $$exp "* ]]; then run=1; \
 	elif [[ " $(GPU_EXPERIMENTS) " == *" $$exp "* ]]; then \
 	  if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then run=1; else run=0; \

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 
 #ifndef ONEPASS_CLI_VERSION
 #define ONEPASS_CLI_VERSION "unknown"

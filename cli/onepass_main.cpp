@@ -70,7 +70,7 @@
 #include "cli_common.hpp"
 #include "onepass/gaussian/cdf_stream.hpp"
 #include "onepass/gaussian/table.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 
 namespace {
 

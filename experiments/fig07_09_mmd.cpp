@@ -25,7 +25,7 @@
 #include "harness.hpp"
 #include "onepass/bijection/variable_philox.hpp"
 #include "onepass/error.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 #include "onepass/stats/mmd.hpp"
 #include "onepass/stats/sampling.hpp"
 

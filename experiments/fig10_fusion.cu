@@ -39,7 +39,7 @@
 #include "gpu_harness.cuh"
 #include "harness.hpp"
 #include "onepass/error.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 
 namespace {
 
@@ -92,12 +92,12 @@ int main(int argc, char** argv) {
   std::vector<std::string> names;
   for (const auto& a : algorithms) names.push_back(a.name);
 
-  if (!gpu::device_ready(experiment)) return 3;
+  const auto started = gpu::start_timed_run(r, experiment, timing_cli, {5, 7, 11});
+  if (!started) return 3;
+  const gpu::timing_options options = *started;
 
   const unsigned max_log2 = max_log2_option ? static_cast<unsigned>(max_log2_option) : r.pick(14u, 29u, 29u);
   const unsigned step = step_option ? static_cast<unsigned>(step_option) : r.pick(3u, 1u, 1u);
-  const gpu::timing_options options = gpu::resolve_timing(r, timing_cli, {5, 7, 11});
-  gpu::note_gpu(r);
   std::vector<unsigned> log2_sizes;
   for (unsigned w = 8; w <= max_log2; w += step) log2_sizes.push_back(w);
 

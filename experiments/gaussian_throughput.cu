@@ -22,13 +22,13 @@
 //       (no skip-ahead matrices); its cost, measured alone with 0 draws, is in meta.json
 //       (curand_init_seconds) and is < 0.1 % of a run at the default scale.
 // To memory (mode to_memory): n doubles, then n floats, written to device memory.
-//   Every GPU entry of the registry's Gaussian family (onepass/registry.hpp,
+//   Every GPU entry of the registry's Gaussian family (onepass/harness/registry.hpp,
 //   gaussian_generators()) that lists the output type, under its registry name (floats:
 //   suffix _f32), called through its gpu_run with seed + k for timed run k; one untimed call
 //   first (setup: e.g. cuRAND's generator is created on first use). Entries that follow the
 //   library's definition come first, the other entries after the two reference rows below:
 //   ours_memory_3 / ours_memory_4   onepass::gaussian::generate_normal (both forms;
-//       lib/src/gpu_gaussian_generators.cu).
+//       harness/src/gpu_gaussian_generators.cu).
 //   curand_host_philox   cuRAND host API (baselines/gpu/curand_gaussian.cu):
 //       curandGenerateNormalDouble / curandGenerateNormal, generator
 //       CURAND_RNG_PSEUDO_PHILOX4_32_10 (default ordering), created once outside the timed
@@ -94,7 +94,7 @@
 #include "onepass/gaussian/table.hpp"
 #include "onepass/gaussian/warp_gaussian.cuh"
 #include "onepass/gaussian/warp_gaussian_float.cuh"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 
 namespace {
 
@@ -370,11 +370,11 @@ int main(int argc, char** argv) {
   gpu::add_timing_options(app, timing_cli);
   r.parse(argc, argv);
 
-  if (!gpu::device_ready(experiment)) return 3;
+  const auto started = gpu::start_timed_run(r, experiment, timing_cli, {5, 7, 11});
+  if (!started) return 3;
+  const gpu::timing_options options = *started;
   const unsigned reg_log2 = register_log2 ? static_cast<unsigned>(register_log2) : r.pick(24u, 34u, 36u);
   const unsigned mem_log2 = memory_log2 ? static_cast<unsigned>(memory_log2) : r.pick(20u, 28u, 28u);
-  const gpu::timing_options options = gpu::resolve_timing(r, timing_cli, {5, 7, 11});
-  gpu::note_gpu(r);
 
   const g::table& tab = g::default_table();
   gpu::stream stream;

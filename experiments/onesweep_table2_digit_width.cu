@@ -6,9 +6,9 @@
 // partition time per bit (partition / d). Also the whole sort at each d, for context.
 //
 // Method: keys from a hash of the index (uniform 32-bit words), generated on the
-// device. For each d the sort's detail::plan is built and bound to its temporary
-// storage (outside timing), then, with CUDA events (experiments/common/gpu_harness:
-// warm-up runs, then --reps timed runs, L2 flushed before each; median, min, max):
+// device. For each d the sort's phases (onepass/harness/onesweep_phases.cuh) are built
+// and bound to their temporary storage (outside timing), then, with CUDA events
+// (experiments/common/gpu_harness: warm-up runs, then --reps timed runs, L2 flushed before each; median, min, max):
 //   histogram      zeroing the global counts (cudaMemsetAsync, a few KB) and the
 //                  upfront histogram kernel over all ceil(32 / d) digit places;
 //   exclusive_sum  the exclusive-sum kernel (one block per place);
@@ -42,6 +42,7 @@
 #include "gpu_harness.cuh"
 #include "harness.hpp"
 #include "onepass/error.hpp"
+#include "onepass/harness/onesweep_phases.cuh"
 #include "onepass/sort/onesweep.cuh"
 
 namespace {
@@ -104,7 +105,7 @@ void row(context& c, unsigned d, unsigned passes, const char* phase, const gpu::
 template <unsigned D>
 void measure_width(context& c) {
   try {
-    os::detail::plan<D, std::uint32_t> plan(c.n, 0, 32, false);
+    onepass::harness::onesweep_phases<D, std::uint32_t> plan(c.n, 0, 32, false);
     const unsigned passes = plan.num_places();
     gpu::device_buffer plan_temp(plan.temp_bytes());
     plan.bind(plan_temp.get());
@@ -116,7 +117,7 @@ void measure_width(context& c) {
     plan.histogram(c.d_in, c.stream);
     plan.exclusive_sum(c.stream);
     row(c, D, passes, "partition",
-        c.timer.measure([&](int) { plan.binning_pass(0, c.d_in, c.d_out, nullptr, nullptr, c.stream); }), true);
+        c.timer.measure([&](int) { plan.binning_pass(0, c.d_in, c.d_out, c.stream); }), true);
     plan_temp.reset();
 
     std::size_t temp_bytes = 0;
@@ -160,11 +161,11 @@ int main(int argc, char** argv) {
   gpu::add_timing_options(app, timing_cli);
   r.parse(argc, argv);
 
-  if (!gpu::device_ready(experiment)) return 3;
+  const auto started = gpu::start_timed_run(r, experiment, timing_cli, {5, 7, 11});
+  if (!started) return 3;
+  const gpu::timing_options options = *started;
   const unsigned log2_n = log2_option ? static_cast<unsigned>(log2_option) : r.pick(20u, 28u, 28u);
   const std::uint64_t n = std::uint64_t{1} << log2_n;
-  const gpu::timing_options options = gpu::resolve_timing(r, timing_cli, {5, 7, 11});
-  gpu::note_gpu(r);
 
   gpu::stream stream;
   gpu::timer timer(stream.get(), options);

@@ -1,6 +1,6 @@
 // experiments/segmented_shuffle.cu — many independent shuffles in one call: every GPU entry
 // of the segmented-shuffle registry (registry::segmented_shuffles(): ours,
-// lib/src/gpu_segmented_shuffles.cu over shuffle/gpu_segmented_shuffle.cuh; Mitchell et al.,
+// harness/src/gpu_segmented_shuffles.cu over shuffle/gpu_segmented_shuffle.cuh; Mitchell et al.,
 // "Bandwidth-Optimal Random Shuffling for GPUs", §4, per segment; and the baselines of
 // baselines/gpu/segmented_baselines.cu: CUB's segmented sorts of random keys, the
 // segment-id sort, a loop of single shuffles), all timed in the same run on B rows of n
@@ -31,7 +31,7 @@
 #include "gpu_harness.cuh"
 #include "harness.hpp"
 #include "onepass/error.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 
 namespace {
 
@@ -74,11 +74,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(12, 31));
   gpu::add_timing_options(app, timing_cli);
   r.parse(argc, argv);
-  if (!gpu::device_ready(experiment)) return 3;
+  const auto started = gpu::start_timed_run(r, experiment, timing_cli, {5, 7, 9});
+  if (!started) return 3;
+  const gpu::timing_options options = *started;
   const unsigned log2_total = log2_total_option ? static_cast<unsigned>(log2_total_option) : r.pick(20u, 28u, 28u);
   const std::uint64_t total = std::uint64_t{1} << log2_total;
-  const gpu::timing_options options = gpu::resolve_timing(r, timing_cli, {5, 7, 9});
-  gpu::note_gpu(r);
 
   std::vector<shape> shapes;
   for (unsigned w : {8u, 12u, 16u, 20u, 24u}) {

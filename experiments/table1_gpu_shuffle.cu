@@ -48,7 +48,7 @@
 #include "harness.hpp"
 #include "index_array_gather.cuh"
 #include "onepass/error.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 
 namespace {
 
@@ -98,11 +98,11 @@ int main(int argc, char** argv) {
   if (with_index_array) names.push_back(index_array_name);
   if (names.empty()) ex::usage_exit(experiment, "no gpu shuffle to time");
 
-  if (!gpu::device_ready(experiment)) return 3;
+  const auto started = gpu::start_timed_run(r, experiment, timing_cli, {5, 7, 11});
+  if (!started) return 3;
+  const gpu::timing_options options = *started;
 
   const unsigned max_log2 = max_log2_option ? static_cast<unsigned>(max_log2_option) : r.pick(14u, 29u, 29u);
-  const gpu::timing_options options = gpu::resolve_timing(r, timing_cli, {5, 7, 11});
-  gpu::note_gpu(r);
   std::vector<unsigned> log2_sizes;
   for (unsigned w = 8; w <= max_log2; w += 3) log2_sizes.push_back(w);
 

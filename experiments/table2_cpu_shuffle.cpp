@@ -50,7 +50,7 @@
 
 #include "harness.hpp"
 #include "onepass/error.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 
 namespace {
 

@@ -115,14 +115,14 @@ int main(int argc, char** argv) {
                  "positions whose walks are counted on the host (default by scale 2^16/2^22/2^24)");
   gpu::add_timing_options(app, timing_cli);
   r.parse(argc, argv);
-  if (!gpu::device_ready(experiment)) return 3;
+  const auto started = gpu::start_timed_run(r, experiment, timing_cli, {3, 7, 11});
+  if (!started) return 3;
+  const gpu::timing_options options = *started;
 
   const unsigned batch_log2 = batch_log2_option ? static_cast<unsigned>(batch_log2_option) : r.pick(20u, 28u, 28u);
   const std::uint64_t batch = std::uint64_t{1} << batch_log2;
   const std::uint64_t stat_positions =
       stat_positions_option ? stat_positions_option : r.pick<std::uint64_t>(1u << 16, 1u << 22, 1u << 24);
-  const gpu::timing_options options = gpu::resolve_timing(r, timing_cli, {3, 7, 11});
-  gpu::note_gpu(r);
 
   struct size_point {
     std::uint64_t n;

@@ -19,6 +19,7 @@ FIGURES_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(FIGURES_DIR)
 REFERENCE_DIR = os.path.join(FIGURES_DIR, "reference")
 from figures import palette  # one colour per algorithm in every figure
+from figures import manifest  # experiments/manifest.toml: the experiments, their figures
 
 # The agreed CSV contract (column names and order) of each CPU experiment.
 SCHEMAS = {
@@ -43,25 +44,17 @@ GPU_SCHEMAS = {
         "algorithm", "case", "log2_size", "n", "reps", "seconds_median", "seconds_min", "seconds_max",
         "items_per_second"],
 }
-GPU_EXPERIMENTS = ["table1_gpu_shuffle", "fig10_fusion"]
+# The shuffle paper's experiments and figures, from experiments/manifest.toml (family "shuffle").
+GPU_EXPERIMENTS = manifest.manifest().names(family="shuffle", device="gpu")
 # GPU figures (each as .png and .pdf, drawn when their experiment's CSV exists, fresh or
 # recorded) and the experiment each needs.
-GPU_FIGURES = {
-    "fig10_fusion": "fig10_fusion",
-    "fig11_gpu_shuffle": "table1_gpu_shuffle",
-}
+GPU_FIGURES = manifest.manifest().figures(family="shuffle", device="gpu")
 
 # Experiments `make figures` runs on the CPU, in order.
-CPU_EXPERIMENTS = ["fig06_chi2_rounds", "fig07_09_mmd", "table2_cpu_shuffle"]
+CPU_EXPERIMENTS = manifest.manifest().names(family="shuffle", device="cpu")
 
 # Figures plot_all.py always draws (each as .png and .pdf) and the experiment each needs.
-CPU_FIGURES = {
-    "fig06_chi2_rounds": "fig06_chi2_rounds",
-    "fig07_mmd_n5": "fig07_09_mmd",
-    "fig08_mmd_n100": "fig07_09_mmd",
-    "fig09_mmd_n1000": "fig07_09_mmd",
-    "fig12_cpu_shuffle": "table2_cpu_shuffle",
-}
+CPU_FIGURES = manifest.manifest().figures(family="shuffle", device="cpu")
 MMD_FIGURE_N = {"fig07_mmd_n5": 5, "fig08_mmd_n100": 100, "fig09_mmd_n1000": 1000}
 
 INT_COLUMNS = {"rounds", "n", "samples", "log2_size", "threads", "iterations", "passes",

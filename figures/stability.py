@@ -12,6 +12,7 @@ import math
 import os
 
 from figures import shuffle_results
+from figures import manifest
 
 #: The timing columns, in the order looked for: (median, min, max).
 TIME_COLUMNS = (("seconds_median", "seconds_min", "seconds_max"),
@@ -21,9 +22,9 @@ VALUE_COLUMNS = {"reps", "items_per_second", "keys_per_second", "outputs_per_sec
                  "check", "label"}
 VALUE_COLUMNS.update(c for cols in TIME_COLUMNS for c in cols)
 
-#: The experiments whose second run is recorded (the short GPU tables).
-STABILITY_EXPERIMENTS = ("table1_gpu_shuffle", "fig10_fusion", "onesweep_table2_digit_width", "gaussian_throughput",
-                         "sort_headline")
+#: The experiments whose second run is recorded (the short GPU tables): `second_run = true` in
+#: experiments/manifest.toml, in its order.
+STABILITY_EXPERIMENTS = tuple(manifest.manifest().names(second_run=True))
 
 
 def time_columns(header):

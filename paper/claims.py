@@ -30,6 +30,7 @@ import re
 
 from figures import shuffle_results as sr  # gpu_source, paper_label, reference tables
 from figures import sort_results as so  # the hybrid sort's statements (HRS row)
+from figures import manifest  # experiments/manifest.toml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -53,10 +54,9 @@ SEEDS = collections.OrderedDict([
 
 # Experiments read by the claims: CPU ones from the results directory; GPU ones fresh from the
 # results directory, else the newest recorded copy (shuffle_results.gpu_source).
-CPU_FILES = ["fig06_chi2_rounds", "fig07_09_mmd", "table2_cpu_shuffle", "gaussian_density",
-             "gaussian_hermite_failure", "gaussian_dieharder"]
-GPU_FILES = ["table1_gpu_shuffle", "fig10_fusion", "onesweep_fig09_keys32", "onesweep_fig10_pairs32",
-             "onesweep_fig11_keys64", "sort_headline", "onesweep_table2_digit_width", "gaussian_throughput"]
+# Those with `claims = true` in experiments/manifest.toml, in its order.
+CPU_FILES = manifest.manifest().names(device="cpu", claims=True)
+GPU_FILES = manifest.manifest().names(device="gpu", claims=True)
 LOG_FILES = ["gaussian-statistics-optimised-table.log"]
 
 # Readings of words the seeds use without a number (ours, stated in the report's reasons):

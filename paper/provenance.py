@@ -24,93 +24,22 @@ import sys
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+if __package__ in (None, ""):  # run as a script (the Makefile's `python3 paper/provenance.py check`)
+    sys.path.insert(0, REPO_ROOT)
+from figures import manifest  # noqa: E402 - experiments/manifest.toml, standard library only
+
 # The source paths (git pathspecs, from the repository root) whose code each GPU experiment
-# measures: the library code it times, the peers timed beside it, and its own program. A commit
-# that touches one of them counts as a change of the measured code unless, between the measured
-# commit and HEAD, the files differ only in comments and whitespace (strip_comments).
-# The timing harness (experiments/common/gpu_harness.*) is not listed.
-# Grids, resident blocks (launch_geometry.cuh); argument checks and temporary storage (call_protocol.hpp).
-_SHARED_DEVICE_CODE = ["lib/include/onepass/launch_geometry.cuh", "lib/include/onepass/call_protocol.hpp"]
-_SORT_CODE = _SHARED_DEVICE_CODE + [
-              "lib/include/onepass/sort/", "lib/include/onepass/scan/", "lib/src/gpu_onesweep_sorts.cu",
-              "lib/src/gpu_hybrid_msd_sorts.cu", "lib/include/onepass/registry/gpu_sort_adapter.cuh",
-              "baselines/gpu/cub_*", "baselines/gpu/*_sort*", "baselines/include/onepass_baselines/gpu/*_sort*",
-              "experiments/common/sort_bench.cu", "experiments/common/sort_bench.cuh"]
-# Onesweep alone (Table 2 times its kernels directly, not through the registry).
-_ONESWEEP_CODE = _SHARED_DEVICE_CODE + [
-                  "lib/include/onepass/sort/onesweep.cuh", "lib/include/onepass/sort/onesweep/",
-                  "lib/include/onepass/sort/key_traits.hpp",
-                  "lib/include/onepass/sort/sort_args.hpp", "lib/include/onepass/scan/"]
-# The single GPU shuffle and the walking permutation's gather (registry `walking`); the segmented
-# shuffle's files beside them are not timed by Table 1 / Fig. 10.
-_SHUFFLE_CODE = _SHARED_DEVICE_CODE + ["lib/include/onepass/shuffle/gpu_shuffle.cuh",
-                 "lib/include/onepass/shuffle/gpu_evaluator.cuh", "lib/include/onepass/shuffle/gpu_staged_shuffle.cuh",
-                 "lib/include/onepass/shuffle/gpu_shuffle_protocol.cuh", "lib/include/onepass/shuffle/gpu_tile_ranking.cuh",
-                 "lib/include/onepass/shuffle/gpu_bijective0.cuh", "lib/include/onepass/shuffle/gpu_bijective1.cuh",
-                 "lib/include/onepass/shuffle/gpu_bijective2.cuh",
-                 "lib/include/onepass/shuffle/gpu_walking.cuh", "lib/include/onepass/shuffle/walking_permutation.hpp",
-                 "lib/include/onepass/bijection/",
-                 "lib/include/onepass/scan/",
-                 "lib/src/gpu_bijective_shuffles.cu", "baselines/gpu/dart_throwing*", "baselines/gpu/*gather*",
-                 "baselines/gpu/randperm*", "baselines/gpu/sort_shuffle*", "baselines/gpu/thrust_shuffle*",
-                 "baselines/gpu/gpu_baseline_common*", "baselines/include/onepass_baselines/gpu/*gather*",
-                 "baselines/include/onepass_baselines/gpu/randperm*",
-                 "baselines/include/onepass_baselines/gpu/gpu_baseline_common*",
-                 "experiments/common/index_array_gather.cuh"]
-_SEGMENTED_CODE = _SHARED_DEVICE_CODE + [
-                   "lib/include/onepass/shuffle/gpu_segmented_shuffle.cuh", "lib/include/onepass/shuffle/gpu_shuffle.cuh",
-                   "lib/include/onepass/shuffle/gpu_evaluator.cuh", "lib/include/onepass/shuffle/gpu_staged_shuffle.cuh",
-                   "lib/include/onepass/shuffle/gpu_shuffle_protocol.cuh",
-                   "lib/include/onepass/shuffle/gpu_bijective2.cuh", "lib/include/onepass/shuffle/gpu_tile_ranking.cuh",
-                   "lib/include/onepass/shuffle/segment_seed.hpp", "lib/include/onepass/random/",
-                   "lib/include/onepass/bijection/", "lib/include/onepass/scan/"]
-_GAUSSIAN_CODE = ["lib/include/onepass/gaussian/", "lib/src/gaussian_table.cpp",
-                  "lib/data/gaussian_table_optimised.inc", "lib/src/gpu_gaussian_generators.cu",
-                  "baselines/gpu/curand_gaussian.cu"]
-# The Python package (python_peers): its Python layer and bindings (python/), and the
-# GPU library code they call -- the single and segmented shuffles, onepass::sort (onesweep and
-# the hybrid MSD sort), the warp Gaussian generator with its table. The peers are the frameworks'
-# own calls (torch, CuPy, JAX), whose versions the meta.json records.
-_PYTHON_CODE = _SHARED_DEVICE_CODE + [
-                "python/", "lib/include/onepass/shuffle/gpu_shuffle.cuh",
-                "lib/include/onepass/shuffle/gpu_segmented_shuffle.cuh",
-                "lib/include/onepass/shuffle/gpu_evaluator.cuh", "lib/include/onepass/shuffle/gpu_staged_shuffle.cuh",
-                "lib/include/onepass/shuffle/gpu_shuffle_protocol.cuh", "lib/include/onepass/shuffle/gpu_tile_ranking.cuh",
-                "lib/include/onepass/shuffle/gpu_bijective0.cuh", "lib/include/onepass/shuffle/gpu_bijective1.cuh",
-                "lib/include/onepass/shuffle/gpu_bijective2.cuh",
-                "lib/include/onepass/shuffle/segment_seed.hpp", "lib/include/onepass/random/",
-                "lib/include/onepass/bijection/", "lib/include/onepass/scan/", "lib/include/onepass/sort/",
-                "lib/include/onepass/bits.hpp", "lib/include/onepass/cuda_check.hpp", "lib/include/onepass/error.hpp"] + \
-               _GAUSSIAN_CODE
-# The walking permutation's index generator (walking_sampler): gpu::walking_indices and the
-# bijection it walks over; cpu_walking.hpp is the CPU batch the GPU's batch is checked against
-# (the timing harness is left out, as for every experiment: see above).
-_WALKING_CODE = _SHARED_DEVICE_CODE + [
-                 "lib/include/onepass/shuffle/gpu_walking.cuh", "lib/include/onepass/shuffle/walking_permutation.hpp",
-                 "lib/include/onepass/shuffle/cpu_walking.hpp", "lib/include/onepass/shuffle/gpu_evaluator.cuh",
-                 "lib/include/onepass/bijection/", "lib/include/onepass/random/counter_hash.hpp"]
-CODE_PATHS = {
-    "table1_gpu_shuffle": _SHUFFLE_CODE,
-    "fig10_fusion": _SHUFFLE_CODE,
-    "onesweep_fig09_keys32": _SORT_CODE,
-    "onesweep_fig10_pairs32": _SORT_CODE,
-    "onesweep_fig11_keys64": _SORT_CODE,
-    "onesweep_table2_digit_width": _ONESWEEP_CODE,
-    "sort_headline": _SORT_CODE,
-    "sort_headline_small": _SORT_CODE,  # sort_headline at 2^12..2^21 (issue 33), recorded under its own name
-    "gaussian_throughput": _GAUSSIAN_CODE,
-    "segmented_shuffle": _SEGMENTED_CODE,
-    "walking_sampler": _WALKING_CODE,
-    "python_peers": _PYTHON_CODE,
-}
-# The program of an experiment not at experiments/<name>.cu.
-PROGRAMS = {"python_peers": "experiments/python_peers.py", "sort_headline_small": "experiments/sort_headline.cu"}
+# measures -- the library code it times, the peers timed beside it, and its own program -- are its
+# `stale_when` groups of [code] in experiments/manifest.toml. A commit that touches one of them
+# counts as a change of the measured code unless, between the measured commit and HEAD, the files
+# differ only in comments and whitespace (strip_comments). The timing harness
+# (experiments/common/gpu_harness.*) is not listed.
 
 
 def code_paths(experiment):
-    """The pathspecs of the code `experiment` measures (its own program included), or None."""
-    paths = CODE_PATHS.get(experiment)
-    return None if paths is None else paths + [PROGRAMS.get(experiment, "experiments/%s.cu" % experiment)]
+    """The pathspecs of the code `experiment` measures (its own program included), or None
+    when experiments/manifest.toml gives it no `stale_when` (or does not list it)."""
+    return manifest.manifest().code_paths(experiment)
 
 
 def _git(repo, *args):

@@ -8,18 +8,11 @@ import os
 
 from figures import shuffle_results as sr
 from figures import stability as st
+from figures import manifest
 
-#: GPU experiments whose timing spread is tabulated, with a few words on what each times.
-EXPERIMENTS = (
-    ("table1_gpu_shuffle", "shuffle Table 1 (every GPU shuffle and gather, 2^8+1 … 2^29+1)"),
-    ("fig10_fusion", "shuffle Fig. 10 (fused vs unfused, best/worst case)"),
-    ("onesweep_fig09_keys32", "Onesweep Fig. 9 (u32 keys, 64 sizes × 6 bands)"),
-    ("onesweep_fig10_pairs32", "Onesweep Fig. 10 (u32 pairs)"),
-    ("onesweep_fig11_keys64", "Onesweep Fig. 11 (u64 keys)"),
-    ("onesweep_table2_digit_width", "Onesweep Table 2 (histogram and one pass per digit width)"),
-    ("sort_headline", "sort headline table"),
-    ("gaussian_throughput", "warp Gaussian throughput"),
-)
+#: GPU experiments whose timing spread is tabulated, with a few words on what each times: those
+#: with a `spread` text in experiments/manifest.toml, in its order.
+EXPERIMENTS = tuple((e.name, e.spread) for e in manifest.manifest().select(spread=True))
 
 
 def _rows(directory, name):

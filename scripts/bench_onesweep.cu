@@ -8,7 +8,8 @@
 // uniform words, q = 1, 2, 4, 8, 16; the homogeneous-tile short-circuit), u32 keys,
 // u32 pairs and u64 keys through the public API, plus one binning pass of u32 keys;
 // 5: one pass per ranking method (ballots, match_any, atomic_or, dynamic) per band q;
-// 6: small sizes (2^20..2^25, one launch per pass): dynamic vs atomic_or alone vs CUB;
+// 6: small sizes (2^20..2^25, one launch per pass): dynamic vs atomic_or alone vs CUB
+// (the ranking alternatives are injected as plan policies: detail::gated_launch);
 // 7: early counts (binning_shape's EarlyCounts) per band, u32 keys; 8: the same for
 // u32 pairs and u64 keys; 9: early counts with two histogram copies, more shapes;
 // 10: one launch of each kernel to compare under Nsight Compute (no timing); 11: ballots
@@ -215,12 +216,11 @@ void sweep(data<Key, Value>& d, const char* label) {
 }
 
 /// One binning pass at place 0 and at place 3 (keys only), the whole sort, and the check,
-/// with Policy; `ungated`: portions of any size take the single launch (no match_any
-/// partner for crowded places).
+/// with Policy (an atomic_or shape wrapped in ungated<> takes the single launch at every
+/// size: no match_any partner for crowded places).
 template <class Policy, class Key, class Value>
-void pass_times(data<Key, Value>& d, const char* label, bool ungated) {
+void pass_times(data<Key, Value>& d, const char* label) {
   os::detail::plan<8, Key, Value, Policy> p(n, 0, sizeof(Key) * 8, false);
-  if (ungated) p.set_pair_min_items(~std::uint64_t{0});
   void* temp;
   CK(cudaMalloc(&temp, p.temp_bytes()));
   p.bind(temp);
@@ -270,6 +270,16 @@ using E = os::detail::binning_shape<B, I, M, A, 4, 1>;
 template <int B, int I, int M, os::detail::peer_match A>
 using E2 = os::detail::binning_shape<B, I, M, A, 4, 2>;
 #define SWEEP(d, ...) sweep<S<__VA_ARGS__>>(d, #__VA_ARGS__)
+/// An atomic_or shape whose passes never take the gated atomicOr / match_any pair: one
+/// launch per portion, the dynamic kernel (gated_launch's default below the pair size),
+/// as plan::set_pair_min_items(~0) gave before the setters left the library.
+template <class Shape>
+using ungated = os::detail::gated_launch<Shape, os::detail::never_paired>;
+/// GROUP 6's shape (the u32-keys default when GROUP 6 was recorded, 1237ba7: 256 x 32
+/// atomicOr tiles without early counts, pairs from 2^25 keys) with the dynamic kernel or
+/// the atomicOr kernel alone below 2^25 keys, as plan::set_small_dynamic chose.
+template <bool SmallDynamic>
+using small_g6 = os::detail::gated_launch<S<256, 32, 3, atomic_or, 4>, std::uint64_t{1} << 25, SmallDynamic>;
 
 /// u32 pairs in band q: for m = 2^24 and 2^28, CUB with a 32-bit count (its faster
 /// configuration for pairs) and then add_shapes(shape), where shape(policy, label) times a
@@ -610,19 +620,19 @@ int main() {
   for (int q : {1, 2, 3, 4, 8, 16}) {
     data<std::uint32_t, nv> d(q);
     std::printf("q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
-    pass_times<S<256, 32, 3, atomic_or, 4>>(d, "256x32 atomic_or (ungated)", true);
-    pass_times<S<256, 32, 3, atomic_or, 4>>(d, "256x32 atomic_or + gated match_any", false);
-    pass_times<S<256, 32, 3, match_any, 4>>(d, "256x32 match_any", false);
-    pass_times<S<256, 32, 3, ballots, 4>>(d, "256x32 ballots", false);
-    pass_times<S<256, 32, 3, dynamic, 4>>(d, "256x32 dynamic", false);
-    pass_times<S<384, 20, 2, ballots, 4>>(d, "384x20 ballots", false);
-    pass_times<S<384, 20, 2, atomic_or, 4>>(d, "384x20 atomic_or (ungated)", true);
-    pass_times<S<384, 20, 2, match_any, 4>>(d, "384x20 match_any", false);
+    pass_times<ungated<S<256, 32, 3, atomic_or, 4>>>(d, "256x32 atomic_or (ungated)");
+    pass_times<S<256, 32, 3, atomic_or, 4>>(d, "256x32 atomic_or + gated match_any");
+    pass_times<S<256, 32, 3, match_any, 4>>(d, "256x32 match_any");
+    pass_times<S<256, 32, 3, ballots, 4>>(d, "256x32 ballots");
+    pass_times<S<256, 32, 3, dynamic, 4>>(d, "256x32 dynamic");
+    pass_times<S<384, 20, 2, ballots, 4>>(d, "384x20 ballots");
+    pass_times<ungated<S<384, 20, 2, atomic_or, 4>>>(d, "384x20 atomic_or (ungated)");
+    pass_times<S<384, 20, 2, match_any, 4>>(d, "384x20 match_any");
   }
 #elif GROUP == 6
-  // Small portions (< pair_min_items): one launch per pass, dynamic (atomicOr or
-  // match_any by the place flag) vs atomicOr alone, against CUB (64-bit NumItemsT) on
-  // the first m keys.
+  // Small portions (below gated_launch's pair size, 2^25): one launch per pass, dynamic
+  // (atomicOr or match_any by the place flag) vs atomicOr alone (small_g6), against CUB
+  // (64-bit NumItemsT) on the first m keys.
   for (int q : {1, 2, 3, 4, 8}) {
     data<std::uint32_t, nv> d(q);
     for (int w : {20, 22, 23, 24, 25}) {
@@ -634,9 +644,8 @@ int main() {
       const double cub_ms = median_ms([&] { CK(cub::DeviceRadixSort::SortKeys(cub_temp, cub_bytes, d.kin, d.kref, m)); }, 11);
       CK(cudaFree(cub_temp));
       std::printf("q=%2d n=2^%d CUB %.1f us", q, w, cub_ms * 1e3);
-      for (bool dyn : {false, true}) {
-        os::detail::plan<8, std::uint32_t> p(m, 0, 32, false);
-        p.set_small_dynamic(dyn);
+      auto one = [&](auto policy, bool dyn) {
+        os::detail::plan<8, std::uint32_t, nv, decltype(policy)> p(m, 0, 32, false);
         void* temp;
         CK(cudaMalloc(&temp, p.temp_bytes()));
         p.bind(temp);
@@ -653,7 +662,9 @@ int main() {
         std::printf(" | %s %.1f us (%.3f x CUB)%s", dyn ? "dynamic" : "atomic_or", ms * 1e3, cub_ms / ms,
                     wrong ? " WRONG" : "");
         CK(cudaFree(temp));
-      }
+      };
+      one(small_g6<false>{}, false);
+      one(small_g6<true>{}, true);
       std::printf("\n");
     }
   }
@@ -663,14 +674,14 @@ int main() {
   for (int q : {1, 2, 3, 4, 8, 16}) {
     data<std::uint32_t, nv> d(q);
     std::printf("q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
-    pass_times<os::detail::binning_policy<4, 0, 8>>(d, "default (256x32 atomic_or gated)", false);
-    pass_times<E<256, 32, 3, atomic_or>>(d, "early 256x32 atomic_or gated", false);
-    pass_times<E<256, 32, 3, ballots>>(d, "early 256x32 ballots", false);
-    pass_times<E<384, 19, 3, ballots>>(d, "early 384x19/3 ballots", false);
-    pass_times<E<384, 20, 3, ballots>>(d, "early 384x20/3 ballots", false);
-    pass_times<E<384, 19, 3, atomic_or>>(d, "early 384x19/3 atomic_or gated", false);
-    pass_times<E<384, 20, 2, atomic_or>>(d, "early 384x20/2 atomic_or gated", false);
-    pass_times<E<512, 15, 2, ballots>>(d, "early 512x15/2 ballots", false);
+    pass_times<os::detail::binning_policy<4, 0, 8>>(d, "default (256x32 atomic_or gated)");
+    pass_times<E<256, 32, 3, atomic_or>>(d, "early 256x32 atomic_or gated");
+    pass_times<E<256, 32, 3, ballots>>(d, "early 256x32 ballots");
+    pass_times<E<384, 19, 3, ballots>>(d, "early 384x19/3 ballots");
+    pass_times<E<384, 20, 3, ballots>>(d, "early 384x20/3 ballots");
+    pass_times<E<384, 19, 3, atomic_or>>(d, "early 384x19/3 atomic_or gated");
+    pass_times<E<384, 20, 2, atomic_or>>(d, "early 384x20/2 atomic_or gated");
+    pass_times<E<512, 15, 2, ballots>>(d, "early 512x15/2 ballots");
   }
 #elif GROUP == 8
   // Early counts for u32 pairs and u64 keys (q = 1 and 3).
@@ -678,21 +689,21 @@ int main() {
     {
       data<std::uint32_t, std::uint32_t> d(q);
       std::printf("pairs q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
-      pass_times<os::detail::binning_policy<4, 4, 8>>(d, "default pairs (384x24 ballots)", false);
-      pass_times<E<384, 24, 2, ballots>>(d, "early 384x24/2 ballots", false);
-      pass_times<E<384, 17, 3, ballots>>(d, "early 384x17/3 ballots", false);
-      pass_times<E<384, 18, 2, ballots>>(d, "early 384x18/2 ballots", false);
-      pass_times<E<256, 24, 3, atomic_or>>(d, "early 256x24/3 atomic_or gated", false);
-      pass_times<E<384, 17, 3, atomic_or>>(d, "early 384x17/3 atomic_or gated", false);
+      pass_times<os::detail::binning_policy<4, 4, 8>>(d, "default pairs (384x24 ballots)");
+      pass_times<E<384, 24, 2, ballots>>(d, "early 384x24/2 ballots");
+      pass_times<E<384, 17, 3, ballots>>(d, "early 384x17/3 ballots");
+      pass_times<E<384, 18, 2, ballots>>(d, "early 384x18/2 ballots");
+      pass_times<E<256, 24, 3, atomic_or>>(d, "early 256x24/3 atomic_or gated");
+      pass_times<E<384, 17, 3, atomic_or>>(d, "early 384x17/3 atomic_or gated");
     }
     {
       data<std::uint64_t, nv> d(q);
       std::printf("u64 q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
-      pass_times<os::detail::binning_policy<8, 0, 8>>(d, "default u64 (384x20 atomic_or gated)", false);
-      pass_times<E<384, 20, 2, atomic_or>>(d, "early 384x20/2 atomic_or gated", false);
-      pass_times<E<384, 19, 3, ballots>>(d, "early 384x19/3 ballots", false);
-      pass_times<E<384, 19, 3, atomic_or>>(d, "early 384x19/3 atomic_or gated", false);
-      pass_times<E<256, 24, 3, atomic_or>>(d, "early 256x24/3 atomic_or gated", false);
+      pass_times<os::detail::binning_policy<8, 0, 8>>(d, "default u64 (384x20 atomic_or gated)");
+      pass_times<E<384, 20, 2, atomic_or>>(d, "early 384x20/2 atomic_or gated");
+      pass_times<E<384, 19, 3, ballots>>(d, "early 384x19/3 ballots");
+      pass_times<E<384, 19, 3, atomic_or>>(d, "early 384x19/3 atomic_or gated");
+      pass_times<E<256, 24, 3, atomic_or>>(d, "early 256x24/3 atomic_or gated");
     }
   }
 #elif GROUP == 9
@@ -700,32 +711,32 @@ int main() {
   for (int q : {1, 2, 3, 4}) {
     data<std::uint32_t, nv> d(q);
     std::printf("q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
-    pass_times<E<256, 32, 3, atomic_or>>(d, "early 256x32 atomic_or gated", false);
-    pass_times<E2<256, 32, 3, atomic_or>>(d, "early2 256x32 atomic_or gated", false);
-    pass_times<E2<256, 32, 3, ballots>>(d, "early2 256x32 ballots", false);
-    pass_times<E2<384, 20, 3, ballots>>(d, "early2 384x20/3 ballots", false);
-    pass_times<E2<384, 19, 3, atomic_or>>(d, "early2 384x19/3 atomic_or gated", false);
-    pass_times<E<256, 30, 3, atomic_or>>(d, "early 256x30 atomic_or gated", false);
-    pass_times<E<256, 28, 3, atomic_or>>(d, "early 256x28 atomic_or gated", false);
+    pass_times<E<256, 32, 3, atomic_or>>(d, "early 256x32 atomic_or gated");
+    pass_times<E2<256, 32, 3, atomic_or>>(d, "early2 256x32 atomic_or gated");
+    pass_times<E2<256, 32, 3, ballots>>(d, "early2 256x32 ballots");
+    pass_times<E2<384, 20, 3, ballots>>(d, "early2 384x20/3 ballots");
+    pass_times<E2<384, 19, 3, atomic_or>>(d, "early2 384x19/3 atomic_or gated");
+    pass_times<E<256, 30, 3, atomic_or>>(d, "early 256x30 atomic_or gated");
+    pass_times<E<256, 28, 3, atomic_or>>(d, "early 256x28 atomic_or gated");
   }
   for (int q : {1, 3}) {
     data<std::uint32_t, std::uint32_t> d(q);
     std::printf("pairs q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
-    pass_times<E<384, 24, 2, ballots>>(d, "early 384x24/2 ballots", false);
-    pass_times<E2<384, 24, 2, ballots>>(d, "early2 384x24/2 ballots", false);
-    pass_times<E<384, 24, 2, atomic_or>>(d, "early 384x24/2 atomic_or gated", false);
-    pass_times<E<256, 28, 3, ballots>>(d, "early 256x28/3 ballots", false);
-    pass_times<E<512, 16, 2, ballots>>(d, "early 512x16/2 ballots", false);
-    pass_times<E<384, 28, 2, ballots>>(d, "early 384x28/2 ballots", false);
+    pass_times<E<384, 24, 2, ballots>>(d, "early 384x24/2 ballots");
+    pass_times<E2<384, 24, 2, ballots>>(d, "early2 384x24/2 ballots");
+    pass_times<E<384, 24, 2, atomic_or>>(d, "early 384x24/2 atomic_or gated");
+    pass_times<E<256, 28, 3, ballots>>(d, "early 256x28/3 ballots");
+    pass_times<E<512, 16, 2, ballots>>(d, "early 512x16/2 ballots");
+    pass_times<E<384, 28, 2, ballots>>(d, "early 384x28/2 ballots");
   }
   for (int q : {1, 3}) {
     data<std::uint64_t, nv> d(q);
     std::printf("u64 q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
-    pass_times<E<384, 20, 2, atomic_or>>(d, "early 384x20/2 atomic_or gated", false);
-    pass_times<E2<384, 20, 2, atomic_or>>(d, "early2 384x20/2 atomic_or gated", false);
-    pass_times<E2<256, 24, 3, atomic_or>>(d, "early2 256x24/3 atomic_or gated", false);
-    pass_times<E<384, 16, 2, atomic_or>>(d, "early 384x16/2 atomic_or gated", false);
-    pass_times<E<256, 20, 3, atomic_or>>(d, "early 256x20/3 atomic_or gated", false);
+    pass_times<E<384, 20, 2, atomic_or>>(d, "early 384x20/2 atomic_or gated");
+    pass_times<E2<384, 20, 2, atomic_or>>(d, "early2 384x20/2 atomic_or gated");
+    pass_times<E2<256, 24, 3, atomic_or>>(d, "early2 256x24/3 atomic_or gated");
+    pass_times<E<384, 16, 2, atomic_or>>(d, "early 384x16/2 atomic_or gated");
+    pass_times<E<256, 20, 3, atomic_or>>(d, "early 256x20/3 atomic_or gated");
   }
 #elif GROUP == 10
   // For Nsight Compute (one launch of each kernel to compare): u32 keys at q = 3, one
@@ -776,29 +787,29 @@ int main() {
   for (int q : {1, 2, 3, 4, 8}) {
     data<std::uint32_t, nv> d(q);
     std::printf("q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
-    pass_times<E<256, 32, 3, atomic_or>>(d, "early 256x32 atomic_or gated", false);
-    pass_times<E<256, 32, 3, ballots>>(d, "early 256x32 ballots", false);
-    pass_times<E<384, 20, 3, ballots>>(d, "early 384x20/3 ballots", false);
-    pass_times<E<384, 19, 3, ballots>>(d, "early 384x19/3 ballots", false);
-    pass_times<E<512, 15, 2, ballots>>(d, "early 512x15/2 ballots", false);
-    pass_times<E<384, 20, 3, atomic_or>>(d, "early 384x20/3 atomic_or gated", false);
+    pass_times<E<256, 32, 3, atomic_or>>(d, "early 256x32 atomic_or gated");
+    pass_times<E<256, 32, 3, ballots>>(d, "early 256x32 ballots");
+    pass_times<E<384, 20, 3, ballots>>(d, "early 384x20/3 ballots");
+    pass_times<E<384, 19, 3, ballots>>(d, "early 384x19/3 ballots");
+    pass_times<E<512, 15, 2, ballots>>(d, "early 512x15/2 ballots");
+    pass_times<E<384, 20, 3, atomic_or>>(d, "early 384x20/3 atomic_or gated");
   }
   for (int q : {1, 3}) {
     {
       data<std::uint32_t, std::uint32_t> d(q);
       std::printf("pairs q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
-      pass_times<E<384, 24, 2, ballots>>(d, "early 384x24/2 ballots", false);
-      pass_times<E<384, 17, 3, ballots>>(d, "early 384x17/3 ballots", false);
-      pass_times<E<384, 28, 2, ballots>>(d, "early 384x28/2 ballots", false);
-      pass_times<E<256, 28, 3, ballots>>(d, "early 256x28/3 ballots", false);
+      pass_times<E<384, 24, 2, ballots>>(d, "early 384x24/2 ballots");
+      pass_times<E<384, 17, 3, ballots>>(d, "early 384x17/3 ballots");
+      pass_times<E<384, 28, 2, ballots>>(d, "early 384x28/2 ballots");
+      pass_times<E<256, 28, 3, ballots>>(d, "early 256x28/3 ballots");
     }
     {
       data<std::uint64_t, nv> d(q);
       std::printf("u64 q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
-      pass_times<E<384, 20, 2, atomic_or>>(d, "early 384x20/2 atomic_or gated", false);
-      pass_times<E<384, 20, 2, ballots>>(d, "early 384x20/2 ballots", false);
-      pass_times<E<256, 24, 3, ballots>>(d, "early 256x24/3 ballots", false);
-      pass_times<E<256, 24, 3, atomic_or>>(d, "early 256x24/3 atomic_or gated", false);
+      pass_times<E<384, 20, 2, atomic_or>>(d, "early 384x20/2 atomic_or gated");
+      pass_times<E<384, 20, 2, ballots>>(d, "early 384x20/2 ballots");
+      pass_times<E<256, 24, 3, ballots>>(d, "early 256x24/3 ballots");
+      pass_times<E<256, 24, 3, atomic_or>>(d, "early 256x24/3 atomic_or gated");
     }
   }
 #elif GROUP == 12
@@ -807,28 +818,28 @@ int main() {
   for (int q : {1, 3}) {
     data<std::uint32_t, std::uint32_t> d(q);
     std::printf("pairs q=%2d CUB %.3f ms = %.2f GKey/s\n", q, d.cub_ms, n / d.cub_ms / 1e6);
-    pass_times<os::detail::binning_policy<4, 4, 8>>(d, "default pairs (384x28/2)", false);
-    pass_times<E<384, 32, 2, ballots>>(d, "early 384x32/2 ballots", false);
-    pass_times<E<256, 40, 2, ballots>>(d, "early 256x40/2 ballots", false);
-    pass_times<E<256, 48, 2, ballots>>(d, "early 256x48/2 ballots", false);
-    pass_times<E<512, 20, 2, ballots>>(d, "early 512x20/2 ballots", false);
-    pass_times<E<384, 26, 2, ballots>>(d, "early 384x26/2 ballots", false);
+    pass_times<os::detail::binning_policy<4, 4, 8>>(d, "default pairs (384x28/2)");
+    pass_times<E<384, 32, 2, ballots>>(d, "early 384x32/2 ballots");
+    pass_times<E<256, 40, 2, ballots>>(d, "early 256x40/2 ballots");
+    pass_times<E<256, 48, 2, ballots>>(d, "early 256x48/2 ballots");
+    pass_times<E<512, 20, 2, ballots>>(d, "early 512x20/2 ballots");
+    pass_times<E<384, 26, 2, ballots>>(d, "early 384x26/2 ballots");
   }
   {
     data<std::uint32_t, nv> d(1);
     std::printf("keys q= 1 CUB %.3f ms = %.2f GKey/s\n", d.cub_ms, n / d.cub_ms / 1e6);
-    pass_times<os::detail::binning_policy<4, 0, 8>>(d, "default keys (256x32/3)", false);
-    pass_times<E<256, 36, 3, ballots>>(d, "early 256x36/3 ballots", false);
-    pass_times<E<256, 40, 2, ballots>>(d, "early 256x40/2 ballots", false);
-    pass_times<E<384, 24, 2, ballots>>(d, "early 384x24/2 ballots", false);
+    pass_times<os::detail::binning_policy<4, 0, 8>>(d, "default keys (256x32/3)");
+    pass_times<E<256, 36, 3, ballots>>(d, "early 256x36/3 ballots");
+    pass_times<E<256, 40, 2, ballots>>(d, "early 256x40/2 ballots");
+    pass_times<E<384, 24, 2, ballots>>(d, "early 384x24/2 ballots");
   }
   {
     data<std::uint64_t, nv> d(1);
     std::printf("u64 q= 1 CUB %.3f ms = %.2f GKey/s\n", d.cub_ms, n / d.cub_ms / 1e6);
-    pass_times<os::detail::binning_policy<8, 0, 8>>(d, "default u64 (384x20/2)", false);
-    pass_times<E<384, 24, 2, ballots>>(d, "early 384x24/2 ballots", false);
-    pass_times<E<256, 32, 2, ballots>>(d, "early 256x32/2 ballots", false);
-    pass_times<E<384, 16, 2, ballots>>(d, "early 384x16/2 ballots", false);
+    pass_times<os::detail::binning_policy<8, 0, 8>>(d, "default u64 (384x20/2)");
+    pass_times<E<384, 24, 2, ballots>>(d, "early 384x24/2 ballots");
+    pass_times<E<256, 32, 2, ballots>>(d, "early 256x32/2 ballots");
+    pass_times<E<384, 16, 2, ballots>>(d, "early 384x16/2 ballots");
   }
 #elif GROUP == 13
   // u32 pairs: prefetching the tile's values into L2 (binning_shape's PrefetchValues),
@@ -849,12 +860,12 @@ int main() {
     using P2 = os::detail::binning_shape<384, 32, 2, ballots, 4, 1, 1>;
     using P3 = os::detail::binning_shape<384, 28, 2, ballots, 4, 1, 1>;
     using P4 = os::detail::binning_shape<384, 24, 2, ballots, 4, 1, 1>;
-    pass_times<E<256, 48, 2, ballots>>(d, "early 256x48/2 ballots", false);
-    pass_times<P1>(d, "early 256x48/2 ballots prefetch", false);
-    pass_times<E<384, 32, 2, ballots>>(d, "early 384x32/2 ballots", false);
-    pass_times<P2>(d, "early 384x32/2 ballots prefetch", false);
-    pass_times<P3>(d, "early 384x28/2 ballots prefetch", false);
-    pass_times<P4>(d, "early 384x24/2 ballots prefetch", false);
+    pass_times<E<256, 48, 2, ballots>>(d, "early 256x48/2 ballots");
+    pass_times<P1>(d, "early 256x48/2 ballots prefetch");
+    pass_times<E<384, 32, 2, ballots>>(d, "early 384x32/2 ballots");
+    pass_times<P2>(d, "early 384x32/2 ballots prefetch");
+    pass_times<P3>(d, "early 384x28/2 ballots prefetch");
+    pass_times<P4>(d, "early 384x24/2 ballots prefetch");
   }
 #elif GROUP == 14
   // u32 pairs, q = 1: tile shapes and look-back windows of the early-counts ballots kernel.

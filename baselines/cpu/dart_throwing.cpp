@@ -29,8 +29,8 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_scan.h>
 
+#include "onepass/harness/registry.hpp"
 #include "onepass/random/counter_hash.hpp"
-#include "onepass/registry.hpp"
 #include "onepass_baselines/cpu/baseline_common.hpp"
 
 namespace onepass::baselines {
@@ -108,13 +108,19 @@ void dart_throwing_shuffle_copy(const std::uint64_t* in, std::uint64_t* out, std
   tbb::parallel_scan(tbb::blocked_range<std::size_t>(0, slots, grain), body);
 }
 
-const registry::registrar dart_throwing_registration{registry::shuffle_entry{
-    "dart_throwing", registry::device::cpu, "DartThrowing",
-    "dart throwing into 2n atomic slots (CAS, retry on collision) + parallel_scan compaction, oneTBB",
-    [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const registry::shuffle_params& p) {
-      dart_throwing_shuffle_copy(in, out, n, p.seed);
-    },
-    /*permutes=*/true, /*uses_rounds=*/false, /*uniform=*/true, /*deterministic=*/false, /*gpu_run=*/{}}};
+const registry::registrar dart_throwing_registration{[] {
+  registry::shuffle_entry e{"dart_throwing", registry::device::cpu};
+  e.label = "DartThrowing";
+  e.description = "dart throwing into 2n atomic slots (CAS, retry on collision) + parallel_scan compaction, oneTBB";
+  e.run = [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const registry::shuffle_params& p) {
+    dart_throwing_shuffle_copy(in, out, n, p.seed);
+  };
+  e.permutes = true;
+  e.uses_rounds = false;
+  e.uniform = true;
+  e.deterministic = false;
+  return e;
+}()};
 
 }  // namespace
 }  // namespace onepass::baselines

@@ -13,8 +13,8 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "onepass/harness/registry.hpp"
 #include "onepass/random/counter_hash.hpp"
-#include "onepass/registry.hpp"
 #include "onepass_baselines/cpu/baseline_common.hpp"
 
 namespace onepass::baselines {
@@ -34,13 +34,19 @@ void random_gather(const std::uint64_t* in, std::uint64_t* out, std::size_t n, s
                     });
 }
 
-const registry::registrar gather_registration{registry::shuffle_entry{
-    "gather", registry::device::cpu, "Gather",
-    "random gather upper bound out[i] = in[h(i) mod n] (not a permutation), oneTBB parallel_for",
-    [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const registry::shuffle_params& p) {
-      random_gather(in, out, n, p.seed);
-    },
-    /*permutes=*/false, /*uses_rounds=*/false, /*uniform=*/true, /*deterministic=*/true, /*gpu_run=*/{}}};
+const registry::registrar gather_registration{[] {
+  registry::shuffle_entry e{"gather", registry::device::cpu};
+  e.label = "Gather";
+  e.description = "random gather upper bound out[i] = in[h(i) mod n] (not a permutation), oneTBB parallel_for";
+  e.run = [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const registry::shuffle_params& p) {
+    random_gather(in, out, n, p.seed);
+  };
+  e.permutes = false;
+  e.uses_rounds = false;
+  e.uniform = true;
+  e.deterministic = true;
+  return e;
+}()};
 }  // namespace
 
 }  // namespace onepass::baselines

@@ -22,8 +22,8 @@
 
 #include <tbb/parallel_for.h>
 
+#include "onepass/harness/registry.hpp"
 #include "onepass/random/counter_hash.hpp"
-#include "onepass/registry.hpp"
 #include "onepass_baselines/cpu/baseline_common.hpp"
 #include "onepass_baselines/cpu/merge_shuffle.hpp"
 
@@ -62,13 +62,19 @@ void merge_shuffle_copy(const std::uint64_t* in, std::uint64_t* out, std::size_t
   }
 }
 
-const registry::registrar merge_shuffle_registration{registry::shuffle_entry{
-    "merge_shuffle", registry::device::cpu, "MergeShuffle",
-    "MergeShuffle (Bacher et al. 2015): parallel Fisher-Yates blocks + random merges, oneTBB",
-    [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const registry::shuffle_params& p) {
-      merge_shuffle_copy(in, out, n, p.seed);
-    },
-    /*permutes=*/true, /*uses_rounds=*/false, /*uniform=*/true, /*deterministic=*/true, /*gpu_run=*/{}}};
+const registry::registrar merge_shuffle_registration{[] {
+  registry::shuffle_entry e{"merge_shuffle", registry::device::cpu};
+  e.label = "MergeShuffle";
+  e.description = "MergeShuffle (Bacher et al. 2015): parallel Fisher-Yates blocks + random merges, oneTBB";
+  e.run = [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const registry::shuffle_params& p) {
+    merge_shuffle_copy(in, out, n, p.seed);
+  };
+  e.permutes = true;
+  e.uses_rounds = false;
+  e.uniform = true;
+  e.deterministic = true;
+  return e;
+}()};
 
 }  // namespace
 }  // namespace onepass::baselines

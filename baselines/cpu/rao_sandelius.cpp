@@ -34,8 +34,8 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "onepass/harness/registry.hpp"
 #include "onepass/random/counter_hash.hpp"
-#include "onepass/registry.hpp"
 #include "onepass_baselines/cpu/baseline_common.hpp"
 
 namespace onepass::baselines {
@@ -161,13 +161,19 @@ void rao_sandelius_shuffle_copy(const std::uint64_t* in, std::uint64_t* out, std
   });
 }
 
-const registry::registrar rao_sandelius_registration{registry::shuffle_entry{
-    "rao_sandelius", registry::device::cpu, "RS",
-    "Rao-Sandelius divide-and-conquer shuffle, k = 256 random labels per level, oneTBB",
-    [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const registry::shuffle_params& p) {
-      rao_sandelius_shuffle_copy(in, out, n, p.seed);
-    },
-    /*permutes=*/true, /*uses_rounds=*/false, /*uniform=*/true, /*deterministic=*/true, /*gpu_run=*/{}}};
+const registry::registrar rao_sandelius_registration{[] {
+  registry::shuffle_entry e{"rao_sandelius", registry::device::cpu};
+  e.label = "RS";
+  e.description = "Rao-Sandelius divide-and-conquer shuffle, k = 256 random labels per level, oneTBB";
+  e.run = [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const registry::shuffle_params& p) {
+    rao_sandelius_shuffle_copy(in, out, n, p.seed);
+  };
+  e.permutes = true;
+  e.uses_rounds = false;
+  e.uniform = true;
+  e.deterministic = true;
+  return e;
+}()};
 
 }  // namespace
 }  // namespace onepass::baselines

@@ -29,8 +29,8 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "onepass/harness/registry.hpp"
 #include "onepass/random/counter_hash.hpp"
-#include "onepass/registry.hpp"
 #include "onepass_baselines/cpu/baseline_common.hpp"
 
 namespace onepass::baselines {
@@ -120,13 +120,19 @@ void sort_shuffle_copy(const std::uint64_t* in, std::uint64_t* out, std::size_t 
   }
 }
 
-const registry::registrar sort_shuffle_registration{registry::shuffle_entry{
-    "sort_shuffle", registry::device::cpu, "SortShuffle",
-    "LSD radix sort (8 x 8-bit passes) of (random 64-bit key, value) pairs, oneTBB",
-    [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const registry::shuffle_params& p) {
-      sort_shuffle_copy(in, out, n, p.seed);
-    },
-    /*permutes=*/true, /*uses_rounds=*/false, /*uniform=*/true, /*deterministic=*/true, /*gpu_run=*/{}}};
+const registry::registrar sort_shuffle_registration{[] {
+  registry::shuffle_entry e{"sort_shuffle", registry::device::cpu};
+  e.label = "SortShuffle";
+  e.description = "LSD radix sort (8 x 8-bit passes) of (random 64-bit key, value) pairs, oneTBB";
+  e.run = [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const registry::shuffle_params& p) {
+    sort_shuffle_copy(in, out, n, p.seed);
+  };
+  e.permutes = true;
+  e.uses_rounds = false;
+  e.uniform = true;
+  e.deterministic = true;
+  return e;
+}()};
 
 }  // namespace
 }  // namespace onepass::baselines

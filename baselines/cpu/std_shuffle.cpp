@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <random>
 
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 #include "onepass_baselines/cpu/baseline_common.hpp"
 
 namespace onepass::baselines {
@@ -33,13 +33,19 @@ void std_shuffle_copy(const std::uint64_t* in, std::uint64_t* out, std::size_t n
   std::shuffle(out, out + n, engine);
 }
 
-const registry::registrar std_shuffle_registration{registry::shuffle_entry{
-    "std_shuffle", registry::device::cpu, "std::shuffle",
-    "single-threaded std::shuffle with std::mt19937_64 (seeded through std::seed_seq) on a copy",
-    [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const registry::shuffle_params& p) {
-      std_shuffle_copy(in, out, n, p.seed);
-    },
-    /*permutes=*/true, /*uses_rounds=*/false, /*uniform=*/true, /*deterministic=*/true, /*gpu_run=*/{}}};
+const registry::registrar std_shuffle_registration{[] {
+  registry::shuffle_entry e{"std_shuffle", registry::device::cpu};
+  e.label = "std::shuffle";
+  e.description = "single-threaded std::shuffle with std::mt19937_64 (seeded through std::seed_seq) on a copy";
+  e.run = [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const registry::shuffle_params& p) {
+    std_shuffle_copy(in, out, n, p.seed);
+  };
+  e.permutes = true;
+  e.uses_rounds = false;
+  e.uniform = true;
+  e.deterministic = true;
+  return e;
+}()};
 }  // namespace
 
 }  // namespace onepass::baselines

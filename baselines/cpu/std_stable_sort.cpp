@@ -2,7 +2,7 @@
 // against (stable_sort_oracle, <onepass_baselines/cpu/stable_sort_oracle.hpp>: std::stable_sort
 // of indices by the transformed key field, then a gather). Sequential; every registry shape;
 // begin_bit/end_bit, descending.
-#include "onepass/registry/cpu_sort_adapter.hpp"
+#include "onepass/harness/registry/cpu_sort_adapter.hpp"
 #include "onepass_baselines/cpu/stable_sort_oracle.hpp"
 
 namespace onepass::baselines {

@@ -2,7 +2,7 @@
 // sort (lib/include/onepass/sort/cpu_radix_sort.hpp), the CPU counterpart of the GPU sorts.
 // Every registry shape; honours begin_bit/end_bit and descending; stable.
 #include "onepass/error.hpp"
-#include "onepass/registry/cpu_sort_adapter.hpp"
+#include "onepass/harness/registry/cpu_sort_adapter.hpp"
 #include "onepass/sort/cpu_radix_sort.hpp"
 
 namespace onepass::baselines {

@@ -130,27 +130,39 @@ struct cub_double_buffer_impl {
   }
 };
 
+/// A CUB sort through the (in, out) API: out of place, float keys with -0.0 == +0.0.
+sort_family cub_in_out(const char* name, const char* label, const char* description) {
+  sort_family f{name, label, description};
+  f.in_place = false;
+  f.float_zeros_equal = true;
+  return f;
+}
+
+/// A CUB sort through cub::DoubleBuffer: in place, float keys with -0.0 == +0.0.
+sort_family cub_double_buffer(const char* name, const char* label, const char* description) {
+  sort_family f{name, label, description};
+  f.in_place = true;
+  f.float_zeros_equal = true;
+  return f;
+}
+
 const bool cub_onesweep_registered =
-    (register_gpu_sort_all_shapes<cub_in_out_impl<std::uint32_t>>(
+    (register_gpu_sort_all_shapes<cub_in_out_impl<std::uint32_t>>(cub_in_out(
          "cub_onesweep_n32", "CUB DeviceRadixSort (in/out, 32-bit n)",
          "cub::DeviceRadixSort::SortKeys/SortPairs(in, out) with NumItemsT = uint32_t (Onesweep on sm_90; CCCL's "
-         "32-bit-offset tuning); n < 2^32",
-         /*in_place=*/false, /*float_zeros_equal=*/true),
-     register_gpu_sort_all_shapes<cub_in_out_impl<std::int64_t>>(
+         "32-bit-offset tuning); n < 2^32")),
+     register_gpu_sort_all_shapes<cub_in_out_impl<std::int64_t>>(cub_in_out(
          "cub_onesweep_n64", "CUB DeviceRadixSort (in/out, 64-bit n)",
          "cub::DeviceRadixSort::SortKeys/SortPairs(in, out) with NumItemsT = int64_t (Onesweep on sm_90; CCCL's "
-         "64-bit-offset tuning)",
-         /*in_place=*/false, /*float_zeros_equal=*/true),
-     register_gpu_sort_all_shapes<cub_double_buffer_impl<std::uint32_t>>(
+         "64-bit-offset tuning)")),
+     register_gpu_sort_all_shapes<cub_double_buffer_impl<std::uint32_t>>(cub_double_buffer(
          "cub_onesweep_db_n32", "CUB DeviceRadixSort (DoubleBuffer, 32-bit n)",
          "cub::DeviceRadixSort::SortKeys/SortPairs(cub::DoubleBuffer) with NumItemsT = uint32_t, in place with the "
-         "alternate buffers in the temporary storage; n < 2^32",
-         /*in_place=*/true, /*float_zeros_equal=*/true),
-     register_gpu_sort_all_shapes<cub_double_buffer_impl<std::int64_t>>(
+         "alternate buffers in the temporary storage; n < 2^32")),
+     register_gpu_sort_all_shapes<cub_double_buffer_impl<std::int64_t>>(cub_double_buffer(
          "cub_onesweep_db_n64", "CUB DeviceRadixSort (DoubleBuffer, 64-bit n)",
          "cub::DeviceRadixSort::SortKeys/SortPairs(cub::DoubleBuffer) with NumItemsT = int64_t, in place with the "
-         "alternate buffers in the temporary storage",
-         /*in_place=*/true, /*float_zeros_equal=*/true),
+         "alternate buffers in the temporary storage")),
      true);
 
 }  // namespace

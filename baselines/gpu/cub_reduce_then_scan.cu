@@ -99,13 +99,15 @@ struct reduce_then_scan_impl {
   }
 };
 
-const bool cub_reduce_then_scan_registered =
-    (register_gpu_sort_all_shapes<reduce_then_scan_impl>(
-         "cub_reduce_then_scan", "CUB reduce-then-scan (CUB 1.10 style)",
-         "CUB's upsweep/scan/downsweep LSD radix sort (DispatchRadixSort with a policy hub setting ONESWEEP = false, "
-         "SM80 tunings): the paper's 'CUB 1.10' baseline design",
-         /*in_place=*/false, /*float_zeros_equal=*/true),
-     true);
+const bool cub_reduce_then_scan_registered = [] {
+  sort_family f{"cub_reduce_then_scan", "CUB reduce-then-scan (CUB 1.10 style)",
+                "CUB's upsweep/scan/downsweep LSD radix sort (DispatchRadixSort with a policy hub setting ONESWEEP = "
+                "false, SM80 tunings): the paper's 'CUB 1.10' baseline design"};
+  f.in_place = false;
+  f.float_zeros_equal = true;
+  register_gpu_sort_all_shapes<reduce_then_scan_impl>(f);
+  return true;
+}();
 
 }  // namespace
 }  // namespace onepass::baselines::gpu

@@ -31,8 +31,8 @@
 #include <limits>
 #include <string>
 
+#include "onepass/harness/registry.hpp"
 #include "onepass/random/counter_hash.hpp"
-#include "onepass/registry.hpp"
 #include "onepass_baselines/gpu/gpu_baseline_common.cuh"
 
 namespace onepass::baselines::gpu {
@@ -141,12 +141,19 @@ void dart_throwing_gpu_run(void* temp, std::size_t& temp_bytes, const std::uint6
   }
 }
 
-const registry::registrar dart_throwing_gpu_registration{registry::shuffle_entry{
-    "dart_throwing", registry::device::gpu, "DartThrowing",
-    "dart throwing into 2n slots (atomicCAS, counter-based RNG, retry on collision) + cub::DeviceSelect::If "
-    "compaction fused with the gather, CUDA",
-    /*run=*/{}, /*permutes=*/true, /*uses_rounds=*/false, /*uniform=*/true, /*deterministic=*/false,
-    dart_throwing_gpu_run}};
+const registry::registrar dart_throwing_gpu_registration{[] {
+  registry::shuffle_entry e{"dart_throwing", registry::device::gpu};
+  e.label = "DartThrowing";
+  e.description =
+      "dart throwing into 2n slots (atomicCAS, counter-based RNG, retry on collision) + cub::DeviceSelect::If "
+      "compaction fused with the gather, CUDA";
+  e.permutes = true;
+  e.uses_rounds = false;
+  e.uniform = true;
+  e.deterministic = false;
+  e.gpu_run = dart_throwing_gpu_run;
+  return e;
+}()};
 
 }  // namespace
 }  // namespace onepass::baselines::gpu

@@ -21,9 +21,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
+#include "onepass/harness/registry.hpp"
 #include "onepass/random/counter_hash.hpp"
-#include "onepass/registry.hpp"
 #include "onepass_baselines/gpu/gpu_baseline_common.cuh"
 #include "onepass_baselines/gpu/random_gather.cuh"
 
@@ -151,11 +152,30 @@ void gather_gpu_run(void* temp, std::size_t& temp_bytes, const std::uint64_t* d_
   random_gather(d_in, d_out, n, params.seed, as_stream(stream));
 }
 
-const registry::registrar gather_gpu_registration{registry::shuffle_entry{
-    "gather", registry::device::gpu, "Gather",
-    "random gather upper bound out[i] = in[h(i) mod n], index computed in registers (not a permutation), CUDA",
-    /*run=*/{}, /*permutes=*/false, /*uses_rounds=*/false, /*uniform=*/true, /*deterministic=*/true,
-    gather_gpu_run}};
+// The index-array form for the experiments (registry::gpu_index_gather).
+const bool index_gather_registered = [] {
+  registry::gpu_index_gather g;
+  g.fill_indices = [](std::uint64_t* d_idx, std::size_t n, std::uint64_t seed, void* stream) {
+    fill_random_indices(d_idx, n, seed, as_stream(stream));
+  };
+  g.gather = [](const std::uint64_t* d_idx, const std::uint64_t* d_in, std::uint64_t* d_out, std::size_t n,
+                void* stream) { random_gather_indexed(d_idx, d_in, d_out, n, as_stream(stream)); };
+  registry::set_gpu_index_gather(std::move(g));
+  return true;
+}();
+
+const registry::registrar gather_gpu_registration{[] {
+  registry::shuffle_entry e{"gather", registry::device::gpu};
+  e.label = "Gather";
+  e.description =
+      "random gather upper bound out[i] = in[h(i) mod n], index computed in registers (not a permutation), CUDA";
+  e.permutes = false;
+  e.uses_rounds = false;
+  e.uniform = true;
+  e.deterministic = true;
+  e.gpu_run = gather_gpu_run;
+  return e;
+}()};
 
 }  // namespace
 }  // namespace onepass::baselines::gpu

@@ -25,8 +25,8 @@
 #include <limits>
 #include <string>
 
+#include "onepass/harness/registry.hpp"
 #include "onepass/random/counter_hash.hpp"
-#include "onepass/registry.hpp"
 #include "onepass_baselines/gpu/gpu_baseline_common.cuh"
 #include "onepass_baselines/gpu/random_gather.cuh"
 #include "onepass_baselines/gpu/randperm.cuh"
@@ -201,12 +201,19 @@ void randperm_gpu_run(void* temp, std::size_t& temp_bytes, const std::uint64_t* 
   random_gather_indexed(perm, d_in, d_out, n, stream);
 }
 
-const registry::registrar randperm_gpu_registration{registry::shuffle_entry{
-    "randperm", registry::device::gpu, "randperm+gather",
-    "x[torch.randperm(n)] as PyTorch does it: random keys, cub::DeviceRadixSort::SortPairs (key, index), "
-    "shuffle runs of tied keys, then gather in[perm[i]], CUDA",
-    /*run=*/{}, /*permutes=*/true, /*uses_rounds=*/false, /*uniform=*/true, /*deterministic=*/true,
-    randperm_gpu_run}};
+const registry::registrar randperm_gpu_registration{[] {
+  registry::shuffle_entry e{"randperm", registry::device::gpu};
+  e.label = "randperm+gather";
+  e.description =
+      "x[torch.randperm(n)] as PyTorch does it: random keys, cub::DeviceRadixSort::SortPairs (key, index), shuffle "
+      "runs of tied keys, then gather in[perm[i]], CUDA";
+  e.permutes = true;
+  e.uses_rounds = false;
+  e.uniform = true;
+  e.deterministic = true;
+  e.gpu_run = randperm_gpu_run;
+  return e;
+}()};
 
 }  // namespace
 }  // namespace onepass::baselines::gpu

@@ -24,7 +24,7 @@
 #include <string>
 
 #include "onepass/bijection/variable_philox.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 #include "onepass/shuffle/gpu_shuffle.cuh"
 #include "onepass/shuffle/segment_seed.hpp"
 #include "onepass_baselines/gpu/gpu_baseline_common.cuh"
@@ -192,26 +192,49 @@ void loop_shuffle(void* temp, std::size_t& temp_bytes, const std::uint64_t* d_in
 
 constexpr registry::device gpu_device = registry::device::gpu;
 
-const segmented_registrar cub_segmented_radix_sort_entry{segmented_entry{
-    "cub_segmented_radix_sort", gpu_device, "cub::DeviceSegmentedRadixSort",
-    "cub::DeviceSegmentedRadixSort::SortPairs of random 32-bit keys, the items as values (key generation included)",
-    /*library_definition=*/false, /*max_segments=*/0, /*gpu_run=*/cub_segmented<true>}};
+const segmented_registrar cub_segmented_radix_sort_entry{[] {
+  segmented_entry e{"cub_segmented_radix_sort", gpu_device};
+  e.label = "cub::DeviceSegmentedRadixSort";
+  e.description =
+      "cub::DeviceSegmentedRadixSort::SortPairs of random 32-bit keys, the items as values (key generation included)";
+  e.library_definition = false;
+  e.max_segments = 0;
+  e.gpu_run = cub_segmented<true>;
+  return e;
+}()};
 
-const segmented_registrar cub_segmented_sort_entry{segmented_entry{
-    "cub_segmented_sort", gpu_device, "cub::DeviceSegmentedSort",
-    "cub::DeviceSegmentedSort::SortPairs of random 32-bit keys, the items as values (key generation included)",
-    /*library_definition=*/false, /*max_segments=*/0, /*gpu_run=*/cub_segmented<false>}};
+const segmented_registrar cub_segmented_sort_entry{[] {
+  segmented_entry e{"cub_segmented_sort", gpu_device};
+  e.label = "cub::DeviceSegmentedSort";
+  e.description =
+      "cub::DeviceSegmentedSort::SortPairs of random 32-bit keys, the items as values (key generation included)";
+  e.library_definition = false;
+  e.max_segments = 0;
+  e.gpu_run = cub_segmented<false>;
+  return e;
+}()};
 
-const segmented_registrar segment_id_sort_entry{segmented_entry{
-    "segment_id_sort", gpu_device, "segment-id sort",
-    "one cub::DeviceRadixSort::SortPairs of segment << 32 | random 32 bits, the items as values",
-    /*library_definition=*/false, /*max_segments=*/0, /*gpu_run=*/segment_id_sort}};
+const segmented_registrar segment_id_sort_entry{[] {
+  segmented_entry e{"segment_id_sort", gpu_device};
+  e.label = "segment-id sort";
+  e.description = "one cub::DeviceRadixSort::SortPairs of segment << 32 | random 32 bits, the items as values";
+  e.library_definition = false;
+  e.max_segments = 0;
+  e.gpu_run = segment_id_sort;
+  return e;
+}()};
 
-const segmented_registrar loop_shuffle_entry{segmented_entry{
-    "loop_shuffle", gpu_device, "loop of single shuffles",
-    "one Bijective2 shuffle launch per segment with segment_seed(seed, s); uniform segments, at most 4096",
-    /*library_definition=*/true, /*max_segments=*/loop_max_segments, /*gpu_run=*/loop_shuffle,
-    /*needs_uniform=*/true}};
+const segmented_registrar loop_shuffle_entry{[] {
+  segmented_entry e{"loop_shuffle", gpu_device};
+  e.label = "loop of single shuffles";
+  e.description =
+      "one Bijective2 shuffle launch per segment with segment_seed(seed, s); uniform segments, at most 4096";
+  e.library_definition = true;
+  e.max_segments = loop_max_segments;
+  e.gpu_run = loop_shuffle;
+  e.needs_uniform = true;
+  return e;
+}()};
 
 }  // namespace
 }  // namespace onepass::baselines::gpu

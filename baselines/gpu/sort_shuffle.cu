@@ -24,8 +24,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "onepass/harness/registry.hpp"
 #include "onepass/random/counter_hash.hpp"
-#include "onepass/registry.hpp"
 #include "onepass_baselines/gpu/gpu_baseline_common.cuh"
 
 namespace onepass::baselines::gpu {
@@ -84,11 +84,18 @@ void sort_shuffle_gpu_run(void* temp, std::size_t& temp_bytes, const std::uint64
                                          stream));
 }
 
-const registry::registrar sort_shuffle_gpu_registration{registry::shuffle_entry{
-    "sort_shuffle", registry::device::gpu, "SortShuffle",
-    "random 64-bit keys (counter-based, one cheap kernel) + cub::DeviceRadixSort::SortPairs (keys, elements), CUDA",
-    /*run=*/{}, /*permutes=*/true, /*uses_rounds=*/false, /*uniform=*/true, /*deterministic=*/true,
-    sort_shuffle_gpu_run}};
+const registry::registrar sort_shuffle_gpu_registration{[] {
+  registry::shuffle_entry e{"sort_shuffle", registry::device::gpu};
+  e.label = "SortShuffle";
+  e.description =
+      "random 64-bit keys (counter-based, one cheap kernel) + cub::DeviceRadixSort::SortPairs (keys, elements), CUDA";
+  e.permutes = true;
+  e.uses_rounds = false;
+  e.uniform = true;
+  e.deterministic = true;
+  e.gpu_run = sort_shuffle_gpu_run;
+  return e;
+}()};
 
 }  // namespace
 }  // namespace onepass::baselines::gpu

@@ -37,7 +37,7 @@
 #include <random>
 #include <string>
 
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 #include "onepass_baselines/gpu/gpu_baseline_common.cuh"
 
 namespace onepass::baselines::gpu {
@@ -127,12 +127,19 @@ void thrust_shuffle_gpu_run(void* temp, std::size_t& temp_bytes, const std::uint
   ONEPASS_CUDA_CHECK_LAUNCH();
 }
 
-const registry::registrar thrust_shuffle_gpu_registration{registry::shuffle_entry{
-    "thrust_shuffle", registry::device::gpu, "thrust::shuffle_copy",
-    "thrust::shuffle_copy(par_nosync.on(stream), ..., mt19937_64(seed)): the paper's algorithm as shipped in CCCL "
-    "(24-round Feistel + inclusive_scan of a 16-byte tuple), temporaries from the caller's storage",
-    /*run=*/{}, /*permutes=*/true, /*uses_rounds=*/false, /*uniform=*/true, /*deterministic=*/true,
-    thrust_shuffle_gpu_run}};
+const registry::registrar thrust_shuffle_gpu_registration{[] {
+  registry::shuffle_entry e{"thrust_shuffle", registry::device::gpu};
+  e.label = "thrust::shuffle_copy";
+  e.description =
+      "thrust::shuffle_copy(par_nosync.on(stream), ..., mt19937_64(seed)): the paper's algorithm as shipped in CCCL "
+      "(24-round Feistel + inclusive_scan of a 16-byte tuple), temporaries from the caller's storage";
+  e.permutes = true;
+  e.uses_rounds = false;
+  e.uniform = true;
+  e.deterministic = true;
+  e.gpu_run = thrust_shuffle_gpu_run;
+  return e;
+}()};
 
 }  // namespace
 }  // namespace onepass::baselines::gpu

@@ -119,13 +119,15 @@ struct thrust_sort_impl {
   }
 };
 
-const bool thrust_sort_registered =
-    (register_gpu_sort_all_shapes<thrust_sort_impl>(
-         "thrust_sort", "thrust::sort",
-         "thrust::sort / thrust::stable_sort_by_key in place with par_nosync.on(stream) and the caller's temporary "
-         "storage (CUB radix sort inside, 64-bit count, DoubleBuffer); full key width only",
-         /*in_place=*/true, /*float_zeros_equal=*/true),
-     true);
+const bool thrust_sort_registered = [] {
+  sort_family f{"thrust_sort", "thrust::sort",
+                "thrust::sort / thrust::stable_sort_by_key in place with par_nosync.on(stream) and the caller's "
+                "temporary storage (CUB radix sort inside, 64-bit count, DoubleBuffer); full key width only"};
+  f.in_place = true;
+  f.float_zeros_equal = true;
+  register_gpu_sort_all_shapes<thrust_sort_impl>(f);
+  return true;
+}();
 
 }  // namespace
 }  // namespace onepass::baselines::gpu

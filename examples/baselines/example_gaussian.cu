@@ -8,7 +8,7 @@
 
 #include "onepass/cuda_check.hpp"
 #include "onepass/error.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 
 namespace {
 
@@ -44,9 +44,14 @@ void example_gaussian(void* d_out, std::size_t n, onepass::registry::gaussian_dt
   ONEPASS_CUDA_CHECK_LAUNCH();
 }
 
-const onepass::registry::gaussian_registrar example_gaussian_registration{onepass::registry::gaussian_entry{
-    "example_gaussian", onepass::registry::device::gpu, "Example (Box-Muller over a counter hash)",
-    "the README's one-file Gaussian baseline", "SplitMix64 finaliser of (seed, pair)",
-    {onepass::registry::gaussian_dtype::f64, onepass::registry::gaussian_dtype::f32}, example_gaussian}};
+const onepass::registry::gaussian_registrar example_gaussian_registration{[] {
+  onepass::registry::gaussian_entry e{"example_gaussian", onepass::registry::device::gpu};
+  e.label = "Example (Box-Muller over a counter hash)";
+  e.description = "the README's one-file Gaussian baseline";
+  e.entropy = "SplitMix64 finaliser of (seed, pair)";
+  e.dtypes = {onepass::registry::gaussian_dtype::f64, onepass::registry::gaussian_dtype::f32};
+  e.gpu_run = example_gaussian;
+  return e;
+}()};
 
 }  // namespace

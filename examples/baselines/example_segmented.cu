@@ -10,9 +10,9 @@
 
 #include "onepass/cuda_check.hpp"
 #include "onepass/error.hpp"
+#include "onepass/harness/registry.hpp"
 #include "onepass/launch_geometry.cuh"
 #include "onepass/random/counter_hash.hpp"
-#include "onepass/registry.hpp"
 
 namespace {
 
@@ -51,9 +51,14 @@ void example_segmented(void* temp, std::size_t& temp_bytes, const std::uint64_t*
   ONEPASS_CUDA_CHECK_LAUNCH();
 }
 
-const onepass::registry::segmented_registrar example_segmented_registration{onepass::registry::segmented_entry{
-    "example_segmented", onepass::registry::device::gpu, "Example (Fisher-Yates, a thread per segment)",
-    "the README's one-file segmented-shuffle baseline", /*library_definition=*/false, /*max_segments=*/0,
-    example_segmented}};
+const onepass::registry::segmented_registrar example_segmented_registration{[] {
+  onepass::registry::segmented_entry e{"example_segmented", onepass::registry::device::gpu};
+  e.label = "Example (Fisher-Yates, a thread per segment)";
+  e.description = "the README's one-file segmented-shuffle baseline";
+  e.library_definition = false;
+  e.max_segments = 0;
+  e.gpu_run = example_segmented;
+  return e;
+}()};
 
 }  // namespace

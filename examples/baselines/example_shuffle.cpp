@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <random>
 
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 #include "onepass_baselines/cpu/baseline_common.hpp"  // check_shuffle_arguments
 
 namespace {
@@ -19,12 +19,18 @@ void example_shuffle_copy(const std::uint64_t* in, std::uint64_t* out, std::size
   for (std::size_t i = n; i > 1; --i) std::swap(out[i - 1], out[std::uniform_int_distribution<std::size_t>(0, i - 1)(engine)]);
 }
 
-const onepass::registry::registrar example_shuffle_registration{onepass::registry::shuffle_entry{
-    "example_shuffle", onepass::registry::device::cpu, "Example (Fisher-Yates)",
-    "the README's one-file baseline: sequential Fisher-Yates with std::mt19937_64",
-    [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const onepass::registry::shuffle_params& p) {
-      example_shuffle_copy(in, out, n, p.seed);
-    },
-    /*permutes=*/true, /*uses_rounds=*/false, /*uniform=*/true, /*deterministic=*/true, /*gpu_run=*/{}}};
+const onepass::registry::registrar example_shuffle_registration{[] {
+  onepass::registry::shuffle_entry e{"example_shuffle", onepass::registry::device::cpu};
+  e.label = "Example (Fisher-Yates)";
+  e.description = "the README's one-file baseline: sequential Fisher-Yates with std::mt19937_64";
+  e.run = [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const onepass::registry::shuffle_params& p) {
+    example_shuffle_copy(in, out, n, p.seed);
+  };
+  e.permutes = true;
+  e.uses_rounds = false;
+  e.uniform = true;
+  e.deterministic = true;
+  return e;
+}()};
 
 }  // namespace

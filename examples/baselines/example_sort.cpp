@@ -9,8 +9,8 @@
 #include <numeric>
 #include <vector>
 
-#include "onepass/registry/cpu_sort_adapter.hpp"        // register_cpu_sort_all_shapes
-#include "onepass_baselines/cpu/stable_sort_oracle.hpp"  // stable_sort_oracle
+#include "onepass/harness/registry/cpu_sort_adapter.hpp"  // register_cpu_sort_all_shapes
+#include "onepass_baselines/cpu/stable_sort_oracle.hpp"        // stable_sort_oracle
 
 namespace {
 

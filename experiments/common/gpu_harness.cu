@@ -233,6 +233,14 @@ void add_timing_options(CLI::App& app, timing_cli& cli) {
   app.add_flag("--warm-l2", cli.warm_l2, "do not flush the L2 cache before each run (default: flush)");
 }
 
+std::optional<timing_options> start_timed_run(run& r, const std::string& experiment, const timing_cli& cli,
+                                              const int (&default_reps)[3]) {
+  if (!device_ready(experiment)) return std::nullopt;
+  const timing_options options = resolve_timing(r, cli, default_reps);
+  note_gpu(r);
+  return options;
+}
+
 timing_options resolve_timing(run& r, const timing_cli& cli, const int (&default_reps)[3]) {
   timing_options o;
   o.reps = cli.reps > 0 ? cli.reps : r.pick(default_reps[0], default_reps[1], default_reps[2]);

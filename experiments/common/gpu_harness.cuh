@@ -22,13 +22,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "harness.hpp"
 #include "onepass/error.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 
 namespace onepass::experiments::gpu {
 
@@ -129,6 +130,16 @@ void add_timing_options(CLI::App& app, timing_cli& cli);
 /// default_reps[0..2]. Also notes them in the run's meta.json (timing, reps,
 /// warmup, l2_flush).
 timing_options resolve_timing(run& r, const timing_cli& cli, const int (&default_reps)[3]);
+
+/// The start every single-GPU experiment shares once its command line is parsed and
+/// checked: device_ready(experiment), then resolve_timing(r, cli, default_reps) and
+/// note_gpu(r), in that order (so meta.json's notes come in the same order in every
+/// program). Returns the timing options, or std::nullopt when no usable GPU is present
+/// (device_ready has said why on stderr; the program then exits with status 3).
+/// Use: `const auto options = gpu::start_timed_run(r, experiment, timing_cli, {5, 7, 11});
+/// if (!options) return 3;`.
+std::optional<timing_options> start_timed_run(run& r, const std::string& experiment, const timing_cli& cli,
+                                              const int (&default_reps)[3]);
 
 /// Elapsed seconds of the timed runs and their median, min and max.
 struct timing {

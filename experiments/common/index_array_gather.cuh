@@ -3,9 +3,9 @@
 // Mitchell et al., "Bandwidth-Optimal Random Shuffling for GPUs", Table 1), for the
 // experiments that time it beside the registry's GPU shuffles. The registry's signature
 // cannot carry it (its index array is filled before timing, not by the timed call), so the
-// harness builds it here from the gather baseline's functions
-// (onepass_baselines/gpu/random_gather.cuh); an experiment that includes this header links
-// onepass_baselines.
+// gather baseline registers its two functions apart (registry::gpu_index_gather) and this
+// header builds the experiments' algorithm from them; an experiment that uses it links
+// onepass_baselines (which registers them).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -14,8 +14,7 @@
 #include <cstdint>
 
 #include "gpu_harness.cuh"
-#include "onepass/registry.hpp"
-#include "onepass_baselines/gpu/random_gather.cuh"
+#include "onepass/harness/registry.hpp"
 
 namespace onepass::experiments::gpu {
 
@@ -26,7 +25,7 @@ inline constexpr const char* index_array_gather_name = "gather_index_array";
 /// for `seed`, so that the gather through them returns exactly the computed gather's output.
 /// Enqueued on `stream`, not waited for (callers fill before timing and synchronise).
 inline void fill_gather_indices(std::uint64_t* d_idx, std::size_t n, std::uint64_t seed, cudaStream_t stream) {
-  onepass::baselines::gpu::fill_random_indices(d_idx, n, seed, stream);
+  registry::find_gpu_index_gather().fill_indices(d_idx, n, seed, stream);
 }
 
 /// The gather through d_idx (n indices < n, from fill_gather_indices; it must outlive the
@@ -38,13 +37,14 @@ inline gpu_algorithm index_array_gather(const std::uint64_t* d_idx) {
   a.name = index_array_gather_name;
   a.label = "Gather (index array)";
   a.permutes = false;
-  a.run = [d_idx](void* temp, std::size_t& temp_bytes, const std::uint64_t* in, std::uint64_t* out, std::size_t n,
+  const registry::gpu_index_gather& g = registry::find_gpu_index_gather();
+  a.run = [d_idx, gather = g.gather](void* temp, std::size_t& temp_bytes, const std::uint64_t* in, std::uint64_t* out, std::size_t n,
                   const registry::shuffle_params&, void* stream) {
     if (temp == nullptr) {
       temp_bytes = 0;
       return;
     }
-    onepass::baselines::gpu::random_gather_indexed(d_idx, in, out, n, static_cast<cudaStream_t>(stream));
+    gather(d_idx, in, out, n, stream);
   };
   return a;
 }

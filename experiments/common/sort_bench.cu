@@ -18,7 +18,6 @@
 #include "onepass/error.hpp"
 #include "onepass/launch_geometry.cuh"
 #include "onepass/random/counter_hash.hpp"
-#include "onepass/sort/sort.cuh"
 
 namespace onepass::experiments::gpu {
 
@@ -181,18 +180,14 @@ struct bench {
       if (pairs) ONEPASS_EXPERIMENT_CUDA(cudaMemsetAsync(values_out, 0xA5, n * value_size, stream));
       restore(0);
       std::size_t bytes = temp_bytes;
-      e.gpu_run(temp.get(), bytes, ki, keys_out, vi, values_out, n, params, stream);
+      // The entry reports the algorithm it ran where it chooses one per call (onepass_sort).
+      const char* ran = e.gpu_run(temp.get(), bytes, ki, keys_out, vi, values_out, n, params, stream);
       ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
       ONEPASS_EXPERIMENT_CUDA(cudaStreamSynchronize(stream));
       temp.reset();
-      if (e.name == "onepass_sort") {
-        // What onepass::sort ran on these keys (its rule is deterministic in the keys).
-        device_buffer sample(onepass::sort::sample_storage_bytes);
-        const auto chose = onepass::sort::select_algorithm(keys_in, n, value_size, 0, 8 * sizeof(Key), sample.get(),
-                                                           stream);
+      if (ran != nullptr)
         choices.insert(std::string(reg::to_string(e.shape)) + " n=" + std::to_string(n) + " q=" + std::to_string(q) +
-                       ": " + onepass::sort::to_string(chose));
-      }
+                       ": " + ran);
       device_buffer bad(3 * sizeof(unsigned long long));
       ONEPASS_EXPERIMENT_CUDA(cudaMemsetAsync(bad.get(), 0, bad.bytes(), stream));
       check_sorted_kernel<Key, Value><<<blocks_for(n), threads, 0, stream>>>(keys_out, keys_in, values_out, n,
@@ -406,9 +401,9 @@ int run_sort_throughput(reg::sort_shape shape, const char* experiment, const cha
   const std::vector<reg::sort_entry> algorithms = gpu_sorts_of(experiment, shape, only, {shape});
   if (algorithms.empty()) usage_exit(experiment, std::string("no GPU sort registered for ") + reg::to_string(shape));
 
-  if (!device_ready(experiment)) return 3;
-  const timing_options options = resolve_timing(r, timing_cli, {5, 7, 7});
-  note_gpu(r);
+  const auto started = start_timed_run(r, experiment, timing_cli, {5, 7, 7});
+  if (!started) return 3;
+  const timing_options options = *started;
 
   // Sizes: log-uniform on [2^min, 2^max], from a generator seeded by --seed, ascending.
   const int count = sizes_option ? sizes_option : r.pick(4, 64, 1000);
@@ -495,9 +490,9 @@ int run_sort_headline(const char* experiment, const char* title, int argc, char*
   std::vector<std::vector<reg::sort_entry>> algorithms;
   for (auto shape : shapes) algorithms.push_back(gpu_sorts_of(experiment, shape, only, shapes));
 
-  if (!device_ready(experiment)) return 3;
-  const timing_options options = resolve_timing(r, timing_cli, {5, 7, 9});
-  note_gpu(r);
+  const auto started = start_timed_run(r, experiment, timing_cli, {5, 7, 9});
+  if (!started) return 3;
+  const timing_options options = *started;
 
   std::vector<std::string> band_text, size_text_list, shape_text;
   for (unsigned q : bands) band_text.push_back(std::to_string(q));

@@ -48,7 +48,7 @@
 // failed (exception or wrong output), 2 for bad arguments, 3 when there is no CUDA device.
 #pragma once
 
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 
 namespace onepass::experiments::gpu {
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -20,7 +21,7 @@
 #include "onepass_baselines/cpu/merge_shuffle.hpp"
 #include "onepass/error.hpp"
 #include "onepass/random/counter_hash.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 
 namespace {
 
@@ -34,6 +35,12 @@ std::vector<std::uint64_t> distinct_input(std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) v[i] = onepass::random::mix64(i + 12345);
   return v;
 }
+
+// Registry entries are built with named fields: a positional brace list of fields must not
+// compile (the entry types have a (name, device[, shape]) constructor).
+static_assert(!std::is_aggregate_v<reg::shuffle_entry> && !std::is_aggregate_v<reg::segmented_entry> &&
+                  !std::is_aggregate_v<reg::sort_entry> && !std::is_aggregate_v<reg::gaussian_entry>,
+              "registry entries are built by name");
 
 std::vector<std::uint64_t> run_entry(const reg::shuffle_entry& e, const std::vector<std::uint64_t>& in,
                                      std::uint64_t seed) {
@@ -417,6 +424,42 @@ TEST(CounterHash, StreamsAndSeedsDiffer) {
   EXPECT_NE(a(0), b(0));
   EXPECT_NE(a(0), a(1));
   EXPECT_EQ(a(12345), onepass::random::counter_hash(1, 0)(12345));
+}
+
+// The (name, device) constructor sets the key and leaves every other field at its default;
+// sort_family carries the fields a sort shares across its shapes.
+TEST(Registry, EntriesBuiltByName) {
+  const reg::shuffle_entry s{"x", reg::device::gpu};
+  EXPECT_EQ(s.name, "x");
+  EXPECT_EQ(s.where, reg::device::gpu);
+  EXPECT_TRUE(s.permutes && s.uniform && s.deterministic && !s.uses_rounds);
+  reg::sort_family f{"y", "Y", "one line"};
+  f.in_place = true;
+  const reg::sort_entry e = f.entry(reg::device::gpu, reg::sort_shape::keys_f32);
+  EXPECT_EQ(e.name, "y");
+  EXPECT_EQ(e.label, "Y");
+  EXPECT_EQ(e.description, "one line");
+  EXPECT_EQ(e.shape, reg::sort_shape::keys_f32);
+  EXPECT_TRUE(e.in_place);
+  EXPECT_FALSE(e.float_zeros_equal);
+  const auto& stable = reg::find_sort("std_stable_sort", reg::sort_shape::pairs_u64_u64, reg::device::cpu);
+  EXPECT_EQ(stable.label, reg::find_sort("std_stable_sort", reg::sort_shape::keys_u32, reg::device::cpu).label);
+  EXPECT_TRUE(static_cast<bool>(stable.run));
+  EXPECT_FALSE(stable.in_place);
+}
+
+// The index-array gather comes with the GPU baselines (a CUDA build) and is registered once.
+TEST(Registry, IndexArrayGatherOfThisBuild) {
+#ifdef ONEPASS_HAVE_CUDA_SOURCES
+  ASSERT_TRUE(reg::has_gpu_index_gather());
+  EXPECT_TRUE(static_cast<bool>(reg::find_gpu_index_gather().fill_indices));
+  EXPECT_TRUE(static_cast<bool>(reg::find_gpu_index_gather().gather));
+  EXPECT_THROW(reg::set_gpu_index_gather(reg::find_gpu_index_gather()), onepass::error);
+#else
+  EXPECT_FALSE(reg::has_gpu_index_gather());
+  EXPECT_THROW(reg::find_gpu_index_gather(), onepass::error);
+  EXPECT_THROW(reg::set_gpu_index_gather(reg::gpu_index_gather{}), onepass::error);  // empty functions
+#endif
 }
 
 }  // namespace

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "cli_runner.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 #include "onepass/shuffle/cpu_shuffle.hpp"
 
 namespace {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "onepass/error.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 #include "onepass/sort/cpu_radix_sort.hpp"
 #include "onepass/sort/key_traits.hpp"
 #include "onepass_baselines/cpu/stable_sort_oracle.hpp"

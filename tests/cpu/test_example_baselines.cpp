@@ -12,7 +12,7 @@
 #include "../../examples/baselines/example_shuffle.cpp"
 #include "../../examples/baselines/example_sort.cpp"
 #include "onepass/error.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 
 namespace reg = onepass::registry;
 

@@ -1,4 +1,4 @@
-// The Gaussian-generator family of the registry (onepass/registry.hpp) on the host: the
+// The Gaussian-generator family of the registry (onepass/harness/registry.hpp) on the host: the
 // dtype names and sizes, registration and lookup errors (onepass::error, worded as the
 // other families'), and — in a build with the CUDA sources — that ours (both forms) and
 // cuRAND's host API are registered with the fields the experiments and the CLI read.
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "onepass/error.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 
 namespace {
 namespace reg = onepass::registry;

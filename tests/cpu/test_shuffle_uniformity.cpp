@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 #include "onepass/stats/chi_square.hpp"
 #include "onepass/stats/mmd.hpp"
 #include "onepass/stats/sampling.hpp"

@@ -14,7 +14,7 @@
 #include <tbb/task_arena.h>
 
 #include "onepass/error.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 #include "onepass/stats/chi_square.hpp"
 #include "onepass/stats/mmd.hpp"
 #include "onepass/stats/permutation.hpp"

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "onepass/error.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 #include "onepass/sort/key_traits.hpp"
 #include "onepass/sort/onesweep.cuh"
 #include "gpu_test_support.hpp"

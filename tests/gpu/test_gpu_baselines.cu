@@ -26,7 +26,7 @@
 #include "onepass_baselines/gpu/random_gather.cuh"
 #include "onepass_baselines/gpu/randperm.cuh"
 #include "onepass/error.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 #include "onepass/shuffle/cpu_shuffle.hpp"
 #include "onepass/stats/chi_square.hpp"
 #include "onepass/stats/permutation.hpp"

@@ -22,7 +22,7 @@
 #include "onepass/error.hpp"
 #include "onepass/gaussian/cpu_generate.hpp"
 #include "onepass/gaussian/table.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 
 namespace {
 

@@ -23,7 +23,7 @@
 
 #include "../../examples/baselines/example_segmented.cu"
 #include "onepass/error.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 #include "onepass/shuffle/cpu_segmented_shuffle.hpp"
 #include "onepass/shuffle/cpu_shuffle.hpp"
 #include "onepass/shuffle/gpu_segmented_shuffle.cuh"

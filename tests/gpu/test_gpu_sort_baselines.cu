@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "onepass/error.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 #include "onepass/sort/key_traits.hpp"
 #include "onepass_baselines/cpu/stable_sort_oracle.hpp"
 #include "gpu_test_support.hpp"

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "onepass/error.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 #include "onepass/sort/hybrid_msd.cuh"
 #include "onepass/sort/key_traits.hpp"
 #include "onepass/sort/sort.cuh"
@@ -444,6 +444,24 @@ TEST_F(HybridMsd, SelectorSamplesTheKeys) {
     dev temp(bytes);
     EXPECT_EQ(onepass::sort::sort_keys(temp.p, bytes, in.as<std::uint64_t>(), out.as<std::uint64_t>(), n), c.expected);
     cuda_ok(cudaDeviceSynchronize(), "sort_keys");
+    {
+      // The registry entry reports the algorithm it ran (experiments log it without a
+      // second selection); a single-algorithm entry reports nothing.
+      namespace reg = onepass::registry;
+      const reg::sort_params params;
+      const auto& selected = reg::find_sort("onepass_sort", reg::sort_shape::keys_u64);
+      std::size_t entry_bytes = 0;
+      selected.gpu_run(nullptr, entry_bytes, in.p, out.p, nullptr, nullptr, n, params, nullptr);
+      dev entry_temp(entry_bytes);
+      const char* ran = selected.gpu_run(entry_temp.p, entry_bytes, in.p, out.p, nullptr, nullptr, n, params, nullptr);
+      cuda_ok(cudaDeviceSynchronize(), "registry onepass_sort");
+      ASSERT_NE(ran, nullptr);
+      EXPECT_STREQ(ran, onepass::sort::to_string(c.expected));
+      std::size_t hybrid_bytes = 0;
+      EXPECT_EQ(reg::find_sort("hybrid_msd", reg::sort_shape::keys_u64)
+                    .gpu_run(nullptr, hybrid_bytes, in.p, out.p, nullptr, nullptr, n, params, nullptr),
+                nullptr);
+    }
     std::vector<std::uint64_t> expect = *c.keys;
     std::sort(expect.begin(), expect.end());
     EXPECT_TRUE(download(out.as<std::uint64_t>(), n) == expect);

@@ -1,7 +1,8 @@
 // Tests of the Onesweep GPU radix sort (lib/include/onepass/sort/onesweep.cuh): the
 // off-by-default pairs options of binning_shape, homogeneous tiles (the binning
-// short-circuit) mixed with general ones, and crowded places above 2^25 keys (the
-// match_any launch; label gpu_long). Skipped (GTEST_SKIP) without a CUDA device.
+// short-circuit) mixed with general ones, the ranking alternatives the tuning program
+// injects (detail::gated_launch, match_any), and crowded places above 2^25 keys (label
+// gpu_long). Skipped (GTEST_SKIP) without a CUDA device.
 // Helpers: onesweep_test_support.cuh.
 #include <gtest/gtest.h>
 
@@ -151,14 +152,14 @@ TEST_F(Onesweep, HomogeneousTilesU32) { check_homogeneous<std::uint32_t, std::ui
 TEST_F(Onesweep, HomogeneousTilesU64) { check_homogeneous<std::uint64_t, std::uint64_t>("u64"); }
 TEST_F(Onesweep, HomogeneousTilesU64PairsU32) { check_homogeneous<std::uint64_t, std::uint32_t>("u64/u32"); }
 
-// Crowded places above pair_min_items keys: the pass runs as the gated atomicOr /
-// __match_any_sync pair and the match_any kernel does the work (AND of 4 and of 8
-// words: fewer than 16 distinct digits expected among 32 keys at every place), for
-// uint32 and uint64 keys, both orders; AND of 2 words stays with atomicOr.
+// Crowded places above 2^25 keys (the size from which the atomicOr-ranked shapes of
+// gated_launch pair their launches; the default shapes rank by ballots at every size):
+// AND of 2, 4 and 8 words (fewer than 16 distinct digits expected among 32 keys at every
+// place from 4 words on), for uint32 and uint64 keys, both orders, through the public API.
 template <class Key>
 void check_crowded(const char* name) {
   using bits_type = typename radix_traits<Key>::bits_type;
-  const std::size_t n = os::detail::pair_min_items + 4097;
+  const std::size_t n = (std::size_t{1} << 25) + 4097;
   std::mt19937_64 rng(4242 + sizeof(Key));
   for (int q : {2, 4, 8}) {
     std::vector<Key> keys(n);
@@ -174,6 +175,52 @@ void check_crowded(const char* name) {
       if (::testing::Test::HasFatalFailure()) return;
     }
   }
+}
+
+// The ranking alternatives (no default uses them; scripts/bench_onesweep.cu injects
+// them as the plan's Policy) through the plan, on uniform keys and on the AND of 4 and
+// of 8 words (crowded places, where the gated pair's match_any launch does the work),
+// with partial tiles and several portions, both orders: the gated atomicOr / match_any
+// pair (paired from one key, so every portion takes it), the dynamic kernel and the
+// atomicOr kernel alone (never paired), and the match_any shape; u32 keys, and u32
+// pairs for the gated pair.
+using atomic_or_shape = os::detail::binning_shape<256, 32, 3, os::detail::peer_match::atomic_or, 4>;
+template <class Policy, bool Pairs>
+void check_ranking(const char* name) {
+  constexpr std::size_t tile = Policy::tile_items;
+  std::uint64_t seed = 1300;
+  for (int q : {1, 4, 8}) {
+    for (std::size_t n : {tile + 1, 3 * tile + 17, std::size_t{100003}}) {
+      const auto keys = make_keys<std::uint32_t>(pattern::entropy, n, ++seed, q);
+      for (bool descending : {false, true}) {
+        for (std::uint64_t portion : {std::uint64_t{1} << 28, std::uint64_t{2 * tile + 3}}) {
+          config c;
+          c.descending = descending;
+          c.portion = portion;
+          const std::string what = std::string(name) + " AND of " + std::to_string(q) + " words";
+          if constexpr (Pairs) {
+            check<8, std::uint32_t, std::uint32_t, Policy>(keys, c, what + " u32/u32");
+          } else {
+            check<8, std::uint32_t, int, Policy>(keys, c, what);
+          }
+          if (::testing::Test::HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+TEST_F(Onesweep, RankingGatedPair) {
+  check_ranking<os::detail::gated_launch<atomic_or_shape, 1>, false>("gated pair");
+  check_ranking<os::detail::gated_launch<atomic_or_shape, 1>, true>("gated pair");
+}
+TEST_F(Onesweep, RankingDynamic) {
+  check_ranking<os::detail::gated_launch<atomic_or_shape, os::detail::never_paired, true>, false>("dynamic");
+}
+TEST_F(Onesweep, RankingAtomicOrAlone) {
+  check_ranking<os::detail::gated_launch<atomic_or_shape, os::detail::never_paired, false>, false>("atomic_or");
+}
+TEST_F(Onesweep, RankingMatchAny) {
+  check_ranking<os::detail::binning_shape<256, 32, 3, os::detail::peer_match::match_any, 4>, false>("match_any");
 }
 
 TEST_F(Onesweep, CrowdedPlacesU32) { check_crowded<std::uint32_t>("u32"); }

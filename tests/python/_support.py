@@ -13,6 +13,8 @@ import tempfile
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from paper import make_report
+from paper import shuffle_section  # the shuffle paper's sections and verdicts
+from paper import sort_section  # the sort sections and verdicts
 from paper import provenance
 from figures import shuffle_results as sr
 from figures import sort_results as so

@@ -188,8 +188,13 @@ class MakeRecordGpu(unittest.TestCase):
         os.makedirs(os.path.join(self.repo_dir, "paper"))
         shutil.copy(os.path.join(t.REPO, "Makefile"), self.repo_dir)
         shutil.copy(os.path.join(t.REPO, "paper", "provenance.py"), os.path.join(self.repo_dir, "paper"))
+        # The Makefile's experiment lists and provenance.py's code paths come from the manifest.
+        manifest_files = ["experiments/manifest.toml", "figures/__init__.py", "figures/manifest.py"]
+        for rel in manifest_files:
+            os.makedirs(os.path.dirname(os.path.join(self.repo_dir, rel)), exist_ok=True)
+            shutil.copy(os.path.join(t.REPO, rel), os.path.join(self.repo_dir, rel))
         self.repo = t.GitRepo(self.repo_dir)
-        self.repo.git("add", "Makefile", "paper/provenance.py")
+        self.repo.git("add", "Makefile", "paper/provenance.py", *manifest_files)
         self.head = self.repo.commit({"README.md": "x\n"}, "tree")
         self.results = os.path.join(self.tmp.path, "results")
         os.makedirs(self.results)

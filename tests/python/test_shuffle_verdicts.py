@@ -10,7 +10,7 @@ import unittest
 
 from tests.python import _support as t  # shared test helpers
 
-mr, sr = t.make_report, t.sr
+mr, sr = t.shuffle_section, t.sr  # the shuffle sections' verdicts (paper/shuffle_section.py)
 
 # Registry names whose paper labels are the reference table's columns.
 CPU_NAMES = {"Gather": "gather", "VarPhilox": "variable_philox", "DartThrowing": "dart_throwing",
@@ -123,7 +123,7 @@ class Bijective2Targets(unittest.TestCase):
 
     def test_missing_file_reports_not_measured(self):
         report = t.empty_report(self.tmp.path)
-        report.gpu_sections({})
+        mr.gpu_sections(report, {})
         self.assertEqual(t.summary_verdict(report, "Bijective2 performance targets"), "not measured")
         self.assertEqual(t.summary_verdict(report, "Table 1 / Fig. 11"), "not recorded")
 
@@ -216,7 +216,7 @@ class Fig10Fusion(unittest.TestCase):
 
     def test_missing_file_is_not_recorded(self):
         report = t.empty_report(self.tmp.path)
-        report.gpu_sections({})
+        mr.gpu_sections(report, {})
         self.assertEqual(t.summary_verdict(report, "Fig. 10"), "not recorded")
 
 

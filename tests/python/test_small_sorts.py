@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Issue 33's small-sort table and verdicts (figures/sort_results.small_sorts and the report's
-"Small sorts (issue 33)" subsection, paper/make_report.Report.small_sorts_section), on synthetic
+"Small sorts (issue 33)" subsection, paper/sort_section.small_sorts_section), on synthetic
 sort_headline rows: the band each size falls in, CUB (best) as the fastest CUB configuration,
 targets met, not met (a band median below 1.0, a point below 0.95) and rows missing (a shape, a
 band, CUB at a point); which recorded run is reported (newest by meta.json date, a fresh one
@@ -13,7 +13,7 @@ import unittest
 
 from tests.python import _support as t  # shared test helpers
 
-mr, so = t.make_report, t.so
+mr, so = t.sort_section, t.so  # the sort sections' verdicts (paper/sort_section.py)
 SIZES = range(12, 22)  # 2^12..2^21, as the recorded run
 
 
@@ -202,7 +202,7 @@ class Runs(unittest.TestCase):
         older = self.record("gpu-a", so.SMALL + "-aaaaaaa", "2026-11-27T01:46:25Z", ratio=0.9)
         self.record("gpu-a", so.SMALL + "-bbbbbbb", "2026-11-27T01:57:09Z", ratio=1.1)
         report = t.empty_report(self.tmp.path)
-        report.small_sorts_section(self.loaded())
+        mr.small_sorts_section(report, self.loaded())
         self.assertEqual(t.summary_verdict(report, "Small sorts vs CUB (best)"), "all met (8 of 8)")
         text = "\n".join(report.lines)
         self.assertIn("### Small sorts (issue 33)", text)
@@ -215,16 +215,16 @@ class Runs(unittest.TestCase):
     def test_section_not_met(self):
         self.record("gpu-a", so.SMALL + "-bbbbbbb", "2026-11-27T01:57:09Z", ratio=0.9)
         report = t.empty_report(self.tmp.path)
-        report.small_sorts_section(self.loaded())
+        mr.small_sorts_section(report, self.loaded())
         self.assertEqual(t.summary_verdict(report, "Small sorts vs CUB (best)"), "8 of 8 not met")
         self.assertNotIn("**Also recorded**", "\n".join(report.lines))
 
     def test_section_not_measured_yet(self):
         report = t.empty_report(self.tmp.path)
-        report.small_sorts_section([])
+        mr.small_sorts_section(report, [])
         self.assertEqual(t.summary_verdict(report, "Small sorts vs CUB (best)"), "not measured yet")
         report = t.empty_report(self.tmp.path)
-        report.onesweep_sections({}, None, None)
+        mr.onesweep_sections(report, {}, None, None)
         self.assertEqual(t.summary_verdict(report, "Small sorts vs CUB (best)"), "not measured yet")
 
 

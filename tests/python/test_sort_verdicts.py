@@ -11,7 +11,7 @@ import unittest
 
 from tests.python import _support as t  # shared test helpers
 
-mr, so = t.make_report, t.so
+mr, so = t.sort_section, t.so  # the sort sections' verdicts (paper/sort_section.py)
 FIG9 = "onesweep_fig09_keys32"
 
 
@@ -36,7 +36,7 @@ class OnesweepFigureRow(unittest.TestCase):
 
     def verdict(self, rows, name=FIG9):
         loaded, _ = t.write_sort(self.tmp.path, name, rows)
-        return mr.onesweep_target_verdict(loaded, mr.Report.ONESWEEP_TARGET[name])
+        return mr.onesweep_target_verdict(loaded, mr.ONESWEEP_TARGET[name])
 
     def test_meets_target(self):
         verdict, ours, cub, ratio = self.verdict(figure_rows(ours=50e9))
@@ -71,12 +71,12 @@ class OnesweepFigureRow(unittest.TestCase):
             rows, meta = t.write_sort(self.tmp.path, FIG9, figure_rows(ours=ours))
             report = t.empty_report(self.tmp.path)
             source = t.sr.GpuSource(FIG9, self.tmp.path, None)
-            report.onesweep_figure_section(FIG9, 9, "32-bit keys only", so.load_facts(), source, rows, meta)
+            mr.onesweep_figure_section(report, FIG9, 9, "32-bit keys only", so.load_facts(), source, rows, meta)
             self.assertEqual(t.summary_verdict(report, "Onesweep Fig. 9"), expected)
 
     def test_missing_file_is_not_recorded(self):
         report = t.empty_report(self.tmp.path)
-        report.onesweep_sections({}, None, None)
+        mr.onesweep_sections(report, {}, None, None)
         self.assertEqual(t.summary_verdict(report, "Onesweep Fig. 9"), "not recorded")
         self.assertEqual(t.summary_verdict(report, "Sort headline"), "not measured yet")
 
@@ -148,7 +148,7 @@ class HeadlineTargets(unittest.TestCase):
         rows, meta = t.write_sort(self.tmp.path, so.HEADLINE, headline_rows(
             lambda s, q, w: 0.5 if s == "keys_u64" else 1.10))
         report = t.empty_report(self.tmp.path)
-        report.sort_headline_section((t.sr.GpuSource(so.HEADLINE, self.tmp.path, None), rows, meta))
+        mr.sort_headline_section(report, (t.sr.GpuSource(so.HEADLINE, self.tmp.path, None), rows, meta))
         self.assertEqual(t.summary_verdict(report, "Sort headline"), "1 of 10 not met")
 
 

@@ -52,26 +52,19 @@
 //     one digit (one __all_sync, no block barrier); such a warp skips the multisplit
 //     (rank = position in the warp), whose atomicOr of 32 lanes into one shared word
 //     would serialise. Elsewhere the test is skipped, so uniform keys pay nothing for it.
-//   - crowded places (tile shapes with atomicOr ranking only; the default shapes rank
-//     by ballots, whose cost does not depend on the digits, and launch one kernel per
-//     pass): the exclusive-sum kernel also computes, per place, the expected
-//     number of distinct digits among 32 keys drawn from its histogram and flags the
-//     place crowded below 16 (crowded_place). There the atomicOr of many lanes into one
-//     shared word serialises, while __match_any_sync gets faster the fewer distinct
-//     values it sees. The shapes that match with atomicOr are launched as a pair per
-//     pass, the same shape with __match_any_sync beside it; each launch reads the flag
-//     first and the one that does not own the place exits before taking a tile (a
-//     run-time choice inside one kernel cost 5 % on uniform 2^28-key sorts). Portions
-//     below pair_min_items = 2^25 keys take one launch instead, the dynamic kernel
-//     (both rankings behind a block-uniform branch): there the second launch (about 6
-//     us) costs more than the branch. A third class (mixed_place: ranked by ballots
-//     through a third gated launch) exists for the benchmarks and is off by default
-//     (see default_mixed_below for why).
-//   Measured on an H100 (onesweep_fig09_keys32, 2^27.8 uint32 keys, microseconds per
-//   sort, before these paths -> with the atomicOr / match_any pair; CUB in the same
-//   run): uniform 4904 -> 5058 (CUB 5666); AND of 4 words 6863 -> 5106 (CUB 5556); AND
-//   of 16 words: 39.8 -> 64 GKey/s (CUB 50). The small-portion kernel: see
-//   default_small_dynamic.
+//   - crowded places (ranking alternatives only: no default shape uses them; the
+//     default shapes rank by ballots, whose cost does not depend on the digits, and
+//     launch one kernel per pass): binning_shape can also rank with atomicOr, whose
+//     same-address shared atomics serialise where digits repeat, or __match_any_sync,
+//     which gets faster the fewer distinct values it sees. A plan whose shapes rank
+//     with atomicOr has the exclusive-sum kernel compute, per place, the expected number
+//     of distinct digits among 32 keys drawn from its histogram and flag the place
+//     crowded below 16 (crowded_place); its passes launch as gated_launch says (a gated
+//     atomicOr / match_any pair from 2^25 keys, each launch exiting before it takes a
+//     tile unless the flag makes the place its own; one dynamic kernel below). The
+//     tuning program (scripts/bench_onesweep.cu) injects these shapes as the plan's
+//     Policy; results/recorded/nvidia-h100/tuning.txt ("Onesweep ranking alternatives")
+//     has what they measured and why ballots replaced them (6b71199).
 //
 // Portions (§4, "strips"): a binning kernel works on at most portion_items = 2^28
 // consecutive keys of its input buffer, so the look-back counts (30-bit descriptor
@@ -87,17 +80,21 @@
 // scripts/bench_onesweep.cu): threads x keys per thread per key and value size. Keys
 // stay in registers from load to the shared-memory reorganisation; per-warp digit
 // counters (and the atomic_or match words) live in shared memory, reused as the key
-// buffer.
+// buffer. The public sorts take the tile shapes of the current device's architecture
+// table (sm_90, measured; sm_80, untuned; other GPUs fall back to sm_80:
+// onesweep/policy.cuh's file comment).
 //
 // Temporary storage (two-phase, like cub::DeviceRadixSort): bins (ceil(n / 2^28) * p *
 // r * 8 bytes), p place flags (4 bytes each), the look-back descriptors of one portion (for 2^28 uint32 keys, d = 8
-// and 8192-key tiles: 32768 tiles * 256 * 4 bytes = 32 MB), and, for the out-of-place
+// and 8192-key tiles: 32768 tiles * 256 * 4 bytes = 32 MB; the tile depends on the
+// device's table only for 8-byte keys with 8-byte values), and, for the out-of-place
 // API only, one ping-pong buffer of n keys (and n values) when p >= 2. The double-buffer API needs no n-sized
 // storage: the result ends in one of the caller's two buffers and the selector says
 // which (like cub::DoubleBuffer).
 //
 // Files (along CUB's seam between tuning, block-level pieces, kernels and the host):
-//   onesweep/policy.cuh            constants, double_buffer, tile shapes and thresholds
+//   onesweep/policy.cuh            constants, double_buffer, tile shapes per architecture,
+//                                  the ranking alternatives' launch policy (gated_launch)
 //   onesweep/block_primitives.cuh  key transform, block exclusive sum, ballot predicate
 //   onesweep/digit_lookback.cuh    the per-digit decoupled look-back (kernel 3's scan)
 //   onesweep/histogram_kernel.cuh  kernels 1 and 2

@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 #include "onepass/stats/chi_square.hpp"
 #include "onepass/stats/mmd.hpp"
 

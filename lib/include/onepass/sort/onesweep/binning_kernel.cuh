@@ -101,7 +101,7 @@ struct binning_agent {
   const std::uint64_t* bins_in;
   std::uint64_t* bins_next;
   lookback state;
-  std::uint32_t flags;  // the place's flags (dominant_place, crowded_place), block-uniform
+  std::uint32_t flags;  // the place's flags (dominant_place; crowded_place where computed), block-uniform
 
   shared_storage& shared;
   unsigned char* s_dynamic;
@@ -472,6 +472,15 @@ struct binning_agent {
   }
 };
 
+/// Bytes of shared memory of one block of the binning kernel: the dynamic buffer
+/// (binning_shared_bytes) and the static binning_agent::shared_storage (plan.cuh checks
+/// it against the architecture tables' limits, arch_shared_limit).
+template <unsigned DigitBits, class Key, class Value, class Policy>
+constexpr std::size_t binning_block_shared_bytes() {
+  using agent = binning_agent<DigitBits, Key, value_word<Value>, false, float_order::total_order, Policy>;
+  return binning_shared_bytes<DigitBits, Key, Value, Policy>() + sizeof(typename agent::shared_storage);
+}
+
 /// Moves keys [portion_begin, portion_begin + portion_items) of keys_in (and of
 /// values_in) to their places in keys_out (values_out) by the digit at `shift`
 /// (pass_bits wide). bins_in[d]: global index of the portion's first key with digit
@@ -493,11 +502,12 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
   __shared__ typename agent::shared_storage shared;
 
   const std::uint32_t flags = *place_flags;  // block-uniform
-  // Gates of the launches of one pass (one of them does the pass; the others exit here,
-  // before they take a tile): Gate 1 runs on places neither crowded nor mixed, Gate 2 on
-  // crowded places, Gate 3 on mixed places. Gate 0 always runs.
+  // Gates of the gated pair of one pass (gated_launch; one of the two does the pass, the
+  // other exits here, before it takes a tile): Gate 1 runs on places not crowded, Gate 2
+  // on crowded places. Gate 0 (every default launch) always runs.
+  static_assert(Gate <= 2, "binning_kernel: Gate in {0, 1, 2}");
   if constexpr (Gate != 0) {
-    const unsigned owner = (flags & crowded_place) ? 2u : (flags & mixed_place) ? 3u : 1u;
+    const unsigned owner = (flags & crowded_place) ? 2u : 1u;
     if (owner != Gate) return;
   }
   agent a(keys_in, keys_out, values_in, values_out, portion_begin, portion_items, shift, pass_bits, bins_in, bins_next,

@@ -1,6 +1,6 @@
 // onepass/sort/onesweep/histogram_kernel.cuh — Onesweep's first two kernels: the
 // upfront histogram of every digit place in one read of the keys, and the exclusive
-// sum of each place's histogram (with the place flags that pick the ranking).
+// sum of each place's histogram (with the place flags the binning kernels read).
 //
 // Source: Adinets & Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort
 // for GPUs", §3 (Fig. 5, the upfront histogram).
@@ -118,17 +118,18 @@ __global__ void __launch_bounds__(histogram_block)
 
 /// One block of 2^DigitBits threads per place: bins[place][d] = sum of the counts
 /// of digits below d at that place (in place), and flags[place]: dominant_place when
-/// one digit holds at least half of the place's keys; crowded_place when fewer than
-/// crowded_below distinct digits are expected among 32 keys, else mixed_place when fewer
-/// than mixed_below.
-template <unsigned DigitBits>
+/// one digit holds at least half of the place's keys; with CrowdedFlag (plans whose
+/// shapes read it: reads_crowded_flag, none of the defaults) also crowded_place when
+/// fewer than crowded_below distinct digits are expected among 32 keys (crowded_below is
+/// not read without CrowdedFlag).
+template <unsigned DigitBits, bool CrowdedFlag = false>
 __global__ void __launch_bounds__(1u << DigitBits) exclusive_sum_kernel(unsigned long long* bins, std::uint32_t* flags,
-                                                                        float crowded_below, float mixed_below) {
+                                                                        float crowded_below) {
   constexpr int radix = 1 << DigitBits;
   __shared__ unsigned long long s_warp[radix / 32];
   constexpr int warps = radix / 32;
   __shared__ unsigned long long s_total[warps], s_max[warps];
-  __shared__ double s_distinct[warps];
+  __shared__ double s_distinct[CrowdedFlag ? warps : 1];
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   unsigned long long* place = bins + static_cast<std::size_t>(blockIdx.x) * radix;
   const unsigned long long count = place[threadIdx.x];
@@ -152,24 +153,24 @@ __global__ void __launch_bounds__(1u << DigitBits) exclusive_sum_kernel(unsigned
     total += s_total[w];
     largest = s_max[w] > largest ? s_max[w] : largest;
   }
-  // E[distinct digits among 32 keys] = sum_d 1 - (1 - p_d)^32.
-  double miss = total != 0 ? 1.0 - static_cast<double>(count) / static_cast<double>(total) : 1.0;
+  if constexpr (CrowdedFlag) {
+    // E[distinct digits among 32 keys] = sum_d 1 - (1 - p_d)^32.
+    double miss = total != 0 ? 1.0 - static_cast<double>(count) / static_cast<double>(total) : 1.0;
 #pragma unroll
-  for (int square = 0; square < 5; ++square) miss *= miss;
-  double distinct = 1.0 - miss;
+    for (int square = 0; square < 5; ++square) miss *= miss;
+    double distinct = 1.0 - miss;
 #pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) distinct += __shfl_xor_sync(0xFFFFFFFFu, distinct, offset);
-  if (lane == 0) s_distinct[warp] = distinct;
+    for (int offset = 16; offset > 0; offset >>= 1) distinct += __shfl_xor_sync(0xFFFFFFFFu, distinct, offset);
+    if (lane == 0) s_distinct[warp] = distinct;
+  }
   place[threadIdx.x] = block_exclusive_sum<radix>(count, s_warp);  // its barriers publish s_distinct
   if (threadIdx.x == 0) {
-    distinct = 0;
-    for (int w = 0; w < warps; ++w) distinct += s_distinct[w];
     std::uint32_t f = 0;
     if (total != 0 && 2 * largest >= total) f |= dominant_place;
-    if (total != 0 && distinct < crowded_below) {
-      f |= crowded_place;
-    } else if (total != 0 && distinct < mixed_below) {
-      f |= mixed_place;
+    if constexpr (CrowdedFlag) {
+      double distinct = 0;
+      for (int w = 0; w < warps; ++w) distinct += s_distinct[w];
+      if (total != 0 && distinct < crowded_below) f |= crowded_place;
     }
     flags[blockIdx.x] = f;
   }

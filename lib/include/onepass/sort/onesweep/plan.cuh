@@ -58,10 +58,12 @@ void allow_dynamic_shared(std::size_t bytes) {
 ///
 /// Storage (bind()): bins = num_portions x num_places x 2^DigitBits 64-bit words
 /// (portion 0's slice: the global histograms, then the digit starts), num_places
-/// 32-bit place flags (dominant_place), then one
+/// 32-bit place flags (dominant_place; crowded_place where a shape reads it), then one
 /// digit_lookback of tiles_per_portion tiles. No key buffers. Policy: the binning
-/// kernel's shape (binning_shape; the default is the measured one). Order: how float /
-/// double keys compare (key_traits.hpp; no effect on integer keys).
+/// kernel's shape (binning_shape, with its tiny / small tiers when it names them; a
+/// gated_launch for atomicOr-ranked shapes; the default is the sm_90 table's,
+/// binning_policy: the public sorts choose per device, see with_device_policy). Order:
+/// how float / double keys compare (key_traits.hpp; no effect on integer keys).
 template <unsigned DigitBits, class Key, class Value = no_values,
           class Policy = binning_policy<sizeof(Key), value_bytes<Value>, DigitBits>,
           float_order Order = float_order::total_order>
@@ -78,6 +80,10 @@ class plan {
   using tiny_policy = typename tiny_shape<Policy>::type;
   using word = value_word<Value>;
   static constexpr unsigned radix = 1u << DigitBits;
+  /// Whether the exclusive-sum kernel computes crowded_place: only when some tier's
+  /// shape reads it (none of the defaults).
+  static constexpr bool crowded_flags =
+      reads_crowded_flag<Policy> || reads_crowded_flag<small_policy> || reads_crowded_flag<tiny_policy>;
 
   /// n keys, bits [begin_bit, end_bit) of the transformed words (checked by the
   /// public functions), `descending` order, portions of portion_items keys (in
@@ -125,21 +131,10 @@ class plan {
 
   /// Enqueues the exclusive-sum kernel (after histogram()).
   void exclusive_sum(cudaStream_t stream) const {
-    exclusive_sum_kernel<DigitBits><<<places_, radix, 0, stream>>>(reinterpret_cast<unsigned long long*>(bins_), flags_,
-                                                                    crowded_below_, mixed_below_);
+    exclusive_sum_kernel<DigitBits, crowded_flags>
+        <<<places_, radix, 0, stream>>>(reinterpret_cast<unsigned long long*>(bins_), flags_, crowded_below);
     ONEPASS_CUDA_CHECK_LAUNCH();
   }
-
-  /// Ranking thresholds of the place flags (expected distinct digits among 32 keys; see
-  /// crowded_place, mixed_place): for the benchmarks that choose the defaults.
-  void set_thresholds(float crowded_below, float mixed_below) {
-    crowded_below_ = crowded_below;
-    mixed_below_ = mixed_below;
-  }
-  /// Smallest portion that takes the gated launches (benchmarks; default pair_min_items).
-  void set_pair_min_items(std::uint64_t items) { pair_min_items_ = items; }
-  /// Whether smaller portions take the dynamic kernel (true) or atomicOr alone (benchmarks).
-  void set_small_dynamic(bool dynamic) { small_dynamic_ = dynamic; }
 
   /// Enqueues the binning of digit place `place` (< num_places()) over all portions:
   /// keys_in[0, n) -> keys_out[0, n) (and values alike; nullptr for keys-only).
@@ -207,75 +202,81 @@ class plan {
     }
   }
 
+  /// Keys of portion q (< num_portions()).
+  std::uint64_t portion_size(std::uint64_t q) const {
+    const std::uint64_t begin = q * portion_items_;
+    return n_ - begin < portion_items_ ? n_ - begin : portion_items_;
+  }
+
+  /// One launch of `Kernel` (a binning_kernel of Shape) over portion q at `place`:
+  /// grid = the portion's tiles, Shape::block threads, binning_shared_bytes of dynamic
+  /// shared memory; the portion's look-back descriptors are initialised first when
+  /// `initialize` (the first launch of the portion's pass).
+  template <auto Kernel, class Shape>
+  void launch_portion(std::uint64_t q, unsigned place, const Key* keys_in, Key* keys_out, const Value* values_in,
+                      Value* values_out, bool initialize, cudaStream_t stream) const {
+    constexpr std::size_t shared = binning_shared_bytes<DigitBits, Key, Value, Shape>();
+    const unsigned shift = begin_bit_ + place * DigitBits;
+    const unsigned pass_bits = end_bit_ - shift < DigitBits ? end_bit_ - shift : DigitBits;
+    const std::uint64_t begin = q * portion_items_;
+    const std::uint64_t items = portion_size(q);
+    const std::uint64_t tiles = (items + Shape::tile_items - 1) / Shape::tile_items;
+    const digit_lookback<radix> state(state_memory_, static_cast<std::uint32_t>(tiles));
+    if (initialize) state.initialize(stream);
+    const std::uint64_t* bins_in = bins_ + (q * places_ + place) * radix;
+    std::uint64_t* bins_next = q + 1 < portions_ ? bins_ + ((q + 1) * places_ + place) * radix : nullptr;
+    Kernel<<<static_cast<unsigned>(tiles), Shape::block, shared, stream>>>(
+        keys_in, keys_out, reinterpret_cast<const word*>(values_in), reinterpret_cast<word*>(values_out), begin,
+        static_cast<std::uint32_t>(items), shift, pass_bits, bins_in, bins_next, flags_ + place, state);
+    ONEPASS_CUDA_CHECK_LAUNCH();
+  }
+
+  /// One binning pass of Shape over every portion, in order. Every default shape (and
+  /// every shape that ranks by ballots, match_any or dynamic): one launch of the binning
+  /// kernel per portion. Shapes that rank with atomicOr: their launch_policy
+  /// (gated_launch), whose kernels are instantiated only for those shapes.
   template <bool Descending, class Shape>
   void launch_pass(unsigned place, const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
                    cudaStream_t stream) const {
-    // atomic_or shapes, portions of >= pair_min_items keys: gated launches of the same
-    // tile shape, one per ranking, each exiting at once unless the place flag is its own:
-    // atomicOr (Gate 1), __match_any_sync for crowded places (Gate 2) and, when the mixed
-    // threshold is above the crowded one, ballots for mixed places (Gate 3). Smaller
-    // portions take one launch (each extra launch costs about 6 us, which small sorts
-    // feel): the dynamic kernel (atomicOr, or match_any on crowded places, a block-uniform
-    // branch) when small_dynamic_, else the atomicOr kernel alone.
-    constexpr bool gated = Shape::match == peer_match::atomic_or;
+    if constexpr (Shape::match != peer_match::atomic_or) {
+      constexpr auto kernel = binning_kernel<DigitBits, Key, word, Descending, Order, Shape, 0u>;
+      allow_dynamic_shared<kernel>(binning_shared_bytes<DigitBits, Key, Value, Shape>());
+      for (std::uint64_t q = 0; q < portions_; ++q) {
+        launch_portion<kernel, Shape>(q, place, keys_in, keys_out, values_in, values_out, true, stream);
+      }
+    } else {
+      launch_gated_pass<Descending, Shape>(place, keys_in, keys_out, values_in, values_out, stream);
+    }
+  }
+
+  /// gated_launch's pass (bench_onesweep.cu): portions of at least pair_min_items keys
+  /// take the gated atomicOr kernel (Gate 1) and its __match_any_sync twin (Gate 2), the
+  /// one that owns the place's crowded_place flag doing the work; smaller portions one
+  /// launch, the dynamic kernel (small_dynamic) or the atomicOr kernel alone.
+  template <bool Descending, class Shape>
+  void launch_gated_pass(unsigned place, const Key* keys_in, Key* keys_out, const Value* values_in,
+                         Value* values_out, cudaStream_t stream) const {
+    using launch = launch_policy<Shape>;
     using crowded_shape = typename Shape::template with_match<peer_match::match_any>;
-    using mixed_shape = typename Shape::template with_match<peer_match::ballots>;
     using dynamic_shape = typename Shape::template with_match<peer_match::dynamic>;
-    constexpr auto kernel = binning_kernel<DigitBits, Key, word, Descending, Order, Shape, 0u>;
+    using small_shape_t = std::conditional_t<launch::small_dynamic, dynamic_shape, Shape>;
+    constexpr auto small_kernel = binning_kernel<DigitBits, Key, word, Descending, Order, small_shape_t, 0u>;
     constexpr auto kernel_gated = binning_kernel<DigitBits, Key, word, Descending, Order, Shape, 1u>;
     constexpr auto kernel_crowded = binning_kernel<DigitBits, Key, word, Descending, Order, crowded_shape, 2u>;
-    constexpr auto kernel_mixed = binning_kernel<DigitBits, Key, word, Descending, Order, mixed_shape, 3u>;
-    constexpr auto kernel_dynamic = binning_kernel<DigitBits, Key, word, Descending, Order, dynamic_shape, 0u>;
-    constexpr std::size_t shared = binning_shared_bytes<DigitBits, Key, Value, Shape>();
-    constexpr std::size_t shared_crowded = binning_shared_bytes<DigitBits, Key, Value, crowded_shape>();
-    constexpr std::size_t shared_mixed = binning_shared_bytes<DigitBits, Key, Value, mixed_shape>();
-    constexpr std::size_t shared_dynamic = binning_shared_bytes<DigitBits, Key, Value, dynamic_shape>();
-    allow_dynamic_shared<kernel>(shared);
-    if constexpr (gated) {
-      allow_dynamic_shared<kernel_gated>(shared);
-      allow_dynamic_shared<kernel_crowded>(shared_crowded);
-      allow_dynamic_shared<kernel_mixed>(shared_mixed);
-      allow_dynamic_shared<kernel_dynamic>(shared_dynamic);
+    // Portions are at most default_portion_items keys: a larger pair_min_items never pairs.
+    constexpr bool may_pair = launch::pair_min_items <= default_portion_items;
+    allow_dynamic_shared<small_kernel>(binning_shared_bytes<DigitBits, Key, Value, small_shape_t>());
+    if constexpr (may_pair) {
+      allow_dynamic_shared<kernel_gated>(binning_shared_bytes<DigitBits, Key, Value, Shape>());
+      allow_dynamic_shared<kernel_crowded>(binning_shared_bytes<DigitBits, Key, Value, crowded_shape>());
     }
-    const unsigned shift = begin_bit_ + place * DigitBits;
-    const unsigned pass_bits = end_bit_ - shift < DigitBits ? end_bit_ - shift : DigitBits;
-    const word* vin = reinterpret_cast<const word*>(values_in);
-    word* vout = reinterpret_cast<word*>(values_out);
     for (std::uint64_t q = 0; q < portions_; ++q) {
-      const std::uint64_t begin = q * portion_items_;
-      const std::uint64_t items = n_ - begin < portion_items_ ? n_ - begin : portion_items_;
-      const std::uint64_t tiles = (items + Shape::tile_items - 1) / Shape::tile_items;
-      const digit_lookback<radix> state(state_memory_, static_cast<std::uint32_t>(tiles));
-      state.initialize(stream);
-      const std::uint64_t* bins_in = bins_ + (q * places_ + place) * radix;
-      std::uint64_t* bins_next = q + 1 < portions_ ? bins_ + ((q + 1) * places_ + place) * radix : nullptr;
-      const auto grid = static_cast<unsigned>(tiles);
-      const auto count = static_cast<std::uint32_t>(items);
-      if (!gated) {
-        kernel<<<grid, Shape::block, shared, stream>>>(keys_in, keys_out, vin, vout, begin, count, shift, pass_bits,
-                                                        bins_in, bins_next, flags_ + place, state);
-        ONEPASS_CUDA_CHECK_LAUNCH();
-      } else if (items < pair_min_items_) {
-        if (small_dynamic_) {
-          kernel_dynamic<<<grid, Shape::block, shared_dynamic, stream>>>(
-              keys_in, keys_out, vin, vout, begin, count, shift, pass_bits, bins_in, bins_next, flags_ + place, state);
-        } else {
-          kernel<<<grid, Shape::block, shared, stream>>>(keys_in, keys_out, vin, vout, begin, count, shift, pass_bits,
-                                                          bins_in, bins_next, flags_ + place, state);
-        }
-        ONEPASS_CUDA_CHECK_LAUNCH();
-      } else {
-        kernel_gated<<<grid, Shape::block, shared, stream>>>(keys_in, keys_out, vin, vout, begin, count, shift,
-                                                              pass_bits, bins_in, bins_next, flags_ + place, state);
-        ONEPASS_CUDA_CHECK_LAUNCH();
-        kernel_crowded<<<grid, Shape::block, shared_crowded, stream>>>(
-            keys_in, keys_out, vin, vout, begin, count, shift, pass_bits, bins_in, bins_next, flags_ + place, state);
-        ONEPASS_CUDA_CHECK_LAUNCH();
-        if (mixed_below_ > crowded_below_) {
-          kernel_mixed<<<grid, Shape::block, shared_mixed, stream>>>(
-              keys_in, keys_out, vin, vout, begin, count, shift, pass_bits, bins_in, bins_next, flags_ + place, state);
-          ONEPASS_CUDA_CHECK_LAUNCH();
-        }
+      if (!may_pair || portion_size(q) < launch::pair_min_items) {
+        launch_portion<small_kernel, small_shape_t>(q, place, keys_in, keys_out, values_in, values_out, true, stream);
+      } else if constexpr (may_pair) {
+        launch_portion<kernel_gated, Shape>(q, place, keys_in, keys_out, values_in, values_out, true, stream);
+        launch_portion<kernel_crowded, crowded_shape>(q, place, keys_in, keys_out, values_in, values_out, false,
+                                                      stream);
       }
     }
   }
@@ -292,11 +293,6 @@ class plan {
   std::uint64_t* bins_ = nullptr;
   std::uint32_t* flags_ = nullptr;
   void* state_memory_ = nullptr;
-  // Ranking choices (see launch_pass); the setters exist for the benchmarks.
-  float crowded_below_ = default_crowded_below;
-  float mixed_below_ = default_mixed_below;
-  std::uint64_t pair_min_items_ = pair_min_items;
-  bool small_dynamic_ = default_small_dynamic;
 };
 
 /// Checks the bit range for keys of `key_bits` bits (no end_bit == 0 convention).
@@ -333,19 +329,71 @@ constexpr void check_types() {
   }
 }
 
-/// The plan of the public sorts: the default binning policy, floating-point keys ordered
-/// by Order (taken from plan's own default, so a change of the default reaches both).
-template <unsigned DigitBits, class Key, class Value, float_order Order>
-using sort_plan = plan<DigitBits, Key, Value, typename plan<DigitBits, Key, Value>::policy, Order>;
+/// The binning-policy table of the current device (select_arch_table of its compute
+/// capability), asked once per device.
+inline arch_table device_arch_table() {
+  constexpr int cached_devices = 64;
+  static std::atomic<int> cached[cached_devices];  // 0: not asked yet, else table + 1
+  int device = 0;
+  ONEPASS_CUDA_CHECK(cudaGetDevice(&device));
+  if (device < cached_devices) {
+    const int known = cached[device].load(std::memory_order_relaxed);
+    if (known != 0) return static_cast<arch_table>(known - 1);
+  }
+  int major = 0;
+  ONEPASS_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  const arch_table t = select_arch_table(major);
+  if (device < cached_devices) cached[device].store(static_cast<int>(t) + 1, std::memory_order_relaxed);
+  return t;
+}
 
-/// Out-of-place sort: keys_in -> keys_out (values alike), ping-pong through temp.
-template <unsigned DigitBits, class Key, class Value, float_order Order = float_order::total_order>
-void sort_copy(const char* function, void* d_temp, std::size_t& temp_bytes, const Key* keys_in, Key* keys_out,
-               const Value* values_in, Value* values_out, std::size_t n, unsigned begin_bit, unsigned end_bit,
-               bool descending, cudaStream_t stream) {
+/// The plan of the public sorts with binning policy Policy, floating-point keys ordered
+/// by Order.
+template <unsigned DigitBits, class Key, class Value, class Policy, float_order Order>
+using sort_plan = plan<DigitBits, Key, Value, Policy, Order>;
+
+/// Whether every shape a plan of Policy can launch (default, small and tiny tiers) fits
+/// table T's shared memory per block (arch_shared_limit).
+template <arch_table T, unsigned DigitBits, class Key, class Value, class Policy>
+constexpr bool fits_table() {
+  using p = plan<DigitBits, Key, Value, Policy>;
+  constexpr std::size_t limit = arch_shared_limit(T);
+  return binning_block_shared_bytes<DigitBits, Key, Value, typename p::policy>() <= limit &&
+         binning_block_shared_bytes<DigitBits, Key, Value, typename p::small_policy>() <= limit &&
+         binning_block_shared_bytes<DigitBits, Key, Value, typename p::tiny_policy>() <= limit;
+}
+
+/// Calls f(policy_tag<P>{}) with P the binning policy of the current device's table
+/// (device_arch_table; see policy.cuh's file comment). Where the sm_90 and sm_80 tables
+/// name the same policy, f is called with it without asking the device.
+template <class P>
+struct policy_tag {
+  using type = P;
+};
+template <unsigned DigitBits, class Key, class Value, class F>
+void with_device_policy(F&& f) {
+  using sm90 = arch_binning_policy_t<arch_table::sm90, sizeof(Key), value_bytes<Value>, DigitBits>;
+  using sm80 = arch_binning_policy_t<arch_table::sm80, sizeof(Key), value_bytes<Value>, DigitBits>;
+  static_assert(fits_table<arch_table::sm90, DigitBits, Key, Value, sm90>(),
+                "onesweep: a shape of the sm_90 table exceeds 227 KiB of shared memory per block");
+  static_assert(fits_table<arch_table::sm80, DigitBits, Key, Value, sm80>(),
+                "onesweep: a shape of the sm_80 table exceeds 99 KiB of shared memory per block");
+  if constexpr (std::is_same_v<sm90, sm80>) {
+    f(policy_tag<sm90>{});
+  } else if (device_arch_table() == arch_table::sm90) {
+    f(policy_tag<sm90>{});
+  } else {
+    f(policy_tag<sm80>{});
+  }
+}
+
+/// sort_copy with binning policy Policy (bits checked).
+template <unsigned DigitBits, class Key, class Value, class Policy, float_order Order>
+void sort_copy_with(const char* function, void* d_temp, std::size_t& temp_bytes, const Key* keys_in, Key* keys_out,
+                    const Value* values_in, Value* values_out, std::size_t n, unsigned begin_bit, unsigned end_bit,
+                    bool descending, cudaStream_t stream) {
   constexpr bool has_values = !std::is_same_v<Value, no_values>;
-  check_bits(function, begin_bit, end_bit, radix_traits<Key>::bits);
-  sort_plan<DigitBits, Key, Value, Order> p(n, begin_bit, end_bit, descending);
+  sort_plan<DigitBits, Key, Value, Policy, Order> p(n, begin_bit, end_bit, descending);
   const bool ping_pong = p.num_places() >= 2;
   // The plan's storage (from the first 256-byte boundary: its answer less the slack),
   // then the ping-pong buffers.
@@ -388,14 +436,26 @@ void sort_copy(const char* function, void* d_temp, std::size_t& temp_bytes, cons
   }
 }
 
-/// Double-buffer sort: ping-pong between the caller's buffers.
+/// Out-of-place sort: keys_in -> keys_out (values alike), ping-pong through temp.
 template <unsigned DigitBits, class Key, class Value, float_order Order = float_order::total_order>
-void sort_buffers(const char* function, void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys,
-                  double_buffer<Value>* values, std::size_t n, unsigned begin_bit, unsigned end_bit, bool descending,
-                  cudaStream_t stream) {
-  constexpr bool has_values = !std::is_same_v<Value, no_values>;
+void sort_copy(const char* function, void* d_temp, std::size_t& temp_bytes, const Key* keys_in, Key* keys_out,
+               const Value* values_in, Value* values_out, std::size_t n, unsigned begin_bit, unsigned end_bit,
+               bool descending, cudaStream_t stream) {
   check_bits(function, begin_bit, end_bit, radix_traits<Key>::bits);
-  sort_plan<DigitBits, Key, Value, Order> p(n, begin_bit, end_bit, descending);
+  with_device_policy<DigitBits, Key, Value>([&](auto tag) {
+    using policy = typename decltype(tag)::type;
+    sort_copy_with<DigitBits, Key, Value, policy, Order>(function, d_temp, temp_bytes, keys_in, keys_out, values_in,
+                                                         values_out, n, begin_bit, end_bit, descending, stream);
+  });
+}
+
+/// sort_buffers with binning policy Policy (bits checked).
+template <unsigned DigitBits, class Key, class Value, class Policy, float_order Order>
+void sort_buffers_with(const char* function, void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys,
+                       double_buffer<Value>* values, std::size_t n, unsigned begin_bit, unsigned end_bit,
+                       bool descending, cudaStream_t stream) {
+  constexpr bool has_values = !std::is_same_v<Value, no_values>;
+  sort_plan<DigitBits, Key, Value, Policy, Order> p(n, begin_bit, end_bit, descending);
   const std::size_t required = p.temp_bytes();
   if (protocol::answer_query(d_temp, temp_bytes, required)) return;
   check_selector(function, "keys", keys.selector);
@@ -423,6 +483,19 @@ void sort_buffers(const char* function, void* d_temp, std::size_t& temp_bytes, d
     }
     keys.selector ^= 1;
   }
+}
+
+/// Double-buffer sort: ping-pong between the caller's buffers.
+template <unsigned DigitBits, class Key, class Value, float_order Order = float_order::total_order>
+void sort_buffers(const char* function, void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys,
+                  double_buffer<Value>* values, std::size_t n, unsigned begin_bit, unsigned end_bit, bool descending,
+                  cudaStream_t stream) {
+  check_bits(function, begin_bit, end_bit, radix_traits<Key>::bits);
+  with_device_policy<DigitBits, Key, Value>([&](auto tag) {
+    using policy = typename decltype(tag)::type;
+    sort_buffers_with<DigitBits, Key, Value, policy, Order>(function, d_temp, temp_bytes, keys, values, n, begin_bit,
+                                                            end_bit, descending, stream);
+  });
 }
 
 }  // namespace detail

@@ -1,6 +1,26 @@
 // onepass/sort/onesweep/policy.cuh — Onesweep's constants and tuning: digit widths,
-// portion size, cub::DoubleBuffer's counterpart, and the measured tile shapes
-// (binning_shape, binning_policy) and ranking thresholds of the binning kernel.
+// portion size, cub::DoubleBuffer's counterpart, the measured tile shapes of the binning
+// kernel (binning_shape, binning_policy) per GPU architecture, and the launch policy of
+// the atomicOr-ranked shapes that only the tuning program uses (gated_launch).
+//
+// Policies per architecture (arch_table, arch_binning_policy). The public sorts
+// (plan.cuh: sort_copy, sort_buffers) pick a table on the host from the compute
+// capability of the current device (cudaDeviceGetAttribute, cached per device;
+// __CUDA_ARCH__ does not exist on the host side of a launch), through select_arch_table:
+//   - sm_90 (compute capability 9.x, and 10.x: the same 227 KiB of opt-in shared memory
+//     per block): binning_policy, every shape measured on an H100 with
+//     scripts/bench_onesweep.cu (the numbers are beside each shape below);
+//   - sm_80 (compute capability 8.x) -- UNTUNED, nothing in it was measured on an A100:
+//     the sm_90 shapes wherever a block's shared memory (dynamic and static) fits in
+//     99 KiB, the smallest opt-in limit of the GPUs that fall back to this table
+//     (sm_86, sm_89, sm_120: 99 KiB; A100 and sm_87: 163 KiB), and smaller tiles for the
+//     one shape that does not (8-byte keys with 8-byte values: 512 x 11 instead of
+//     512 x 12). plan.cuh static_asserts both limits for every shape a sort can launch;
+//   - every other compute capability (older than 8.0, or newer than 10.x, e.g. sm_120
+//     with 99 KiB per block) falls back to the sm_80 table: it is the one that fits
+//     every supported GPU's shared memory, and neither table was tuned there.
+// Where the tables agree (every shape but 8-byte keys with 8-byte values) the sort
+// compiles one set of kernels and asks the device nothing.
 //
 // Source: Adinets & Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort
 // for GPUs", §3 (tiles, look-back) and §4 (portions of 2^28 keys). The public API is
@@ -60,31 +80,26 @@ enum class peer_match {
 };
 
 /// Flag of one digit place, from its histogram (exclusive_sum_kernel): some digit
-/// holds at least half of the keys.
+/// holds at least half of the keys (read by every binning kernel: warps holding one
+/// digit skip the multisplit).
 inline constexpr std::uint32_t dominant_place = 1u;
 /// Flag of one digit place: 32 keys drawn from the place's histogram are expected to
-/// hold fewer distinct digits than the plan's crowded threshold (then __match_any_sync
-/// ranks faster than atomicOr, whose same-address shared atomics serialise).
+/// hold fewer distinct digits than crowded_below (then __match_any_sync ranks faster
+/// than atomicOr, whose same-address shared atomics serialise). Computed only for plans
+/// whose shapes read it (peer_match::atomic_or or dynamic; none of the defaults).
 inline constexpr std::uint32_t crowded_place = 2u;
-/// Flag of one digit place: not crowded, but fewer expected distinct digits among 32
-/// keys than the plan's mixed threshold (then ballots rank faster than atomicOr).
-inline constexpr std::uint32_t mixed_place = 4u;
 
-/// Default thresholds of the place flags, in expected distinct digits among 32 keys
-/// drawn from the place's histogram (uniform 8-bit digits: 30.1; the AND of q uniform
-/// words: q = 2: 24.5, q = 3: 15.2, q = 4: 9.4, q = 8: 1.9).
+/// Threshold of crowded_place, in expected distinct digits among 32 keys drawn from the
+/// place's histogram (uniform 8-bit digits: 30.1; the AND of q uniform words: q = 2:
+/// 24.5, q = 3: 15.2, q = 4: 9.4, q = 8: 1.9).
 /// Measured on an H100 (scripts/bench_onesweep.cu GROUP 5, one pass of 2^28 u32 keys,
 /// 256 x 32 tiles, results/recorded/nvidia-h100/bench_onesweep_ranking_g5.txt):
 /// atomicOr / ballots / match_any per pass 1297 / 1522 / 2263 us at q = 1, 1546 / 1519 /
 /// 2113 at q = 2, 1642 / 1502 / 1589 at q = 3, 1310 / 1490 / 1279 at q = 4, 969 / 1415 /
-/// 931 at q = 8. Ballots win on mixed places (q = 2, 3) by 2-9 % of a pass, but a third
-/// gated launch (crowded below 12.5, mixed below 27) made whole sorts slower than the pair
-/// (sort_headline at 2^28 u32 keys, ours / CUB (best): q = 1 0.966 -> 0.949, q = 2 0.834
-/// -> 0.830, q = 3 0.798 -> 0.821, q = 4 0.941 -> 0.927; the empty launches of 32768
-/// blocks cost 13-15 us each in the bench, 22 us under ncu), so mixed places are off by
-/// default (mixed_below 0).
-inline constexpr float default_crowded_below = 16.0f;
-inline constexpr float default_mixed_below = 0.0f;
+/// 931 at q = 8. (A third class, mixed places ranked by ballots through a third gated
+/// launch, made whole sorts slower and was removed: results/recorded/nvidia-h100/
+/// tuning.txt, "Onesweep ranking alternatives".)
+inline constexpr float crowded_below = 16.0f;
 
 /// Shape of the binning kernel: Block threads x Items keys per thread, MinBlocks
 /// resident blocks per SM for __launch_bounds__; Match: see peer_match; Window:
@@ -122,14 +137,14 @@ struct binning_shape {
   static constexpr int early_counts = EarlyCounts;
   static constexpr int warps = block / 32;
   static constexpr std::uint32_t tile_items = static_cast<std::uint32_t>(block) * items;
-  /// The same shape with another peer-matching method (the partner launches of a pass).
+  /// The same shape with another peer-matching method (the partner launches of a gated pass).
   template <peer_match M>
   using with_match = binning_shape<Block, Items, MinBlocks, M, Window, EarlyCounts, PrefetchValues, ValuesAfterKeys>;
 };
 
-/// Tile shape of the binning kernel for keys of `KeyBytes` bytes and values of
-/// `ValueBytes` bytes (0: keys only). Measured on an H100 (scripts/bench_onesweep.cu,
-/// 2^28 random keys, d = 8): uint32 keys 256 x 32 with atomic_or matching (one pass
+/// The sm_90 table (arch_binning_policy): tile shape of the binning kernel for keys of
+/// `KeyBytes` bytes and values of `ValueBytes` bytes (0: keys only). Measured on an H100
+/// (scripts/bench_onesweep.cu, 2^28 random keys, d = 8): uint32 keys 256 x 32 with atomic_or matching (one pass
 /// 1270 us; 256 x 32 with ballots 1440, 512 x 15 with ballots 1690); uint64 keys
 /// 384 x 20 atomic_or; uint32 pairs 384 x 24 with ballots (atomic_or was slower there).
 /// Early counts (GROUPs 7-9, results/recorded/nvidia-h100/bench_onesweep_early_counts_*)
@@ -231,16 +246,92 @@ struct tiny_shape<Policy, std::void_t<typename Policy::tiny_tiles>> {
   static constexpr std::uint64_t below = Policy::tiny_below;
 };
 
-/// Smallest portion (keys) whose binning pass launches the gated atomicOr / match_any
-/// (/ ballots) kernels (see plan::launch_pass); smaller portions take one launch.
-inline constexpr std::uint64_t pair_min_items = std::uint64_t{1} << 25;
-/// Whether portions below pair_min_items take the dynamic kernel (atomicOr, or
-/// match_any on crowded places) rather than the atomicOr kernel alone. Measured on an
-/// H100 (bench_onesweep.cu GROUP 6, u32 keys, 2^22 / 2^23 / 2^24 keys, ours / CUB with
-/// 64-bit NumItemsT; results/recorded/nvidia-h100/bench_onesweep_small_g6.txt): q = 4
-/// 0.84 / 0.76 / 0.75 -> 1.08 / 1.01 / 1.01, q = 8 0.81 / 0.77 / 0.75 -> 1.25 / 1.19 /
-/// 1.16, q = 3 0.89 / 0.81 / 0.78 -> 0.92 / 0.85 / 0.84, q = 1 and 2 unchanged within 1 %.
-inline constexpr bool default_small_dynamic = true;
+// ----------------------------------------------------------------------------
+// Ranking alternatives (scripts/bench_onesweep.cu injects them; no default uses them).
+
+/// Launches of one binning pass of a shape that ranks with atomicOr
+/// (peer_match::atomic_or): portions of at least PairMinItems keys take a gated pair of
+/// launches of the same tile shape, the atomicOr kernel and its __match_any_sync twin;
+/// each reads the place's crowded_place flag first and the one that does not own the
+/// place exits before taking a tile. Smaller portions take one launch (an extra launch
+/// costs about 6 us, which small sorts feel): with SmallDynamic the dynamic kernel
+/// (atomicOr, or match_any on crowded places, a block-uniform branch), else the atomicOr
+/// kernel alone. Inherits Shape (and its tiers, when Shape is a binning_policy).
+/// A shape that ranks with atomicOr and is not wrapped launches as
+/// gated_launch<Shape> (pairs from 2^25 keys, dynamic below).
+/// Measured on an H100: the pair from 2^25 keys (07a1957); the dynamic kernel below it
+/// (bench_onesweep.cu GROUP 6, 256 x 32 atomicOr tiles, u32 keys, 2^22 / 2^23 / 2^24
+/// keys, ours / CUB with 64-bit NumItemsT; results/recorded/nvidia-h100/
+/// bench_onesweep_small_g6.txt): q = 4 0.84 / 0.76 / 0.75 -> 1.08 / 1.01 / 1.01, q = 8
+/// 0.81 / 0.77 / 0.75 -> 1.25 / 1.19 / 1.16, q = 3 0.89 / 0.81 / 0.78 -> 0.92 / 0.85 /
+/// 0.84, q = 1 and 2 unchanged within 1 %. Ballots with one predicate per bit then beat
+/// the pair on every band up to q = 4 (GROUP 11, 6b71199), so no default ranks with
+/// atomicOr; tuning.txt ("Onesweep ranking alternatives") keeps the story.
+template <class Shape, std::uint64_t PairMinItems = std::uint64_t{1} << 25, bool SmallDynamic = true>
+struct gated_launch : Shape {
+  static_assert(Shape::match == peer_match::atomic_or, "gated_launch: a shape that ranks with atomic_or");
+  static constexpr std::uint64_t pair_min_items = PairMinItems;
+  static constexpr bool small_dynamic = SmallDynamic;
+};
+/// PairMinItems of a gated_launch that never pairs (every portion takes one launch).
+inline constexpr std::uint64_t never_paired = ~std::uint64_t{0};
+
+/// The launch policy of Shape's passes: Shape's own when it names one (gated_launch),
+/// else gated_launch's defaults for an atomicOr shape (one launch for the others).
+template <class Shape, class = void>
+struct launch_policy {
+  static constexpr std::uint64_t pair_min_items = std::uint64_t{1} << 25;
+  static constexpr bool small_dynamic = true;
+};
+template <class Shape>
+struct launch_policy<Shape, std::void_t<decltype(Shape::pair_min_items)>> {
+  static constexpr std::uint64_t pair_min_items = Shape::pair_min_items;
+  static constexpr bool small_dynamic = Shape::small_dynamic;
+};
+
+/// Whether a pass of Shape reads the crowded_place flag: the gated pair and the dynamic
+/// kernel do (atomic_or and dynamic shapes); ballots and match_any shapes do not.
+template <class Shape>
+inline constexpr bool reads_crowded_flag = Shape::match == peer_match::atomic_or || Shape::match == peer_match::dynamic;
+
+// ----------------------------------------------------------------------------
+// Tables per architecture (see the file comment).
+
+/// The tables of binning policies: sm_90 (measured on an H100), sm_80 (untuned).
+enum class arch_table { sm90, sm80 };
+
+/// The table for a device of compute capability `major`.x: sm90 for 9.x and 10.x,
+/// sm80 for everything else (8.x and the fallback; see the file comment).
+constexpr arch_table select_arch_table(int major) {
+  return major == 9 || major == 10 ? arch_table::sm90 : arch_table::sm80;
+}
+
+/// Largest shared memory (dynamic and static, bytes) one block of a table's shapes may
+/// use: 227 KiB (H100 opt-in) for sm90; 99 KiB (sm_86 / sm_89 / sm_120 opt-in, below the
+/// A100's 163 KiB) for sm80.
+constexpr std::size_t arch_shared_limit(arch_table t) {
+  return t == arch_table::sm90 ? std::size_t{227} * 1024 : std::size_t{99} * 1024;
+}
+
+/// sm80 table, 8-byte keys with 8-byte values (UNTUNED): 512 x 11 tiles, so that a block
+/// (90112 bytes of keys and values, 96328 bytes in all at 9-bit digits) fits in 99 KiB;
+/// the sm90 shape's 512 x 12 needs 101448 bytes at 8-bit digits.
+template <unsigned DigitBits>
+struct binning_policy_sm80_u64_pairs : binning_shape<512, 11, 2>, tiny_tier<DigitBits, false> {};
+
+/// The binning policy of table T for keys of KeyBytes bytes and values of ValueBytes
+/// bytes (0: keys only) at DigitBits bits per digit: binning_policy for sm90; for sm80
+/// the same type where it fits (so the same kernels), else its own shape.
+template <arch_table T, int KeyBytes, int ValueBytes, unsigned DigitBits>
+struct arch_binning_policy {
+  using type = binning_policy<KeyBytes, ValueBytes, DigitBits>;
+};
+template <unsigned DigitBits>
+struct arch_binning_policy<arch_table::sm80, 8, 8, DigitBits> {
+  using type = binning_policy_sm80_u64_pairs<DigitBits>;
+};
+template <arch_table T, int KeyBytes, int ValueBytes, unsigned DigitBits>
+using arch_binning_policy_t = typename arch_binning_policy<T, KeyBytes, ValueBytes, DigitBits>::type;
 
 /// Threads per block of the histogram kernel and 16-byte vectors each thread loads per step.
 inline constexpr int histogram_block = 256;

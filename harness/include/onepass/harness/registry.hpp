@@ -1,7 +1,17 @@
-// onepass/registry.hpp — one registry of algorithms per family (shuffles, segmented
-// shuffles, sorts, Gaussian generators), filled by
-// static registration objects (one file per algorithm), read by the experiments
-// and the `onepass` command-line tool. Nothing lists algorithms by hand twice.
+// onepass/harness/registry.hpp — one registry of algorithms per family (shuffles,
+// segmented shuffles, sorts, Gaussian generators), filled by static registration objects
+// (one file per algorithm: harness/src/ for the library's own, baselines/ for the peers),
+// read by the experiments, the tests and the `onepass` command-line tool. Nothing lists
+// algorithms by hand twice. Part of the harness (harness/, target onepass_harness): not
+// installed, and the library (lib/) never includes it.
+//
+// Entries are built with named fields: each entry type has a constructor taking its key
+// (name and device; sorts also the shape), and every other field is assigned by name, e.g.
+//   shuffle_entry e{"variable_philox", device::cpu};
+//   e.label = "VarPhilox";
+//   e.uses_rounds = true;
+// (the constructor makes the types non-aggregates, so a positional list of fields does
+// not compile).
 #pragma once
 
 #include <cstddef>
@@ -43,6 +53,10 @@ using gpu_shuffle_fn = std::function<void(void* temp, std::size_t& temp_bytes, c
 
 /// What the registry knows about one shuffle algorithm.
 struct shuffle_entry {
+  shuffle_entry() = default;
+  /// An entry for (name, where) with every other field at its default; set them by name.
+  shuffle_entry(std::string entry_name, device entry_where) : name(std::move(entry_name)), where(entry_where) {}
+
   std::string name;         ///< stable identifier, e.g. "variable_philox"
   device where = device::cpu;
   std::string label;        ///< column label in the paper's tables, e.g. "VarPhilox"
@@ -69,10 +83,40 @@ bool contains_shuffle(const std::string& name, device where = device::cpu);
 /// listing the known names when there is none.
 const shuffle_entry& find_shuffle(const std::string& name, device where = device::cpu);
 
-/// Static registration helper: `static const registrar r{shuffle_entry{...}};`.
+/// Static registration helper: `static const registrar r{make_entry()};` (make_entry
+/// returning a shuffle_entry built by name).
 struct registrar {
   explicit registrar(shuffle_entry entry) { add_shuffle(std::move(entry)); }
 };
+
+/// The random gather through a precomputed index array (the second form of the
+/// random-gather upper bound of Mitchell et al., "Bandwidth-Optimal Random Shuffling for
+/// GPUs", Table 1), which a shuffle entry cannot carry: its index array is filled before
+/// timing, not by the timed call. The GPU gather baseline provides it
+/// (baselines/gpu/gather.cu); the experiments reach it here, not through the baseline.
+struct gpu_index_gather {
+  /// Fills d_idx[0, n) (device memory) with the indices the GPU "gather" shuffle computes
+  /// for `seed`, so that `gather` through them returns exactly that entry's output.
+  /// `stream` is a cudaStream_t; enqueued, not waited for. Throws onepass::error for a null
+  /// d_idx with n > 0 or n above the gather's limit.
+  std::function<void(std::uint64_t* d_idx, std::size_t n, std::uint64_t seed, void* stream)> fill_indices;
+  /// d_out[i] = d_in[d_idx[i]], i < n (device memory; every index < n, not checked; d_out
+  /// overlapping neither d_in nor d_idx). Enqueued on `stream`, not waited for. Throws
+  /// onepass::error on null pointers with n > 0 or overlapping d_in / d_out.
+  std::function<void(const std::uint64_t* d_idx, const std::uint64_t* d_in, std::uint64_t* d_out, std::size_t n,
+                     void* stream)>
+      gather;
+};
+
+/// Registers the index-array gather; throws onepass::error when one is registered already
+/// or a function is empty.
+void set_gpu_index_gather(gpu_index_gather gather);
+
+/// True when an index-array gather is registered (a CUDA build linking onepass_baselines).
+bool has_gpu_index_gather();
+
+/// The registered index-array gather; throws onepass::error when none is.
+const gpu_index_gather& find_gpu_index_gather();
 
 // ----------------------------------------------------------------------------
 // The segmented-shuffle family: many independent shuffles in one call.
@@ -96,6 +140,10 @@ using gpu_segmented_fn = std::function<void(void* temp, std::size_t& temp_bytes,
 
 /// What the registry knows about one segmented shuffle.
 struct segmented_entry {
+  segmented_entry() = default;
+  /// An entry for (name, where) with every other field at its default; set them by name.
+  segmented_entry(std::string entry_name, device entry_where) : name(std::move(entry_name)), where(entry_where) {}
+
   std::string name;          ///< stable identifier, e.g. "segmented_shuffle", "cub_segmented_sort"
   device where = device::gpu;
   std::string label;         ///< legend label
@@ -118,7 +166,7 @@ std::vector<segmented_entry> segmented_shuffles();
 /// the known names when there is none.
 const segmented_entry& find_segmented(const std::string& name, device where = device::gpu);
 
-/// Static registration helper: `static const segmented_registrar r{segmented_entry{...}};`.
+/// Static registration helper: `static const segmented_registrar r{make_entry()};`.
 struct segmented_registrar {
   explicit segmented_registrar(segmented_entry entry) { add_segmented(std::move(entry)); }
 };
@@ -205,7 +253,11 @@ struct sort_params {
 /// for keys-only shapes). Inputs are not modified; outputs do not overlap inputs.
 /// CUB's two-phase temporary storage: temp == nullptr only sets temp_bytes.
 /// `stream` is a cudaStream_t. Work is enqueued on the stream, not waited for.
-using gpu_sort_fn = std::function<void(void* temp, std::size_t& temp_bytes, const void* d_keys_in, void* d_keys_out,
+/// Returns the name of the algorithm the call ran where the entry chooses one per call
+/// (onepass_sort: onepass::sort::to_string of what sort/sort.cuh picked, a static string;
+/// for a size query, the choice its first stage makes), nullptr where the entry always
+/// runs the same algorithm.
+using gpu_sort_fn = std::function<const char*(void* temp, std::size_t& temp_bytes, const void* d_keys_in, void* d_keys_out,
                                        const void* d_values_in, void* d_values_out, std::size_t n,
                                        const sort_params& params, void* stream)>;
 
@@ -223,6 +275,11 @@ using cpu_sort_fn = std::function<void(const void* keys_in, void* keys_out, cons
 /// Callers copy the input into the output buffer first (the experiments do so outside
 /// the timed region, so such an entry is timed as its users run it).
 struct sort_entry {
+  sort_entry() = default;
+  /// An entry for (name, where, shape) with every other field at its default; set them by name.
+  sort_entry(std::string entry_name, device entry_where, sort_shape entry_shape)
+      : name(std::move(entry_name)), where(entry_where), shape(entry_shape) {}
+
   std::string name;         ///< stable identifier, e.g. "onesweep", "cub_onesweep_n64"
   device where = device::gpu;
   sort_shape shape = sort_shape::keys_u32;
@@ -234,6 +291,32 @@ struct sort_entry {
   /// Float keys: -0.0 and +0.0 compare equal (CUB's order, stable among them) instead of
   /// -0.0 < +0.0 (the total order of sort/key_traits.hpp, ours by default).
   bool float_zeros_equal = false;
+};
+
+/// The fields one sort shares across the shapes it is registered for (the sort adapters:
+/// registry/cpu_sort_adapter.hpp, registry/gpu_sort_adapter.cuh). Built by name:
+///   sort_family f{"thrust_sort", "thrust::sort", "one line"};
+///   f.in_place = true;
+///   f.float_zeros_equal = true;
+struct sort_family {
+  sort_family(std::string family_name, std::string family_label, std::string family_description)
+      : name(std::move(family_name)), label(std::move(family_label)), description(std::move(family_description)) {}
+
+  std::string name;                ///< sort_entry::name
+  std::string label;               ///< sort_entry::label
+  std::string description;         ///< sort_entry::description
+  bool in_place = false;           ///< sort_entry::in_place (GPU entries only)
+  bool float_zeros_equal = false;  ///< sort_entry::float_zeros_equal
+
+  /// The entry of this sort for (where, shape), without run / gpu_run.
+  sort_entry entry(device where, sort_shape shape) const {
+    sort_entry e{name, where, shape};
+    e.label = label;
+    e.description = description;
+    e.in_place = in_place;
+    e.float_zeros_equal = float_zeros_equal;
+    return e;
+  }
 };
 
 /// Registers `entry`; throws onepass::error if (device, shape, name) is taken.
@@ -249,7 +332,7 @@ bool contains_sort(const std::string& name, sort_shape shape, device where = dev
 /// the known names for that shape and device when there is none.
 const sort_entry& find_sort(const std::string& name, sort_shape shape, device where = device::gpu);
 
-/// Static registration helper for sorts: `static const sort_registrar r{sort_entry{...}};`.
+/// Static registration helper for sorts: `static const sort_registrar r{make_entry()};`.
 struct sort_registrar {
   explicit sort_registrar(sort_entry entry) { add_sort(std::move(entry)); }
 };
@@ -293,6 +376,10 @@ using gpu_gaussian_fn = std::function<void(void* d_out, std::size_t n, gaussian_
 
 /// What the registry knows about one Gaussian generator.
 struct gaussian_entry {
+  gaussian_entry() = default;
+  /// An entry for (name, where) with every other field at its default; set them by name.
+  gaussian_entry(std::string entry_name, device entry_where) : name(std::move(entry_name)), where(entry_where) {}
+
   std::string name;          ///< stable identifier, e.g. "ours_memory_4", "curand_host_philox"
   device where = device::gpu;
   std::string label;         ///< legend label without the output type, e.g. "ours 4 coefficients generate_normal"
@@ -325,7 +412,7 @@ std::vector<gaussian_entry> gaussian_generators();
 /// the known names when there is none.
 const gaussian_entry& find_gaussian(const std::string& name, device where = device::gpu);
 
-/// Static registration helper: `static const gaussian_registrar r{gaussian_entry{...}};`.
+/// Static registration helper: `static const gaussian_registrar r{make_entry()};`.
 struct gaussian_registrar {
   explicit gaussian_registrar(gaussian_entry entry) { add_gaussian(std::move(entry)); }
 };

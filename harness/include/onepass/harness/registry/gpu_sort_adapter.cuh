@@ -1,6 +1,6 @@
-// onepass/registry/gpu_sort_adapter.cuh — turns one generic GPU sort into sort-family
+// onepass/harness/registry/gpu_sort_adapter.cuh — turns one generic GPU sort into sort-family
 // registry entries (registry.hpp: sort_entry, gpu_sort_fn) for every registry::sort_shape.
-// Used by the library's own sorts (lib/src/gpu_onesweep_sorts.cu, gpu_hybrid_msd_sorts.cu),
+// Used by the library's own sorts (harness/src/gpu_onesweep_sorts.cu, gpu_hybrid_msd_sorts.cu),
 // by the GPU sort baselines and by a user's own one-file baseline.
 //
 // Conventions every GPU sort registered through it follows (registry::gpu_sort_fn):
@@ -23,7 +23,7 @@
 
 #include "onepass/call_protocol.hpp"
 #include "onepass/error.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 #include "onepass/sort/sort_args.hpp"
 
 namespace onepass::registry {
@@ -97,14 +97,16 @@ bool sort_size_query(const char* fn, const sort_call<Key, Value>& c, std::size_t
 /// A registry::gpu_sort_fn for shape Shape: resolves the bit range (params.end_bit == 0
 /// is the key's width; a bad range throws onepass::error naming begin_bit or end_bit, also
 /// in a size query), types the call and calls Impl::template run<Key, Value>(fn, call),
-/// with `fn` = "name (gpu, <shape>)" for Impl's error messages.
+/// with `fn` = "name (gpu, <shape>)" for Impl's error messages. Returns what Impl::run
+/// returns when that is a `const char*` (the algorithm an Impl that chooses per call ran,
+/// registry::gpu_sort_fn), nullptr when Impl::run returns void.
 template <sort_shape Shape, class Impl>
 gpu_sort_fn make_gpu_sort(std::string name) {
   using key = typename sort_call_types<Shape>::key;
   using value = typename sort_call_types<Shape>::value;
   return [name = std::move(name) + " (gpu, " + to_string(Shape) + ")"](
              void* temp, std::size_t& temp_bytes, const void* d_keys_in, void* d_keys_out, const void* d_values_in,
-             void* d_values_out, std::size_t n, const sort_params& params, void* stream) {
+             void* d_values_out, std::size_t n, const sort_params& params, void* stream) -> const char* {
     const char* fn = name.c_str();
     const sort::bit_range bits = sort::resolve_bit_range(fn, sizeof(key) * 8, params.begin_bit, params.end_bit);
     sort_call<key, value> c{temp,
@@ -117,24 +119,37 @@ gpu_sort_fn make_gpu_sort(std::string name) {
                             bits,
                             params.descending,
                             static_cast<cudaStream_t>(stream)};
-    Impl::template run<key, value>(fn, c);
+    if constexpr (std::is_void_v<decltype(Impl::template run<key, value>(fn, c))>) {
+      Impl::template run<key, value>(fn, c);
+      return nullptr;
+    } else {
+      return Impl::template run<key, value>(fn, c);
+    }
   };
 }
 
 /// Registers Impl (a struct with `template <class Key, class Value> static void run(const
-/// char* fn, sort_call<Key, Value>& call)`, Value = sort::no_values for keys-only shapes)
-/// under `name` as a GPU entry for every registry::sort_shape, label and description
-/// shared; `in_place` and `float_zeros_equal` as in registry::sort_entry (an in-place Impl
-/// checks its buffers with sort_size_query<true>; CUB-based sorts order float keys with
-/// -0.0 == +0.0). Throws onepass::error (registry::add_sort) when `name` is empty or
-/// already taken for a shape.
+/// char* fn, sort_call<Key, Value>& call)`, Value = sort::no_values for keys-only shapes;
+/// run may return the `const char*` name of the algorithm it ran, registry::gpu_sort_fn)
+/// as a GPU entry for every registry::sort_shape, with the fields of `family` (name, label,
+/// description, in_place, float_zeros_equal: registry::sort_family) shared. An in-place Impl
+/// checks its buffers with sort_size_query<true>; CUB-based sorts set float_zeros_equal.
+/// Throws onepass::error (registry::add_sort) when the name is empty or already taken for
+/// a shape.
 template <class Impl>
-void register_gpu_sort_all_shapes(const std::string& name, const std::string& label, const std::string& description,
-                                  bool in_place = false, bool float_zeros_equal = false) {
+void register_gpu_sort_all_shapes(const sort_family& family) {
   for_each_sort_shape([&](auto shape) {
-    add_sort(sort_entry{name, device::gpu, shape, label, description, /*run=*/{},
-                        /*gpu_run=*/make_gpu_sort<decltype(shape)::value, Impl>(name), in_place, float_zeros_equal});
+    sort_entry e = family.entry(device::gpu, shape);
+    e.gpu_run = make_gpu_sort<decltype(shape)::value, Impl>(family.name);
+    add_sort(std::move(e));
   });
+}
+
+/// register_gpu_sort_all_shapes(sort_family{name, label, description}): an out-of-place
+/// sort that orders float keys by sort/key_traits.hpp's total order (-0.0 < +0.0).
+template <class Impl>
+void register_gpu_sort_all_shapes(const std::string& name, const std::string& label, const std::string& description) {
+  register_gpu_sort_all_shapes<Impl>(sort_family{name, label, description});
 }
 
 }  // namespace onepass::registry

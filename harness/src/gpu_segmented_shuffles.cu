@@ -9,7 +9,7 @@
 #include <string>
 
 #include "onepass/error.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 #include "onepass/shuffle/gpu_segmented_shuffle.cuh"
 
 namespace {
@@ -35,8 +35,16 @@ void segmented_shuffle_gpu(void* temp, std::size_t& temp_bytes, const std::uint6
   }
 }
 
-const segmented_registrar segmented_shuffle_entry{segmented_entry{
-    "segmented_shuffle", onepass::registry::device::gpu, "ours (segmented shuffle)",
-    "each segment the bijective shuffle (paper §4) with segment_seed(seed, s): warp, shared-memory and tiled paths",
-    /*library_definition=*/true, /*max_segments=*/0, /*gpu_run=*/segmented_shuffle_gpu}};
+segmented_entry segmented_shuffle_entry() {
+  segmented_entry e{"segmented_shuffle", onepass::registry::device::gpu};
+  e.label = "ours (segmented shuffle)";
+  e.description =
+      "each segment the bijective shuffle (paper §4) with segment_seed(seed, s): warp, shared-memory and tiled paths";
+  e.library_definition = true;
+  e.max_segments = 0;
+  e.gpu_run = segmented_shuffle_gpu;
+  return e;
+}
+
+const segmented_registrar segmented_shuffle_registration{segmented_shuffle_entry()};
 }  // namespace

@@ -1,6 +1,7 @@
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 
 #include <map>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -47,6 +48,10 @@ const Entry& find_named(const std::map<named_key, Entry>& table, const std::stri
   }
   return it->second;
 }
+std::optional<gpu_index_gather>& index_gather_slot() {
+  static std::optional<gpu_index_gather> slot;
+  return slot;
+}
 using sort_key = std::tuple<device, sort_shape, std::string>;
 std::map<sort_key, sort_entry>& sort_table() {
   static std::map<sort_key, sort_entry> table;
@@ -70,6 +75,24 @@ bool contains_shuffle(const std::string& name, device where) {
 
 const shuffle_entry& find_shuffle(const std::string& name, device where) {
   return find_named(shuffle_table(), name, where, "find_shuffle", "shuffle");
+}
+
+void set_gpu_index_gather(gpu_index_gather gather) {
+  require(!index_gather_slot().has_value(), "registry::set_gpu_index_gather", "gather",
+          "an index-array gather is already registered");
+  require(static_cast<bool>(gather.fill_indices), "registry::set_gpu_index_gather", "gather.fill_indices",
+          "must not be empty");
+  require(static_cast<bool>(gather.gather), "registry::set_gpu_index_gather", "gather.gather", "must not be empty");
+  index_gather_slot() = std::move(gather);
+}
+
+bool has_gpu_index_gather() { return index_gather_slot().has_value(); }
+
+const gpu_index_gather& find_gpu_index_gather() {
+  const auto& slot = index_gather_slot();
+  if (!slot) throw error("onepass::registry::find_gpu_index_gather: no index-array gather is registered (it comes "
+                         "with the GPU baselines, onepass_baselines, in a CUDA build)");
+  return *slot;
 }
 
 void add_segmented(segmented_entry entry) {

@@ -3,10 +3,11 @@
 // chosen per call) as "onepass_sort", for every registry::sort_shape, through their
 // out-of-place APIs (the input is not written; n keys and values of scratch come out of
 // the temporary storage; each API's own protocol checks the call) and
-// registry/gpu_sort_adapter.cuh, as every GPU sort baseline.
+// registry/gpu_sort_adapter.cuh, as every GPU sort baseline. onepass_sort's entry returns the
+// algorithm each call ran (registry::gpu_sort_fn).
 #include <cuda_runtime.h>
 
-#include "onepass/registry/gpu_sort_adapter.cuh"
+#include "onepass/harness/registry/gpu_sort_adapter.cuh"
 #include "onepass/sort/hybrid_msd.cuh"
 #include "onepass/sort/sort.cuh"
 
@@ -26,15 +27,18 @@ struct hybrid_impl {
   }
 };
 
+/// Returns the algorithm onepass::sort ran (registry::gpu_sort_fn), so that a caller logs
+/// it without running the selection a second time.
 struct selected_impl {
   template <class Key, class Value>
-  static void run(const char*, reg::sort_call<Key, Value>& c) {
+  static const char* run(const char*, reg::sort_call<Key, Value>& c) {
     if constexpr (reg::has_values<Value>)
-      onepass::sort::sort_pairs(c.temp, c.temp_bytes, c.keys_in, c.keys_out, c.values_in, c.values_out, c.n,
-                                c.bits.begin, c.bits.end, c.descending, c.stream);
+      return onepass::sort::to_string(onepass::sort::sort_pairs(c.temp, c.temp_bytes, c.keys_in, c.keys_out,
+                                                                c.values_in, c.values_out, c.n, c.bits.begin,
+                                                                c.bits.end, c.descending, c.stream));
     else
-      onepass::sort::sort_keys(c.temp, c.temp_bytes, c.keys_in, c.keys_out, c.n, c.bits.begin, c.bits.end,
-                               c.descending, c.stream);
+      return onepass::sort::to_string(onepass::sort::sort_keys(c.temp, c.temp_bytes, c.keys_in, c.keys_out, c.n,
+                                                               c.bits.begin, c.bits.end, c.descending, c.stream));
   }
 };
 

@@ -1,4 +1,4 @@
-// onepass/registry/cpu_sort_adapter.hpp — turns one generic CPU sort into sort-family
+// onepass/harness/registry/cpu_sort_adapter.hpp — turns one generic CPU sort into sort-family
 // registry entries (registry.hpp: sort_entry, cpu_sort_fn) for every registry::sort_shape.
 // Used by the CPU sort baselines and by a user's own one-file baseline
 // (examples/baselines/example_sort.cpp).
@@ -11,7 +11,7 @@
 
 #include "onepass/call_protocol.hpp"
 #include "onepass/error.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 
 namespace onepass::registry {
 
@@ -49,9 +49,11 @@ cpu_sort_fn make_cpu_sort(const std::string& name) {
 /// onepass::error (registry::add_sort) when `name` is empty or already taken for a shape.
 template <class Impl>
 void register_cpu_sort_all_shapes(const std::string& name, const std::string& label, const std::string& description) {
+  const sort_family family{name, label, description};
   for_each_sort_shape([&](auto shape) {
-    add_sort(sort_entry{name, device::cpu, shape, label, description,
-                        /*run=*/make_cpu_sort<Impl, decltype(shape)::value>(name), /*gpu_run=*/{}});
+    sort_entry e = family.entry(device::cpu, shape);
+    e.run = make_cpu_sort<Impl, decltype(shape)::value>(name);
+    add_sort(std::move(e));
   });
 }
 

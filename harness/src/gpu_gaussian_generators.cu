@@ -14,7 +14,7 @@
 #include "onepass/error.hpp"
 #include "onepass/gaussian/generate.cuh"
 #include "onepass/gaussian/table.hpp"
-#include "onepass/registry.hpp"
+#include "onepass/harness/registry.hpp"
 
 namespace {
 namespace reg = onepass::registry;
@@ -34,9 +34,7 @@ void ours_memory(g::form f, void* d_out, std::size_t n, reg::gaussian_dtype dtyp
 
 reg::gaussian_entry ours_entry(g::form f) {
   const std::string k = f == g::form::three ? "3" : "4";
-  reg::gaussian_entry e;
-  e.name = "ours_memory_" + k;
-  e.where = reg::device::gpu;
+  reg::gaussian_entry e{"ours_memory_" + k, reg::device::gpu};
   e.label = "ours " + k + " coefficients generate_normal";
   e.description = "warp Gaussian generator, " + k +
                   "-coefficient form, default table, one SplitMix64 word per two draws (gaussian/generate.cuh)";
@@ -52,9 +50,7 @@ reg::gaussian_entry ours_entry(g::form f) {
 /// The float-native generator (gaussian/float_lane.hpp, warp_gaussian_float.cuh):
 /// generate_normal(d_out, n, 0, 1, seed, method::float_native, stream), floats only.
 reg::gaussian_entry float_native_entry() {
-  reg::gaussian_entry e;
-  e.name = "ours_memory_float_native";
-  e.where = reg::device::gpu;
+  reg::gaussian_entry e{"ours_memory_float_native", reg::device::gpu};
   e.label = "ours float-native generate_normal";
   e.description = "float-native warp Gaussian generator: exact float butterfly over a signed table, 3 float FMAs, "
                   "one Philox4x32-7 block per four outputs, float4 stores (gaussian/warp_gaussian_float.cuh)";

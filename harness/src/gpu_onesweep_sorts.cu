@@ -14,7 +14,7 @@
 
 #include "onepass/call_protocol.hpp"
 #include "onepass/cuda_check.hpp"
-#include "onepass/registry/gpu_sort_adapter.cuh"
+#include "onepass/harness/registry/gpu_sort_adapter.cuh"
 #include "onepass/sort/onesweep.cuh"
 
 namespace {
@@ -81,10 +81,11 @@ const bool registered = [] {
       "onesweep", "Onesweep (onepass)",
       "Onesweep LSD radix sort (Adinets & Merrill §3): upfront histogram, 8-bit digits, one chained-scan "
       "digit-binning pass per place with decoupled look-back");
-  reg::register_gpu_sort_all_shapes<double_buffer_impl>(
+  reg::sort_family double_buffer{
       "onesweep_db", "Onesweep (onepass, double buffer)",
-      "onepass Onesweep through its double_buffer API, in place with the alternate buffers in the temporary storage",
-      /*in_place=*/true);
+      "onepass Onesweep through its double_buffer API, in place with the alternate buffers in the temporary storage"};
+  double_buffer.in_place = true;
+  reg::register_gpu_sort_all_shapes<double_buffer_impl>(double_buffer);
   return true;
 }();
 }  // namespace
