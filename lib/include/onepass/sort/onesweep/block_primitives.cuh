@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "onepass/scan/warp_scan.cuh"
 #include "onepass/sort/key_traits.hpp"
 
 namespace onepass::sort::onesweep {
@@ -36,22 +37,12 @@ __device__ __forceinline__ T block_exclusive_sum(T value, T* s_warp) {
   static_assert(Block % 32 == 0 && Block / 32 <= 32, "block_exclusive_sum: Block in 32..1024, a multiple of 32");
   constexpr int warps = Block / 32;
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-  T inclusive = value;
-#pragma unroll
-  for (int offset = 1; offset < 32; offset <<= 1) {
-    const T up = __shfl_up_sync(0xFFFFFFFFu, inclusive, offset);
-    if (lane >= static_cast<unsigned>(offset)) inclusive += up;
-  }
+  const T inclusive = scan::warp_inclusive_sum(value, lane);
   if (lane == 31) s_warp[warp] = inclusive;
   __syncthreads();
   if (warp == 0) {
     const T total = lane < static_cast<unsigned>(warps) ? s_warp[lane] : T{0};
-    T scanned = total;
-#pragma unroll
-    for (int offset = 1; offset < 32; offset <<= 1) {
-      const T up = __shfl_up_sync(0xFFFFFFFFu, scanned, offset);
-      if (lane >= static_cast<unsigned>(offset)) scanned += up;
-    }
+    const T scanned = scan::warp_inclusive_sum(total, lane);
     if (lane < static_cast<unsigned>(warps)) s_warp[lane] = scanned - total;
   }
   __syncthreads();
