@@ -71,7 +71,7 @@ walk_stats evaluate(const sh::walking_permutation& sigma, std::uint64_t count, w
       slots += 32ull * m;
     }
   } else {
-    const std::uint64_t chunk = sh::gpu::detail::walk_chunk;
+    const std::uint64_t chunk = sh::gpu::walk_chunk;
     for (std::uint64_t base = 0; base < count; base += chunk) {
       const std::uint64_t c = std::min(chunk, count - base);
       // Lane state: remaining evaluations of its current walk (0: free).

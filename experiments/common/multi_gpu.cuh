@@ -133,10 +133,8 @@ inline gpu::timing time_alltoall(const group& g, cudaStream_t stream, std::uint6
   std::uint64_t recv_total = 0;
   for (int r = 0; r < P; ++r) recv_total += (recv[r] = all[static_cast<std::size_t>(r) * P + rank]);
   gpu::device_buffer a(n * item_bytes), b(recv_total * item_bytes);
-  const onepass::distributed::detail::rank_view ranks{rank, P};
   return time_group(g, stream, warmup, reps, [](int) {}, [&](int) {
-    onepass::distributed::detail::exchange(a.get(), send, b.get(), recv, item_bytes, ranks, g.nccl, stream,
-                                           "alltoall");
+    onepass::distributed::all_to_all(a.get(), send, b.get(), recv, item_bytes, g.nccl, stream);
   });
 }
 

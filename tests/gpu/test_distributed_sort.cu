@@ -289,6 +289,47 @@ TEST_P(DistributedSort, MoreThan2Pow31KeysU32) {
   EXPECT_EQ(b, d);
 }
 
+// The exchange on its own (dist::all_to_all): rank r sends (r + 1) * (q + 1) items of 12 bytes
+// to rank q, item k of them the word triple (r, q, k); every rank checks what it received.
+TEST_P(DistributedSort, AllToAllDeliversEveryPieceInOrder) {
+  const int P = GetParam();
+  ONEPASS_REQUIRE_GPUS(P);
+  struct item {
+    std::uint32_t from, to, k;
+  };
+  onepass::testing::run_ranks(P, [&](int r, ncclComm_t comm, cudaStream_t stream) {
+    std::vector<std::uint64_t> send(P), recv(P);
+    std::vector<item> out;
+    for (int q = 0; q < P; ++q) {
+      send[q] = static_cast<std::uint64_t>(r + 1) * (q + 1);
+      recv[q] = static_cast<std::uint64_t>(q + 1) * (r + 1);
+      for (std::uint64_t k = 0; k < send[q]; ++k)
+        out.push_back({static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(q), static_cast<std::uint32_t>(k)});
+    }
+    const std::uint64_t total = std::accumulate(recv.begin(), recv.end(), std::uint64_t{0});
+    dev d_send(out.size() * sizeof(item)), d_recv(total * sizeof(item));
+    ONEPASS_CUDA_CHECK(cudaMemcpy(d_send.p, out.data(), out.size() * sizeof(item), cudaMemcpyHostToDevice));
+    dist::all_to_all(d_send.p, send, d_recv.p, recv, sizeof(item), comm, stream);
+    ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::vector<item> in(total);
+    ONEPASS_CUDA_CHECK(cudaMemcpy(in.data(), d_recv.p, total * sizeof(item), cudaMemcpyDeviceToHost));
+    std::size_t at = 0;
+    for (int q = 0; q < P; ++q)
+      for (std::uint64_t k = 0; k < recv[q]; ++k, ++at) {
+        ASSERT_EQ(in[at].from, static_cast<std::uint32_t>(q)) << "rank " << r << ", item " << at;
+        ASSERT_EQ(in[at].to, static_cast<std::uint32_t>(r)) << "rank " << r << ", item " << at;
+        ASSERT_EQ(in[at].k, k) << "rank " << r << ", item " << at;
+      }
+    // Bad arguments are named before anything is enqueued (every rank, so none waits).
+    std::vector<std::uint64_t> short_counts(P + 1, 0);
+    EXPECT_THROW(dist::all_to_all(d_send.p, short_counts, d_recv.p, recv, sizeof(item), comm, stream),
+                 onepass::error);
+    EXPECT_THROW(dist::all_to_all(d_send.p, send, d_recv.p, recv, 0, comm, stream), onepass::error);
+    EXPECT_THROW(dist::all_to_all(nullptr, send, d_recv.p, recv, sizeof(item), comm, stream), onepass::error);
+  });
+  EXPECT_THROW(dist::all_to_all(nullptr, {}, nullptr, {}, 4, nullptr, 0), onepass::error);
+}
+
 INSTANTIATE_TEST_SUITE_P(Ranks, DistributedSort, ::testing::Values(1, 2, 3, 4),
                          [](const ::testing::TestParamInfo<int>& info) { return std::to_string(info.param) + "Ranks"; });
 

@@ -213,4 +213,40 @@ inline void exchange(const void* d_send, const std::vector<std::uint64_t>& send_
 
 }  // namespace detail
 
+/// The exchange the distributed sort and shuffle use, on its own (an all-to-all with counts of
+/// every size): this rank sends send_counts[q] items of item_bytes bytes each, grouped by
+/// destination in d_send (destination 0's first), to every rank q of `comm`, and receives
+/// recv_counts[r] items from every rank r into d_recv, grouped by source. Grouped
+/// ncclSend/ncclRecv of bytes (64-bit counts: any size), this rank's own part a device copy on
+/// a side stream forked from and joined back to `stream`; enqueued on `stream`, not waited for.
+/// Collective: every rank of comm calls it, and recv_counts[r] on this rank must equal rank r's
+/// send_counts[this rank] (not checked: a mismatch hangs or corrupts, as in NCCL).
+///
+/// send_counts, recv_counts: one count per rank of comm (size = ncclCommCount). d_send: device
+/// memory of sum(send_counts) items; d_recv: device memory of sum(recv_counts) items, not
+/// overlapping d_send; either may be null when its sum is 0. item_bytes >= 1. Throws
+/// onepass::error naming comm (null), item_bytes (0), send_counts / recv_counts (wrong size),
+/// d_send / d_recv (null with items); onepass::runtime_failure when NCCL or CUDA fails.
+/// Source: the exchange phase of the distributed sort (issue 29; README "More than one GPU").
+inline void all_to_all(const void* d_send, const std::vector<std::uint64_t>& send_counts, void* d_recv,
+                       const std::vector<std::uint64_t>& recv_counts, std::size_t item_bytes, ncclComm_t comm,
+                       cudaStream_t stream) {
+  constexpr const char* function = "onepass::distributed::all_to_all";
+  const detail::rank_view ranks = detail::ranks_of(comm, function);
+  require(item_bytes >= 1, function, "item_bytes", "must be at least 1, got 0");
+  const auto P = static_cast<std::size_t>(ranks.size);
+  require(send_counts.size() == P, function, "send_counts",
+          "must hold one count per rank (" + std::to_string(P) + "), got " + std::to_string(send_counts.size()));
+  require(recv_counts.size() == P, function, "recv_counts",
+          "must hold one count per rank (" + std::to_string(P) + "), got " + std::to_string(recv_counts.size()));
+  std::uint64_t sent = 0, received = 0;
+  for (std::size_t q = 0; q < P; ++q) {
+    sent += send_counts[q];
+    received += recv_counts[q];
+  }
+  require(sent == 0 || d_send != nullptr, function, "d_send", "must not be null when send_counts sum above 0");
+  require(received == 0 || d_recv != nullptr, function, "d_recv", "must not be null when recv_counts sum above 0");
+  detail::exchange(d_send, send_counts, d_recv, recv_counts, item_bytes, ranks, comm, stream, function);
+}
+
 }  // namespace onepass::distributed

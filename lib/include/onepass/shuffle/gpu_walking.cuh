@@ -45,11 +45,14 @@ inline const char* to_string(walk_structure s) {
   return s == walk_structure::warp_queue ? "warp_queue" : "one_per_lane";
 }
 
+/// Most positions one warp's queue owns at once under walk_structure::warp_queue (a chunk):
+/// 64 per lane. Launches over fewer positions than fill the GPU this way take smaller chunks.
+/// Public for models of the walk's cost (experiments/walking_sampler.cu counts warp slots).
+inline constexpr std::uint64_t walk_chunk = 32 * 64;
+
 namespace detail {
 
-/// Most positions a warp's queue owns at once (a chunk): 64 per lane. Launches over fewer
-/// positions than fill the GPU this way take smaller chunks (launch_walk).
-inline constexpr std::uint64_t walk_chunk = 32 * 64;
+using gpu::walk_chunk;
 inline constexpr int walk_block_threads = 256;
 
 /// One step of the walk: the walked bijection twist(f(y)) (Forward: f by the device twin of
