@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
   gpu::timer timer(stream.get(), options);
   reg::shuffle_params params;
   params.seed = r.seed();
-  params.rounds = 24;
+  params.rounds = onepass::bijection::default_rounds;
 
   r.open_csv({"algorithm", "case", "log2_size", "n", "reps", "seconds_median", "seconds_min", "seconds_max",
               "items_per_second"});

@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
       const auto params = [&](int k) {
         onepass::registry::segmented_params p;
         p.seed = seed + static_cast<std::uint64_t>(k);
-        p.rounds = 24;
+        p.rounds = onepass::bijection::default_rounds;
         p.uniform_length = sh.n;
         return p;
       };

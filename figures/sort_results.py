@@ -67,11 +67,19 @@ EXPECTED_CUB = ["cub_onesweep_n64", "cub_onesweep_n32", "cub_onesweep_db_n64", "
 LEGACY_ALIASES = {"cub_onesweep": "cub_onesweep_n32"}
 # Shape names as older notes spell them, read as the experiments write them.
 SHAPE_ALIASES = {"pairs_u32": "pairs_u32_u32", "pairs_u64": "pairs_u64_u64"}
-SHAPE_ORDER = ["keys_u32", "pairs_u32_u32", "keys_u64", "pairs_u64_u64", "keys_f32"]
-SHAPE_DISPLAY = {
-    "keys_u32": "u32 keys", "pairs_u32_u32": "u32 + u32 pairs", "keys_u64": "u64 keys",
-    "pairs_u64_u64": "u64 + u64 pairs", "keys_f32": "f32 keys",
-}
+# The registry's sort shapes (ONEPASS_SORT_SHAPES in harness/include/onepass/harness/
+# registry.hpp, the one list), in its order, with their figure labels; the Python side's one
+# list, checked against the C++ one by tests/python/test_sort_shapes.py.
+SHAPES = [
+    ("keys_u32", "u32 keys"),
+    ("pairs_u32_u32", "u32 + u32 pairs"),
+    ("keys_u64", "u64 keys"),
+    ("pairs_u64_u64", "u64 + u64 pairs"),
+    ("keys_f32", "f32 keys"),
+    ("keys_i64", "i64 keys"),
+]
+SHAPE_ORDER = [name for name, _ in SHAPES]
+SHAPE_DISPLAY = dict(SHAPES)
 
 # Display names and colours by registry name; unknown algorithms keep their label.
 DISPLAY = {

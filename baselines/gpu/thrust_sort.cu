@@ -87,6 +87,13 @@ std::size_t thrust_temp_bytes(std::size_t n, cudaStream_t stream) {
 }
 
 struct thrust_sort_impl {
+  /// The shapes of the recorded experiments (not grown for keys_i64).
+  static constexpr bool supports(registry::sort_shape s) {
+    using shape = registry::sort_shape;
+    return s == shape::keys_u32 || s == shape::pairs_u32_u32 || s == shape::keys_u64 || s == shape::pairs_u64_u64 ||
+           s == shape::keys_f32;
+  }
+
   template <class Key, class Value>
   static void run(const char* fn, sort_call<Key, Value>& c) {
     require(c.bits.begin == 0 && c.bits.end == sizeof(Key) * 8, fn, "begin_bit/end_bit",

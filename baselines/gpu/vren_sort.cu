@@ -1,7 +1,7 @@
 // baselines/gpu/vren_sort.cu — "vren": the VREN article's GPU radix sort (4-bit digits,
 // count -> exclusive scan -> reorder per pass, 32-thread workgroups with warp votes),
 // ported to CUDA in <onepass_baselines/gpu/vren_radix_sort.cuh>. Registered for the
-// three shapes of the Onesweep experiments; honours begin_bit/end_bit and descending;
+// five shapes of the recorded experiments (vren_impl::supports); honours begin_bit/end_bit and descending;
 // stable; n < 2^32.
 #include "onepass_baselines/gpu/gpu_sort_common.cuh"
 #include "onepass_baselines/gpu/vren_radix_sort.cuh"
@@ -10,6 +10,13 @@ namespace onepass::baselines::gpu {
 namespace {
 
 struct vren_impl {
+  /// The shapes of the recorded experiments (not grown for keys_i64).
+  static constexpr bool supports(registry::sort_shape s) {
+    using shape = registry::sort_shape;
+    return s == shape::keys_u32 || s == shape::pairs_u32_u32 || s == shape::keys_u64 || s == shape::pairs_u64_u64 ||
+           s == shape::keys_f32;
+  }
+
   template <class Key, class Value>
   static void run(const char* fn, sort_call<Key, Value>& c) {
     (void)fn;  // vren_sort_* name themselves in their messages

@@ -304,17 +304,13 @@ struct bench {
     }
   }
 
-  /// run_size with the shape's key and value types.
+  /// run_size with the shape's key and value types (registry::visit_sort_shape).
   void run_shape(reg::sort_shape shape, const std::vector<reg::sort_entry>& algorithms, std::size_t n,
                  const std::vector<unsigned>& bands) {
-    using s = reg::sort_shape;
-    switch (shape) {
-      case s::keys_u32: run_size<std::uint32_t, void>(shape, algorithms, n, bands); break;
-      case s::pairs_u32_u32: run_size<std::uint32_t, std::uint32_t>(shape, algorithms, n, bands); break;
-      case s::keys_u64: run_size<std::uint64_t, void>(shape, algorithms, n, bands); break;
-      case s::pairs_u64_u64: run_size<std::uint64_t, std::uint64_t>(shape, algorithms, n, bands); break;
-      case s::keys_f32: run_size<float, void>(shape, algorithms, n, bands); break;
-    }
+    reg::visit_sort_shape(shape, [&](auto tag) {
+      using types = decltype(tag);
+      run_size<typename types::key, typename types::value>(shape, algorithms, n, bands);
+    });
   }
 };
 
@@ -459,8 +455,12 @@ int run_sort_headline(const char* experiment, const char* title, int argc, char*
   app.add_option("--sizes-log2", sizes_log2, "sizes 2^W, comma-separated (default: smoke 12,16; else 12,14,16,18,20,24,28,30)")
       ->delimiter(',')
       ->check(CLI::Range(1, 40));
+  std::string default_shapes;
+  for (auto shape : reg::all_sort_shapes)
+    if (reg::headline_default(shape))
+      default_shapes += (default_shapes.empty() ? "" : ",") + std::string(reg::to_string(shape));
   app.add_option("--shapes", shape_names,
-                 "comma-separated shapes (default: keys_u32,pairs_u32_u32,keys_u64,pairs_u64_u64,keys_f32)")
+                 "comma-separated shapes, of " + reg::sort_shape_names(",") + " (default: " + default_shapes + ")")
       ->delimiter(',');
   app.add_option("--bands", bands, "entropy bands q of keys_u32 (default 1,2,3,4,8,16); other shapes q = 1")
       ->delimiter(',')
@@ -475,18 +475,15 @@ int run_sort_headline(const char* experiment, const char* title, int argc, char*
   if (bands.empty()) usage_exit(experiment, "--bands: at least one band");
   std::vector<reg::sort_shape> shapes;
   for (const auto& name : shape_names) {
-    bool found = false;
-    for (auto shape : reg::all_sort_shapes)
-      if (name == reg::to_string(shape)) {
-        shapes.push_back(shape);
-        found = true;
-      }
-    if (!found)
-      usage_exit(experiment, "--shapes: '" + name +
-                                 "' is not a sort shape; known: keys_u32, pairs_u32_u32, keys_u64, pairs_u64_u64, "
-                                 "keys_f32");
+    try {
+      shapes.push_back(reg::parse_sort_shape(name));
+    } catch (const onepass::error&) {
+      usage_exit(experiment, "--shapes: '" + name + "' is not a sort shape; known: " + reg::sort_shape_names());
+    }
   }
-  if (shapes.empty()) shapes.assign(std::begin(reg::all_sort_shapes), std::end(reg::all_sort_shapes));
+  if (shapes.empty())
+    for (auto shape : reg::all_sort_shapes)
+      if (reg::headline_default(shape)) shapes.push_back(shape);
   std::vector<std::vector<reg::sort_entry>> algorithms;
   for (auto shape : shapes) algorithms.push_back(gpu_sorts_of(experiment, shape, only, shapes));
 

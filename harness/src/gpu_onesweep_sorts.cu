@@ -1,6 +1,6 @@
 // Registers the library's Onesweep LSD radix sort (sort/onesweep.cuh, 8-bit digits)
 // for every registry::sort_shape (uint32 keys: Fig. 9; uint32 keys + uint32 values: Fig.
-// 10; uint64 keys: Fig. 11; uint64 pairs and float keys: sort_headline), in its two
+// 10; uint64 keys: Fig. 11; uint64 pairs and float keys: sort_headline; int64 keys), in its two
 // configurations: "onesweep" (out-of-place API: the input is not written, one n-sized
 // ping-pong buffer in the temporary storage) and "onesweep_db" (the double_buffer API:
 // an in-place registry entry, registry::sort_entry::in_place; the alternate buffers come

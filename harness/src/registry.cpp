@@ -138,25 +138,44 @@ const gaussian_entry& find_gaussian(const std::string& name, device where) {
 
 const char* to_string(sort_shape shape) {
   switch (shape) {
-    case sort_shape::keys_u32: return "keys_u32";
-    case sort_shape::pairs_u32_u32: return "pairs_u32_u32";
-    case sort_shape::keys_u64: return "keys_u64";
-    case sort_shape::pairs_u64_u64: return "pairs_u64_u64";
-    case sort_shape::keys_f32: return "keys_f32";
+#define ONEPASS_SORT_SHAPE_NAME(shape_name, key_type, value_type, headline) \
+  case sort_shape::shape_name:                                              \
+    return shape_types<sort_shape::shape_name>::name;
+    ONEPASS_SORT_SHAPES(ONEPASS_SORT_SHAPE_NAME)
+#undef ONEPASS_SORT_SHAPE_NAME
   }
   return "unknown";
 }
 
+sort_shape parse_sort_shape(const std::string& name) {
+  for (sort_shape shape : all_sort_shapes)
+    if (name == to_string(shape)) return shape;
+  throw error("onepass::registry::parse_sort_shape: name: '" + name + "' is not a sort shape; known: " +
+              sort_shape_names());
+}
+
+std::string sort_shape_names(const std::string& separator) {
+  std::string out;
+  for (sort_shape shape : all_sort_shapes) out += (out.empty() ? "" : separator) + to_string(shape);
+  return out;
+}
+
+bool headline_default(sort_shape shape) {
+  return visit_sort_shape(shape, [](auto tag) { return shape_types<decltype(tag)::shape>::headline_default; });
+}
+
 std::size_t key_bytes(sort_shape shape) {
-  return shape == sort_shape::keys_u64 || shape == sort_shape::pairs_u64_u64 ? 8 : 4;
+  return visit_sort_shape(shape, [](auto tag) { return sizeof(typename decltype(tag)::key); });
 }
 
 std::size_t value_bytes(sort_shape shape) {
-  switch (shape) {
-    case sort_shape::pairs_u32_u32: return 4;
-    case sort_shape::pairs_u64_u64: return 8;
-    default: return 0;
-  }
+  return visit_sort_shape(shape, [](auto tag) -> std::size_t {
+    using value = typename decltype(tag)::value;
+    if constexpr (std::is_void_v<value>)
+      return 0;
+    else
+      return sizeof(value);
+  });
 }
 
 void add_sort(sort_entry entry) {

@@ -324,8 +324,9 @@ TEST_F(HybridMsd, RegistryEntries) {
     if (e.where != reg::device::gpu || (e.name != "hybrid_msd" && e.name != "onepass_sort")) continue;
     ++seen;
     const std::size_t n = 300001;
-    const bool pairs = e.shape == reg::sort_shape::pairs_u32_u32 || e.shape == reg::sort_shape::pairs_u64_u64;
-    const std::size_t kb = e.shape == reg::sort_shape::keys_u64 || e.shape == reg::sort_shape::pairs_u64_u64 ? 8 : 4;
+    const bool pairs = reg::value_bytes(e.shape) != 0;
+    const std::size_t kb = reg::key_bytes(e.shape);
+    ASSERT_TRUE(!pairs || reg::value_bytes(e.shape) == kb) << "values as wide as keys (the uploads below)";
     std::mt19937_64 rng(seen);
     std::vector<unsigned char> host(n * kb);
     for (auto& b : host) b = static_cast<unsigned char>(rng());
@@ -351,7 +352,8 @@ TEST_F(HybridMsd, RegistryEntries) {
       if (kb == 8) {
         std::uint64_t x;
         std::memcpy(&x, &v[i * 8], 8);
-        return x;
+        // Signed keys: flipping the sign bit maps int64 order onto uint64 order.
+        return e.shape == reg::sort_shape::keys_i64 ? x ^ (std::uint64_t{1} << 63) : x;
       }
       std::uint32_t x;
       std::memcpy(&x, &v[i * 4], 4);
@@ -370,7 +372,7 @@ TEST_F(HybridMsd, RegistryEntries) {
     std::sort(a.begin(), a.end());
     ASSERT_EQ(a, b) << e.name << " " << reg::to_string(e.shape);
   }
-  EXPECT_EQ(seen, 10) << "hybrid_msd and onepass_sort for the five shapes";
+  EXPECT_EQ(seen, 2 * static_cast<int>(reg::sort_shape_count)) << "hybrid_msd and onepass_sort for every shape";
 }
 
 // The selector's stage 1 (sort.cuh): at most local_max keys take the hybrid sort's

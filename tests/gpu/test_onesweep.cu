@@ -63,15 +63,18 @@ void check_special_values() {
 TEST_F(Onesweep, FloatSpecialValues) { check_special_values<float>(); }
 TEST_F(Onesweep, DoubleSpecialValues) { check_special_values<double>(); }
 
-// The registry entries (8-bit digits) for the three experiment shapes.
+// The registry entries (8-bit digits) for the three Onesweep experiment shapes and the
+// signed 64-bit keys (keys_i64: negative keys first).
 TEST_F(Onesweep, Registry) {
   namespace reg = onepass::registry;
   const std::size_t n = 3 * tile32 + 11;
-  for (auto shape : {reg::sort_shape::keys_u32, reg::sort_shape::pairs_u32_u32, reg::sort_shape::keys_u64}) {
+  for (auto shape : {reg::sort_shape::keys_u32, reg::sort_shape::pairs_u32_u32, reg::sort_shape::keys_u64,
+                     reg::sort_shape::keys_i64}) {
     const auto& e = reg::find_sort("onesweep", shape, reg::device::gpu);
     EXPECT_EQ(e.label, "Onesweep (onepass)");
     const bool pairs = shape == reg::sort_shape::pairs_u32_u32;
-    const std::size_t key_size = shape == reg::sort_shape::keys_u64 ? 8 : 4;
+    const bool is_signed = shape == reg::sort_shape::keys_i64;
+    const std::size_t key_size = reg::key_bytes(shape);
     std::mt19937_64 rng(11);
     std::vector<std::uint64_t> words(n);
     for (auto& w : words) w = rng();
@@ -98,7 +101,10 @@ TEST_F(Onesweep, Registry) {
     }
     std::vector<std::uint32_t> idx(n);
     std::iota(idx.begin(), idx.end(), 0u);
-    std::stable_sort(idx.begin(), idx.end(), [&](std::uint32_t a, std::uint32_t b) { return expected[a] < expected[b]; });
+    // Signed keys: flipping the sign bit maps int64 order onto uint64 order.
+    const std::uint64_t flip = is_signed ? std::uint64_t{1} << 63 : 0;
+    std::stable_sort(idx.begin(), idx.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return (expected[a] ^ flip) < (expected[b] ^ flip); });
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], expected[idx[i]]) << reg::to_string(shape) << " at " << i;
     if (pairs) {
       const auto v = download(vout.as<std::uint32_t>(), n);

@@ -22,6 +22,9 @@
 #include <utility>
 #include <vector>
 
+#include "onepass/bijection/variable_philox.hpp"
+#include "onepass/error.hpp"
+
 namespace onepass::registry {
 
 /// Where an algorithm runs.
@@ -33,7 +36,7 @@ const char* to_string(device d);
 /// Parameters every shuffle takes; an algorithm ignores what it does not use.
 struct shuffle_params {
   std::uint64_t seed = 0;  ///< any 64-bit value; the same seed gives the same output for deterministic algorithms
-  unsigned rounds = 24;    ///< Feistel rounds for VariablePhilox, in [1, 64]
+  unsigned rounds = bijection::default_rounds;  ///< Feistel rounds for VariablePhilox, in [1, 64]
 };
 
 /// Uniform signature of the shuffle family: writes a permutation of in[0, n) to
@@ -124,7 +127,7 @@ const gpu_index_gather& find_gpu_index_gather();
 /// Parameters of a segmented shuffle; an algorithm ignores what it does not use.
 struct segmented_params {
   std::uint64_t seed = 0;          ///< any 64-bit value
-  unsigned rounds = 24;            ///< Feistel rounds for VariablePhilox-based entries, in [1, 64]
+  unsigned rounds = bijection::default_rounds;  ///< Feistel rounds for VariablePhilox-based entries, in [1, 64]
   std::size_t uniform_length = 0;  ///< > 0: every segment has this length (the offsets say the same)
 };
 
@@ -174,69 +177,132 @@ struct segmented_registrar {
 // ----------------------------------------------------------------------------
 // The sort family (Onesweep paper's experiments: Figs. 9-11, Table 2).
 
-/// Key/value layouts the sort experiments time (Onesweep paper Figs. 9, 10, 11, and
-/// the sort_headline table).
+/// THE list of key/value layouts the sort experiments time (Onesweep paper Figs. 9, 10,
+/// 11, the sort_headline table); nothing else lists them. One line per shape:
+///   X(shape name, key type, value type (void: keys only), in sort_headline's default set)
+/// From it derive: the enum sort_shape, all_sort_shapes, to_string, parse_sort_shape,
+/// shape_types, key_bytes / value_bytes (sizeof of the types), for_each_sort_shape and
+/// visit_sort_shape. The sort adapters (registry/{cpu,gpu}_sort_adapter) register a sort
+/// for every shape its Impl supports (all unless the Impl declares `supports`), the
+/// experiments (sort_bench) dispatch through visit_sort_shape, and figures/sort_results.py
+/// keeps the names and figure labels in one list checked against this one
+/// (tests/python/test_sort_shapes.py). Key types: those of sort/key_traits.hpp
+/// (uint32, int32, float, uint64, int64, double); value types 4 or 8 bytes.
+// clang-format off
+#define ONEPASS_SORT_SHAPES(X)                                                                         \
+  X(keys_u32,      std::uint32_t, void,          true)  /* Fig. 9 */                                   \
+  X(pairs_u32_u32, std::uint32_t, std::uint32_t, true)  /* Fig. 10 */                                  \
+  X(keys_u64,      std::uint64_t, void,          true)  /* Fig. 11 */                                  \
+  X(pairs_u64_u64, std::uint64_t, std::uint64_t, true)  /* sort_headline */                            \
+  X(keys_f32,      float,         void,          true)  /* sort_headline; order: sort/key_traits.hpp */ \
+  X(keys_i64,      std::int64_t,  void,          false) /* signed 64-bit keys (sort_headline --shapes) */
+// clang-format on
+
+/// Key/value layouts of the sort family, in ONEPASS_SORT_SHAPES order.
 enum class sort_shape {
-  keys_u32,       ///< uint32 keys only (Fig. 9)
-  pairs_u32_u32,  ///< uint32 keys with uint32 values (Fig. 10)
-  keys_u64,       ///< uint64 keys only (Fig. 11)
-  pairs_u64_u64,  ///< uint64 keys with uint64 values (sort_headline)
-  keys_f32,       ///< float keys only (sort_headline; order: sort/key_traits.hpp)
+#define ONEPASS_SORT_SHAPE_ENUM(shape_name, key_type, value_type, headline) shape_name,
+  ONEPASS_SORT_SHAPES(ONEPASS_SORT_SHAPE_ENUM)
+#undef ONEPASS_SORT_SHAPE_ENUM
 };
 
 /// Every sort_shape, in declaration order.
-inline constexpr sort_shape all_sort_shapes[] = {sort_shape::keys_u32, sort_shape::pairs_u32_u32, sort_shape::keys_u64,
-                                                 sort_shape::pairs_u64_u64, sort_shape::keys_f32};
+inline constexpr sort_shape all_sort_shapes[] = {
+#define ONEPASS_SORT_SHAPE_LIST(shape_name, key_type, value_type, headline) sort_shape::shape_name,
+    ONEPASS_SORT_SHAPES(ONEPASS_SORT_SHAPE_LIST)
+#undef ONEPASS_SORT_SHAPE_LIST
+};
 
-namespace detail {
-template <class Fn, std::size_t... I>
-void for_each_sort_shape(Fn& fn, std::index_sequence<I...>) {
-  (fn(std::integral_constant<sort_shape, all_sort_shapes[I]>{}), ...);
-}
-}  // namespace detail
+/// Number of sort shapes.
+inline constexpr std::size_t sort_shape_count = sizeof(all_sort_shapes) / sizeof(all_sort_shapes[0]);
 
-/// Calls fn(std::integral_constant<sort_shape, S>{}) for every S of all_sort_shapes, in
-/// that order (a compile-time shape, for code templated on it: the sort adapters).
+/// Key and value types of a shape (value = void for keys-only shapes), its name and
+/// whether sort_headline times it by default.
+template <sort_shape Shape>
+struct shape_types;
+#define ONEPASS_SORT_SHAPE_TYPES(shape_name, key_type, value_type, headline) \
+  template <>                                                                \
+  struct shape_types<sort_shape::shape_name> {                               \
+    using key = key_type;                                                    \
+    using value = value_type;                                                \
+    static constexpr const char* name = #shape_name;                         \
+    static constexpr bool headline_default = headline;                       \
+  };
+ONEPASS_SORT_SHAPES(ONEPASS_SORT_SHAPE_TYPES)
+#undef ONEPASS_SORT_SHAPE_TYPES
+
+/// A compile-time shape as for_each_sort_shape and visit_sort_shape pass it: `shape` the
+/// enum value, `key` and `value` its types (value = void for keys-only shapes).
+template <sort_shape Shape>
+struct sort_shape_tag {
+  static constexpr sort_shape shape = Shape;
+  using key = typename shape_types<Shape>::key;
+  using value = typename shape_types<Shape>::value;
+  static constexpr bool has_values = !std::is_void_v<value>;
+};
+
+/// Calls fn(sort_shape_tag<S>{}) for every S of all_sort_shapes, in that order (code
+/// templated on the shape: the sort adapters, the tests).
 template <class Fn>
 void for_each_sort_shape(Fn&& fn) {
-  detail::for_each_sort_shape(fn, std::make_index_sequence<sizeof(all_sort_shapes) / sizeof(all_sort_shapes[0])>{});
+#define ONEPASS_SORT_SHAPE_CALL(shape_name, key_type, value_type, headline) fn(sort_shape_tag<sort_shape::shape_name>{});
+  ONEPASS_SORT_SHAPES(ONEPASS_SORT_SHAPE_CALL)
+#undef ONEPASS_SORT_SHAPE_CALL
 }
 
-/// "keys_u32", "pairs_u32_u32", "keys_u64", "pairs_u64_u64" or "keys_f32".
+/// Returns fn(sort_shape_tag<S>{}) for the S equal to the run-time `shape` (fn returns the
+/// same type for every shape). Throws onepass::error naming `shape` for a value outside
+/// the enum.
+template <class Fn>
+decltype(auto) visit_sort_shape(sort_shape shape, Fn&& fn) {
+  switch (shape) {
+#define ONEPASS_SORT_SHAPE_CASE(shape_name, key_type, value_type, headline) \
+  case sort_shape::shape_name:                                              \
+    return fn(sort_shape_tag<sort_shape::shape_name>{});
+    ONEPASS_SORT_SHAPES(ONEPASS_SORT_SHAPE_CASE)
+#undef ONEPASS_SORT_SHAPE_CASE
+  }
+  throw error("onepass::registry::visit_sort_shape: shape: " + std::to_string(static_cast<int>(shape)) +
+              " is not a sort_shape (0 to " + std::to_string(sort_shape_count - 1) + ")");
+}
+
+/// The shape's name as in ONEPASS_SORT_SHAPES ("keys_u32", ..., "keys_i64"); "unknown"
+/// for a value outside the enum.
 const char* to_string(sort_shape shape);
 
-/// Bytes of one key / one value of a shape (value: 0 for keys-only shapes).
+/// The shape named `name` (a name of ONEPASS_SORT_SHAPES, exactly); throws
+/// onepass::error naming `name` and listing the known names when there is none.
+sort_shape parse_sort_shape(const std::string& name);
+
+/// The names of all_sort_shapes joined by `separator`, in order (usage messages).
+std::string sort_shape_names(const std::string& separator = ", ");
+
+/// True for the shapes sort_headline times when not given --shapes (the recorded table).
+bool headline_default(sort_shape shape);
+
+/// Bytes of one key / one value of a shape (sizeof the shape's types; value: 0 for
+/// keys-only shapes). Throw onepass::error for a value outside the enum.
 std::size_t key_bytes(sort_shape shape);
 std::size_t value_bytes(sort_shape shape);
 
-/// Key and value types of a shape (value = void for keys-only shapes).
-template <sort_shape Shape>
-struct shape_types;
-template <>
-struct shape_types<sort_shape::keys_u32> {
-  using key = std::uint32_t;
-  using value = void;
-};
-template <>
-struct shape_types<sort_shape::pairs_u32_u32> {
-  using key = std::uint32_t;
-  using value = std::uint32_t;
-};
-template <>
-struct shape_types<sort_shape::keys_u64> {
-  using key = std::uint64_t;
-  using value = void;
-};
-template <>
-struct shape_types<sort_shape::pairs_u64_u64> {
-  using key = std::uint64_t;
-  using value = std::uint64_t;
-};
-template <>
-struct shape_types<sort_shape::keys_f32> {
-  using key = float;
-  using value = void;
-};
+namespace detail {
+template <class Impl, class = void>
+struct declares_shapes : std::false_type {};
+template <class Impl>
+struct declares_shapes<Impl, std::void_t<decltype(Impl::supports(sort_shape::keys_u32))>> : std::true_type {};
+}  // namespace detail
+
+/// True when the sort implementation Impl (the Impl of registry/{cpu,gpu}_sort_adapter)
+/// takes shape S: Impl::supports(S) where Impl declares `static constexpr bool
+/// supports(sort_shape)`, else true (every shape). The adapters register, and instantiate,
+/// Impl only for these shapes, so a new shape in ONEPASS_SORT_SHAPES reaches every sort
+/// that does not opt out.
+template <class Impl, sort_shape S>
+constexpr bool implementation_supports() {
+  if constexpr (detail::declares_shapes<Impl>::value)
+    return Impl::supports(S);
+  else
+    return true;
+}
 
 /// Parameters every sort takes; an algorithm that cannot honour one throws onepass::error.
 struct sort_params {

@@ -1,5 +1,5 @@
 // onepass/harness/registry/cpu_sort_adapter.hpp — turns one generic CPU sort into sort-family
-// registry entries (registry.hpp: sort_entry, cpu_sort_fn) for every registry::sort_shape.
+// registry entries (registry.hpp: sort_entry, cpu_sort_fn) for every registry::sort_shape it supports.
 // Used by the CPU sort baselines and by a user's own one-file baseline
 // (examples/baselines/example_sort.cpp).
 #pragma once
@@ -45,15 +45,20 @@ cpu_sort_fn make_cpu_sort(const std::string& name) {
 /// Registers Impl (a struct with `template <class Key, class Value> static void run(const
 /// Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::size_t n,
 /// const registry::sort_params&)`, values nullptr for keys-only) under `name` as a CPU
-/// entry for every registry::sort_shape, with the given label and description. Throws
-/// onepass::error (registry::add_sort) when `name` is empty or already taken for a shape.
+/// entry for every registry::sort_shape it supports (all, unless Impl declares `static
+/// constexpr bool supports(sort_shape)`: registry::implementation_supports), with the
+/// given label and description. Throws onepass::error (registry::add_sort) when `name` is
+/// empty or already taken for a shape.
 template <class Impl>
 void register_cpu_sort_all_shapes(const std::string& name, const std::string& label, const std::string& description) {
   const sort_family family{name, label, description};
-  for_each_sort_shape([&](auto shape) {
-    sort_entry e = family.entry(device::cpu, shape);
-    e.run = make_cpu_sort<Impl, decltype(shape)::value>(name);
-    add_sort(std::move(e));
+  for_each_sort_shape([&](auto tag) {
+    constexpr sort_shape shape = decltype(tag)::shape;
+    if constexpr (implementation_supports<Impl, shape>()) {
+      sort_entry e = family.entry(device::cpu, shape);
+      e.run = make_cpu_sort<Impl, shape>(name);
+      add_sort(std::move(e));
+    }
   });
 }
 

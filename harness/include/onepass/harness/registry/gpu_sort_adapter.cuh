@@ -1,5 +1,5 @@
 // onepass/harness/registry/gpu_sort_adapter.cuh — turns one generic GPU sort into sort-family
-// registry entries (registry.hpp: sort_entry, gpu_sort_fn) for every registry::sort_shape.
+// registry entries (registry.hpp: sort_entry, gpu_sort_fn) for every registry::sort_shape it supports.
 // Used by the library's own sorts (harness/src/gpu_onesweep_sorts.cu, gpu_hybrid_msd_sorts.cu),
 // by the GPU sort baselines and by a user's own one-file baseline.
 //
@@ -131,17 +131,21 @@ gpu_sort_fn make_gpu_sort(std::string name) {
 /// Registers Impl (a struct with `template <class Key, class Value> static void run(const
 /// char* fn, sort_call<Key, Value>& call)`, Value = sort::no_values for keys-only shapes;
 /// run may return the `const char*` name of the algorithm it ran, registry::gpu_sort_fn)
-/// as a GPU entry for every registry::sort_shape, with the fields of `family` (name, label,
-/// description, in_place, float_zeros_equal: registry::sort_family) shared. An in-place Impl
-/// checks its buffers with sort_size_query<true>; CUB-based sorts set float_zeros_equal.
-/// Throws onepass::error (registry::add_sort) when the name is empty or already taken for
-/// a shape.
+/// as a GPU entry for every registry::sort_shape it supports (all, unless Impl declares
+/// `static constexpr bool supports(sort_shape)`: registry::implementation_supports; the
+/// others are not instantiated), with the fields of `family` (name, label, description,
+/// in_place, float_zeros_equal: registry::sort_family) shared. An in-place Impl checks its
+/// buffers with sort_size_query<true>; CUB-based sorts set float_zeros_equal. Throws
+/// onepass::error (registry::add_sort) when the name is empty or already taken for a shape.
 template <class Impl>
 void register_gpu_sort_all_shapes(const sort_family& family) {
-  for_each_sort_shape([&](auto shape) {
-    sort_entry e = family.entry(device::gpu, shape);
-    e.gpu_run = make_gpu_sort<decltype(shape)::value, Impl>(family.name);
-    add_sort(std::move(e));
+  for_each_sort_shape([&](auto tag) {
+    constexpr sort_shape shape = decltype(tag)::shape;
+    if constexpr (implementation_supports<Impl, shape>()) {
+      sort_entry e = family.entry(device::gpu, shape);
+      e.gpu_run = make_gpu_sort<shape, Impl>(family.name);
+      add_sort(std::move(e));
+    }
   });
 }
 
