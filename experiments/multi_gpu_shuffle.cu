@@ -184,14 +184,7 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", timing.warmup, "untimed runs first (default 2)");
   app.add_option("--max-ranks", max_ranks, "largest P measured (default: the world size)");
   r.parse(argc, argv);
-  std::string why;
-  if (!gpu::init_device(why)) {
-    if (s.rank() == 0) ex::progress(experiment, "no usable GPU: " + why);
-    return ex::exit_no_gpu;
-  }
-  int devices = 0;
-  cudaGetDeviceCount(&devices);
-  ONEPASS_EXPERIMENT_CUDA(cudaSetDevice(s.local_rank() % std::max(devices, 1)));
+  if (!mg::use_rank_device(s, experiment)) return ex::exit_no_gpu;
   const int P_max = max_ranks > 0 ? std::min(max_ranks, s.size()) : s.size();
   const int reps = timing.reps > 0 ? timing.reps : r.pick(3, 7, 7);
   const std::uint64_t div = r.pick<std::uint64_t>(std::uint64_t{1} << 12, 1, 1);

@@ -50,6 +50,21 @@ class session {
   int rank_ = 0, size_ = 1, local_rank_ = 0;
 };
 
+/// Makes this rank's GPU current (its local rank modulo the GPUs of its host) after
+/// gpu::init_device. Returns false, rank 0 saying why as experiment's progress, when the
+/// process has no usable GPU (the caller then returns exit_no_gpu).
+inline bool use_rank_device(const session& s, const char* experiment) {
+  std::string why;
+  if (!gpu::init_device(why)) {
+    if (s.rank() == 0) progress(experiment, "no usable GPU: " + why);
+    return false;
+  }
+  int devices = 0;
+  cudaGetDeviceCount(&devices);
+  ONEPASS_EXPERIMENT_CUDA(cudaSetDevice(s.local_rank() % std::max(devices, 1)));
+  return true;
+}
+
 inline void nccl_ok(ncclResult_t r, const char* what) {
   if (r != ncclSuccess) throw std::runtime_error(std::string(what) + " failed: " + ncclGetErrorString(r));
 }

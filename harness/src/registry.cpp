@@ -35,6 +35,14 @@ void add_named(std::map<named_key, Entry>& table, Entry entry, const char* funct
   table.emplace(std::move(key), std::move(entry));
 }
 
+/// The entries of a table, in the map's order (by device, then name; sorts: device, shape, name).
+template <class Key, class Entry>
+std::vector<Entry> entries_of(const std::map<Key, Entry>& table) {
+  std::vector<Entry> out;
+  for (const auto& kv : table) out.push_back(kv.second);
+  return out;
+}
+
 template <class Entry>
 const Entry& find_named(const std::map<named_key, Entry>& table, const std::string& name,
                         device where, const char* function, const char* noun) {
@@ -63,11 +71,7 @@ const char* to_string(device d) { return d == device::cpu ? "cpu" : "gpu"; }
 
 void add_shuffle(shuffle_entry entry) { add_named(shuffle_table(), std::move(entry), "registry::add_shuffle"); }
 
-std::vector<shuffle_entry> shuffles() {
-  std::vector<shuffle_entry> out;  // the map's order: by device, then name
-  for (const auto& kv : shuffle_table()) out.push_back(kv.second);
-  return out;
-}
+std::vector<shuffle_entry> shuffles() { return entries_of(shuffle_table()); }
 
 bool contains_shuffle(const std::string& name, device where) {
   return shuffle_table().count(named_key{where, name}) != 0;
@@ -99,11 +103,7 @@ void add_segmented(segmented_entry entry) {
   add_named(segmented_table(), std::move(entry), "registry::add_segmented");
 }
 
-std::vector<segmented_entry> segmented_shuffles() {
-  std::vector<segmented_entry> out;
-  for (const auto& kv : segmented_table()) out.push_back(kv.second);
-  return out;
-}
+std::vector<segmented_entry> segmented_shuffles() { return entries_of(segmented_table()); }
 
 const segmented_entry& find_segmented(const std::string& name, device where) {
   return find_named(segmented_table(), name, where, "find_segmented", "segmented shuffle");
@@ -126,11 +126,7 @@ void add_gaussian(gaussian_entry entry) {
   add_named(gaussian_table(), std::move(entry), "registry::add_gaussian");
 }
 
-std::vector<gaussian_entry> gaussian_generators() {
-  std::vector<gaussian_entry> out;
-  for (const auto& kv : gaussian_table()) out.push_back(kv.second);
-  return out;
-}
+std::vector<gaussian_entry> gaussian_generators() { return entries_of(gaussian_table()); }
 
 const gaussian_entry& find_gaussian(const std::string& name, device where) {
   return find_named(gaussian_table(), name, where, "find_gaussian", "Gaussian generator");
@@ -187,11 +183,7 @@ void add_sort(sort_entry entry) {
   table.emplace(std::move(key), std::move(entry));
 }
 
-std::vector<sort_entry> sorts() {
-  std::vector<sort_entry> out;
-  for (const auto& kv : sort_table()) out.push_back(kv.second);
-  return out;
-}
+std::vector<sort_entry> sorts() { return entries_of(sort_table()); }
 
 bool contains_sort(const std::string& name, sort_shape shape, device where) {
   return sort_table().count(sort_key{where, shape, name}) != 0;
