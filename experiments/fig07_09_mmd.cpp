@@ -116,11 +116,7 @@ int main(int argc, char** argv) {
     // normal-threshold tests (VariablePhilox's key without a prefix, as before).
     for (const char* name : {"variable_philox", "walking"}) {
       const std::string algorithm = name;
-      if (!onepass::registry::contains_shuffle(algorithm)) {
-        ex::progress(r.name(), "skipping " + algorithm + ": not registered in this build");
-        r.note("skipped_" + algorithm, "not registered in this build");
-        continue;
-      }
+      if (!ex::registered_or_skipped(r, algorithm, onepass::registry::contains_shuffle(algorithm))) continue;
       const auto& entry = onepass::registry::find_shuffle(algorithm);
       unsigned last_failing = 0;  // largest round count that fails either normal-threshold test
       for (unsigned rounds : rounds_list) {

@@ -122,6 +122,16 @@ class run {
 /// Prints "[name] message" to stderr (progress; results go to files).
 void progress(const std::string& name, const std::string& message);
 
+/// True when `registered` (e.g. registry::contains_shuffle(algorithm)); otherwise says on stderr
+/// that `algorithm` is skipped, notes skipped_<algorithm> in r's meta.json and returns false.
+/// For series over algorithms that a build may lack (the walking permutation without CUDA).
+inline bool registered_or_skipped(run& r, const std::string& algorithm, bool registered) {
+  if (registered) return true;
+  progress(r.name(), "skipping " + algorithm + ": not registered in this build");
+  r.note("skipped_" + algorithm, "not registered in this build");
+  return false;
+}
+
 /// Provenance of this machine and build as JSON members (no braces): commit,
 /// date, host, cpu_model, cores, compiler, ...
 std::string machine_json();
