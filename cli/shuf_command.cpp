@@ -19,12 +19,15 @@
 // -r draws line k as the k-th value of Lemire's unbiased bounded map of
 // std::mt19937_64(seed) over [0, L); without -n it never stops (as GNU's).
 //
-// The seed: --seed S; or --random-source=FILE: the FNV-1a 64-bit hash of the file's
-// first min(size, 4096) bytes, passed through the splitmix64 finaliser (GNU instead
-// reads random bytes from FILE as it needs them: the same FILE gives the same output
-// here too, but not GNU's output); or, with neither, 64 bits from std::random_device
-// (a fresh order every run). FILE is only read when there are at least 2 lines and
-// something to print; an empty FILE is then an error ("end of file", as GNU).
+// The seed: --seed S; or --random-source=FILE: FILE's first 8 bytes as a little-endian
+// integer S (all of FILE when shorter), the same as --seed S (GNU instead reads random
+// bytes from FILE as it needs them: the same FILE gives the same output here too, but not
+// GNU's output); or, with neither, 64 bits from std::random_device (a fresh order every
+// run). FILE is only read when there are at least 2 lines and something to print; it must
+// then hold the bytes the output needs, ceil(log2(N) / 8) for N possible outputs, capped at
+// 8 (random_source_bytes_needed), else "'FILE': end of file", as GNU, which reads about as
+// many. A FILE of 8 bytes or more gives the same S for any -n, so -n K prints the first K
+// lines of the whole order here too.
 #include <getopt.h>
 
 #include <algorithm>
@@ -285,7 +288,10 @@ Mandatory arguments to long options are mandatory for short options too.
                             .onepass-shuf-XXXXXX beside it, which a killed run
                             (SIGKILL) leaves behind; on a disk too full for
                             both, FILE is rewritten in place, as GNU does)
-      --random-source=FILE  derive the seed from FILE's first 4096 bytes
+      --random-source=FILE  the seed is FILE's first 8 bytes, little-endian (the
+                            same as --seed); FILE may be shorter when the output
+                            has fewer than 2^64 possible outputs, not shorter than
+                            ceil(log2(outputs) / 8) bytes ("end of file", as GNU)
   -r, --repeat              output lines can be repeated (forever without -n)
   -z, --zero-terminated     line delimiter is NUL, not newline
   -s, --seed=S              seed in [0, 2^64-1]: the same S and input give the
@@ -309,7 +315,10 @@ With no FILE, or when FILE is -, read standard input.
   -e, --echo                treat each ARG as an input line
   -i, --input-range=LO-HI   treat each number LO through HI as an input line
   -o, --output=FILE         write result to FILE instead of standard output
-      --random-source=FILE  derive the seed from FILE's first 4096 bytes
+      --random-source=FILE  the seed is FILE's first 8 bytes, little-endian (the
+                            same as --seed); FILE may be shorter when the output
+                            has fewer than 2^64 possible outputs, not shorter than
+                            ceil(log2(outputs) / 8) bytes ("end of file", as GNU)
   -z, --zero-terminated     line delimiter is NUL, not newline
   -s, --seed=S              the seed given to 'onepass shuf', in [0, 2^64-1]
       --rounds=R            VariablePhilox rounds in [1, 64] (default 24)
@@ -332,11 +341,32 @@ void print_version(bool inverse) {
 // ---------------------------------------------------------------------------------
 // Seeds
 
-/// --random-source: splitmix64(FNV-1a-64(first min(size, 4096) bytes of FILE)).
-std::uint64_t seed_of_file(const std::string& path) {
+/// How many bytes of --random-source an output of k of m lines needs (m >= 2, k >= 1; k of
+/// UINT64_MAX with -r and no -n): ceil(log2(N) / 8) for the number N of outputs possible
+/// (m!/(m-k)! orders of k distinct lines; m^k with -r), at most 8, the bytes of the 64-bit seed.
+/// GNU shuf reads about as many before "end of file" (its randint uses log2(N) bits, a few more
+/// when it rejects a draw); 8 from the 21st line of a permutation on (21! > 2^64).
+unsigned random_source_bytes_needed(std::uint64_t m, std::uint64_t k, bool repeat) {
+  const unsigned __int128 all_seeds = static_cast<unsigned __int128>(1) << 64;
+  unsigned __int128 outcomes = 1;
+  for (std::uint64_t t = 0; t < k && outcomes < all_seeds; ++t) {
+    const std::uint64_t factor = repeat ? m : m - t;  // >= 1; below 2^64, so no overflow
+    if (factor <= 1) break;
+    outcomes *= factor;
+  }
+  unsigned bytes = 0;
+  for (unsigned __int128 reach = 1; reach < outcomes && bytes < 8; reach <<= 8) ++bytes;
+  return bytes;
+}
+
+/// --random-source=FILE: the seed is FILE's first 8 bytes read as a little-endian integer (all
+/// of FILE when it is shorter), so --random-source=FILE is --seed=S for that S. Reads at most 8
+/// bytes; a FILE shorter than `needed` bytes (random_source_bytes_needed) is an error,
+/// "'FILE': end of file", as GNU's. Throws run_error when FILE cannot be opened or read.
+std::uint64_t seed_of_file(const std::string& path, unsigned needed) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw run_error{path + ": " + std::strerror(errno)};
-  unsigned char bytes[4096];
+  unsigned char bytes[8];
   std::size_t got = 0;
   while (got < sizeof bytes) {
     const ssize_t r = ::read(fd, bytes + got, sizeof bytes - got);
@@ -350,18 +380,10 @@ std::uint64_t seed_of_file(const std::string& path) {
     got += static_cast<std::size_t>(r);
   }
   ::close(fd);
-  if (got == 0) throw run_error{"'" + path + "': end of file"};
-  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a 64
-  for (std::size_t k = 0; k < got; ++k) {
-    h ^= bytes[k];
-    h *= 0x100000001b3ull;
-  }
-  h ^= h >> 30;  // splitmix64 finaliser
-  h *= 0xbf58476d1ce4e5b9ull;
-  h ^= h >> 27;
-  h *= 0x94d049bb133111ebull;
-  h ^= h >> 31;
-  return h;
+  if (got < needed) throw run_error{"'" + path + "': end of file"};
+  std::uint64_t seed = 0;
+  for (std::size_t t = 0; t < got; ++t) seed |= static_cast<std::uint64_t>(bytes[t]) << (8 * t);
+  return seed;
 }
 
 /// The seed of 0 or 1 lines (no randomness is used): 0, but a --random-source that cannot be
@@ -375,9 +397,11 @@ std::uint64_t seed_of_few_lines(const options& o) {
   return 0;
 }
 
-std::uint64_t seed_of(const options& o) {
+/// The seed for k of m >= 2 lines (k = UINT64_MAX: -r without -n): --seed, --random-source
+/// (seed_of_file), or 64 bits of std::random_device.
+std::uint64_t seed_of(const options& o, std::uint64_t m, std::uint64_t k) {
   if (o.have_seed) return parse_integer(o.seed_text, "--seed", 0, UINT64_MAX, "[0, 2^64-1]");
-  if (o.have_random_source) return seed_of_file(o.random_source);
+  if (o.have_random_source) return seed_of_file(o.random_source, random_source_bytes_needed(m, k, o.repeat));
   std::random_device device;
   return (static_cast<std::uint64_t>(device()) << 32) ^ device();
 }
@@ -541,7 +565,7 @@ void emit(const options& o, const plan& p, const Lines& lines, std::uint64_t m, 
 /// the K chosen ones (input_files, shuf_io.hpp).
 void head_of_files(const options& o, const plan& p, const input_files& files, std::uint64_t m, std::uint64_t k) {
   const char delim = o.delim();
-  const std::uint64_t seed = m >= 2 ? seed_of(o) : seed_of_few_lines(o);
+  const std::uint64_t seed = m >= 2 ? seed_of(o, m, k) : seed_of_few_lines(o);
   // chosen[j] = (input line printed at j, j); sorted by line, the lines to keep.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> chosen;
   chosen.reserve(static_cast<std::size_t>(k));
@@ -631,7 +655,8 @@ void run(const options& o) {
   // The seed only matters (and --random-source is only read) for 2 lines or more; a
   // --random-source that cannot be opened is an error for any number. It is drawn before
   // the output is opened, so a bad --random-source leaves -o FILE as it was.
-  const std::uint64_t seed = m >= 2 ? seed_of(o) : seed_of_few_lines(o);
+  const std::uint64_t drawn = o.repeat ? o.head : std::min(o.head, m);  // lines printed; UINT64_MAX: forever
+  const std::uint64_t seed = m >= 2 ? seed_of(o, m, drawn) : seed_of_few_lines(o);
 
   std::unique_ptr<output_file> out =
       o.have_output ? std::make_unique<output_file>(o.output) : std::make_unique<output_file>();

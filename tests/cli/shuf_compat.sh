@@ -211,6 +211,15 @@ check "--random-source=FILE twice: same output" \
 check "--random-source: another FILE, another order" differ <(op --random-source=key1 nums) <(op --random-source=key2 nums)
 check "--random-source: -r -n deterministic" \
   cmp -s <(op --random-source=key1 -r -n 50 nums) <(op --random-source=key1 -r -n 50 nums)
+# --random-source=FILE is --seed S for S = FILE's first 8 bytes, little-endian (later bytes
+# do not count); -n K then prints the first K lines of the whole order.
+printf '\052\000\000\000\000\000\000\000\377\001' > key42; printf '\052\000\000\000\000\000\000\000\000' > key42b
+check "--random-source=FILE: --seed of FILE's first 8 bytes (little-endian)" \
+  cmp -s <(op --random-source=key42 nums) <(op --seed 42 nums)
+check "--random-source=FILE: bytes after the 8th do not count" \
+  cmp -s <(op --random-source=key42 nums) <(op --random-source=key42b nums)
+check "--random-source -n 5: the first 5 lines of the whole order" \
+  cmp -s <(op --random-source=key42 -n 5 nums) <(op --random-source=key42 nums | head -n 5)
 check "no --seed: two runs differ (1000 lines)" differ <(op nums) <(op nums)
 check "no --seed -r -n: two runs differ" differ <(op -r -n 1000 nums) <(op -r -n 1000 nums)
 
@@ -266,6 +275,15 @@ expect_error "-n without its argument" "option requires an argument -- 'n'" shuf
 expect_error "-r on empty input" "no lines to repeat" shuf -r empty
 expect_error "two -o" "multiple output files specified" shuf -o a -o b nums
 expect_error "empty --random-source" "'empty': end of file" shuf --random-source=empty nums
+# A --random-source shorter than the output needs: ceil(log2(N) / 8) bytes, at most 8, for N
+# possible outputs (1000 lines: 8; -n 2 of 1000: 3; -r -n 9 of 2: 2); GNU also says "end of file".
+printf 'abcdefg' > seven_bytes; printf 'ab' > two_bytes; printf 'abc' > three_bytes; printf 'a' > one_byte; printf '1\n2\n' > two_lines
+expect_error "--random-source of 7 bytes for 1000 lines" "'seven_bytes': end of file" shuf --random-source=seven_bytes nums
+expect_error "--random-source of 2 bytes for -n 2 of 1000" "'two_bytes': end of file" shuf --random-source=two_bytes -n 2 nums
+expect_error "--random-source of 1 byte for -r -n 9 of 2" "'one_byte': end of file" shuf --random-source=one_byte -r -n 9 two_lines
+check "--random-source of 3 bytes for -n 2 of 1000: enough" eval 'op --random-source=three_bytes -n 2 nums > /dev/null'
+check "--random-source of 1 byte for 2 lines: enough" eval 'op --random-source=one_byte two_lines > /dev/null'
+check "--random-source of 1 byte for -r -n 8 of 2: enough" eval 'op --random-source=one_byte -r -n 8 two_lines > /dev/null'
 expect_error "missing --random-source" "no_such_key: No such file or directory" shuf --random-source=no_such_key nums
 expect_error "--seed out of range" "--seed" shuf --seed 18446744073709551616 nums
 expect_error "--rounds out of range" "[1, 64]" shuf --rounds 65 nums
@@ -274,11 +292,15 @@ expect_error "unshuf without --seed" "--seed" unshuf nums
 expect_error "unshuf -n" "-n/--head-count" unshuf --seed 1 -n 3 nums
 expect_error "unshuf -r" "-r/--repeat" unshuf --seed 1 -r nums
 if [ -n "$GNU" ]; then
-  for args in "-i 5-3" "no_such_file" "-n x" "-e -i 1-3" "-r empty" "--frobnicate" "--random-source=empty nums"; do
+  for args in "-i 5-3" "no_such_file" "-n x" "-e -i 1-3" "-r empty" "--frobnicate" "--random-source=empty nums" \
+    "--random-source=one_byte two_lines" "--random-source=one_byte -r -n 8 two_lines" "--random-source=one_byte -r -n 9 two_lines" \
+    "--random-source=one_byte -r two_lines" "--random-source=three_bytes -n 2 nums" "--random-source=two_bytes -n 2 nums" \
+    "--random-source=seven_bytes nums" "--random-source=key42 one" "--random-source=empty one"; do
+    # (-r without -n never ends unless FILE runs out: at most 20 s, status 124 then.)
     # shellcheck disable=SC2086
-    "$GNU" $args > /dev/null 2>&1 < /dev/null; gnu_status=$?
+    timeout 20 "$GNU" $args > /dev/null 2>&1 < /dev/null; gnu_status=$?
     # shellcheck disable=SC2086
-    op $args > /dev/null 2>&1 < /dev/null; our_status=$?
+    timeout 20 "$ONEPASS" shuf $args > /dev/null 2>&1 < /dev/null; our_status=$?
     check "shuf $args: exit status as GNU ($gnu_status), got $our_status" [ "$our_status" -eq "$gnu_status" ]
   done
 fi

@@ -228,6 +228,59 @@ TEST_F(CliTest, ShufKeepsLinesIsDeterministicPerSeedAndReadsStdin) {
   EXPECT_EQ(empty.out, "");
 }
 
+// --random-source=FILE: the seed is FILE's first 8 bytes, little-endian (the bytes after them
+// do not count); FILE must hold ceil(log2(N) / 8) bytes, at most 8, for N possible outputs,
+// else "'FILE': end of file" and status 1, as GNU shuf.
+TEST_F(CliTest, ShufRandomSourceIsSeedOfFirst8BytesAndShortFileIsEndOfFile) {
+  std::string lines;
+  for (int i = 1; i <= 100; ++i) lines += std::to_string(i) + "\n";
+  const std::string input = "'" + write_file("hundred.txt", lines).string() + "'";
+  // 0x2a = 42; the trailing bytes are ignored.
+  const fs::path key42 = write_file("key42", std::string("\x2a\0\0\0\0\0\0\0\xff\x01", 10));
+  const outcome by_file = run("shuf --random-source='" + key42.string() + "' " + input);
+  const outcome by_seed = run("shuf --seed 42 " + input);
+  ASSERT_EQ(by_file.status, 0) << by_file.err;
+  ASSERT_EQ(by_seed.status, 0) << by_seed.err;
+  EXPECT_EQ(by_file.out, by_seed.out);
+  // -n 5: the same seed, so the first 5 lines of the whole order.
+  const outcome head = run("shuf -n 5 --random-source='" + key42.string() + "' " + input);
+  ASSERT_EQ(head.status, 0) << head.err;
+  const auto all = split_lines(by_seed.out);
+  EXPECT_EQ(split_lines(head.out), std::vector<std::string>(all.begin(), all.begin() + 5));
+
+  // Needed bytes: 2 lines (2 orders) 1; -n 1 of 100 (100 outputs) 1; -n 2 of 100 (9900) 2;
+  // 10 lines (10! < 2^24) 3; 20 lines (2^56 < 20! < 2^64) 8; -r -n 8 of 2 (2^8) 1, -n 9 2.
+  const fs::path one_byte = write_file("one_byte", "a");
+  const fs::path three_bytes = write_file("three_bytes", "abc");
+  const fs::path seven_bytes = write_file("seven_bytes", "abcdefg");
+  const std::string two = "'" + write_file("two.txt", "1\n2\n").string() + "'";
+  std::string ten_text, twenty_text;
+  for (int i = 1; i <= 20; ++i) (i <= 10 ? ten_text : twenty_text) += std::to_string(i) + "\n";
+  const std::string ten = "'" + write_file("ten.txt", ten_text).string() + "'";
+  const std::string twenty = "'" + write_file("twenty.txt", ten_text + twenty_text).string() + "'";
+  struct probe {
+    fs::path key;
+    std::string args;
+    bool enough;
+  };
+  const std::vector<probe> probes = {
+      {one_byte, two, true},           {one_byte, "-n 1 " + input, true},  {one_byte, "-n 2 " + input, false},
+      {one_byte, ten, false},          {three_bytes, ten, true},           {three_bytes, twenty, false},
+      {seven_bytes, twenty, false},    {one_byte, "-r -n 8 " + two, true}, {one_byte, "-r -n 9 " + two, false},
+      {seven_bytes, "-r " + two, false},
+  };
+  for (const probe& p : probes) {
+    const outcome r = run("shuf --random-source='" + p.key.string() + "' " + p.args);
+    if (p.enough) {
+      EXPECT_EQ(r.status, 0) << p.key << " " << p.args << ": " << r.err;
+    } else {
+      EXPECT_EQ(r.status, 1) << p.key << " " << p.args;
+      EXPECT_EQ(r.out, "") << p.key << " " << p.args;
+      EXPECT_NE(r.err.find("'" + p.key.string() + "': end of file"), std::string::npos) << r.err;
+    }
+  }
+}
+
 TEST_F(CliTest, BadArgumentsGiveOneLineOnStderrAndNothingOnStdout) {
   const fs::path missing = dir_ / "does_not_exist.txt";
   // {arguments, words the message must contain: the argument and, where numeric, its range}
