@@ -80,20 +80,28 @@ void curand_host_philox(void* d_out, std::size_t n, reg::gaussian_dtype dtype, c
               dtype, p, stream);
 }
 
-const reg::gaussian_registrar curand_host_philox_entry{[] {
-  reg::gaussian_entry e{"curand_host_philox", reg::device::gpu};
-  e.label = "cuRAND host API Philox4_32_10 curandGenerateNormal(Double)";
-  e.description =
-      "curandGenerateNormalDouble / curandGenerateNormal, CURAND_RNG_PSEUDO_PHILOX4_32_10, generator created once per "
-      "device";
-  e.entropy = "Philox4_32_10";
+/// A cuRAND host-API generator as a registry entry: both dtypes (curandGenerateNormalDouble /
+/// curandGenerateNormal), not the library's definition, no warp coefficients, even output
+/// counts (curandGenerateNormal draws pairs). The fields every host-API configuration shares.
+reg::gaussian_entry host_api_entry(const char* name, const char* label, const char* description, const char* entropy,
+                                   reg::gpu_gaussian_fn run) {
+  reg::gaussian_entry e{name, reg::device::gpu};
+  e.label = label;
+  e.description = description;
+  e.entropy = entropy;
   e.dtypes = {reg::gaussian_dtype::f64, reg::gaussian_dtype::f32};
-  e.gpu_run = curand_host_philox;
+  e.gpu_run = std::move(run);
   e.coefficients = 0;
   e.library_definition = false;
   e.n_multiple = 2;
   return e;
-}()};
+}
+
+const reg::gaussian_registrar curand_host_philox_entry{host_api_entry(
+    "curand_host_philox", "cuRAND host API Philox4_32_10 curandGenerateNormal(Double)",
+    "curandGenerateNormalDouble / curandGenerateNormal, CURAND_RNG_PSEUDO_PHILOX4_32_10, generator created once per "
+    "device",
+    "Philox4_32_10", curand_host_philox)};
 
 // The other configurations a user can choose, so that the float comparison is against
 // cuRAND's fastest (issue 30): Philox with CURAND_ORDERING_PSEUDO_DYNAMIC (cuRAND may pick
@@ -116,40 +124,16 @@ void curand_host_mrg32k3a_seeded(void* d_out, std::size_t n, reg::gaussian_dtype
               n, dtype, p, stream);
 }
 
-const reg::gaussian_registrar curand_host_philox_dynamic_entry{[] {
-  reg::gaussian_entry e{"curand_host_philox_dynamic", reg::device::gpu};
-  e.label = "cuRAND host API Philox4_32_10 ordering DYNAMIC curandGenerateNormal(Double)";
-  e.description = "curandGenerateNormal(Double), CURAND_RNG_PSEUDO_PHILOX4_32_10, CURAND_ORDERING_PSEUDO_DYNAMIC";
-  e.entropy = "Philox4_32_10";
-  e.dtypes = {reg::gaussian_dtype::f64, reg::gaussian_dtype::f32};
-  e.gpu_run = curand_host_philox_dynamic;
-  e.coefficients = 0;
-  e.library_definition = false;
-  e.n_multiple = 2;
-  return e;
-}()};
-const reg::gaussian_registrar curand_host_mrg32k3a_entry{[] {
-  reg::gaussian_entry e{"curand_host_mrg32k3a", reg::device::gpu};
-  e.label = "cuRAND host API MRG32k3a curandGenerateNormal(Double)";
-  e.description = "curandGenerateNormal(Double), CURAND_RNG_PSEUDO_MRG32K3A, default ordering";
-  e.entropy = "MRG32k3a";
-  e.dtypes = {reg::gaussian_dtype::f64, reg::gaussian_dtype::f32};
-  e.gpu_run = curand_host_mrg32k3a;
-  e.coefficients = 0;
-  e.library_definition = false;
-  e.n_multiple = 2;
-  return e;
-}()};
-const reg::gaussian_registrar curand_host_mrg32k3a_seeded_entry{[] {
-  reg::gaussian_entry e{"curand_host_mrg32k3a_seeded", reg::device::gpu};
-  e.label = "cuRAND host API MRG32k3a ordering SEEDED curandGenerateNormal(Double)";
-  e.description = "curandGenerateNormal(Double), CURAND_RNG_PSEUDO_MRG32K3A, CURAND_ORDERING_PSEUDO_SEEDED";
-  e.entropy = "MRG32k3a";
-  e.dtypes = {reg::gaussian_dtype::f64, reg::gaussian_dtype::f32};
-  e.gpu_run = curand_host_mrg32k3a_seeded;
-  e.coefficients = 0;
-  e.library_definition = false;
-  e.n_multiple = 2;
-  return e;
-}()};
+const reg::gaussian_registrar curand_host_philox_dynamic_entry{host_api_entry(
+    "curand_host_philox_dynamic", "cuRAND host API Philox4_32_10 ordering DYNAMIC curandGenerateNormal(Double)",
+    "curandGenerateNormal(Double), CURAND_RNG_PSEUDO_PHILOX4_32_10, CURAND_ORDERING_PSEUDO_DYNAMIC",
+    "Philox4_32_10", curand_host_philox_dynamic)};
+const reg::gaussian_registrar curand_host_mrg32k3a_entry{host_api_entry(
+    "curand_host_mrg32k3a", "cuRAND host API MRG32k3a curandGenerateNormal(Double)",
+    "curandGenerateNormal(Double), CURAND_RNG_PSEUDO_MRG32K3A, default ordering",
+    "MRG32k3a", curand_host_mrg32k3a)};
+const reg::gaussian_registrar curand_host_mrg32k3a_seeded_entry{host_api_entry(
+    "curand_host_mrg32k3a_seeded", "cuRAND host API MRG32k3a ordering SEEDED curandGenerateNormal(Double)",
+    "curandGenerateNormal(Double), CURAND_RNG_PSEUDO_MRG32K3A, CURAND_ORDERING_PSEUDO_SEEDED",
+    "MRG32k3a", curand_host_mrg32k3a_seeded)};
 }  // namespace
