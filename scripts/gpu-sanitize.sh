@@ -2,7 +2,8 @@
 # scripts/gpu-sanitize.sh — every public GPU primitive at small and odd sizes under the four
 # compute-sanitizer tools (issue 32, section 5): the shuffle variants and their unshuffle, the
 # walking shuffle, the segmented shuffle (uniform rows and ragged offsets), onesweep, the hybrid
-# MSD sort and onepass::sort (keys and pairs), and the Gaussian generator (double and float).
+# MSD sort and onepass::sort (keys and pairs, signed 64-bit keys included), and the Gaussian
+# generator (double, float through the rounded double, and the float-native kernel).
 #   scripts/gpu-sanitize.sh BUILD_DIR OUTDIR
 # Each (tool, test program) runs the GPU test program under `compute-sanitizer --tool TOOL
 # --error-exitcode 9 --report-api-errors no` with a gtest filter that picks its small-size tests
@@ -25,11 +26,12 @@ declare -A filter=(
   [test_gpu_shuffle]='GpuShuffle.ElementSize*:GpuShuffle.UnshuffleInvertsEveryVariant:GpuShuffle.StagedAndTiledStructuresEqualCpu'
   [test_gpu_walking]='GpuWalking.ShuffleAndUnshuffleEqualTheCpu'
   [test_gpu_segmented_shuffle]='GpuSegmentedShuffle.UniformRowsEqualTheCpuTwin:GpuSegmentedShuffle.RaggedOffsetsEqualTheCpuTwin'
-  [test_onesweep]='Onesweep.Uint32:Onesweep.Uint64:Onesweep.Float:Onesweep.PairsShapeBySize'
-  [test_hybrid_msd]='HybridMsd.KeysU32:HybridMsd.KeysU64:HybridMsd.PairsStable:HybridMsd.LocalFinishThreshold'
+  [test_onesweep]='Onesweep.Uint32:Onesweep.Uint64:Onesweep.Int64:Onesweep.Float:Onesweep.PairsShapeBySize'
+  [test_hybrid_msd]='HybridMsd.KeysU32:HybridMsd.KeysU64:HybridMsd.KeysI64:HybridMsd.PairsStable:HybridMsd.LocalFinishThreshold'
   [test_warp_gaussian]='WarpGaussianGpu.GenerateNormalEqualsCpuTwin:WarpGaussianGpu.GenerateNormalFloatEqualsCpuTwin:WarpGaussianGpu.UserKernelDrawsEqualGenerateNormal'
+  [test_gaussian_float_gpu]='GaussianFloatGpu.GenerateNormalEqualsTheCpuTwin:GaussianFloatGpu.UserKernelDrawsEqualGenerateNormal'
 )
-programs=${PROGRAMS:-test_gpu_shuffle test_gpu_walking test_gpu_segmented_shuffle test_onesweep test_hybrid_msd test_warp_gaussian}
+programs=${PROGRAMS:-test_gpu_shuffle test_gpu_walking test_gpu_segmented_shuffle test_onesweep test_hybrid_msd test_warp_gaussian test_gaussian_float_gpu}
 
 status=0
 for tool in $tools; do
