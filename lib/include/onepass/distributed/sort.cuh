@@ -150,9 +150,13 @@ __device__ __forceinline__ unsigned find_prefix(std::uint64_t prefix, const std:
 }
 
 /// Gathers the fields of the keys in the open segments of level 1 ((field >> prefix_shift) in
-/// prefixes[0, s), level-0 buckets: below 2^sort_first_digit_bits) into scratch, in any order
-/// (warp-aggregated appends to *count). The open buckets are a bitmap in shared memory; each
-/// warp reads stream_unroll chunks of 32 keys at once.
+/// prefixes[0, s), level-0 buckets: below 2^sort_first_digit_bits) into scratch, in any order.
+/// The open buckets are a bitmap in shared memory. A block takes 256 x stream_unroll keys per
+/// step (each warp stream_unroll chunks of 32, all loads in flight) and appends its open keys
+/// with ONE atomicAdd on *count per step: the warps' ballots are summed in shared memory first.
+/// (A warp-aggregated append, one atomic per warp and chunk of 32, is serialised on that one
+/// address when a boundary falls in a crowded bucket: with Fig. 9's q = 4 band and P = 2 the
+/// boundary's 12-bit bucket holds about 3 % of the keys, so most chunks of 32 hold an open key.)
 template <class Key>
 __global__ void gather_open_fields(const Key* keys, std::uint64_t n, field_of_key<Key> field, unsigned prefix_shift,
                                    const std::uint64_t* prefixes, unsigned s,
@@ -160,6 +164,8 @@ __global__ void gather_open_fields(const Key* keys, std::uint64_t n, field_of_ke
   using bits = typename field_of_key<Key>::bits;
   constexpr unsigned map_words = (1u << sort_first_digit_bits) / 32;
   __shared__ unsigned open_map[map_words];
+  __shared__ unsigned warp_first[32];  // a warp's open keys this step, then where they start
+  __shared__ unsigned long long block_first;
   for (unsigned k = threadIdx.x; k < map_words; k += blockDim.x) open_map[k] = 0;
   __syncthreads();
   for (unsigned q = threadIdx.x; q < s; q += blockDim.x) {
@@ -167,28 +173,47 @@ __global__ void gather_open_fields(const Key* keys, std::uint64_t n, field_of_ke
     atomicOr(&open_map[b / 32], 1u << (b % 32));
   }
   __syncthreads();
-  const unsigned lane = threadIdx.x % 32;
-  const std::uint64_t warp = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * blockDim.x / 32;
-  for (std::uint64_t base = warp * 32 * stream_unroll; base < n; base += warps * 32 * stream_unroll) {
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  const unsigned lanes_before = (1u << lane) - 1u;
+  const std::uint64_t step_items = static_cast<std::uint64_t>(blockDim.x) * stream_unroll;
+  // Block-uniform loop: every thread of the block takes the same steps (the barriers below).
+  for (std::uint64_t step = static_cast<std::uint64_t>(blockIdx.x) * step_items; step < n;
+       step += static_cast<std::uint64_t>(gridDim.x) * step_items) {
+    const std::uint64_t base = step + static_cast<std::uint64_t>(warp) * 32 * stream_unroll;
     bits w[stream_unroll];
+    unsigned ballot[stream_unroll];
 #pragma unroll
     for (int u = 0; u < stream_unroll; ++u) {
       const std::uint64_t i = base + u * 32 + lane;
       w[u] = i < n ? field(keys[i]) : bits{0};
     }
+    unsigned total = 0;
 #pragma unroll
     for (int u = 0; u < stream_unroll; ++u) {
       const std::uint64_t i = base + u * 32 + lane;
       const unsigned b = static_cast<unsigned>(static_cast<std::uint64_t>(w[u]) >> prefix_shift) & ((1u << sort_first_digit_bits) - 1);
-      const bool open = i < n && ((open_map[b / 32] >> (b % 32)) & 1u);
-      const unsigned ballot = __ballot_sync(0xffffffffu, open);
-      if (ballot == 0) continue;
-      unsigned long long first = 0;
-      if (lane == 0) first = atomicAdd(count, static_cast<unsigned long long>(__popc(ballot)));
-      first = __shfl_sync(0xffffffffu, first, 0);
-      if (open) scratch[first + __popc(ballot & ((1u << lane) - 1u))] = w[u];
+      ballot[u] = __ballot_sync(0xffffffffu, i < n && ((open_map[b / 32] >> (b % 32)) & 1u));
+      total += __popc(ballot[u]);
     }
+    if (lane == 0) warp_first[warp] = total;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      unsigned sum = 0;
+      for (unsigned k = 0; k < warps; ++k) {
+        const unsigned c = warp_first[k];
+        warp_first[k] = sum;
+        sum += c;
+      }
+      block_first = sum ? atomicAdd(count, static_cast<unsigned long long>(sum)) : 0;
+    }
+    __syncthreads();
+    unsigned long long at = block_first + warp_first[warp];
+#pragma unroll
+    for (int u = 0; u < stream_unroll; ++u) {
+      if ((ballot[u] >> lane) & 1u) scratch[at + __popc(ballot[u] & lanes_before)] = w[u];
+      at += __popc(ballot[u]);
+    }
+    __syncthreads();  // warp_first and block_first are rewritten by the next step
   }
 }
 
