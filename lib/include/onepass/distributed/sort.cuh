@@ -845,18 +845,16 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
     const auto chunk_count = [&](std::size_t source, std::uint64_t k, std::size_t destination) {
       return cc[(source * sort_max_chunks + k) * P + destination];
     };
-    // Every rank checks every rank's chunk counts against the plan (all see the same words),
-    // so an inconsistency makes every rank throw instead of some hanging in the exchange.
-    for (std::size_t source = 0; source < P; ++source) {
-      const std::vector<std::uint64_t> planned = search.send_counts(source);
-      for (std::size_t d = 0; d < P; ++d) {
-        std::uint64_t counted = 0;
-        for (std::uint64_t k = 0; k < sort_max_chunks; ++k) counted += chunk_count(source, k, d);
-        if (counted != planned[d])
-          throw runtime_failure(std::string(function) + ": rank " + std::to_string(source) + "'s chunk counts for rank " +
-                                std::to_string(d) + " add up to " + std::to_string(counted) + ", the plan says " +
-                                std::to_string(planned[d]) + " (please report this)");
+    for (std::size_t r = 0; r < P; ++r) {  // the chunk counts add up to the plan on both sides
+      std::uint64_t sent = 0, got = 0;
+      for (std::uint64_t k = 0; k < sort_max_chunks; ++k) {
+        sent += chunk_count(static_cast<std::size_t>(ranks.rank), k, r);
+        got += chunk_count(r, k, static_cast<std::size_t>(ranks.rank));
       }
+      if (sent != send[r] || got != receive[r])
+        throw runtime_failure(std::string(function) + ": rank " + std::to_string(ranks.rank) +
+                              "'s chunk counts disagree with the exchange plan for rank " + std::to_string(r) +
+                              " (please report this)");
     }
 
     // 4. Partition and exchange, chunk by chunk: partition_by_destination of chunk k writes
