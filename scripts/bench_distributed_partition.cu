@@ -5,9 +5,8 @@
 // One rank's view: n uniform keys, the exact splitters of P ranks replaced by the uniform
 // quantiles (what the splitter search finds for uniform keys, up to a few keys), then every
 // kernel the library runs between the agreement and the exchange: the level-0 histogram, the
-// gather of the open buckets' fields, the one-pass partition (partition_by_destination,
-// with its look-back memset) and the count per chunk and destination of the exchange's
-// chunks (count_chunk_destinations), beside the floors: a device copy of the keys (one read + one
+// gather of the open buckets' fields and the one-pass partition (partition_by_destination,
+// with its look-back memset), beside the floors: a device copy of the keys (one read + one
 // write) and the local onepass::sort of n keys. Before timing, the partition's output at
 // n = 2^24 + 123 is checked against a stable partition on the host (keys, and u32 values =
 // positions). CUDA events, median of 7 (two warm-up calls), milliseconds and GB/s of key bytes
@@ -106,7 +105,7 @@ bool check_partition(std::uint64_t n, unsigned P) {
     ONEPASS_CUDA_CHECK(cudaFuncSetAttribute(dd::partition_by_destination<Key, std::uint32_t>,
                                             cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
   dd::partition_by_destination<Key, std::uint32_t><<<unsigned(num_tiles), dd::split_threads, shared>>>(
-      d_keys, d_out, d_vin, d_vout, n, field, d_words, d_thr, P, d_bases, lb, dd::none, nullptr, nullptr, 0);
+      d_keys, d_out, d_vin, d_vout, n, field, d_words, d_thr, P, d_bases, lb);
   ONEPASS_CUDA_CHECK(cudaGetLastError());
   std::vector<Key> got_keys(n);
   std::vector<std::uint32_t> got_values(n);
@@ -178,22 +177,8 @@ void run(unsigned log2n, unsigned P) {
   report("partition_by_destination (+memset)", median_ms([&] {
            cudaMemsetAsync(d_lb, 0, lb_bytes);
            dd::partition_by_destination<Key, dd::no_values><<<unsigned(num_tiles), dd::split_threads, shared>>>(
-               in, out, nullptr, nullptr, n, field, d_words, d_thr, P, d_bases, lb, dd::none, nullptr, nullptr, 0);
+               in, out, nullptr, nullptr, n, field, d_words, d_thr, P, d_bases, lb);
          }, 7), 2 * key_bytes);
-  {
-    const std::uint64_t tiles_per_chunk = (num_tiles + dd::sort_max_chunks - 1) / dd::sort_max_chunks;
-    const unsigned chunks = static_cast<unsigned>((num_tiles + tiles_per_chunk - 1) / tiles_per_chunk);
-    unsigned long long* chunk_counts;
-    ONEPASS_CUDA_CHECK(cudaMalloc(&chunk_counts, 8 * dd::sort_max_chunks * P));
-    report("count_chunk_destinations (8 chunks)", median_ms([&] {
-             cudaMemsetAsync(chunk_counts, 0, 8 * dd::sort_max_chunks * P);
-             dd::count_chunk_destinations<Key><<<dim3(std::max(1u, grid / chunks), chunks), 256,
-                                                  2 * (P - 1) * 8 + P * 4>>>(in, n, field, d_words, d_thr, P,
-                                                                             tiles_per_chunk * dd::split_tile,
-                                                                             chunk_counts);
-           }, 7), key_bytes);
-    ONEPASS_CUDA_CHECK(cudaFree(chunk_counts));
-  }
   report("copy (floor: read + write)", median_ms([&] {
            cudaMemcpyAsync(out2, in, n * sizeof(Key), cudaMemcpyDeviceToDevice);
          }, 7), 2 * key_bytes);

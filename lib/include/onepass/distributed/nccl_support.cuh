@@ -122,38 +122,6 @@ inline std::vector<std::vector<std::uint64_t>> agree(const char* function, const
   return own;
 }
 
-/// A non-blocking stream of the greatest priority forked from `stream` (its NCCL kernels are
-/// then scheduled ahead of the kernels on `stream`: the shuffle's walk, the sort's partition),
-/// joined back to `stream` when destroyed, however the scope ends.
-class priority_side_stream {
- public:
-  explicit priority_side_stream(cudaStream_t stream) : stream_(stream) {
-    int least = 0, greatest = 0;
-    ONEPASS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    ONEPASS_CUDA_CHECK(cudaStreamCreateWithPriority(&side_, cudaStreamNonBlocking, greatest));
-    ONEPASS_CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming));
-    wait_for_main();
-  }
-  priority_side_stream(const priority_side_stream&) = delete;
-  priority_side_stream& operator=(const priority_side_stream&) = delete;
-  ~priority_side_stream() {
-    cudaEventRecord(event_, side_);
-    cudaStreamWaitEvent(stream_, event_, 0);
-    cudaEventDestroy(event_);  // released once done (CUDA defers the destruction of busy events and streams)
-    cudaStreamDestroy(side_);
-  }
-  /// The side stream waits for what is enqueued on the main stream so far.
-  void wait_for_main() {
-    ONEPASS_CUDA_CHECK(cudaEventRecord(event_, stream_));
-    ONEPASS_CUDA_CHECK(cudaStreamWaitEvent(side_, event_, 0));
-  }
-  cudaStream_t get() const { return side_; }
-
- private:
-  cudaStream_t stream_ = nullptr, side_ = nullptr;
-  cudaEvent_t event_ = nullptr;
-};
-
 /// The exclusive prefix of `counts` (size counts.size() + 1).
 inline std::vector<std::uint64_t> offsets_of(const std::vector<std::uint64_t>& counts) {
   return exclusive_prefix(counts, "onepass::distributed", "counts");

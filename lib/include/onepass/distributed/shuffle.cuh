@@ -798,6 +798,38 @@ inline piece_plan exchange_piece_counts(const char* function, std::uint64_t* d_c
   return plan;
 }
 
+/// A non-blocking stream of the greatest priority forked from `stream` (its NCCL kernels are
+/// then scheduled ahead of the walk's blocks), joined back to `stream` when destroyed, however
+/// the scope ends.
+class priority_side_stream {
+ public:
+  explicit priority_side_stream(cudaStream_t stream) : stream_(stream) {
+    int least = 0, greatest = 0;
+    ONEPASS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    ONEPASS_CUDA_CHECK(cudaStreamCreateWithPriority(&side_, cudaStreamNonBlocking, greatest));
+    ONEPASS_CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming));
+    wait_for_main();
+  }
+  priority_side_stream(const priority_side_stream&) = delete;
+  priority_side_stream& operator=(const priority_side_stream&) = delete;
+  ~priority_side_stream() {
+    cudaEventRecord(event_, side_);
+    cudaStreamWaitEvent(stream_, event_, 0);
+    cudaEventDestroy(event_);  // released once done (CUDA defers the destruction of busy events and streams)
+    cudaStreamDestroy(side_);
+  }
+  /// The side stream waits for what is enqueued on the main stream so far.
+  void wait_for_main() {
+    ONEPASS_CUDA_CHECK(cudaEventRecord(event_, stream_));
+    ONEPASS_CUDA_CHECK(cudaStreamWaitEvent(side_, event_, 0));
+  }
+  cudaStream_t get() const { return side_; }
+
+ private:
+  cudaStream_t stream_ = nullptr, side_ = nullptr;
+  cudaEvent_t event_ = nullptr;
+};
+
 /// The forward walk of the other ranks' index ranges, pipelined with the exchange (steps 2 and
 /// 4 for q != r): for step k = 1 .. P - 1 and piece j = 0 .. K - 1 the walk of piece j of rank
 /// (r + k) % P's range writes its items into the send buffer (own group first, then the groups

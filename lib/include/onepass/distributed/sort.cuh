@@ -19,30 +19,25 @@
 //      keys, few writes), one small all-gather per level; a boundary inside a run of equal
 //      keys is split by (source rank, occurrence), the owning rank finding the occurrence's
 //      position with a count per tile;
-//   3. plan and chunks: each rank's send counts to every rank follow from the histograms
-//      alone (splitter_search::send_counts), so every rank knows the whole exchange plan
-//      without communicating; the rank's tiles are cut into K <= 8 consecutive chunks, whose
-//      counts per destination (one read of the keys: count_chunk_destinations) are
-//      all-gathered in one small collective;
-//   4. partition and exchange, chunk by chunk: one pass per chunk (partition_by_destination:
-//      a stable multisplit with decoupled look-back over tiles, staged in shared memory) reads
-//      its keys (and values) once and writes them grouped by destination into the send buffer
-//      (the keys for this rank straight into the receive buffer); chunk k's grouped
-//      ncclSend/ncclRecv runs on a side stream of the greatest priority during the partition
-//      of chunk k + 1; what arrives is concatenated in (source rank, position) order;
-//   5. local sort: onepass::sort::sort_keys / sort_pairs (stable) of what arrived, back into
-//      the caller's first buffer.
+//   3. partition: each rank's send counts to every rank follow from the histograms alone
+//      (splitter_search::send_counts), so every rank knows the whole exchange plan without
+//      communicating; one pass (partition_by_destination: a stable multisplit with decoupled
+//      look-back over tiles, staged in shared memory) reads the keys (and values) once and
+//      writes them grouped by destination: one read and one write;
+//   4. exchange: one grouped ncclSend/ncclRecv (distributed/nccl_support.cuh: exchange) of the
+//      keys and values; the rank's own part is copied on a side stream meanwhile; what arrives
+//      is concatenated in source-rank order, each source's keys in their order;
+//   5. local sort: onepass::sort::sort_keys / sort_pairs (stable) of what arrived.
 // Since every destination receives its keys in (source rank, position) order and sorts them
 // stably, the result is the one-GPU stable sort. The call is host-synchronous: it waits for the
-// stream after each all-gather (the splitters and the chunk counts are read on the host) and
-// returns with the exchange and the local sort enqueued.
+// stream after each all-gather (the splitters are computed on the host) and returns with the
+// exchange and the local sort enqueued.
 //
 // Memory (per rank): the caller's two buffers of n_r keys (and of n_r values), like
 // cub::DoubleBuffer, and temporary storage: the local sort's (onepass::sort: n_r keys and
-// values of ping-pong plus its bins), which holds the send buffer before the local sort, the
-// partition's look-back descriptors (P x ceil(n_r / 4096) 64-bit words), the histograms
-// ((P + 1) x max(4096, 256 (P - 1)) words), the chunk counts ((P + 1) x 8 P words) and a few
-// words per rank.
+// values of ping-pong plus its bins), the partition's look-back descriptors (P x
+// ceil(n_r / 4096) 64-bit words), the histograms ((P + 1) x max(4096, 256 (P - 1)) words) and
+// a few words per rank.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -279,62 +274,6 @@ __device__ __forceinline__ void load_splitters(std::uint64_t* shared, const std:
   }
 }
 
-/// Most chunks of a rank's tiles in the exchange (the partition of chunk k + 1 runs while chunk
-/// k is on the wire; the last chunk's transfer is not hidden).
-inline constexpr std::uint64_t sort_max_chunks = 8;
-/// Destinations counted in registers by count_chunk_destinations (others: shared atomics).
-inline constexpr unsigned chunk_register_ranks = 8;
-
-/// counts[k * P + d] += the keys of chunk k (positions [k * chunk_items, (k + 1) * chunk_items)
-/// of this rank's n) whose destination is d (destination(): splitter words and position
-/// thresholds). Grid: (blocks per chunk, chunks). Destinations below chunk_register_ranks are
-/// counted per thread in registers and summed per warp (a few ranks receive most keys of a
-/// chunk: shared atomics on P counters would serialise); others with shared atomics. Dynamic
-/// shared memory: 2 (P - 1) words of splitters and P 32-bit counters.
-template <class Key>
-__global__ void count_chunk_destinations(const Key* keys, std::uint64_t n, field_of_key<Key> field,
-                                         const std::uint64_t* words, const std::uint64_t* thresholds,
-                                         unsigned num_ranks, std::uint64_t chunk_items, unsigned long long* counts) {
-  extern __shared__ std::uint64_t count_shared[];
-  const unsigned s = num_ranks - 1, P = num_ranks;
-  unsigned* shared_counts = reinterpret_cast<unsigned*>(count_shared + 2 * s);
-  load_splitters(count_shared, words, thresholds, s);
-  for (unsigned d = threadIdx.x; d < P; d += blockDim.x) shared_counts[d] = 0;
-  __syncthreads();
-  const std::uint64_t lo = static_cast<std::uint64_t>(blockIdx.y) * chunk_items;
-  const std::uint64_t hi = lo + chunk_items < n ? lo + chunk_items : n;
-  unsigned mine[chunk_register_ranks] = {};
-  const auto count_key = [&](Key k, std::uint64_t i) {
-    const unsigned d = destination(field(k), i, count_shared, count_shared + s, s);
-    if (d < chunk_register_ranks) {
-#pragma unroll
-      for (unsigned j = 0; j < chunk_register_ranks; ++j) mine[j] += d == j ? 1u : 0u;
-    } else {
-      atomicAdd(&shared_counts[d], 1u);
-    }
-  };
-  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  std::uint64_t i = lo + static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  for (; i + (stream_unroll - 1) * stride < hi; i += stream_unroll * stride) {
-    Key k[stream_unroll];
-#pragma unroll
-    for (int u = 0; u < stream_unroll; ++u) k[u] = keys[i + u * stride];
-#pragma unroll
-    for (int u = 0; u < stream_unroll; ++u) count_key(k[u], i + u * stride);
-  }
-  for (; i < hi; i += stride) count_key(keys[i], i);
-#pragma unroll
-  for (unsigned j = 0; j < chunk_register_ranks; ++j) {
-    unsigned v = mine[j];
-#pragma unroll
-    for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
-    if (threadIdx.x % 32 == 0 && v != 0 && j < P) atomicAdd(&shared_counts[j], v);
-  }
-  __syncthreads();
-  for (unsigned d = threadIdx.x; d < P; d += blockDim.x)
-    if (shared_counts[d]) atomicAdd(&counts[static_cast<std::uint64_t>(blockIdx.y) * P + d], shared_counts[d]);
-}
-
 /// Marker: no values travel with the keys.
 struct no_values {};
 
@@ -409,19 +348,14 @@ ONEPASS_HD constexpr std::size_t partition_stage_offset(std::size_t P) {
 ///      d's group: at bases[d] (this rank's keys for destinations < d, from the splitter
 ///      search's counts) + that prefix;
 ///   3. the keys are staged in shared memory in (destination, position) order and written
-///      from there in runs (coalesced), then the values the same way; the keys for destination
-///      `own` (this rank) go to own_keys_out / own_values_out at own_base + their place in the
-///      group instead (the receive buffer: no copy of the own part; own = none: no redirect).
-/// Tiles are numbered by lb's counter across launches on one stream, so the call may launch the
-/// partition over consecutive tile ranges (the chunks of the exchange) with one look-back.
+///      from there in runs (coalesced), then the values the same way.
 /// Dynamic shared memory: partition_shared_bytes(P, Key, Value).
 template <class Key, class Value>
 __global__ void __launch_bounds__(split_threads)
     partition_by_destination(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
                              std::uint64_t n, field_of_key<Key> field, const std::uint64_t* words,
                              const std::uint64_t* thresholds, unsigned num_ranks, const std::uint64_t* bases,
-                             partition_lookback lb, unsigned own, Key* own_keys_out, Value* own_values_out,
-                             std::uint64_t own_base) {
+                             partition_lookback lb) {
   constexpr bool has_values = !std::is_same_v<Value, no_values>;
   using stage_value = std::conditional_t<has_values, Value, Key>;
   extern __shared__ std::uint64_t split_shared[];
@@ -504,7 +438,7 @@ __global__ void __launch_bounds__(split_threads)
       if (lane == 0) lb.publish(tile, d, partition_lookback::prefix_flag, before + start[d]);
     }
     __syncwarp();
-    if (lane == 0) start[d] = (d == own ? own_base : bases[d]) + before;
+    if (lane == 0) start[d] = bases[d] + before;
   }
   __syncthreads();
   // 3. Stage the keys in (destination, position) order, then write the runs.
@@ -519,7 +453,7 @@ __global__ void __launch_bounds__(split_threads)
   for (unsigned slot = threadIdx.x; slot < valid; slot += blockDim.x) {
     const unsigned d = slot_dest[slot];
     const std::uint64_t at = start[d] + (slot - tile_offset[d]);
-    if (at < n) (d == own ? own_keys_out : keys_out)[at] = stage_keys[slot];
+    if (at < n) keys_out[at] = stage_keys[slot];
   }
   if constexpr (has_values) {
     __syncthreads();
@@ -533,7 +467,7 @@ __global__ void __launch_bounds__(split_threads)
     for (unsigned slot = threadIdx.x; slot < valid; slot += blockDim.x) {
       const unsigned d = slot_dest[slot];
       const std::uint64_t at = start[d] + (slot - tile_offset[d]);
-      if (at < n) (d == own ? own_values_out : values_out)[at] = stage_values[slot];
+      if (at < n) values_out[at] = stage_values[slot];
     }
   }
 }
@@ -549,7 +483,6 @@ std::size_t partition_shared_bytes(std::size_t P) {
 struct sort_storage {
   std::size_t agreement = 0, own_hist = 0, all_hist = 0, prefixes = 0, count = 0, words = 0, thresholds = 0;
   std::size_t bases = 0, lookback = 0, local_sort = 0, local_sort_bytes = 0;
-  std::size_t own_chunk_counts = 0, all_chunk_counts = 0;  ///< sort_max_chunks x P words per rank
   std::size_t total = 0, agreement_bytes = 0;
   std::size_t hist_words = 0;  ///< own histogram words (the gathered ones: P times as many)
   std::uint64_t num_tiles = 0;
@@ -566,10 +499,7 @@ constexpr std::uint64_t key_type_code() {
 /// Words of the agreement record: status, 5 agreed arguments, n.
 inline constexpr std::size_t sort_record_words = 7;
 
-/// `send_bytes`: the send buffer (keys, then values), which shares its space with the local
-/// sort's storage (the sends are done before the local sort starts); 0 for one rank.
-inline sort_storage plan_sort_storage(std::uint64_t n, int num_ranks, std::size_t local_sort_bytes,
-                                      std::size_t send_bytes) {
+inline sort_storage plan_sort_storage(std::uint64_t n, int num_ranks, std::size_t local_sort_bytes) {
   sort_storage st;
   const std::size_t P = static_cast<std::size_t>(num_ranks);
   protocol::temp_layout layout(protocol::temp_layout::empty_arrays::take_a_unit);
@@ -583,13 +513,11 @@ inline sort_storage plan_sort_storage(std::uint64_t n, int num_ranks, std::size_
   st.words = layout.add(P * sizeof(std::uint64_t));
   st.thresholds = layout.add(P * sizeof(std::uint64_t));
   st.bases = layout.add(P * sizeof(std::uint64_t));
-  st.own_chunk_counts = layout.add(sort_max_chunks * P * sizeof(std::uint64_t));
-  st.all_chunk_counts = layout.add(P * sort_max_chunks * P * sizeof(std::uint64_t));
   st.num_tiles = n == 0 ? 1 : (n + split_tile - 1) / split_tile;
   // the partition's look-back descriptors; before them, the tie search's tile counts
   st.lookback = layout.add(std::max(partition_lookback::temp_bytes(st.num_tiles, P), st.num_tiles * sizeof(unsigned)));
   st.local_sort_bytes = local_sort_bytes;
-  st.local_sort = layout.add(std::max(local_sort_bytes, send_bytes));
+  st.local_sort = layout.add(local_sort_bytes);
   st.total = layout.total();
   return st;
 }
@@ -676,10 +604,7 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
   else
     sort::sort_keys<Key>(nullptr, local_sort_bytes, static_cast<const Key*>(nullptr), nullptr, n, begin_bit, end_bit,
                          descending, stream);
-  // The send buffer (P > 1): keys, then values at a 256-byte boundary.
-  const std::size_t send_values_at = (n * sizeof(Key) + 255) / 256 * 256;
-  const std::size_t send_bytes = ranks.size > 1 ? send_values_at + (has_values ? n * sizeof(sort_value) : 0) : 0;
-  const sort_storage st = plan_sort_storage(n, ranks.size, local_sort_bytes, send_bytes);
+  const sort_storage st = plan_sort_storage(n, ranks.size, local_sort_bytes);
   if (protocol::answer_query(d_temp, temp_bytes, st.total)) return;
 
   // 1. Agreement: this rank's checks, then every rank's record.
@@ -740,7 +665,7 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
   const field_of_key<Key> field{range.begin, range.end, descending};
   using bits = typename field_of_key<Key>::bits;
   Key* in = keys.current();
-  Key* out = keys.alternate();  // the splitter search's scratch, then the receive buffer
+  Key* out = keys.alternate();  // the send buffer; the splitter search's scratch before that
   const std::size_t P = static_cast<std::size_t>(ranks.size);
 
   if (ranks.size > 1) {
@@ -819,138 +744,40 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
                             std::to_string(received) + " keys for its " + std::to_string(n) +
                             " (the splitters are inconsistent; please report this)");
 
-    // 3. Chunks: this rank's tiles in K consecutive ranges; every rank's count per (chunk,
-    // destination) is counted (count_chunk_destinations) and all-gathered, so that each
-    // chunk's transfer can be enqueued as soon as its partition is done.
-    const std::uint64_t K = n == 0 ? 0 : std::min<std::uint64_t>(sort_max_chunks, st.num_tiles);
-    const std::uint64_t tiles_per_chunk = K == 0 ? 0 : (st.num_tiles + K - 1) / K;
-    const std::uint64_t chunks = K == 0 ? 0 : (st.num_tiles + tiles_per_chunk - 1) / tiles_per_chunk;
-    const std::size_t chunk_words = sort_max_chunks * P;
-    auto* own_chunks = reinterpret_cast<unsigned long long*>(at(st.own_chunk_counts));
-    auto* all_chunks = reinterpret_cast<std::uint64_t*>(at(st.all_chunk_counts));
-    ONEPASS_CUDA_CHECK(cudaMemsetAsync(own_chunks, 0, chunk_words * sizeof(std::uint64_t), stream));
-    if (chunks > 0) {
-      const unsigned per_chunk = std::max(1u, sort_stride_grid(n) / static_cast<unsigned>(chunks));
-      count_chunk_destinations<Key><<<dim3(per_chunk, static_cast<unsigned>(chunks)), 256,
-                                      2 * (P - 1) * sizeof(std::uint64_t) + P * sizeof(unsigned), stream>>>(
-          in, n, field, d_words, d_thresholds, static_cast<unsigned>(P), tiles_per_chunk * split_tile, own_chunks);
-      ONEPASS_CUDA_CHECK_LAUNCH();
-    }
-    all_gather_words(reinterpret_cast<const std::uint64_t*>(own_chunks), all_chunks, chunk_words, comm, stream,
-                     function);
-    std::vector<std::uint64_t> cc(P * chunk_words);  // cc[(source * sort_max_chunks + k) * P + destination]
-    ONEPASS_CUDA_CHECK(cudaMemcpyAsync(cc.data(), all_chunks, cc.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost,
-                                       stream));
-    ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const auto chunk_count = [&](std::size_t source, std::uint64_t k, std::size_t destination) {
-      return cc[(source * sort_max_chunks + k) * P + destination];
-    };
-    for (std::size_t r = 0; r < P; ++r) {  // the chunk counts add up to the plan on both sides
-      std::uint64_t sent = 0, got = 0;
-      for (std::uint64_t k = 0; k < sort_max_chunks; ++k) {
-        sent += chunk_count(static_cast<std::size_t>(ranks.rank), k, r);
-        got += chunk_count(r, k, static_cast<std::size_t>(ranks.rank));
-      }
-      if (sent != send[r] || got != receive[r])
-        throw runtime_failure(std::string(function) + ": rank " + std::to_string(ranks.rank) +
-                              "'s chunk counts disagree with the exchange plan for rank " + std::to_string(r) +
-                              " (please report this)");
-    }
-
-    // 4. Partition and exchange, chunk by chunk: partition_by_destination of chunk k writes
-    // its keys into the send buffer, grouped by destination at the plan's offsets (chunk k's
-    // part of each group follows chunk k - 1's), and its keys for this rank straight into the
-    // receive buffer (keys.alternate()); then a grouped ncclSend/ncclRecv of chunk k on a
-    // side stream of the greatest priority, during the partition of chunk k + 1. Receivers
-    // place each source's chunks in order after the sources before it: the concatenation in
-    // (source rank, position) order.
+    // 3. Partition: one pass (partition_by_destination) into the send buffer, grouped by
+    // destination at the offsets of the plan.
     const std::vector<std::uint64_t> bases = exclusive_prefix(send, function, "send counts");
-    const std::vector<std::uint64_t> recv_at = exclusive_prefix(receive, function, "receive counts");
     ONEPASS_CUDA_CHECK(cudaMemcpyAsync(d_bases, bases.data(), P * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream));
-    auto* send_keys = reinterpret_cast<Key*>(d_local_sort);
-    auto* send_values = reinterpret_cast<Value*>(static_cast<unsigned char*>(d_local_sort) + send_values_at);
+    Value* values_out = nullptr;
     const Value* values_in = nullptr;
-    Value* values_recv = nullptr;
     if constexpr (has_values) {
       values_in = values->current();
-      values_recv = values->alternate();
+      values_out = values->alternate();
     }
-    if (chunks > 0) {
+    if (n > 0) {
       const std::size_t shared_bytes = partition_shared_bytes<Key, Value>(P);
       ONEPASS_CUDA_CHECK(cudaMemsetAsync(d_lookback, 0, partition_lookback::temp_bytes(st.num_tiles, P), stream));
+      const partition_lookback lb{reinterpret_cast<unsigned long long*>(d_lookback),
+                                  reinterpret_cast<unsigned long long*>(d_lookback + partition_lookback::header_bytes),
+                                  static_cast<unsigned>(P)};
       if (shared_bytes > 48 * 1024)
         ONEPASS_CUDA_CHECK(cudaFuncSetAttribute(partition_by_destination<Key, Value>,
                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                 static_cast<int>(shared_bytes)));
+      partition_by_destination<Key, Value><<<static_cast<unsigned>(st.num_tiles), split_threads, shared_bytes, stream>>>(
+          in, out, values_in, values_out, n, field, d_words, d_thresholds, static_cast<unsigned>(P), d_bases, lb);
+      ONEPASS_CUDA_CHECK_LAUNCH();
     }
-    const partition_lookback lb{reinterpret_cast<unsigned long long*>(d_lookback),
-                                reinterpret_cast<unsigned long long*>(d_lookback + partition_lookback::header_bytes),
-                                static_cast<unsigned>(P)};
-    const std::size_t me = static_cast<std::size_t>(ranks.rank);
-    std::vector<std::uint64_t> sent_before(P, 0), received_before(P, 0);
-    {
-      priority_side_stream side(stream);
-      for (std::uint64_t k = 0; k < sort_max_chunks; ++k) {
-        if (k < chunks) {
-          const std::uint64_t first_tile = k * tiles_per_chunk;
-          const std::uint64_t tiles = std::min(tiles_per_chunk, st.num_tiles - first_tile);
-          partition_by_destination<Key, Value><<<static_cast<unsigned>(tiles), split_threads,
-                                                 partition_shared_bytes<Key, Value>(P), stream>>>(
-              in, send_keys, values_in, send_values, n, field, d_words, d_thresholds, static_cast<unsigned>(P), d_bases,
-              lb, static_cast<unsigned>(me), out, values_recv, recv_at[me]);
-          ONEPASS_CUDA_CHECK_LAUNCH();
-        }
-        bool any = false;
-        for (std::size_t q = 0; q < P; ++q)
-          if (q != me && (chunk_count(me, k, q) > 0 || chunk_count(q, k, me) > 0)) any = true;
-        if (!any) continue;
-        side.wait_for_main();
-        check_nccl(ncclGroupStart(), function, "ncclGroupStart");
-        for (int step = 1; step < ranks.size; ++step) {
-          const auto to = static_cast<std::size_t>((ranks.rank + step) % ranks.size);
-          const auto from = static_cast<std::size_t>((ranks.rank - step + ranks.size) % ranks.size);
-          const std::uint64_t out_items = chunk_count(me, k, to), in_items = chunk_count(from, k, me);
-          const std::uint64_t send_at = bases[to] + sent_before[to], recv_pos = recv_at[from] + received_before[from];
-          if (out_items > 0) {
-            check_nccl(ncclSend(send_keys + send_at, out_items * sizeof(Key), ncclUint8, static_cast<int>(to), comm,
-                                side.get()),
-                       function, "ncclSend");
-            if constexpr (has_values)
-              check_nccl(ncclSend(send_values + send_at, out_items * sizeof(Value), ncclUint8, static_cast<int>(to),
-                                  comm, side.get()),
-                         function, "ncclSend");
-          }
-          if (in_items > 0) {
-            check_nccl(ncclRecv(out + recv_pos, in_items * sizeof(Key), ncclUint8, static_cast<int>(from), comm,
-                                side.get()),
-                       function, "ncclRecv");
-            if constexpr (has_values)
-              check_nccl(ncclRecv(values_recv + recv_pos, in_items * sizeof(Value), ncclUint8, static_cast<int>(from),
-                                  comm, side.get()),
-                         function, "ncclRecv");
-          }
-          sent_before[to] += out_items;
-          received_before[from] += in_items;
-        }
-        check_nccl(ncclGroupEnd(), function, "ncclGroupEnd");
-      }
-    }  // the stream waits for the side stream: every transfer is done before the local sort
 
-    // 5. The local stable sort of what arrived (in alternate()) back into current(), with the
-    // send buffer's space as its storage.
-    if (n > 0) {
-      std::size_t bytes = std::max(st.local_sort_bytes, send_bytes);
-      if constexpr (has_values)
-        sort::sort_pairs<Key, sort_value>(d_local_sort, bytes, keys.alternate(), keys.current(), values->alternate(),
-                                          values->current(), n, begin_bit, end_bit, descending, stream);
-      else
-        sort::sort_keys<Key>(d_local_sort, bytes, keys.alternate(), keys.current(), n, begin_bit, end_bit, descending,
-                             stream);
-    }
-    return;
+    // 4. Exchange: the keys (and values).
+    if constexpr (has_values)
+      exchange({exchange_array{out, in, sizeof(Key)}, exchange_array{values_out, values->current(), sizeof(Value)}}, send,
+               receive, ranks, comm, stream, function);
+    else
+      exchange(out, send, in, receive, sizeof(Key), ranks, comm, stream, function);
   }
 
-  // One rank: the local stable sort of current() into alternate().
+  // 5. The local stable sort of what arrived (in current()) into alternate().
   if (n > 0) {
     std::size_t bytes = st.local_sort_bytes;
     if constexpr (has_values) {
