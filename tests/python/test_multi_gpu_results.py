@@ -127,6 +127,24 @@ class Section(unittest.TestCase):
                 finally:
                     tmp.cleanup()
 
+    def test_rmg_gpu_resident_time_decides_alone(self):
+        # Bounds 10-90 ms leave it undecided; a measured GPU-resident time decides: 30 / 20 >= 1.3
+        # met, 24 / 20 < 1.3 not met.
+        for resident, want in ((30.0, "met"), (24.0, "not met")):
+            with self.subTest(resident=resident):
+                tmp = _support.TempDir()
+                try:
+                    _support.write_csv(tmp.path, mg.SORT, mg.SORT_COLUMNS, sort_rows(True))
+                    _support.write_csv(tmp.path, "rmg_sort", mg.SORT_COLUMNS,
+                                       [sort_row("rmg_sort", "keys_u32", 2, 90.0),
+                                        sort_row("rmg_sort_before_local_sort", "keys_u32", 2, 10.0),
+                                        sort_row("rmg_sort_gpu_resident", "keys_u32", 2, resident)])
+                    report = _support.empty_report(tmp.path)
+                    mg.report_section(report, tmp.path, os.path.join(tmp.path, "recorded"))
+                    self.assertEqual(_support.summary_verdict(report, "Distributed sort vs RMG"), want)
+                finally:
+                    tmp.cleanup()
+
     def test_synthetic_fresh_results_and_medians_only_shuffle(self):
         _support.write_csv(self.tmp.path, mg.SORT, mg.SORT_COLUMNS, sort_rows(True))
         _support.write_csv(self.tmp.path, mg.SHUFFLE + "_medians-abc", mg.SHUFFLE_COLUMNS, shuffle_rows(60.0))
