@@ -198,18 +198,21 @@ experiments:
 	@$(MAKE) --no-print-directory seed-replicates
 	@$(MAKE) --no-print-directory gpu-experiments
 
-# The χ² and MMD programs again with other seeds (the report's "χ² and MMD over several seeds"):
-# replicate k in RESULTS_DIR/seeds/k/ with base seed 1 + k * 2^40 (sample j uses base + j, so
+# The χ² and MMD programs again with other seeds (the report's "χ² and MMD over several seeds";
+# which programs, with which arguments: the manifest's `seed_replicate`): replicate k in RESULTS_DIR/seeds/k/ with base seed 1 + k * 2^40 (sample j uses base + j, so
 # the replicates share no seed). The MMD replicates test n = 5 and 100 with REPLICATE_MMD_SAMPLES
 # permutations each (n = 1000 costs ~40 us a sample). Default scale: about 2 minutes on 2 cores.
 SEED_REPLICATES ?= $(if $(filter smoke,$(SCALE)),1,4)
 REPLICATE_MMD_SAMPLES ?= $(if $(filter smoke,$(SCALE)),2000,100000)
+# The programs and their arguments: the manifest's `seed_replicate` entries (TARGET,ARG,ARG... each).
+SEED_REPLICATE_RUNS = $(call lazy,SEED_REPLICATE_RUNS,replicate-runs --built)
 seed-replicates:
 	@set -e; for k in $$(seq 1 $(SEED_REPLICATES)); do \
 	  seed=$$((1 + k * 1099511627776)); mkdir -p $(RESULTS_DIR)/seeds/$$k; \
-	  $(BIN)/fig06_chi2_rounds --scale $(SCALE) --seed $$seed --out-dir $(RESULTS_DIR)/seeds/$$k; \
-	  $(BIN)/fig07_09_mmd --scale $(SCALE) --seed $$seed --lengths 5 100 --samples $(REPLICATE_MMD_SAMPLES) \
-	    --out-dir $(RESULTS_DIR)/seeds/$$k; \
+	  for run in $(subst {REPLICATE_MMD_SAMPLES},$(REPLICATE_MMD_SAMPLES),$(SEED_REPLICATE_RUNS)); do \
+	    set -- $$(echo "$$run" | tr ',' ' '); exe=$$1; shift; \
+	    $(BIN)/$$exe --scale $(SCALE) --seed $$seed "$$@" --out-dir $(RESULTS_DIR)/seeds/$$k; \
+	  done; \
 	done
 
 # Runs the GPU experiments when this machine has a GPU and they were built; otherwise one line.

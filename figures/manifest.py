@@ -11,6 +11,9 @@ python3, matplotlib or not:
         the experiments' names, one line each, in manifest order
     python3 -m figures.manifest figures [same filters]   their figures, in order
     python3 -m figures.manifest experiment-of FIGURE     the experiment that draws FIGURE (nothing: none)
+    python3 -m figures.manifest replicate-runs [same filters]
+        one line per experiment re-run in each seed replicate, TARGET,ARG,ARG... (its
+        seed_replicate arguments; `make seed-replicates` adds --scale, --seed and --out-dir)
     python3 -m figures.manifest runs [--extra] [same filters]
         one line per run, TARGET,ARG,ARG... (commas: one make word); --extra: the runs after each
         experiment's first
@@ -37,6 +40,7 @@ _FIELDS = {
     "name": (str, None), "program": (str, None), "device": (str, None), "family": (str, None),
     "figures": (list, ()), "csv": (list, None), "runs": (list, ([],)), "in_figures": (bool, True),
     "claims": (bool, False), "spread": (str, ""), "second_run": (bool, False), "stale_when": (list, ()),
+    "seed_replicate": (list, None),
 }
 
 
@@ -50,7 +54,8 @@ class Experiment:
     'multi_gpu'), family (its report section), figures (tuple), csv (tuple of CSV base names),
     runs (tuple of tuples of extra arguments, one per run), in_figures, claims, spread
     (words for paper/variability.py, '' when not tabulated), second_run, stale_when (code
-    group names)."""
+    group names), seed_replicate (None, or the extra arguments of its run in each seed
+    replicate of `make seed-replicates`)."""
 
     def __init__(self, fields):
         for key, value in fields.items():
@@ -97,7 +102,7 @@ class Manifest:
             fields = {}
             for key, (kind, default) in _FIELDS.items():
                 if key not in entry:
-                    if default is None and key != "csv":
+                    if default is None and key not in ("csv", "seed_replicate"):
                         raise ManifestError("%s: missing key %s" % (label, key))
                     fields[key] = default
                     continue
@@ -114,6 +119,10 @@ class Manifest:
                                              for r in fields["runs"]):
                 raise ManifestError("%s: runs must be a non-empty list of lists of strings" % label)
             fields["runs"] = tuple(tuple(r) for r in fields["runs"])
+            if fields["seed_replicate"] is not None:
+                if not all(isinstance(a, str) for a in fields["seed_replicate"]):
+                    raise ManifestError("%s: seed_replicate must be a list of strings" % label)
+                fields["seed_replicate"] = tuple(fields["seed_replicate"])
             if fields["device"] not in DEVICES:
                 raise ManifestError("%s: device must be one of %s, got %r" % (label, ", ".join(DEVICES),
                                                                               fields["device"]))
@@ -149,10 +158,11 @@ class Manifest:
         return out
 
     def select(self, device=None, family=None, built=None, in_figures=None, claims=None, spread=None,
-               second_run=None):
+               second_run=None, seed_replicate=None):
         """The experiments matching every filter given (None: any), in manifest order.
         device: 'cpu', 'gpu' or 'multi_gpu'; built: True for C++ programs, False for Python ones;
-        spread: True for those with a `spread` text."""
+        spread: True for those with a `spread` text; seed_replicate: True for those re-run in
+        every seed replicate."""
         out = []
         for e in self.experiments:
             if device is not None and e.device != device:
@@ -168,6 +178,8 @@ class Manifest:
             if spread is not None and bool(e.spread) != spread:
                 continue
             if second_run is not None and e.second_run != second_run:
+                continue
+            if seed_replicate is not None and (e.seed_replicate is not None) != seed_replicate:
                 continue
             out.append(e)
         return out
@@ -228,7 +240,7 @@ def _filters(args):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python3 -m figures.manifest",
                                      description="Reads experiments/manifest.toml (see this module's docstring).")
-    parser.add_argument("what", choices=("names", "figures", "experiment-of", "runs", "check"))
+    parser.add_argument("what", choices=("names", "figures", "experiment-of", "runs", "replicate-runs", "check"))
     parser.add_argument("figure", nargs="?", help="experiment-of: the figure")
     parser.add_argument("--device", choices=DEVICES)
     parser.add_argument("--family")
@@ -251,6 +263,9 @@ def main(argv=None):
         for e in m.select(**_filters(args)):
             for extra in e.runs[1:] if args.extra else e.runs:
                 print(",".join((e.target or e.program,) + extra))
+    elif args.what == "replicate-runs":
+        for e in m.select(seed_replicate=True, **_filters(args)):
+            print(",".join((e.target or e.program,) + e.seed_replicate))
     elif args.what == "experiment-of":
         if not args.figure:
             parser.error("experiment-of needs a figure name")

@@ -66,7 +66,8 @@ class Malformed(unittest.TestCase):
                  (self.GOOD.replace('["b"]', '["c"]'), "stale_when names 'c'"),
                  (self.GOOD.replace('a = ["x"]', 'a = ["@b"]'), "includes itself"),
                  (self.GOOD + self.GOOD[self.GOOD.index("[[experiment]]"):], "listed twice"),
-                 (self.GOOD.replace('program = "experiments/e.cu"\n', ''), "missing key program")]
+                 (self.GOOD.replace('program = "experiments/e.cu"\n', ''), "missing key program"),
+                 (self.GOOD + 'seed_replicate = ["--x", 3]\n', "seed_replicate must be a list of strings")]
         for text, words in cases:
             with self.assertRaises(mf.ManifestError) as c:
                 self.load(text)
@@ -88,6 +89,10 @@ class ReadersAgree(unittest.TestCase):
         self.assertEqual(self.make_var("GPU_EXPERIMENTS"), m.names(device="gpu", built=True, in_figures=True))
         self.assertEqual(self.make_var("PYTHON_GPU_EXPERIMENTS"), ["python_peers", "sampler"])
         self.assertEqual(self.make_var("CPU_EXTRA_RUNS"), ["gaussian_dieharder,--generator,float_native"])
+        # the seed replicates: the χ² and MMD programs, read from the manifest's seed_replicate
+        self.assertEqual(self.make_var("SEED_REPLICATE_RUNS"),
+                         ["fig06_chi2_rounds", "fig07_09_mmd,--lengths,5,100,--samples,{REPLICATE_MMD_SAMPLES}"])
+        self.assertEqual(m.names(seed_replicate=True), ["fig06_chi2_rounds", "fig07_09_mmd"])
         self.assertIn("fig12_cpu_shuffle", self.make_var("FIGURE_NAMES"))
 
     def test_every_figure_is_drawn_by_a_figure_module(self):
