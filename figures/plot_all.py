@@ -30,7 +30,7 @@ note while neither exists:
 and, for the Onesweep paper (figures/sort_results.py), one figure per sort experiment:
 
     onesweep_fig09_keys32   GKey/s vs size, uint32 keys, one panel per entropy band (Fig. 9);
-                            ours and CUB (best) bold, each CUB configuration thin
+                            ours and CUB (best) bold, each CUB configuration thin grey
     onesweep_fig10_pairs32  the same for uint32 keys + uint32 values (Fig. 10)
     onesweep_fig11_keys64   the same for uint64 keys (Fig. 11)
                             (each band with ours ÷ CUB (best) and ÷ CUB reduce-then-scan below it)
@@ -415,6 +415,19 @@ def _rate_ranges(rows, name_of=None):
     return out
 
 
+def gather_line_label(above):
+    """(label of the Gather = 1 line, title of the ÷ Gather panel) for the series that rise
+    above 1 somewhere (above: their names, this run's plain and the paper's as 'X (paper)', in
+    the order drawn): Gather is called the upper bound only when none does; else the title
+    names them (at most four, then a count)."""
+    if not above:
+        return "Gather = 1 (upper bound)", "(b) ÷ Gather at the same n: the distance to the bound"
+    names = list(dict.fromkeys(above))
+    shown = ", ".join(names[:4]) + (" and %d more" % (len(names) - 4) if len(names) > 4 else "")
+    return "Gather = 1", "(b) ÷ Gather at the same n; Gather is no upper bound here:\n%s rise%s above 1" % (
+        shown, "s" if len(names) == 1 else "")
+
+
 def draw_throughput(rows, meta, reference_file, title, out_dir, name, name_of=None, where=None, markers=None,
                     run_word="this run", threads_note="", split_extras=False):
     """Throughput vs size beside the paper's table, in two or three panels:
@@ -439,6 +452,7 @@ def draw_throughput(rows, meta, reference_file, title, out_dir, name, name_of=No
     ax, axr = axes[0][0], axes[0][1]
     sizes = set()
     pairs = []
+    above_one = []  # series above Gather somewhere (this run's, then the paper's as "X (paper)")
     gather = "Gather"
     for lab in main:
         run_entry = paper_entry = None
@@ -461,12 +475,20 @@ def draw_throughput(rows, meta, reference_file, title, out_dir, name, name_of=No
                 if lab != gather and common:
                     axr.plot([2.0 ** w + 1 for w in common], [ours[lab][w] / ours[gather][w] for w in common],
                              **palette.line(lab))
+                    if max(ours[lab][w] / ours[gather][w] for w in common) > 1:
+                        above_one.append(lab)
                     gb = ranges.get(gather, {})
                     rw = [w for w in common if w in band and w in gb]
                     if rw:  # ratio range: slowest ÷ gather's fastest to fastest ÷ gather's slowest
-                        axr.fill_between([2.0 ** w + 1 for w in rw], [band[w][0] / gb[w][1] for w in rw],
-                                         [band[w][1] / gb[w][0] for w in rw], color=palette.colour(lab), alpha=0.18,
-                                         lw=0, zorder=1)
+                        # whiskers, each series nudged sideways, not bands: overlapping bands of
+                        # several colours mix into one another
+                        nudge = 2.0 ** (0.09 * (main.index(lab) - (len(main) - 1) / 2))
+                        mid = [ours[lab][w] / ours[gather][w] for w in rw]
+                        axr.errorbar([(2.0 ** w + 1) * nudge for w in rw], mid,
+                                     yerr=[[m - band[w][0] / gb[w][1] for m, w in zip(mid, rw)],
+                                           [band[w][1] / gb[w][0] - m for m, w in zip(mid, rw)]],
+                                     fmt="none", ecolor=palette.colour(lab), elinewidth=1.0, capsize=1.8, alpha=0.75,
+                                     zorder=1)
         if lab in ref:
             ws = sorted(ref[lab])
             sizes.update(ws)
@@ -476,6 +498,8 @@ def draw_throughput(rows, meta, reference_file, title, out_dir, name, name_of=No
                 common = [w for w in ws if w in ref[gather]]
                 axr.plot([2.0 ** w + 1 for w in common], [ref[lab][w] / ref[gather][w] for w in common],
                          **palette.paper_line(lab))
+                if common and max(ref[lab][w] / ref[gather][w] for w in common) > 1:
+                    above_one.append("%s (paper)" % lab)
         if run_entry or paper_entry:
             pairs.append((run_entry, paper_entry))
     if not pairs:
@@ -490,13 +514,14 @@ def draw_throughput(rows, meta, reference_file, title, out_dir, name, name_of=No
     ax.set_ylabel("throughput (million items/s, log scale)")
     ax.set_title("(a) throughput")
     axr.axhline(1.0, **{k: v for k, v in palette.line(gather).items() if k in ("color", "lw")})
-    axr.text(0.01, 1.0, " Gather = 1 (upper bound)", transform=axr.get_yaxis_transform(), va="bottom", fontsize=7.5,
+    line_label, panel_title = gather_line_label(above_one)
+    axr.text(0.01, 1.0, " " + line_label, transform=axr.get_yaxis_transform(), va="bottom", fontsize=7.5,
              color=palette.colour(gather))
     _size_axis(axr, sizes)
     axr.set_ylim(0, max(1.12, axr.get_ylim()[1]))
     axr.set_ylabel("÷ Gather at the same n")
     summary = _ratio_summary(ours, ref, [lab for lab in ref_order if palette.family(lab) == "peer"])
-    axr.set_title("(b) ÷ Gather at the same n: the distance to the bound")
+    axr.set_title(panel_title, fontsize=10 if not above_one else 9)
     if extras:
         axe = axes[0][2]
         eh = []
@@ -519,7 +544,7 @@ def draw_throughput(rows, meta, reference_file, title, out_dir, name, name_of=No
     fig.tight_layout()
     _legends_under(fig, placements)
     _footer(fig, sr.machine_label(meta, where) + (("   |   " + threads_note) if threads_note else "") +
-            ("   |   shaded: slowest to fastest of the timed repetitions" if ranges else "") +
+            ("   |   (a) shaded, (b) whiskers: slowest to fastest of the timed repetitions" if ranges else "") +
             "   |   paper: %s" % ref_rows[0]["source"])
     return _save(fig, out_dir, name)
 
@@ -583,22 +608,39 @@ FUSION_STYLE = [  # (algorithm, case, legend, palette name, line style, hollow m
     ("variable_philox", "best", "Bijective2, best case n = 2^w (dotted, hollow)", "VarPhilox", ":", True),
     ("walking", "worst", "Walking (cycle walking, a gather through σ; no scan)", "Walking", "-", False),
     ("walking", "best", "Walking, best case n = 2^w (dotted, hollow)", "Walking", ":", True),
-    ("gather", "worst", "gather (random gather, upper bound)", "Gather", "-", False),
+    ("gather", "worst", "gather (random gather, upper bound)", "Gather", "-", False),  # label: see draw_fig10
 ]
+
+
+def fusion_ranges(rows):
+    """{(algorithm, case): {log2_size: (slowest, fastest) items/s}} over the timed repetitions
+    of fig10_fusion rows (n / seconds_max, n / seconds_min); rows without positive
+    seconds_min and seconds_max are left out."""
+    out = {}
+    for r in rows:
+        lo_s, hi_s = r.get("seconds_min"), r.get("seconds_max")
+        if lo_s is None or hi_s is None or not (lo_s > 0 and hi_s > 0):
+            continue
+        out.setdefault((r["algorithm"], r["case"]), {})[r["log2_size"]] = (r["n"] / hi_s, r["n"] / lo_s)
+    return out
 
 
 def draw_fig10(rows, meta, facts, out_dir, source):
     """Throughput of the three fusion levels of the VariablePhilox shuffle and of the random
     gather vs size (paper Fig. 10), and each ÷ gather at the same size (the point of the
-    figure: how close fusion gets to the bound), with the paper's statements about its Fig. 10."""
+    figure: how close fusion gets to the bound), with the paper's statements about its Fig. 10.
+    The spread of the timed repetitions (fusion_ranges) is shaded in the throughput panel and
+    drawn as whiskers in the ratio panel, as in Figs. 11 and 12."""
     fig, (ax, axr) = plt.subplots(1, 2, figsize=(12.4, 4.6))
+    ranges = fusion_ranges(rows)
+    above_one = []  # series above gather somewhere
     styled = {(a, c) for a, c, *_ in FUSION_STYLE}
     extra = sorted({(r["algorithm"], r["case"]) for r in rows if r["case"] == "worst"} - styled)
     styles = FUSION_STYLE + [(a, c, "%s (%s case)" % (a, c), a, "-", False) for a, c in extra]
     gather = {c: {r["log2_size"]: r["items_per_second"] for r in rows if r["algorithm"] == "gather" and r["case"] == c}
               for c in ("worst", "best")}
-    sizes, drawn = set(), 0
-    for alg, case, legend, pname, ls, hollow in styles:
+    sizes, drawn, ratios = set(), 0, []
+    for k, (alg, case, legend, pname, ls, hollow) in enumerate(styles):
         pts = sorted((r["log2_size"], r["n"], r["items_per_second"]) for r in rows
                      if r["algorithm"] == alg and r["case"] == case)
         if not pts:
@@ -609,11 +651,28 @@ def draw_fig10(rows, meta, facts, out_dir, source):
         if hollow:
             kw["mfc"] = "white"
         ax.plot([n for _, n, _ in pts], [v / 1e6 for _, _, v in pts], label=legend, **kw)
+        band = ranges.get((alg, case), {})
+        bw = [(w, n) for w, n, _ in pts if w in band]
+        if bw:  # slowest to fastest of the timed repetitions
+            ax.fill_between([n for _, n in bw], [band[w][0] / 1e6 for w, _ in bw], [band[w][1] / 1e6 for w, _ in bw],
+                            color=kw["color"], alpha=0.15, lw=0, zorder=1)
         if alg != "gather":
-            g = gather.get(case) or gather["worst"]
-            rel = [(n, v / g[w]) for w, n, v in pts if g.get(w)]
+            g_case = case if gather.get(case) else "worst"
+            g = gather[g_case]
+            rel = [(w, n, v / g[w]) for w, n, v in pts if g.get(w)]
             if rel:
-                axr.plot([n for n, _ in rel], [x for _, x in rel], **kw)
+                axr.plot([n for _, n, _ in rel], [x for _, _, x in rel], **kw)
+                ratios += [x for _, _, x in rel]
+                if max(x for _, _, x in rel) > 1:
+                    above_one.append(legend.split(" (")[0].split(",")[0] + (" best case" if case == "best" else ""))
+                gb = ranges.get(("gather", g_case), {})
+                rw = [(w, n, x) for w, n, x in rel if w in band and w in gb]
+                if rw:  # ratio range: slowest ÷ gather's fastest to fastest ÷ gather's slowest
+                    nudge = 2.0 ** (0.12 * (k - (len(styles) - 1) / 2))  # side by side, not on top
+                    axr.errorbar([n * nudge for _, n, _ in rw], [x for _, _, x in rw],
+                                 yerr=[[x - band[w][0] / gb[w][1] for w, _, x in rw],
+                                       [band[w][1] / gb[w][0] - x for w, _, x in rw]],
+                                 fmt="none", ecolor=kw["color"], elinewidth=0.9, capsize=1.5, alpha=0.7, zorder=1)
     if not drawn:
         plt.close(fig)
         raise sr.MissingInput("fig10_fusion.csv has none of the algorithms of Fig. 10")
@@ -652,7 +711,7 @@ def draw_fig10(rows, meta, facts, out_dir, source):
     ax.set_yscale("log")
     ax.set_ylabel("throughput (million items/s, log scale)")
     axr.set_ylabel("÷ gather at the same n and case")
-    axr.set_ylim(0, 1.1)
+    axr.set_ylim(0, max([1.1] + [x + 0.05 for x in ratios]))
     ax.set_title("throughput")
     axr.set_title("÷ gather: how close each fusion level gets to the bound")
     fig.suptitle("Fig. 10 — GPU kernel fusion for the bijective shuffle (VariablePhilox, 24 rounds) on %s (%s)"
@@ -660,9 +719,15 @@ def draw_fig10(rows, meta, facts, out_dir, source):
     handles, labels = ax.get_legend_handles_labels()
     handles = [h for h, lab in zip(handles, labels) if not lab.startswith("_")]
     labels = [lab for lab in labels if not lab.startswith("_")]
-    fig.tight_layout(rect=(0, 0.09, 1, 1))
-    fig.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=3, framealpha=0.92)
-    _footer(fig, sr.machine_label(meta, _where(source)))
+    if above_one:  # the gather is no upper bound where a series rises above it
+        labels = ["gather (random gather; %s rise%s above it at some n)" % (", ".join(above_one),
+                                                                         "s" if len(above_one) == 1 else "")
+                  if lab.startswith("gather (") else lab for lab in labels]
+    fig.tight_layout()
+    _legends_under(fig, [([ax, axr], handles, labels, 3, [])])
+    _footer(fig, sr.machine_label(meta, _where(source)) +
+            ("   |   shaded (throughput) and whiskers (÷ gather): slowest to fastest of the timed repetitions"
+             if ranges else ""))
     return _save(fig, out_dir, "fig10_fusion")
 
 

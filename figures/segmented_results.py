@@ -68,7 +68,62 @@ def points(rows):
     return out
 
 
+def _shape_of_where(where):
+    """The row length n (0: ragged) named by the experiment's shape text ('n = 2^8 (1048576
+    rows)', 'ragged (44869 rows)'), or None when the text names no shape."""
+    where = where.strip()
+    if where.startswith("ragged"):
+        return 0
+    if where.startswith("n = 2^"):
+        digits = ""
+        for ch in where[len("n = 2^"):]:
+            if not ch.isdigit():
+                break
+            digits += ch
+        if digits:
+            return 2 ** int(digits)
+    return None
+
+
+def skipped_reasons(meta):
+    """{(algorithm or None, n): reason} from meta.json's 'skipped' note of segmented_shuffle
+    (entries '<algorithm> at <shape>: <reason>' or, for a shape skipped whole, '<shape>:
+    <reason>', joined by '; '); algorithm None where the whole shape was skipped, n = 0 for the
+    ragged case. Entries that name no shape are left out; {} when there is no note."""
+    out = {}
+    for entry in str(meta.get("skipped") or "").split("; "):
+        head, sep, reason = entry.partition(": ")
+        if not sep:
+            continue
+        algorithm, at, where = head.partition(" at ")
+        if not at:
+            algorithm, where = None, head
+        n = _shape_of_where(where)
+        if n is not None:
+            out[(algorithm, n)] = reason.strip()
+    return out
+
+
+def missing_bars(pts, meta, algorithms=None):
+    """[(index of the shape in pts, algorithm, reason)]: each bar of the figure left empty, for
+    each algorithm measured at some shape but not at this one; reason from meta.json's
+    'skipped' note ('more than 4096 rows'), else 'not measured'."""
+    algorithms = algorithms or [OURS, COPY] + BASELINES
+    reasons = skipped_reasons(meta)
+    out = []
+    for a in algorithms:
+        if not any(a in p["rate"] for p in pts):
+            continue
+        for i, p in enumerate(pts):
+            if a not in p["rate"]:
+                out.append((i, a, reasons.get((a, p["n"])) or reasons.get((None, p["n"])) or "not measured"))
+    return out
+
+
 def draw(rows, meta, out_dir, source):
+    """The figure: G items/s per shape (log y), one bar per algorithm, ours ÷ the best
+    baseline above our bars, and, in the slot of a bar that is missing, why (missing_bars).
+    Returns the written paths ([] when rows hold no rate)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -92,16 +147,22 @@ def draw(rows, meta, out_dir, source):
         if p["vs_best"]:
             ax.annotate("%.1f×" % p["vs_best"], (x + ours_x, p["rate"][OURS] / 1e9), textcoords="offset points",
                         xytext=(0, 3), ha="center", fontsize=7.5)
-    ax.text(0.01, 0.98, "above our bars: ours ÷ the best baseline at that row length", transform=ax.transAxes,
-            fontsize=7.5, va="top", color=palette.NOTE)
+    # above the axes, where no bar reaches (the copy's bars reach the top)
+    ax.text(0.5, 1.01, "above our bars: ours ÷ the best baseline at that row length; vertical grey text: why a bar "
+            "is missing", transform=ax.transAxes, fontsize=7.5, ha="center", va="bottom", color=palette.NOTE)
     ax.set_yscale("log")
+    for i, a, reason in missing_bars(pts, meta, algs):  # say why a bar is absent, in its slot
+        ax.text(xs[i] + (algs.index(a) - (len(algs) - 1) / 2) * width, 0.02,
+                "not run: %s" % reason if reason != "not measured" else reason,
+                transform=ax.get_xaxis_transform(), rotation=90, ha="center", va="bottom", fontsize=7,
+                color=palette.NOTE)
     ax.set_xticks(xs)
     ax.set_xticklabels(["%s\n(%d rows)" % (shape_text(p["n"]), p["segments"]) for p in pts])
     ax.set_xlabel("row length n (B n = %s items, uint64)" % (meta.get("total_items", "").split(" ")[0] or "?"))
     ax.set_ylabel("G items / s")
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, framealpha=0.9)
-    ax.set_title("Segmented shuffle: B rows shuffled independently in one call", fontsize=11)
+    ax.set_title("Segmented shuffle: B rows shuffled independently in one call", fontsize=11, pad=16)
     fig.tight_layout()
     footer(fig, sr.machine_label(meta, "this run" if source.fresh else
                                  "recorded copy results/recorded/%s" % source.device))

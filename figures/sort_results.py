@@ -372,10 +372,17 @@ def fmt_ratio(ratio, threshold=None):
 
 # --------------------------------------------------------------------------- drawing
 
+# Each CUB configuration in the Figs. 9-11 charts: thin grey, so that CUB (best), the one
+# compared against, is the only green; reduce-then-scan (the paper's CUB 1.10 baseline) dotted.
+CUB_CONFIG_GREY = "#9a9a9a"
+# The ratio panels of Figs. 9-11 show ratios up to this; higher points are marked at the top edge.
+RATIO_TOP = 2.5
+
+
 def _series_style(alg):
     """(line width, alpha, marker size, line style, z-order) by role: ours and CUB (best)
-    prominent, each CUB configuration thin and light, the other sorts in between. Dashed
-    lines are kept for the paper's numbers."""
+    prominent, each CUB configuration thin grey (reduce-then-scan dotted), the other sorts in
+    between. Dashed lines are kept for the paper's numbers."""
     if alg == OURS:
         return 2.0, 1.0, 3.0, "-", 5
     if alg == CUB_BEST:
@@ -383,8 +390,26 @@ def _series_style(alg):
     if alg == OURS_DB:
         return 1.3, 0.9, 0.0, "-", 4
     if is_cub(alg):
-        return 0.9, 0.6, 0.0, "-", 2
+        return 0.8, 0.8, 0.0, ":" if alg == "cub_reduce_then_scan" else "-", 2
     return 1.0, 0.85, 2.0, "-", 3
+
+
+def clipped_points(points, top):
+    """The points of a ratio panel that lie above its top edge: [(n, ratio)] of `points`
+    ([(n, ratio)]) with ratio > top, in the order given."""
+    return [(n, v) for n, v in points if v > top]
+
+
+def mark_clipped(ax, points, top, colour):
+    """Marks each point of `points` ([(n, ratio)]) above `top` on ax (whose y range ends at
+    top) with a triangle on the top edge and its value beside it, so a spike is not cut off
+    silently. Returns the marked points ([(n, ratio)])."""
+    marked = clipped_points(points, top)
+    for n, v in marked:
+        ax.plot([n], [top], ls="", marker="^", ms=5.5, color=colour, mec="white", mew=0.5, clip_on=False, zorder=6)
+        ax.annotate("%.1f" % v, (n, top), xytext=(3, -1), textcoords="offset points", ha="left", va="top",
+                    fontsize=6.5, color=colour, annotation_clip=False, zorder=6)
+    return marked
 
 
 def _ratio_by_n(rows, q, numerator, denominator_best=True, denominator=None):
@@ -404,9 +429,11 @@ def draw_sort_figure(rows, meta, out_dir, name, source, facts=None):
     one series per registered GPU sort, and under it ours ÷ CUB (best) at each size (the
     question the figure answers), with ours ÷ CUB reduce-then-scan beside the paper's
     1.4–1.6× over CUB 1.10 (its reduce-then-scan design) at saturating sizes. Ours and CUB
-    (best) (the fastest CUB configuration at each size; its dots take the colour of the
-    configuration that won) are bold, each CUB configuration thin; the paper's stated A100
-    numbers (Fig. 9: 29.4 GKey/s at q = 1, 28 at q = 8, 36 at q = 16) dashed in ours' colour."""
+    (best) (the fastest CUB configuration at each size; each panel's top left counts the sizes
+    each configuration won) are bold, each CUB configuration thin grey (reduce-then-scan
+    dotted); the paper's stated A100 numbers (Fig. 9: 29.4 GKey/s at q = 1, 28 at q = 8, 36
+    at q = 16) dashed in ours' colour. Ratios above RATIO_TOP are marked on the ratio panel's
+    top edge with their value (mark_clipped)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -439,8 +466,8 @@ def draw_sort_figure(rows, meta, out_dir, name, source, facts=None):
     rts = "cub_reduce_then_scan"
     has_rts = any(r["algorithm"] == rts for r in rows)
     handles = {}
-    winners_seen = set()
     ratio_axes, all_ratios, main_axes = [], [], []
+    ratio_series = []  # (ratio axes, [(n, ratio)], colour): checked for points above the top edge
     sizes_all = sorted({r["n"] for r in rows})
     for k, q in enumerate(bands):
         row, col = k // cols, k % cols
@@ -458,22 +485,29 @@ def draw_sort_figure(rows, meta, out_dir, name, source, facts=None):
             if alg in renamed:
                 label += " (recorded as %s)" % renamed[alg]
             if alg == CUB_BEST:
-                label = "CUB (best): the fastest CUB configuration at each size (dots: the winner's colour)"
+                label = "CUB (best): the fastest CUB configuration at each size (its wins: top left)"
             lw, alpha, ms, ls, z = _series_style(alg)
             xs, ys = [r["n"] for r in sel], [r["keys_per_second"] / 1e9 for r in sel]
             (h,) = ax.plot(xs, ys, ls, marker="o" if ms else None, ms=ms, lw=lw, alpha=alpha,
-                           color=colour(alg, i), label=label, zorder=z)
+                           color=CUB_CONFIG_GREY if is_cub(alg) else colour(alg, i), label=label, zorder=z)
+            if is_cub(alg):  # one legend entry for the grey lines (the footer names each configuration)
+                label = ("thin grey, dotted: %s" % label if alg == rts else
+                         "thin grey: each other CUB configuration (%s)"
+                         % ", ".join(short(a) for a in algorithms if is_cub(a) and a != rts))
             if alg in (OURS, CUB_BEST) and all(r.get("seconds_min") and r.get("seconds_max") for r in sel):
                 # the spread of the timed repetitions (slowest to fastest run) around the median
                 spread = ax.fill_between(xs, [r["n"] / r["seconds_max"] / 1e9 for r in sel],
                                          [r["n"] / r["seconds_min"] / 1e9 for r in sel], color=colour(alg, i),
                                          alpha=0.18, lw=0, zorder=z - 0.5)
                 handles.setdefault("shaded: slowest to fastest of the timed repetitions (ours, CUB (best))", spread)
-            if alg == CUB_BEST:
-                winners = [r["winner"] for r in sel]
-                winners_seen.update(winners)
-                ax.scatter(xs, ys, s=9, c=[colour(w) for w in winners], zorder=z + 0.5, edgecolors="none")
             handles.setdefault(label, h)
+        wins = sorted(winner_counts(plain_rows, q).items(), key=lambda kv: (-kv[1], ORDER.index(kv[0])
+                                                                             if kv[0] in ORDER else len(ORDER)))
+        if wins:
+            ax.text(0.02, 0.96, "CUB (best) is\n" + "\n".join("%s at %d size%s" % (short(a), c, "" if c == 1 else "s")
+                                                              for a, c in wins),
+                    transform=ax.transAxes, ha="left", va="top", fontsize=7, color=palette.CUB_BEST,
+                    bbox={"boxstyle": "round,pad=0.25", "fc": "white", "ec": "#cccccc", "alpha": 0.9})
         if q in paper_lines:
             h = ax.axhline(paper_lines[q], **{k2: v for k2, v in palette.paper_line(OURS).items()
                                               if k2 in ("color", "ls", "lw")})
@@ -499,6 +533,7 @@ def draw_sort_figure(rows, meta, out_dir, name, source, facts=None):
             handles.setdefault("shaded: range of ours ÷ CUB (best) over the repetitions", band)
         if pts:
             all_ratios += [v for _, v in pts]
+            ratio_series.append((axr, pts, palette.OURS))
             (h,) = axr.plot([n for n, _ in pts], [v for _, v in pts], color=palette.OURS, lw=1.6, zorder=4,
                             label="ours ÷ CUB (best) at the same size")
             handles.setdefault("ours ÷ CUB (best) at the same size", h)
@@ -506,6 +541,7 @@ def draw_sort_figure(rows, meta, out_dir, name, source, facts=None):
             pts = _ratio_by_n(plain_rows, q, OURS, False, rts)
             if pts:
                 all_ratios += [v for _, v in pts]
+                ratio_series.append((axr, pts, colour(rts)))
                 (h,) = axr.plot([n for n, _ in pts], [v for _, v in pts], color=colour(rts), lw=1.1, zorder=3)
                 handles.setdefault("ours ÷ CUB reduce-then-scan (CUB 1.10 style)", h)
             if lo and hi:
@@ -522,8 +558,14 @@ def draw_sort_figure(rows, meta, out_dir, name, source, facts=None):
     main_axes[0].set_xscale("log", base=2)
     if all_ratios:
         lo_r = max(0.0, min(min(all_ratios), 0.9) - 0.05)
-        hi_r = min(2.5, max(max(all_ratios), (hi or 1.0)) + 0.05)
+        hi_r = min(RATIO_TOP, max(max(all_ratios), (hi or 1.0)) + 0.05)
         ratio_axes[0].set_ylim(lo_r, hi_r)
+        clipped = []
+        for axr, pts, c in ratio_series:
+            clipped += mark_clipped(axr, pts, hi_r, c)
+        if clipped:
+            handles["a ratio above %.1f (the panel's top edge), its value beside it" % hi_r] = Line2D(
+                [], [], ls="", marker="^", ms=5.5, color="#555555")
     for axr in ratio_axes:
         axr.grid(True, alpha=0.3)
     gpu = meta.get("gpu_name") or (("device '%s'" % source.device) if source and source.device else "the GPU")
@@ -532,10 +574,6 @@ def draw_sort_figure(rows, meta, out_dir, name, source, facts=None):
                  % (fig_no, what, gpu, "this run" if (source is None or source.fresh) else "recorded run"),
                  fontsize=11, y=1 - 0.12 / (4.7 * nrows), va="top")
     labels, hs = list(handles.keys()), list(handles.values())
-    if len(winners_seen) == 1:  # say which configuration every dot is
-        only = next(iter(winners_seen))
-        labels.append("CUB (best) is %s at every size of this run" % only)
-        hs.append(Line2D([], [], ls="", marker="o", ms=4, color=colour(only)))
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     bottom = min(a.get_tightbbox(renderer).y0 for a in ratio_axes)
@@ -552,10 +590,36 @@ def draw_sort_figure(rows, meta, out_dir, name, source, facts=None):
     return save_figure(fig, out_dir, name)
 
 
+# sort_headline's chart: at most this many (shape, band) groups per row of panels, so that the
+# figure stays about 10 inches wide and its value labels stay readable when the PDF report
+# scales it to the page (the single row it had was 33 inches wide).
+HEADLINE_GROUPS_PER_ROW = 4
+HEADLINE_LABEL_PT = 8.0
+
+
+def headline_rows(groups, per_row=HEADLINE_GROUPS_PER_ROW):
+    """The (shape, band) groups of the sort_headline chart split into rows of panels: a list
+    of lists of at most per_row groups each (per_row >= 1), in order; [] for no groups."""
+    if per_row < 1:
+        raise ValueError("per_row must be at least 1, got %r" % (per_row,))
+    return [groups[i:i + per_row] for i in range(0, len(groups), per_row)]
+
+
+def headline_label(ratio):
+    """A bar's value label: two decimals ('1.17'), more where two would round a ratio below
+    1 up to '1.00' ('0.998'), so that a bar drawn as below CUB (best) never reads 1.00."""
+    for digits in (2, 3, 4):
+        text = "%.*f" % (digits, ratio)
+        if ratio >= 1 or float(text) < 1:
+            return text
+    return text
+
+
 def draw_headline_figure(rows, meta, out_dir, source):
     """sort_headline: ours / CUB (best) per shape (and band) and size, one bar per size, with
-    the project's targets as short red marks and 1.0 as a line. Raises sr.MissingInput when no
-    point has both ours and a CUB configuration."""
+    the project's targets as short red marks and 1.0 as a line; the groups laid out in rows
+    of HEADLINE_GROUPS_PER_ROW panels, each bar's value written above it. Raises
+    sr.MissingInput when no point has both ours and a CUB configuration."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -578,43 +642,56 @@ def draw_headline_figure(rows, meta, out_dir, source):
     palette.apply_rc()
     cmap = LinearSegmentedColormap.from_list("ours", [palette.OURS_PALE, palette.OURS, "#002a5c"])
     size_colours = {n: cmap(i / max(1, len(sizes) - 1)) for i, n in enumerate(sizes)}  # ours' blues, by size
-    fig, ax = plt.subplots(figsize=(max(7.5, 0.75 * len(groups) * max(1, len(sizes)) / 2 + 3), 5.2))
-    top = 1.0
-    for g, (shape, q) in enumerate(groups):
-        for i, n in enumerate(sizes):
-            p = by.get((shape, q, n))
-            if p is None:
-                continue
-            x = g - 0.4 + width * (i + 0.5)
-            ax.bar(x, p["ratio"], width * 0.92, color=size_colours[n], edgecolor="#002a5c" if p["ratio"] >= 1 else
-                   "#d62728", linewidth=0.6 if p["ratio"] >= 1 else 1.2)
-            ax.text(x, p["ratio"] + 0.01, "%.2f" % p["ratio"], ha="center", va="bottom", fontsize=6, rotation=90)
-            top = max(top, p["ratio"])
-            for what, tshape, tq, lo, hi, threshold in HEADLINE_TARGETS:
-                if tshape == shape and tq == q and 2 ** lo <= n <= 2 ** hi:
-                    ax.plot([x - width * 0.46, x + width * 0.46], [threshold, threshold], color="#d62728", lw=1.6,
-                            zorder=5)
-    ax.axhline(1.0, color=palette.CUB_BEST, lw=1.2)
-    ax.text(1.0, 1.0, " = CUB (best)", transform=ax.get_yaxis_transform(), va="center", ha="left", fontsize=7.5,
-            color=palette.CUB_BEST)
-    ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels(["%s\nq = %d" % (SHAPE_DISPLAY.get(s, s), q) if s == "keys_u32" else SHAPE_DISPLAY.get(s, s)
-                        for s, q in groups], fontsize=8)
-    ax.set_ylabel("ours / CUB (best)  (keys/s ratio)")
+    layout = headline_rows(groups)
+    per_row = max(len(r) for r in layout)
+    fig, axes = plt.subplots(len(layout), 1, figsize=(max(6.0, 0.3 * per_row * max(len(sizes), 4) + 1.2),
+                                                      2.7 * len(layout) + 0.4), squeeze=False, sharey=True)
     lows = [p["ratio"] for p in points]
-    ax.set_ylim(max(0.0, min(lows) - 0.15), top + 0.12)
-    ax.set_xlim(-0.6, len(groups) - 0.4)
+    top = max([1.0] + lows)
+    y_lo = max(0.0, min(lows) - 0.15)
+    # room above the tallest bar for its rotated label (about 4.5 characters of the label font)
+    label_room = (top - y_lo) * 0.2 + 0.05
+    for ax, row_groups in zip(axes[:, 0], layout):
+        for g, (shape, q) in enumerate(row_groups):
+            for i, n in enumerate(sizes):
+                p = by.get((shape, q, n))
+                if p is None:
+                    continue
+                x = g - 0.4 + width * (i + 0.5)
+                below = p["ratio"] < 1
+                ax.bar(x, p["ratio"], width * 0.92, color=size_colours[n],
+                       edgecolor="#d62728" if below else "#002a5c", linewidth=1.2 if below else 0.6)
+                ax.annotate(headline_label(p["ratio"]), (x, p["ratio"]), xytext=(0, 2), textcoords="offset points",
+                            ha="center", va="bottom", rotation=90, fontsize=HEADLINE_LABEL_PT,
+                            color="#d62728" if below else "#222222")
+                for what, tshape, tq, lo, hi, threshold in HEADLINE_TARGETS:
+                    if tshape == shape and tq == q and 2 ** lo <= n <= 2 ** hi:
+                        ax.plot([x - width * 0.46, x + width * 0.46], [threshold, threshold], color="#d62728",
+                                lw=1.6, zorder=5)
+        ax.axhline(1.0, color=palette.CUB_BEST, lw=1.2)
+        ax.set_xticks(range(len(row_groups)))
+        ax.set_xticklabels(["%s, q = %d" % (SHAPE_DISPLAY.get(s, s), q) if s == "keys_u32" else SHAPE_DISPLAY.get(s, s)
+                            for s, q in row_groups], fontsize=9)
+        ax.set_xlim(-0.5, per_row - 0.5)
+        ax.grid(False, axis="x")
+        ax.set_ylabel("ours / CUB (best)")
+    axes[0, 0].set_ylim(y_lo, top + label_room)
     gpu = meta.get("gpu_name") or (("device '%s'" % source.device) if source and source.device else "the GPU")
-    ax.set_title("Sort headline — onesweep (ours) / CUB (best) at fixed sizes on %s (%s)"
-                 % (gpu, "this run" if (source is None or source.fresh) else "recorded run"), fontsize=10)
+    axes[0, 0].set_title("Sort headline — onesweep (ours) / CUB (best), keys/s ratio, at fixed sizes on %s (%s)"
+                         % (gpu, "this run" if (source is None or source.fresh) else "recorded run"), fontsize=10)
     handles = [plt.Rectangle((0, 0), 1, 1, color=size_colours[n]) for n in sizes]
     labels = ["n = %s" % size_text(n) for n in sizes]
-    handles.append(Line2D([], [], color="#d62728", lw=1.6))
-    labels.append("target (project's, not the paper's)")
-    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.92, fontsize=8)
-    where = None if source is None or source.fresh else "recorded copy results/recorded/%s" % source.device
+    handles += [Line2D([], [], color=palette.CUB_BEST, lw=1.2), Line2D([], [], color="#d62728", lw=1.6),
+                plt.Rectangle((0, 0), 1, 1, fc="white", ec="#d62728", lw=1.2)]
+    labels += ["1 = CUB (best)", "target (project's, not the paper's)", "red edge and value: below CUB (best)"]
     fig.tight_layout()
-    footer(fig, sr.machine_label(meta, where) + "\nCUB (best): the fastest at each point of %s; red edge: below 1"
+    fig.canvas.draw()
+    bottom = axes[-1, 0].get_tightbbox(fig.canvas.get_renderer()).y0
+    y0 = fig.transFigure.inverted().transform((0, bottom))[1]
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, y0 - 0.005),
+               ncol=min(len(handles), 6), framealpha=0.92, fontsize=8.5)
+    where = None if source is None or source.fresh else "recorded copy results/recorded/%s" % source.device
+    footer(fig, sr.machine_label(meta, where) + "\nCUB (best): the fastest at each point of %s"
            % ", ".join(cub_configurations(rows)))
     return save_figure(fig, out_dir, HEADLINE)
 
@@ -977,7 +1054,10 @@ def draw_selector_figure(panels, out_dir):
                Line2D([], [], ls="", marker="D", color="#777777", label="onepass::sort ran hybrid MSD"),
                Line2D([], [], ls="", marker="o", color="white", markeredgecolor="black",
                       label="black edge: choice not the faster")]
-    fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=8.5, framealpha=0.92)
+    # Anchored in figure coordinates: without bbox_to_anchor the legend follows fig.bbox, which
+    # savefig(bbox_inches="tight") widens to take in the footer, and it would sit on the footer.
+    fig.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=8.5,
+               framealpha=0.92)
     fig.suptitle("onepass::sort: which of our sorts was faster, and which one it ran", fontsize=11)
     fig.tight_layout(rect=(0, 0.13, 1, 0.95))
     footer(fig, sr.machine_label(usable[0][2], None))
