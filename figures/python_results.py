@@ -362,6 +362,14 @@ def _fusion(results, recorded_root):
         return None, None
 
 
+def fastest_text(p):
+    """'; ours ÷ the fastest peer `cupy_sort` 1.33×' where a point's target names a peer other than
+    the fastest one measured (the comparison against the strongest peer is always stated), else ''."""
+    if p.get("fastest_name") and p.get("reference_name") != p["fastest_name"] and p.get("vs_fastest"):
+        return "; ours ÷ the fastest peer `%s` %.2f×" % (p["fastest_name"], p["vs_fastest"])
+    return ""
+
+
 def case_table(case_points):
     """A Markdown table of one case: shape, ours, each peer, ours ÷ fastest peer, target, verdict."""
     case = case_points[0]["case"]
@@ -432,9 +440,10 @@ def report_section(report, results, recorded_root):
         report.add("(No best-case `%s` row at n = %s, fresh or recorded: the C++ comparison is not shown.)"
                    % (FUSION, log2_text(shuffle["n"])))
     decided = [p for p in pts if p["target"] is not None]
-    lines = ["- %s %s: ours ÷ %s %s (target %s): %s"
+    lines = ["- %s %s: ours ÷ %s %s (target %s): %s%s"
              % (p["case"], shape_text(p), "`%s`" % p["reference_name"] if p["reference_name"] else "the peer",
-                "%.2f×" % p["vs_reference"] if p["vs_reference"] else "—", target_text(p), verdict_text(p))
+                "%.2f×" % p["vs_reference"] if p["vs_reference"] else "—", target_text(p), verdict_text(p),
+                fastest_text(p))
              for p in decided]
     lines += ["- %s %s: ours ÷ `%s` %s (no target)" % (p["case"], shape_text(p), p["reference_name"],
                                                        "%.2f×" % p["vs_reference"] if p["vs_reference"] else "—")

@@ -37,7 +37,8 @@ GPU_META = {"gpu_name": "Test GPU"}
 
 class Vocabulary(unittest.TestCase):
     def test_the_vocabulary_is_closed(self):
-        self.assertEqual(claims.VERDICTS, ("reproduced", "reproduced in shape", "differs", "not reproducible here"))
+        self.assertEqual(claims.VERDICTS, ("reproduced", "reproduced in shape", "by construction", "differs",
+                                           "not reproducible here"))
         with self.assertRaises(ValueError):
             claims.verdict_text("meets target", "")
         with self.assertRaises(ValueError):
@@ -142,7 +143,7 @@ class ClaimsOnSyntheticData(unittest.TestCase):
     def test_onesweep_table1_from_the_bands_measured(self):
         rows = [s.sort_row("onesweep", "keys_u32", q, 20, 1e10) for q in (1, 2, 3, 4, 8, 16)]
         data = claims.Data({"onesweep_fig09_keys32": (as_strings(rows), GPU_META, "synthetic")})
-        self.assertEqual(outcome("os_table1", data).verdict, "reproduced")
+        self.assertEqual(outcome("os_table1", data).verdict, "by construction")  # a formula, not a measurement
         data = claims.Data({"onesweep_fig09_keys32": (as_strings(rows[:4]), GPU_META, "synthetic")})
         o = outcome("os_table1", data)
         self.assertEqual(o.verdict, "differs")
@@ -218,6 +219,158 @@ class Rules(unittest.TestCase):
                    claims._read_rows(os.path.join(claims.REFERENCE_DIR, "onesweep_table1_entropy.csv"))}
         for key, (value, _, _) in claims.load_references("onesweep")["os_table1"].items():
             self.assertEqual(value, entropy[int(key[1:])])
+
+
+def chi2_rows(first, top=32, alpha=0.01):
+    """fig06_chi2_rounds rows of one seed: VarPhilox fails below `first` rounds, passes from it."""
+    return [{"algorithm": "variable_philox", "rounds": str(k), "n": "5", "samples": "1000000", "alpha": str(alpha),
+             "statistic": "1", "critical_value": "2", "p_value": "0.5", "passes": "1" if k >= first else "0"}
+            for k in range(1, top + 1)]
+
+
+def mmd_rows(last_fail_by_n, samples_by_n, top=32):
+    """fig07_09_mmd rows of VarPhilox: at each n the test fails up to last_fail_by_n[n] rounds, then passes."""
+    out = []
+    for n, last in last_fail_by_n.items():
+        for k in range(1, top + 1):
+            for form in ("one_sample", "pairwise"):
+                ok = "1" if k > last else "0"
+                out.append({"algorithm": "variable_philox", "rounds": str(k), "n": str(n),
+                            "samples": str(samples_by_n[n]), "form": form, "alpha": "0.01", "passes_hoeffding": ok,
+                            "passes_normal": ok})
+    return out
+
+
+def gauss_rows(median_rate, slow_rate, fast_rate, outputs=1e10):
+    return [{"algorithm": "ours_register_4", "outputs": repr(outputs), "reps": "7",
+             "seconds_median": repr(outputs / median_rate), "seconds_min": repr(outputs / fast_rate),
+             "seconds_max": repr(outputs / slow_rate), "outputs_per_second": repr(median_rate)}]
+
+
+# H100-like meta: 2 x 2,619 MHz x 5,120 bits / 8 = 3.352 TB/s nominal
+H100_META = {"gpu_name": "Test GPU", "gpu_memory_clock_khz": "2619000", "gpu_memory_bus_width_bits": "5120"}
+
+
+class VerdictsOverRangesAndSeeds(unittest.TestCase):
+    """'reproduced' holds over the timed repetitions and every seed replicate, not at the median alone."""
+
+    def test_chi2_first_passing_round_decided_over_the_seeds(self):
+        one = claims.Data({"fig06_chi2_rounds": (chi2_rows(22), {}, "x")})
+        self.assertEqual(outcome("sp_chi2_rounds", one).verdict, "reproduced")
+        # Seeds 22, 22, 25, 24, 22: seed 2 passes only from 25, outside ±20 % of 20. The old rule looked at
+        # seed 0 alone and said "reproduced".
+        five = claims.Data({"fig06_chi2_rounds": (chi2_rows(22), {}, "x")},
+                           replicates={"fig06_chi2_rounds": [chi2_rows(22), chi2_rows(25), chi2_rows(24),
+                                                             chi2_rows(22)]})
+        o = outcome("sp_chi2_rounds", five)
+        self.assertEqual(o.verdict, "reproduced in shape")
+        self.assertIn("seed 2 at 25", o.reason)
+        self.assertEqual(o.ours, "passes from 22, 22, 25, 24, 22 rounds (5 seeds)")
+        all_in = claims.Data({"fig06_chi2_rounds": (chi2_rows(22), {}, "x")},
+                             replicates={"fig06_chi2_rounds": [chi2_rows(21), chi2_rows(24)]})
+        self.assertEqual(outcome("sp_chi2_rounds", all_in).verdict, "reproduced")
+
+    def test_24_rounds_suffice_only_if_every_seed_passes_by_24(self):
+        data = claims.Data({"fig06_chi2_rounds": (chi2_rows(22), {}, "x")},
+                           replicates={"fig06_chi2_rounds": [chi2_rows(22), chi2_rows(25)]})
+        o = outcome("ss_24_rounds", data)
+        self.assertNotEqual(o.verdict, "reproduced")  # the old rule: "reproduced" from seed 0's 22
+        self.assertEqual(o.verdict, "reproduced in shape")  # one failure in 27 tests at >= 24 rounds: chance
+        self.assertIn("seed 2 passes only from 25", o.reason)
+        data = claims.Data({"fig06_chi2_rounds": (chi2_rows(22), {}, "x")},
+                           replicates={"fig06_chi2_rounds": [chi2_rows(30), chi2_rows(31)]})
+        self.assertEqual(outcome("ss_24_rounds", data).verdict, "differs")  # 13 failures: not chance
+
+    def test_mmd_without_power_is_untested(self):
+        power = {5: 17, 100: 17}
+        samples = {5: 1000000, 100: 1000000, 1000: 100000}
+        data = claims.Data({"fig07_09_mmd": (mmd_rows({**power, 1000: 3}, samples), {}, "x")})
+        o = outcome("sp_mmd_24", data)
+        self.assertEqual(o.verdict, "not reproducible here")  # the old rule: "reproduced" (all pass at 24)
+        self.assertIn("n = 1000 with 100,000 samples", o.reason)
+        self.assertIn("untested at this scale", o.reason)
+        data = claims.Data({"fig07_09_mmd": (mmd_rows({**power, 1000: 15}, samples), {}, "x")},
+                           replicates={"fig07_09_mmd": [mmd_rows(power, samples)]})
+        o = outcome("sp_mmd_24", data)
+        self.assertEqual(o.verdict, "reproduced")
+        self.assertEqual(o.ours, "10 of 10 pass over 2 seeds")
+
+    def test_faster_than_memory_over_the_repetitions(self):
+        bw = 2 * 2619000e3 * 5120 / 8
+        rate = lambda x: x * bw / 8  # noqa: E731 - outputs/s giving x times the bandwidth in doubles
+        data = claims.Data({"gaussian_throughput": (gauss_rows(rate(1.0015), rate(0.9986), rate(1.002)), H100_META,
+                                                    "x")})
+        o = outcome("g_faster_than_memory", data)
+        self.assertEqual(o.verdict, "reproduced in shape")  # the old rule: "reproduced" at the median 1.0015
+        self.assertIn("0.9986", o.reason)
+        data = claims.Data({"gaussian_throughput": (gauss_rows(rate(1.05), rate(1.03), rate(1.06)), H100_META, "x")})
+        self.assertEqual(outcome("g_faster_than_memory", data).verdict, "reproduced")
+        data = claims.Data({"gaussian_throughput": (gauss_rows(rate(0.99), rate(0.98), rate(0.995)), H100_META, "x")})
+        self.assertEqual(outcome("g_faster_than_memory", data).verdict, "differs")
+
+    def test_rule_over_range(self):
+        self.assertEqual(claims.rule_over_range(1.01, 1.02, 1.03, 1.0, "x")[0], "reproduced")
+        self.assertEqual(claims.rule_over_range(0.99, 1.01, 1.03, 1.0, "x")[0], "reproduced in shape")
+        self.assertEqual(claims.rule_over_range(0.9, 0.95, 0.99, 1.0, "x")[0], "differs")
+        with self.assertRaises(ValueError):
+            claims.rule_over_range(1.1, 1.0, 1.2, 1.0, "x")
+
+
+class ByConstructionAndPeers(unittest.TestCase):
+    def test_formula_and_label_checks_are_by_construction(self):
+        table2 = [{"phase": "partition", "digit_bits": "8", "passes": "4"}]
+        data = claims.Data({"onesweep_table2_digit_width": (table2, GPU_META, "x")})
+        self.assertEqual(outcome("os_traffic", data).verdict, "by construction")  # was "reproduced"
+        label = "VREN (4-bit LSD, 32-thread workgroups)"
+        rows = [dict(as_strings([s.sort_row("vren", "keys_u32", 1, 20, 1e9)])[0], label=label)]
+        data = claims.Data({"onesweep_fig09_keys32": (rows, GPU_META, "x"), "onesweep_fig11_keys64": (rows, GPU_META,
+                                                                                                       "x")})
+        for cid in ("v_passes_32", "v_passes_64", "v_workgroup"):
+            self.assertEqual(outcome(cid, data).verdict, "by construction", cid)
+        rows = [dict(as_strings([s.sort_row("vren", "keys_u32", 1, 20, 1e9)])[0], label="VREN (8-bit LSD, 64-thread "
+                                                                                    "workgroups)")]
+        data = claims.Data({"onesweep_fig09_keys32": (rows, GPU_META, "x")})
+        self.assertEqual(outcome("v_workgroup", data).verdict, "differs")
+        self.assertEqual(outcome("v_passes_32", data).verdict, "differs")
+        # The vocabulary reaches the summary table.
+        self.assertIn("by construction", claims.summary_table(claims.evaluate_all(claims.Data())))
+
+    def test_ceiling_reports_the_skewed_bands(self):
+        rows = [s.sort_row("onesweep", "keys_u32", 1, 27, 1.6e10), s.sort_row("cub_reduce_then_scan", "keys_u32", 1,
+                                                                                27, 1e10),
+                s.sort_row("onesweep", "keys_u32", 4, 27, 1.78e10), s.sort_row("cub_reduce_then_scan", "keys_u32", 4,
+                                                                                 27, 1e10)]
+        o = outcome("os_ceiling", claims.Data({"onesweep_fig09_keys32": (as_strings(rows), GPU_META, "x")}))
+        self.assertEqual(o.verdict, "reproduced")
+        self.assertIn("1.78× (q = 4", o.reason)
+        self.assertIn("q > 1: max 1.78×", o.ours)
+
+    def test_fig11_states_ours_against_cub_best(self):
+        rows = [s.sort_row("onesweep", "keys_u64", 1, 27, 1.2e10), s.sort_row("cub_reduce_then_scan", "keys_u64", 1,
+                                                                                27, 1e10),
+                s.sort_row("cub_onesweep_n64", "keys_u64", 1, 27, 1.5e10),
+                s.sort_row("onesweep", "keys_u64", 1, 28, 1.6e10), s.sort_row("cub_reduce_then_scan", "keys_u64", 1,
+                                                                                28, 1e10),
+                s.sort_row("cub_onesweep_n64", "keys_u64", 1, 28, 1.5e10)]
+        o = outcome("os_unilateral_fig11", claims.Data({"onesweep_fig11_keys64": (as_strings(rows), GPU_META, "x")}))
+        self.assertEqual(o.verdict, "reproduced")  # the paper's comparison: reduce-then-scan
+        self.assertIn("CUB (best)", o.reason)
+        self.assertIn("below 1 at 1 of 2 points", o.reason)
+        self.assertIn("vs CUB (best): below at 1 of 2", o.ours)
+
+    def test_vren_large_buffers_against_cub(self):
+        label = "VREN (4-bit LSD, 32-thread workgroups)"
+
+        def rows(vren_large):
+            out = [dict(as_strings([s.sort_row("vren", "keys_u32", 1, 12, 5e7)])[0], label=label),
+                   dict(as_strings([s.sort_row("vren", "keys_u32", 1, 27, vren_large)])[0], label=label)]
+            return out + as_strings([s.sort_row("cub_onesweep_n32", "keys_u32", 1, 27, 4e10),
+                                     s.sort_row("cub_reduce_then_scan", "keys_u32", 1, 27, 2e10)])
+        o = outcome("v_large_buffers", claims.Data({"onesweep_fig09_keys32": (rows(8e9), GPU_META, "x")}))
+        self.assertEqual(o.verdict, "reproduced in shape")  # the old rule: "reproduced" (throughput rises)
+        self.assertIn("0.2×", o.reason)
+        o = outcome("v_large_buffers", claims.Data({"onesweep_fig09_keys32": (rows(3e10), GPU_META, "x")}))
+        self.assertEqual(o.verdict, "reproduced")
 
 
 if __name__ == "__main__":

@@ -149,6 +149,17 @@ class Section(unittest.TestCase):
         self.assertEqual(r.summary[0][1], "1 of 2 met")
         self.assertIn("**not met**", r.text())
 
+    def test_summary_names_the_fastest_peer_beside_the_target_reference(self):
+        # The sort target is against torch.sort, but the line must also state ours against the fastest
+        # peer (here CuPy): the old line gave only "ours ÷ torch_sort 2.73×".
+        rows = [row("sort", "onepass", 27.3e9), row("sort", "torch_sort", 10e9), row("sort", "cupy_sort", 20.5e9)]
+        r = self.section(rows)
+        self.assertIn("ours ÷ `torch_sort` 2.73×", r.summary[0][2])
+        self.assertIn("ours ÷ the fastest peer `cupy_sort` 1.33×", r.summary[0][2])
+        # Where the reference is the fastest peer, nothing is repeated.
+        r = self.section(shuffle_rows(31e9))
+        self.assertNotIn("the fastest peer `", r.summary[0][2])
+
     def test_not_measured(self):
         r = FakeReport()
         original = pr.load
