@@ -23,7 +23,9 @@
 //
 // Output: <out>/multi_gpu_sort.csv
 //   algorithm,shape,num_ranks,n_per_rank,n_total,seconds_median,seconds_min,seconds_max,keys_per_second
-// algorithm: distributed_sort (ours), onepass_sort (one GPU, num_ranks 1), alltoall (the bound;
+// algorithm: distributed_sort (ours, sort_method::partition_first, the default),
+// distributed_sort_merge (ours, sort_method::sort_first: local sort, exchange, merge; P >= 2;
+// --no-sort-first leaves it out), onepass_sort (one GPU, num_ranks 1), alltoall (the bound;
 // "keys" per second = the keys whose bytes it moves). n_per_rank: rank 0's count.
 // Exit status: 0 measured, 1 a failed check or a CUDA/NCCL failure, 2 bad arguments, 3 no GPU.
 #include <cuda_runtime.h>
@@ -109,6 +111,7 @@ struct context {
   int warmup, reps;
   std::uint64_t seed;
   cudaStream_t stream;
+  bool with_sort_first;
 };
 
 void write_row(context& c, const char* algorithm, const std::string& shape_text, int P, std::uint64_t n0,
@@ -145,38 +148,47 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
       ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
     }
   };
-  reset();
-  std::size_t bytes = 0;
-  if (cs.pairs) dist::sort_pairs(nullptr, bytes, keys, values, n, g.nccl, c.stream);
-  else dist::sort_keys(nullptr, bytes, keys, n, g.nccl, c.stream);
-  gpu::device_buffer temp(bytes);
-  const auto t = mg::time_group(g, c.stream, c.warmup, c.reps, [&](int) { reset(); }, [&](int) {
-    if (cs.pairs) dist::sort_pairs(temp.get(), bytes, keys, values, n, g.nccl, c.stream);
-    else dist::sort_keys(temp.get(), bytes, keys, n, g.nccl, c.stream);
-  });
-  // Check: sorted on this rank, and across the ranks' edges.
-  gpu::device_buffer descents(sizeof(unsigned long long));
-  ONEPASS_EXPERIMENT_CUDA(cudaMemsetAsync(descents.get(), 0, sizeof(unsigned long long), c.stream));
-  if (n > 1) count_descents<Key><<<grid, 256, 0, c.stream>>>(keys.current(), n, descents.as<unsigned long long>());
-  unsigned long long bad = 0;
-  Key edge[2] = {Key{}, Key{}};
-  ONEPASS_EXPERIMENT_CUDA(cudaMemcpyAsync(&bad, descents.get(), sizeof(bad), cudaMemcpyDeviceToHost, c.stream));
-  if (n) {
-    ONEPASS_EXPERIMENT_CUDA(cudaMemcpyAsync(&edge[0], keys.current(), sizeof(Key), cudaMemcpyDeviceToHost, c.stream));
-    ONEPASS_EXPERIMENT_CUDA(cudaMemcpyAsync(&edge[1], keys.current() + n - 1, sizeof(Key), cudaMemcpyDeviceToHost, c.stream));
+  // Both methods of the distributed sort (sort_first only where P > 1: on one rank they are the
+  // same call), each timed, then checked.
+  for (const auto method : {dist::sort_method::partition_first, dist::sort_method::sort_first}) {
+    if (method == dist::sort_method::sort_first && (P == 1 || !c.with_sort_first)) continue;
+    reset();
+    std::size_t bytes = 0;
+    if (cs.pairs) dist::sort_pairs(nullptr, bytes, keys, values, n, g.nccl, c.stream, 0, sizeof(Key) * 8, false, method);
+    else dist::sort_keys(nullptr, bytes, keys, n, g.nccl, c.stream, 0, sizeof(Key) * 8, false, method);
+    gpu::device_buffer temp(bytes);
+    const auto t = mg::time_group(g, c.stream, c.warmup, c.reps, [&](int) { reset(); }, [&](int) {
+      if (cs.pairs)
+        dist::sort_pairs(temp.get(), bytes, keys, values, n, g.nccl, c.stream, 0, sizeof(Key) * 8, false, method);
+      else
+        dist::sort_keys(temp.get(), bytes, keys, n, g.nccl, c.stream, 0, sizeof(Key) * 8, false, method);
+    });
+    // Check: sorted on this rank, and across the ranks' edges.
+    gpu::device_buffer descents(sizeof(unsigned long long));
+    ONEPASS_EXPERIMENT_CUDA(cudaMemsetAsync(descents.get(), 0, sizeof(unsigned long long), c.stream));
+    if (n > 1) count_descents<Key><<<grid, 256, 0, c.stream>>>(keys.current(), n, descents.as<unsigned long long>());
+    unsigned long long bad = 0;
+    Key edge[2] = {Key{}, Key{}};
+    ONEPASS_EXPERIMENT_CUDA(cudaMemcpyAsync(&bad, descents.get(), sizeof(bad), cudaMemcpyDeviceToHost, c.stream));
+    if (n) {
+      ONEPASS_EXPERIMENT_CUDA(cudaMemcpyAsync(&edge[0], keys.current(), sizeof(Key), cudaMemcpyDeviceToHost, c.stream));
+      ONEPASS_EXPERIMENT_CUDA(
+          cudaMemcpyAsync(&edge[1], keys.current() + n - 1, sizeof(Key), cudaMemcpyDeviceToHost, c.stream));
+    }
+    ONEPASS_EXPERIMENT_CUDA(cudaStreamSynchronize(c.stream));
+    std::vector<Key> edges(2 * P);
+    MPI_Allgather(edge, 2 * sizeof(Key), MPI_BYTE, edges.data(), 2 * sizeof(Key), MPI_BYTE, g.mpi);
+    unsigned long long all_bad = 0;
+    MPI_Allreduce(&bad, &all_bad, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, g.mpi);
+    for (int r = 1; r < P; ++r)
+      if (share(total, P, r) && share(total, P, r - 1) && edges[2 * r] < edges[2 * (r - 1) + 1]) ++all_bad;
+    const char* name = method == dist::sort_method::sort_first ? "distributed_sort_merge" : "distributed_sort";
+    if (all_bad)
+      throw onepass::runtime_failure(std::string("multi_gpu_sort: ") + name + " " + cs.name + " on " +
+                                     std::to_string(P) + " ranks is not sorted (" + std::to_string(all_bad) +
+                                     " descents)");
+    write_row(c, name, cs.name, P, n0, total, t);
   }
-  ONEPASS_EXPERIMENT_CUDA(cudaStreamSynchronize(c.stream));
-  std::vector<Key> edges(2 * P);
-  MPI_Allgather(edge, 2 * sizeof(Key), MPI_BYTE, edges.data(), 2 * sizeof(Key), MPI_BYTE, g.mpi);
-  unsigned long long all_bad = 0;
-  MPI_Allreduce(&bad, &all_bad, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, g.mpi);
-  for (int r = 1; r < P; ++r)
-    if (share(total, P, r) && share(total, P, r - 1) && edges[2 * r] < edges[2 * (r - 1) + 1]) ++all_bad;
-  if (all_bad)
-    throw onepass::runtime_failure(std::string("multi_gpu_sort: ") + cs.name + " on " + std::to_string(P) +
-                                   " ranks is not sorted (" + std::to_string(all_bad) + " descents)");
-  write_row(c, "distributed_sort", cs.name, P, n0, total, t);
-  temp.reset();
 
   if (P == 1 && cs.one_gpu_baseline) {
     // onepass::sort on one GPU over the whole input (in/out, its fastest form here).
@@ -221,6 +233,8 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", timing.warmup, "untimed runs first (default 2)");
   app.add_option("--max-ranks", max_ranks, "largest P measured (default: the world size)");
   app.add_flag("--big", big, "also sort 2^34 u32 keys over the world (64 GiB; standard scale only)");
+  bool no_sort_first = false;
+  app.add_flag("--no-sort-first", no_sort_first, "time only sort_method::partition_first (not distributed_sort_merge)");
   std::vector<std::string> only;
   int min_ranks = 1;
   app.add_option("--cases", only, "measure only these cases (shape names, e.g. keys_u32,big_keys_u32)")->delimiter(',');
@@ -258,7 +272,7 @@ int main(int argc, char** argv) {
   ncclComm_t world = mg::world_comm(s);
   cudaStream_t stream = nullptr;
   ONEPASS_EXPERIMENT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  context c{&r, &s, timing.warmup, reps, r.seed(), stream};
+  context c{&r, &s, timing.warmup, reps, r.seed(), stream, !no_sort_first};
   const int status = mg::for_each_group(s, world, std::max(1, min_ranks), P_max, experiment, [&](const mg::group& g, int P) {
     for (const auto& cs : cases) {
       if (!only.empty() && std::find(only.begin(), only.end(), cs.name) == only.end()) continue;

@@ -1,4 +1,4 @@
-// tests/gpu/test_distributed_sort.cu — onepass::distributed::sort_keys / sort_pairs over 1 to 4
+// tests/gpu/test_distributed_sort.cu — onepass::distributed::sort_keys / sort_pairs (both methods) over 1 to 4
 // GPUs (one thread and GPU per rank, distributed_test_support.hpp; skipped, and says so, with
 // fewer GPUs): the concatenation of the ranks' outputs equals the stable sort of the
 // concatenation of their inputs (std::stable_sort by the key field on the CPU; values carry
@@ -58,7 +58,8 @@ std::vector<std::uint64_t> split(std::uint64_t n, int P, int mode, std::mt19937_
 /// CPU stable sort of the concatenation.
 template <class Key, bool Pairs>
 void check_sort(onepass::testing::rank_team& team, const std::vector<Key>& all, const std::vector<std::uint64_t>& counts, unsigned begin,
-                unsigned end, bool descending, const std::string& what) {
+                unsigned end, bool descending, const std::string& what,
+                dist::sort_method method = dist::sort_method::partition_first) {
   using Value = std::conditional_t<sizeof(Key) == 8, std::uint64_t, std::uint32_t>;
   const int P = team.size();
   std::vector<std::uint64_t> first(P + 1, 0);
@@ -76,15 +77,15 @@ void check_sort(onepass::testing::rank_team& team, const std::vector<Key>& all, 
     dist::double_buffer<Value> vals(v0.as<Value>(), v1.as<Value>());
     std::size_t bytes = 0;
     if constexpr (Pairs) {
-      dist::sort_pairs(nullptr, bytes, keys, vals, n, comm, stream, begin, end, descending);
+      dist::sort_pairs(nullptr, bytes, keys, vals, n, comm, stream, begin, end, descending, method);
       dev temp(bytes);
-      dist::sort_pairs(temp.p, bytes, keys, vals, n, comm, stream, begin, end, descending);
+      dist::sort_pairs(temp.p, bytes, keys, vals, n, comm, stream, begin, end, descending, method);
       onepass::testing::cuda_ok(cudaStreamSynchronize(stream), "sync");
       out_values[r] = download(vals.current(), n);
     } else {
-      dist::sort_keys(nullptr, bytes, keys, n, comm, stream, begin, end, descending);
+      dist::sort_keys(nullptr, bytes, keys, n, comm, stream, begin, end, descending, method);
       dev temp(bytes);
-      dist::sort_keys(temp.p, bytes, keys, n, comm, stream, begin, end, descending);
+      dist::sort_keys(temp.p, bytes, keys, n, comm, stream, begin, end, descending, method);
       onepass::testing::cuda_ok(cudaStreamSynchronize(stream), "sync");
     }
     out_keys[r] = download(keys.current(), n);
@@ -120,10 +121,14 @@ void sweep(int P, std::uint64_t seed) {
       const bool descending = (shape + mode) % 2 == 1;
       unsigned begin = 0, end = bits;
       if (mode == 2 && shape % 2 == 0) begin = 3, end = bits - 5;  // a narrowed bit range
-      check_sort<Key, Pairs>(team, all, counts, begin, end, descending,
-                             "P=" + std::to_string(P) + " shape " + std::to_string(shape) + " split " +
-                                 std::to_string(mode));
-      if (::testing::Test::HasFatalFailure()) return;
+      for (const auto method : {dist::sort_method::partition_first, dist::sort_method::sort_first}) {
+        check_sort<Key, Pairs>(team, all, counts, begin, end, descending,
+                               "P=" + std::to_string(P) + " shape " + std::to_string(shape) + " split " +
+                                   std::to_string(mode) +
+                                   (method == dist::sort_method::sort_first ? " sort_first" : " partition_first"),
+                               method);
+        if (::testing::Test::HasFatalFailure()) return;
+      }
     }
 }
 
@@ -158,6 +163,16 @@ TEST_P(DistributedSort, EmptyAndTinyInputs) {
   check_sort<std::uint32_t, true>(team, {42}, split(1, P, 1, rng), 0, 32, false, "N = 1");
   std::vector<std::uint32_t> few{5, 5, 5, 1, 5, 0, 5};
   check_sort<std::uint32_t, true>(team, few, split(few.size(), P, 0, rng), 0, 32, false, "ties across every boundary");
+  const auto sf = dist::sort_method::sort_first;
+  check_sort<std::uint32_t, false>(team, {}, std::vector<std::uint64_t>(P, 0), 0, 32, false, "N = 0 sort_first", sf);
+  check_sort<std::uint32_t, true>(team, {42}, split(1, P, 1, rng), 0, 32, false, "N = 1 sort_first", sf);
+  check_sort<std::uint32_t, true>(team, few, split(few.size(), P, 0, rng), 0, 32, false,
+                                  "ties across every boundary sort_first", sf);
+  // Runs longer than a merge tile, mostly ties: the merge's tile splits fall inside runs of equal keys.
+  std::vector<std::uint64_t> tied(20000);
+  for (std::size_t i = 0; i < tied.size(); ++i) tied[i] = (i * 7919) % 3;
+  check_sort<std::uint64_t, true>(team, tied, split(tied.size(), P, 2, rng), 0, 64, false,
+                                  "three values, 20000 keys, sort_first", sf);
 }
 
 TEST_P(DistributedSort, BadArgumentsOnOneRankMakeEveryRankThrow) {
@@ -188,6 +203,19 @@ TEST_P(DistributedSort, BadArgumentsOnOneRankMakeEveryRankThrow) {
   });
   for (int r = 0; r < P; ++r)
     EXPECT_NE(disagree[r].find("descending"), std::string::npos) << "rank " << r << ": '" << disagree[r] << "'";
+  // Ranks that disagree on the method (sort_first on rank 0 only).
+  const auto methods = onepass::testing::errors_of_ranks(P, [&](int r, ncclComm_t comm, cudaStream_t stream) {
+    const std::uint64_t n = 100;
+    dev k0(n * 4), k1(n * 4);
+    dist::double_buffer<std::uint32_t> keys(k0.as<std::uint32_t>(), k1.as<std::uint32_t>());
+    const auto method = r == 0 ? dist::sort_method::sort_first : dist::sort_method::partition_first;
+    std::size_t bytes = 0;
+    dist::sort_keys(nullptr, bytes, keys, n, comm, stream, 0, 32, false, method);
+    dev temp(bytes);
+    dist::sort_keys(temp.p, bytes, keys, n, comm, stream, 0, 32, false, method);
+  });
+  for (int r = 0; r < P; ++r)
+    EXPECT_NE(methods[r].find("method"), std::string::npos) << "rank " << r << ": '" << methods[r] << "'";
   // Key types of the same size that differ (uint32 on rank 0, float elsewhere).
   const auto types = onepass::testing::errors_of_ranks(P, [&](int r, ncclComm_t comm, cudaStream_t stream) {
     const std::uint64_t n = 100;

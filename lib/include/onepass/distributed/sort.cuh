@@ -28,6 +28,10 @@
 //      keys and values; the rank's own part is copied on a side stream meanwhile; what arrives
 //      is concatenated in source-rank order, each source's keys in their order;
 //   5. local sort: onepass::sort::sort_keys / sort_pairs (stable) of what arrived.
+// sort_method::sort_first (see its comment) sorts locally first, finds the same splitters by
+// binary searches in the sorted run, exchanges contiguous ranges and merges the P sorted runs
+// that arrive (merge_path.cuh): no histogram, gather or partition pass over the keys, one merge
+// pass per doubling of the runs instead.
 // Since every destination receives its keys in (source rank, position) order and sorts them
 // stably, the result is the one-GPU stable sort. The call is host-synchronous: it waits for the
 // stream after each all-gather (the splitters are computed on the host) and returns with the
@@ -55,6 +59,7 @@
 
 #include "onepass/call_protocol.hpp"
 #include "onepass/cuda_check.hpp"
+#include "onepass/distributed/merge_path.cuh"
 #include "onepass/distributed/nccl_support.cuh"
 #include "onepass/distributed/splitters.hpp"
 #include "onepass/error.hpp"
@@ -73,6 +78,17 @@ using double_buffer = sort::onesweep::double_buffer<T>;
 /// Largest number of ranks of the distributed sort (the multisplit keeps a counter per rank
 /// and warp in shared memory).
 inline constexpr int sort_max_ranks = 1024;
+
+/// How the distributed sort moves the keys (both give the same output, file comment):
+///   partition_first (default): exact splitters from histogram passes over the keys, one
+///     partition pass by destination, the exchange, then the local onepass::sort of what
+///     arrived;
+///   sort_first: the local onepass::sort first, the exact splitters from binary searches in
+///     the sorted run (no pass over the keys), the exchange of its contiguous ranges, then a
+///     stable merge of the P sorted runs that arrived (ceil(log2 P) two-way merge-path passes,
+///     distributed/merge_path.cuh).
+/// Every rank must pass the same method (checked).
+enum class sort_method { partition_first, sort_first };
 
 namespace detail {
 
@@ -245,6 +261,42 @@ __global__ void histogram_open_fields(const Bits* scratch, const unsigned long l
     for (unsigned b = threadIdx.x; b < s * buckets; b += blockDim.x)
       if (counts[b]) atomicAdd(&hist[b], static_cast<unsigned long long>(counts[b]));
   }
+}
+
+/// The first index i of the run (sorted ascending by field) with field(run[i]) >= value (n when
+/// none).
+template <class Key>
+__device__ __forceinline__ std::uint64_t lower_bound_field(const Key* run, std::uint64_t n, field_of_key<Key> field,
+                                                           std::uint64_t value) {
+  std::uint64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (static_cast<std::uint64_t>(field(run[mid])) < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/// sort_first's histograms (the same counts histogram_first_digit and histogram_open_fields
+/// give for the same keys): hist[seg * 2^width + b] = the keys of the SORTED run whose field
+/// has prefix prefixes[seg] above digit b ((w >> (shift + width)) == prefixes[seg] and
+/// ((w >> shift) & (2^width - 1)) == b), by two binary searches per bucket (no pass over the
+/// keys). One thread per (segment, bucket); field_bits: W, the width of the key field.
+template <class Key>
+__global__ void histogram_sorted_run(const Key* run, std::uint64_t n, field_of_key<Key> field,
+                                     const std::uint64_t* prefixes, unsigned s, unsigned shift, unsigned width,
+                                     unsigned field_bits, unsigned long long* hist) {
+  const std::uint64_t buckets = std::uint64_t{1} << width;
+  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= s * buckets) return;
+  const std::uint64_t seg = t / buckets, b = t % buckets;
+  // The bucket's field values [lo, hi), in 128 bits: hi reaches 2^W at the top bucket.
+  const unsigned __int128 top = static_cast<unsigned __int128>(1) << field_bits;
+  const unsigned __int128 base = static_cast<unsigned __int128>((prefixes[seg] << width) | b) << shift;
+  const unsigned __int128 next = base + (static_cast<unsigned __int128>(1) << shift);
+  const std::uint64_t first = lower_bound_field(run, n, field, static_cast<std::uint64_t>(base));
+  const std::uint64_t last = next >= top ? n : lower_bound_field(run, n, field, static_cast<std::uint64_t>(next));
+  hist[t] = last - first;
 }
 
 /// tile_counts[t] = the keys of tile t (split_tile keys) whose field equals `value`.
@@ -483,6 +535,7 @@ std::size_t partition_shared_bytes(std::size_t P) {
 struct sort_storage {
   std::size_t agreement = 0, own_hist = 0, all_hist = 0, prefixes = 0, count = 0, words = 0, thresholds = 0;
   std::size_t bases = 0, lookback = 0, local_sort = 0, local_sort_bytes = 0;
+  std::size_t merge_splits = 0;  ///< sort_first: merge_split_words(n) words
   std::size_t total = 0, agreement_bytes = 0;
   std::size_t hist_words = 0;  ///< own histogram words (the gathered ones: P times as many)
   std::uint64_t num_tiles = 0;
@@ -496,8 +549,8 @@ constexpr std::uint64_t key_type_code() {
          (std::is_integral_v<Key> && std::is_signed_v<Key> ? 512u : 0u);
 }
 
-/// Words of the agreement record: status, 5 agreed arguments, n.
-inline constexpr std::size_t sort_record_words = 7;
+/// Words of the agreement record: status, 6 agreed arguments, n.
+inline constexpr std::size_t sort_record_words = 8;
 
 inline sort_storage plan_sort_storage(std::uint64_t n, int num_ranks, std::size_t local_sort_bytes) {
   sort_storage st;
@@ -513,6 +566,7 @@ inline sort_storage plan_sort_storage(std::uint64_t n, int num_ranks, std::size_
   st.words = layout.add(P * sizeof(std::uint64_t));
   st.thresholds = layout.add(P * sizeof(std::uint64_t));
   st.bases = layout.add(P * sizeof(std::uint64_t));
+  st.merge_splits = layout.add(merge_split_words(n) * sizeof(std::uint64_t));
   st.num_tiles = n == 0 ? 1 : (n + split_tile - 1) / split_tile;
   // the partition's look-back descriptors; before them, the tie search's tile counts
   st.lookback = layout.add(std::max(partition_lookback::temp_bytes(st.num_tiles, P), st.num_tiles * sizeof(unsigned)));
@@ -584,11 +638,141 @@ std::uint64_t position_of_occurrence(const Key* d_keys, std::uint64_t n, field_o
   throw runtime_failure(std::string(function) + ": the occurrence search lost its key (the keys changed during the call)");
 }
 
+/// The order of the key field, for the merge (merge_path.cuh).
+template <class Key>
+struct field_less {
+  field_of_key<Key> field;
+  __device__ bool operator()(Key a, Key b) const { return field(a) < field(b); }
+};
+
+/// sort_method::sort_first for P > 1 ranks (after the agreement; `counts`: every rank's n):
+///   1. the local stable onepass::sort of this rank's keys, current() -> alternate();
+///   2. the exact splitters (splitters.hpp) from histograms of the sorted run
+///      (histogram_sorted_run: binary searches, no pass over the keys), one all-gather per
+///      level; since the run is in (field, position) order, the keys this rank sends to each
+///      destination are a contiguous range of it, its length splitter_search::send_counts;
+///   3. the exchange of those ranges (alternate() -> current(), sources in rank order);
+///   4. the stable merge of the sorted runs that arrived, pairwise in source order
+///      (merge_stable), ceil(log2 of the non-empty runs) passes between the two buffers; an
+///      unpaired run is copied across. The selector names the buffer that holds the result.
+template <class Key, class Value>
+void sort_first(const char* function, double_buffer<Key>& keys, double_buffer<Value>* values, std::uint64_t n,
+                const std::vector<std::uint64_t>& counts, rank_view ranks, ncclComm_t comm, cudaStream_t stream,
+                protocol::bit_range range, field_of_key<Key> field, unsigned begin_bit, unsigned end_bit,
+                bool descending, const sort_storage& st, void* temp) {
+  constexpr bool has_values = !std::is_same_v<Value, no_values>;
+  using sort_value = std::conditional_t<has_values, Value, std::uint32_t>;
+  using merge_value = std::conditional_t<has_values, Value, merge_no_values>;
+  const auto at = [&](std::size_t offset) { return protocol::temp_layout::at<unsigned char>(temp, offset); };
+  auto* own_hist = reinterpret_cast<unsigned long long*>(at(st.own_hist));
+  auto* all_hist = reinterpret_cast<std::uint64_t*>(at(st.all_hist));
+  auto* d_prefixes = reinterpret_cast<std::uint64_t*>(at(st.prefixes));
+  auto* d_splits = reinterpret_cast<std::uint64_t*>(at(st.merge_splits));
+  void* d_local_sort = at(st.local_sort);
+  const std::size_t P = static_cast<std::size_t>(ranks.size);
+  const std::size_t me = static_cast<std::size_t>(ranks.rank);
+
+  // 1. The local sort: current() -> alternate().
+  if (n > 0) {
+    std::size_t bytes = st.local_sort_bytes;
+    if constexpr (has_values)
+      sort::sort_pairs<Key, sort_value>(d_local_sort, bytes, keys.current(), keys.alternate(), values->current(),
+                                        values->alternate(), n, begin_bit, end_bit, descending, stream);
+    else
+      sort::sort_keys<Key>(d_local_sort, bytes, keys.current(), keys.alternate(), n, begin_bit, end_bit, descending,
+                           stream);
+  }
+  const Key* run = keys.alternate();
+
+  // 2. Splitters from the sorted run, level by level.
+  const unsigned field_bits = range.end - range.begin;
+  splitter_search search(counts, field_bits, sort_first_digit_bits, sort_digit_bits);
+  while (!search.done()) {
+    const auto prefixes = search.open_prefixes();
+    const unsigned S = static_cast<unsigned>(prefixes.size());
+    const std::size_t words = S * search.num_buckets();
+    ONEPASS_CUDA_CHECK(cudaMemcpyAsync(d_prefixes, prefixes.data(), S * sizeof(std::uint64_t), cudaMemcpyHostToDevice,
+                                       stream));
+    histogram_sorted_run<Key><<<static_cast<unsigned>((words + 255) / 256), 256, 0, stream>>>(
+        run, n, field, d_prefixes, S, search.digit_shift(), search.digit_width(), field_bits, own_hist);
+    ONEPASS_CUDA_CHECK_LAUNCH();
+    all_gather_words(reinterpret_cast<const std::uint64_t*>(own_hist), all_hist, words, comm, stream, function);
+    std::vector<std::uint64_t> h(P * words);
+    ONEPASS_CUDA_CHECK(cudaMemcpyAsync(h.data(), all_hist, h.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost,
+                                       stream));
+    ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    search.add_level(h);
+  }
+  const std::vector<std::uint64_t> send = search.send_counts(me);
+  std::vector<std::uint64_t> receive(P);
+  for (std::size_t r = 0; r < P; ++r) receive[r] = search.send_counts(r)[me];
+  std::uint64_t received = 0;
+  for (auto c : receive) received += c;
+  if (received != n)
+    throw runtime_failure(std::string(function) + ": rank " + std::to_string(ranks.rank) + " would receive " +
+                          std::to_string(received) + " keys for its " + std::to_string(n) +
+                          " (the splitters are inconsistent; please report this)");
+
+  // 3. The exchange: the run's ranges (alternate(), destinations in order) -> current().
+  if constexpr (has_values)
+    exchange({exchange_array{keys.alternate(), keys.current(), sizeof(Key)},
+              exchange_array{values->alternate(), values->current(), sizeof(Value)}},
+             send, receive, ranks, comm, stream, function);
+  else
+    exchange(keys.alternate(), send, keys.current(), receive, sizeof(Key), ranks, comm, stream, function);
+
+  // 4. The stable merge of the non-empty runs, pairwise in source order, between the buffers.
+  struct run_range {
+    std::uint64_t first, size;
+  };
+  std::vector<run_range> runs;
+  const std::vector<std::uint64_t> recv_at = exclusive_prefix(receive, function, "receive counts");
+  for (std::size_t r = 0; r < P; ++r)
+    if (receive[r] > 0) runs.push_back({recv_at[r], receive[r]});
+  int at_current = 1;  // the runs are in current()
+  const field_less<Key> less{field};
+  while (runs.size() > 1) {
+    Key* from_keys = at_current ? keys.current() : keys.alternate();
+    Key* to_keys = at_current ? keys.alternate() : keys.current();
+    merge_value* from_values = nullptr;
+    merge_value* to_values = nullptr;
+    if constexpr (has_values) {
+      from_values = at_current ? values->current() : values->alternate();
+      to_values = at_current ? values->alternate() : values->current();
+    }
+    std::vector<run_range> next;
+    for (std::size_t k = 0; k < runs.size(); k += 2) {
+      const run_range a = runs[k];
+      if (k + 1 == runs.size()) {  // unpaired: copied across
+        ONEPASS_CUDA_CHECK(cudaMemcpyAsync(to_keys + a.first, from_keys + a.first, a.size * sizeof(Key),
+                                           cudaMemcpyDeviceToDevice, stream));
+        if constexpr (has_values)
+          ONEPASS_CUDA_CHECK(cudaMemcpyAsync(to_values + a.first, from_values + a.first, a.size * sizeof(Value),
+                                             cudaMemcpyDeviceToDevice, stream));
+        next.push_back(a);
+        continue;
+      }
+      const run_range b = runs[k + 1];  // adjacent: b.first == a.first + a.size
+      merge_stable<Key, merge_value, field_less<Key>>(
+          from_keys + a.first, from_values ? from_values + a.first : nullptr, a.size, from_keys + b.first,
+          from_values ? from_values + b.first : nullptr, b.size, to_keys + a.first,
+          to_values ? to_values + a.first : nullptr, less, d_splits, stream);
+      next.push_back({a.first, a.size + b.size});
+    }
+    runs = std::move(next);
+    at_current ^= 1;
+  }
+  if (!at_current) {  // the result is in alternate()
+    keys.selector ^= 1;
+    if constexpr (has_values) values->selector ^= 1;
+  }
+}
+
 /// The whole call (file comment) for keys and, unless Value is no_values, values.
 template <class Key, class Value>
 void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys,
                double_buffer<Value>* values, std::size_t num_items, ncclComm_t comm, cudaStream_t stream,
-               unsigned begin_bit, unsigned end_bit, bool descending) {
+               unsigned begin_bit, unsigned end_bit, bool descending, sort_method method) {
   constexpr bool has_values = !std::is_same_v<Value, no_values>;
   using sort_value = std::conditional_t<has_values, Value, std::uint32_t>;
   const rank_view ranks = ranks_of(comm, function);
@@ -612,6 +796,8 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
   try {
     require(ranks.size <= sort_max_ranks, function, "comm",
             "must have at most " + std::to_string(sort_max_ranks) + " ranks, got " + std::to_string(ranks.size));
+    require(method == sort_method::partition_first || method == sort_method::sort_first, function, "method",
+            "must be sort_method::partition_first or sort_method::sort_first");
     require(keys.selector == 0 || keys.selector == 1, function, "keys.selector",
             "must be 0 or 1, got " + std::to_string(keys.selector));
     if (n > 0) {
@@ -637,9 +823,10 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
     local_error = e.what();
   }
   agreement_words record;
-  record.agreed = {key_type_code<Key>(), has_values ? sizeof(Value) : 0, range.begin, range.end, descending ? 1u : 0u};
+  record.agreed = {key_type_code<Key>(), has_values ? sizeof(Value) : 0, range.begin, range.end, descending ? 1u : 0u,
+                   static_cast<std::uint64_t>(method)};
   record.agreed_names = {"the key type (its kind and size)", "the value type's size", "begin_bit", "end_bit",
-                         "descending"};
+                         "descending", "method"};
   record.own = {n};
   std::vector<std::uint64_t> counts(ranks.size);
   {
@@ -667,6 +854,12 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
   Key* in = keys.current();
   Key* out = keys.alternate();  // the send buffer; the splitter search's scratch before that
   const std::size_t P = static_cast<std::size_t>(ranks.size);
+
+  if (ranks.size > 1 && method == sort_method::sort_first) {
+    sort_first<Key, Value>(function, keys, values, n, counts, ranks, comm, stream, range, field, begin_bit, end_bit,
+                           descending, st, temp);
+    return;
+  }
 
   if (ranks.size > 1) {
     // 2. Splitters, level by level.
@@ -807,7 +1000,8 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
 /// total over the ranks below 2^64). comm: the caller's NCCL communicator, at most
 /// sort_max_ranks ranks, one GPU per rank, the current device this rank's. stream: where
 /// the work is enqueued. begin_bit < end_bit <= 8 * sizeof(Key): the bits compared (as
-/// onepass::sort); descending: the order. Both and the key type must agree over the ranks.
+/// onepass::sort); descending: the order. method: how the keys move (sort_method; the output
+/// is the same). These and the key type must agree over the ranks.
 ///
 /// Temporary storage: CUB's two-phase protocol (d_temp == nullptr: temp_bytes is set from
 /// num_items, the number of ranks and the bit range; nothing is communicated or enqueued).
@@ -817,14 +1011,15 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
 /// misaligned buffers with num_items > 0, overlapping buffers, a selector other than 0 or 1,
 /// temp_bytes below the size query's answer, more than sort_max_ranks ranks: that rank's
 /// message names the argument, the others name the rank) or when the ranks disagree on the
-/// key type, bit range or order; the bit range is checked before anything is communicated;
+/// key type, bit range, order or method; the bit range is checked before anything is communicated;
 /// throws onepass::runtime_failure when a CUDA or NCCL call fails (NCCL's message).
 template <class Key>
 void sort_keys(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, std::size_t num_items,
                ncclComm_t comm, cudaStream_t stream, unsigned begin_bit = 0,
-               unsigned end_bit = sort::radix_traits<Key>::bits, bool descending = false) {
+               unsigned end_bit = sort::radix_traits<Key>::bits, bool descending = false,
+               sort_method method = sort_method::partition_first) {
   detail::sort_impl<Key, detail::no_values>("onepass::distributed::sort_keys", d_temp, temp_bytes, keys, nullptr,
-                                            num_items, comm, stream, begin_bit, end_bit, descending);
+                                            num_items, comm, stream, begin_bit, end_bit, descending, method);
 }
 
 /// Sorts (key, value) pairs of all ranks of `comm` by key, stable: as sort_keys, and each
@@ -835,11 +1030,12 @@ void sort_keys(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, 
 template <class Key, class Value>
 void sort_pairs(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, double_buffer<Value>& values,
                 std::size_t num_items, ncclComm_t comm, cudaStream_t stream, unsigned begin_bit = 0,
-                unsigned end_bit = sort::radix_traits<Key>::bits, bool descending = false) {
+                unsigned end_bit = sort::radix_traits<Key>::bits, bool descending = false,
+                sort_method method = sort_method::partition_first) {
   static_assert(std::is_trivially_copyable_v<Value> && (sizeof(Value) == 4 || sizeof(Value) == 8),
                 "onepass::distributed::sort_pairs: Value must be trivially copyable, of 4 or 8 bytes");
   detail::sort_impl<Key, Value>("onepass::distributed::sort_pairs", d_temp, temp_bytes, keys, &values, num_items, comm,
-                                stream, begin_bit, end_bit, descending);
+                                stream, begin_bit, end_bit, descending, method);
 }
 
 }  // namespace onepass::distributed
