@@ -373,5 +373,216 @@ class ByConstructionAndPeers(unittest.TestCase):
         self.assertEqual(o.verdict, "reproduced")
 
 
+def fusion_rows(points):
+    """fig10_fusion rows: {(algorithm, case, log2): (slowest, median, fastest) items/s}."""
+    out = []
+    for (alg, case, w), (slow, med, fast) in points.items():
+        n = 2 ** w + (1 if case == "worst" else 0)
+        out.append({"algorithm": alg, "case": case, "log2_size": str(w), "n": str(n), "reps": "7",
+                    "seconds_median": repr(n / med), "seconds_min": repr(n / fast), "seconds_max": repr(n / slow),
+                    "items_per_second": repr(med)})
+    return out
+
+
+def flat(x):
+    return (x, x, x)
+
+
+class RemainingStatements(unittest.TestCase):
+    """Issue 32 §2: the statements that had no row; each rule on data where it holds and where it does not."""
+
+    def test_fusion_order(self):
+        pts = {("variable_philox_bijective0", "worst", 25): flat(1e10), ("variable_philox_bijective1", "worst", 25):
+               flat(2e10), ("variable_philox", "worst", 25): flat(3e10)}
+        data = claims.Data({"fig10_fusion": (fusion_rows(pts), GPU_META, "x")})
+        self.assertEqual(outcome("sp_fusion_order", data).verdict, "reproduced")
+        # Overlapping repetitions: the median order holds, the repetitions do not decide it.
+        pts[("variable_philox_bijective1", "worst", 25)] = (1.5e10, 2e10, 3.5e10)
+        data = claims.Data({"fig10_fusion": (fusion_rows(pts), GPU_META, "x")})
+        self.assertEqual(outcome("sp_fusion_order", data).verdict, "reproduced in shape")
+        # Bijective1 below Bijective0 at one of three points: in shape, the point named.
+        more = dict(pts)
+        more.update({("variable_philox_bijective0", "worst", 26): flat(1e10),
+                     ("variable_philox_bijective1", "worst", 26): flat(2e10), ("variable_philox", "worst", 26): flat(3e10),
+                     ("variable_philox_bijective0", "worst", 20): flat(2e10),
+                     ("variable_philox_bijective1", "worst", 20): flat(1e10), ("variable_philox", "worst", 20): flat(3e10)})
+        o = outcome("sp_fusion_order", claims.Data({"fig10_fusion": (fusion_rows(more), GPU_META, "x")}))
+        self.assertEqual(o.verdict, "reproduced in shape")
+        self.assertIn("at 1 of them: 2^20 worst", o.reason)
+        # Bijective2 not the fastest: differs.
+        pts[("variable_philox", "worst", 25)] = flat(1.5e10)
+        data = claims.Data({"fig10_fusion": (fusion_rows(pts), GPU_META, "x")})
+        self.assertEqual(outcome("sp_fusion_order", data).verdict, "differs")
+
+    def test_best_worst_case(self):
+        def data(ratio_20, fast_20=None):
+            pts = {("variable_philox", "worst", 20): flat(2e10), ("variable_philox", "worst", 22): flat(2e10),
+                   ("variable_philox", "best", 22): flat(2.6e10),
+                   ("variable_philox", "best", 20): (2e10 * ratio_20, 2e10 * ratio_20, fast_20 or 2e10 * ratio_20)}
+            return claims.Data({"fig10_fusion": (fusion_rows(pts), GPU_META, "x")})
+        o = outcome("sp_best_worst", data(1.2))
+        self.assertEqual(o.verdict, "reproduced")
+        self.assertIn("largest 1.3× at 2^22", o.reason)
+        self.assertEqual(outcome("sp_best_worst", data(1.2, fast_20=3.2e10)).verdict, "reproduced in shape")  # 1.6×
+        o = outcome("sp_best_worst", data(1.54))
+        self.assertEqual(o.verdict, "reproduced in shape")
+        self.assertIn("above 1.5× at 2^20 (1.54×)", o.reason)
+        self.assertEqual(outcome("sp_best_worst", data(2.1)).verdict, "differs")
+
+    def test_gather_peak(self):
+        def data(peak, neighbour_fast=None):
+            pts = {("gather", "worst", w): flat(5e10) for w in range(16, 27)}
+            pts[("gather", "worst", peak)] = (7.9e10, 8e10, 8.1e10)
+            if neighbour_fast:
+                pts[("gather", "worst", 25)] = (5e10, 5e10, neighbour_fast)
+            return claims.Data({"fig10_fusion": (fusion_rows(pts), dict(GPU_META, gpu_l2_bytes="52428800"), "x")})
+        o = outcome("sp_gather_peak", data(21))
+        self.assertEqual(o.verdict, "reproduced")
+        self.assertIn("peak at 2^21", o.reason)
+        self.assertIn("L2 50 MiB", o.reason)
+        self.assertEqual(outcome("sp_gather_peak", data(20, neighbour_fast=8e10)).verdict, "reproduced in shape")
+        self.assertEqual(outcome("sp_gather_peak", data(23)).verdict, "differs")
+
+    def test_peak_bandwidth_against_the_copy(self):
+        meta = dict(GPU_META, element_type="uint64",
+                    copy_bytes_per_second_by_log2_size="26:2.9e+12 29:3.0e+12 (cudaMemcpyAsync device to device)")
+        self.assertEqual(claims.copy_bandwidth(meta), {26: 2.9e12, 29: 3.0e12})
+        rows = as_strings(table1_rows({"Gather": 2.83e10, "VarPhilox": 2.8e10}))
+        o = outcome("sp_peak_bandwidth", claims.Data({"table1_gpu_shuffle": (rows, meta, "x")}))
+        self.assertEqual(o.verdict, "reproduced in shape")  # 0.99 of Gather, 0.149 of the copy
+        self.assertIn("448 GB/s", o.reason)
+        self.assertIn("0.149×", o.reason)
+        rows = as_strings(table1_rows({"Gather": 1.6e11, "VarPhilox": 1.55e11}))  # 2.48 TB/s: 0.83 of the copy
+        self.assertEqual(outcome("sp_peak_bandwidth", claims.Data({"table1_gpu_shuffle": (rows, meta, "x")})).verdict,
+                         "reproduced")
+        rows = as_strings(table1_rows({"Gather": 2.83e10, "VarPhilox": 1e10}))
+        self.assertEqual(outcome("sp_peak_bandwidth", claims.Data({"table1_gpu_shuffle": (rows, meta, "x")})).verdict,
+                         "differs")
+        o = outcome("sp_peak_bandwidth", claims.Data({"table1_gpu_shuffle": (rows, GPU_META, "x")}))
+        self.assertEqual(o.verdict, "not reproducible here")
+        self.assertIn("copy bandwidth", o.reason)
+
+    def test_gather_scatter_and_working_memory(self):
+        rows = as_strings(table1_rows({"Gather": 2.8e10, "VarPhilox": 2.7e10}))
+        o = outcome("sp_gather_scatter", claims.Data({"table1_gpu_shuffle": (rows, GPU_META, "x")}))
+        self.assertEqual(o.verdict, "not reproducible here")
+        self.assertIn("gather, variable_philox", o.reason)
+        scatter = dict(rows[0], algorithm="scatter", label="Scatter")
+        for rate, verdict in ((1e10, "reproduced"), (3e10, "differs")):
+            r = dict(scatter, items_per_second=str(rate), seconds_median=str(float(scatter["n"]) / rate),
+                     seconds_min=str(float(scatter["n"]) / rate), seconds_max=str(float(scatter["n"]) / rate))
+            o = outcome("sp_gather_scatter", claims.Data({"table1_gpu_shuffle": (rows + [r], GPU_META, "x")}))
+            self.assertEqual(o.verdict, verdict, o.reason)
+        o = outcome("sp_working_memory", claims.Data({"table1_gpu_shuffle": (rows, GPU_META, "x")}))
+        self.assertEqual(o.verdict, "not reproducible here")
+        self.assertIn("no temp_bytes column", o.reason)
+
+        def with_memory(ours):
+            out = []
+            for log2 in (20, 29):
+                for r in as_strings(table1_rows({"VarPhilox": 2e10, "DartThrowing": 5e9, "SortShuffle": 5e9}, log2)):
+                    n = int(r["n"])
+                    out.append(dict(r, temp_bytes=str(ours if r["label"] == "VarPhilox" else 16 * n)))
+            return claims.Data({"table1_gpu_shuffle": (out, GPU_META, "x")})
+        self.assertEqual(outcome("sp_working_memory", with_memory(0)).verdict, "reproduced")
+        self.assertEqual(outcome("sp_working_memory", with_memory(4096)).verdict, "reproduced in shape")
+        self.assertEqual(outcome("sp_working_memory", with_memory(8 * 2 ** 29)).verdict, "differs")
+
+    def test_lcg_fails_mmd(self):
+        def lcg(n, samples, ok_normal, ok_hoeffding="0", form="one_sample"):
+            return {"algorithm": "lcg", "rounds": "", "n": str(n), "samples": str(samples), "form": form,
+                    "alpha": "0.01", "passes_hoeffding": ok_hoeffding, "passes_normal": ok_normal}
+        rows = [lcg(5, 10 ** 6, "0"), lcg(100, 10 ** 6, "0", "1", "pairwise"), lcg(1000, 10 ** 5, "0", "1")]
+        self.assertEqual(outcome("sp_lcg_mmd", claims.Data({"fig07_09_mmd": (rows, {}, "x")})).verdict, "reproduced")
+        # Below 100 samples the Hoeffding threshold decides: it passes there.
+        rows.append(lcg(1000, 50, "0", "1", "pairwise"))
+        o = outcome("sp_lcg_mmd", claims.Data({"fig07_09_mmd": (rows, {}, "x")}))
+        self.assertEqual(o.verdict, "reproduced in shape")
+        self.assertIn("n = 1000: 1 of 2 fail (Hoeffding/normal threshold, 50/100,000 samples)", o.reason)
+        rows = [lcg(5, 10 ** 6, "0"), lcg(100, 10 ** 6, "1")]
+        self.assertEqual(outcome("sp_lcg_mmd", claims.Data({"fig07_09_mmd": (rows, {}, "x")})).verdict, "differs")
+        # Seed replicates count: a replicate where it passes at n = 5 makes it "in shape".
+        data = claims.Data({"fig07_09_mmd": ([lcg(5, 10 ** 6, "0")], {}, "x")},
+                           replicates={"fig07_09_mmd": [[lcg(5, 10 ** 6, "1")]]})
+        self.assertEqual(outcome("sp_lcg_mmd", data).ours, "1 of 2 fail over 2 seeds")
+
+    def test_onesweep_merge_passes_and_histogram(self):
+        table2 = [{"phase": "partition", "digit_bits": "8", "passes": "4"}]
+        o = outcome("os_merge_passes", claims.Data({"onesweep_table2_digit_width": (table2, GPU_META, "x")}))
+        self.assertEqual(o.verdict, "by construction")
+        self.assertEqual(o.ours, "10 vs 5 passes")
+        table2 = [{"phase": "partition", "digit_bits": "8", "passes": "5"}]
+        o = outcome("os_merge_passes", claims.Data({"onesweep_table2_digit_width": (table2, GPU_META, "x")}))
+        self.assertEqual(o.verdict, "differs")
+
+        def hist(times, lo_hi=0.0):
+            return [{"phase": "histogram", "digit_bits": str(d), "passes": str(-(-32 // d)), "microseconds_median":
+                     str(t), "microseconds_min": str(t * (1 - lo_hi)), "microseconds_max": str(t * (1 + lo_hi))}
+                    for d, t in zip(range(5, 10), times)]
+        o = outcome("os_histogram_d", claims.Data({"onesweep_table2_digit_width": (
+            hist([750.75, 617.2, 552.2, 493.2, 451.5]), GPU_META, "x")}))
+        self.assertEqual(o.verdict, "differs")
+        self.assertIn("751 µs at d = 5 and 452 µs at d = 9", o.reason)
+        self.assertIn("the paper's 652–747 µs", o.reason)
+        data = claims.Data({"onesweep_table2_digit_width": (hist([652, 653, 679, 747, 655]), GPU_META, "x")})
+        self.assertEqual(outcome("os_histogram_d", data).verdict, "reproduced")
+        data = claims.Data({"onesweep_table2_digit_width": (hist([652, 653, 679, 747, 655], 0.1), GPU_META, "x")})
+        self.assertEqual(outcome("os_histogram_d", data).verdict, "reproduced in shape")
+
+    def test_onesweep_skew_drop_64_bit(self):
+        def rows(shape, q1, q8, log2=27):
+            return as_strings([s.sort_row("onesweep", shape, 1, log2, q1), s.sort_row("onesweep", shape, 8, log2, q8)])
+
+        def data(r32, r64):
+            return claims.Data({"onesweep_fig09_keys32": (rows("keys_u32", *r32), GPU_META, "x"),
+                                "onesweep_fig11_keys64": (rows("keys_u64", *r64), GPU_META, "x")})
+        o = outcome("os_skew_64", data((5e10, 4.75e10), (2e10, 1.96e10)))  # drops of 5 % and 2 %
+        self.assertEqual(o.verdict, "reproduced")
+        self.assertIn("a 2.0 % drop on 64-bit keys and a 5.0 % drop on 32-bit keys", o.reason)
+        self.assertEqual(outcome("os_skew_64", data((5e10, 4.9e10), (2e10, 1.8e10))).verdict, "differs")
+        o = outcome("os_skew_64", data((5e10, 5.5e10), (2e10, 2.2e10)))  # both gain 10 %
+        self.assertEqual(o.verdict, "reproduced in shape")
+        self.assertIn("neither drops", o.reason)
+        # Below the saturating sizes nothing is compared.
+        small = claims.Data({"onesweep_fig09_keys32": (rows("keys_u32", 5e10, 4e10, 20), GPU_META, "x"),
+                             "onesweep_fig11_keys64": (rows("keys_u64", 2e10, 1e10, 20), GPU_META, "x")})
+        self.assertEqual(outcome("os_skew_64", small).verdict, "not reproducible here")
+
+    def test_gaussian_fma_cost_and_tail(self):
+        def rows(r3, r4, spread=0.0):
+            out = []
+            for alg, rate in (("ours_register_3", r3), ("ours_register_4", r4)):
+                g = gauss_rows(rate, rate * (1 - spread), rate * (1 + spread))[0]
+                out.append(dict(g, algorithm=alg))
+            return out
+        o = outcome("g_fma_cost", claims.Data({"gaussian_throughput": (rows(4.273e11, 4.168e11), H100_META, "x")}))
+        self.assertEqual(o.verdict, "reproduced")
+        self.assertIn("0.975×", o.reason)
+        data = claims.Data({"gaussian_throughput": (rows(4.273e11, 4.168e11, 0.02), H100_META, "x")})
+        self.assertEqual(outcome("g_fma_cost", data).verdict, "reproduced in shape")
+        data = claims.Data({"gaussian_throughput": (rows(4.273e11, 4.3e11), H100_META, "x")})
+        self.assertEqual(outcome("g_fma_cost", data).verdict, "differs")
+        data = claims.Data({"gaussian_throughput": (rows(4.273e11, 3.5e11), H100_META, "x")})
+        self.assertEqual(outcome("g_fma_cost", data).verdict, "differs")
+        o = outcome("g_tail_9_5", claims.Data())
+        self.assertEqual(o.verdict, "by construction")
+        self.assertAlmostEqual(2 ** 80 * __import__("math").erfc(9.5 / 2 ** 0.5), 2537, delta=1)
+        self.assertIn("no run draws 2^80 outputs", o.reason)
+
+    def test_vren_key_width_and_temporary_buffer(self):
+        label = "VREN (4-bit LSD, 32-thread workgroups)"
+        rows = [dict(as_strings([s.sort_row("vren", "keys_u64", 1, 20, 1e9)])[0], label=label)]
+        o = outcome("v_32bit_only", claims.Data({"onesweep_fig11_keys64": (rows, dict(GPU_META, check="sorted"), "x")}))
+        self.assertEqual(o.verdict, "not reproducible here")
+        self.assertIn("our CUDA port of it sorts 64-bit keys: 1 vren rows", o.reason)
+        o = outcome("v_32bit_only", claims.Data({"onesweep_fig11_keys64": (as_strings([s.sort_row(
+            "onesweep", "keys_u64", 1, 20, 1e9)]), GPU_META, "x")}))
+        self.assertIn("not run on 64-bit keys", o.reason)
+        self.assertEqual(claims.vren_temp_keys("l.alt_keys = t.add(n * key_size);"), "n")
+        self.assertEqual(claims.vren_temp_keys("l.alt_keys = t.add(tile * key_size);"), "tile")
+        self.assertIsNone(claims.vren_temp_keys("no alternate buffer"))
+        self.assertEqual(outcome("v_temp_buffer", claims.Data()).verdict, "by construction")  # the port's header
+
+
 if __name__ == "__main__":
     unittest.main()
