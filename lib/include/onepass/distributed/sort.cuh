@@ -638,6 +638,37 @@ std::uint64_t position_of_occurrence(const Key* d_keys, std::uint64_t n, field_o
   throw runtime_failure(std::string(function) + ": the occurrence search lost its key (the keys changed during the call)");
 }
 
+/// One level of the splitter search: all-gathers this rank's own_words histogram words, reads
+/// every rank's on the host (waits for the stream) and moves the search to its next level.
+inline void add_gathered_level(splitter_search& search, const unsigned long long* own_hist, std::uint64_t* all_hist,
+                               std::size_t own_words, std::size_t num_ranks, ncclComm_t comm, cudaStream_t stream,
+                               const char* function) {
+  all_gather_words(reinterpret_cast<const std::uint64_t*>(own_hist), all_hist, own_words, comm, stream, function);
+  std::vector<std::uint64_t> h(num_ranks * own_words);
+  ONEPASS_CUDA_CHECK(cudaMemcpyAsync(h.data(), all_hist, h.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost,
+                                     stream));
+  ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  search.add_level(h);
+}
+
+/// This rank's exchange plan from the finished search: what it sends to each rank and receives
+/// from each; throws onepass::runtime_failure unless what it receives is its n.
+struct exchange_counts {
+  std::vector<std::uint64_t> send, receive;
+};
+inline exchange_counts exchange_counts_of(const splitter_search& search, rank_view ranks, std::uint64_t n,
+                                          const char* function) {
+  const auto me = static_cast<std::size_t>(ranks.rank);
+  exchange_counts c{search.send_counts(me), std::vector<std::uint64_t>(static_cast<std::size_t>(ranks.size))};
+  std::uint64_t received = 0;
+  for (std::size_t r = 0; r < c.receive.size(); ++r) received += c.receive[r] = search.send_counts(r)[me];
+  if (received != n)
+    throw runtime_failure(std::string(function) + ": rank " + std::to_string(ranks.rank) + " would receive " +
+                          std::to_string(received) + " keys for its " + std::to_string(n) +
+                          " (the splitters are inconsistent; please report this)");
+  return c;
+}
+
 /// The order of the key field, for the merge (merge_path.cuh).
 template <class Key>
 struct field_less {
@@ -670,7 +701,6 @@ void sort_first(const char* function, double_buffer<Key>& keys, double_buffer<Va
   auto* d_splits = reinterpret_cast<std::uint64_t*>(at(st.merge_splits));
   void* d_local_sort = at(st.local_sort);
   const std::size_t P = static_cast<std::size_t>(ranks.size);
-  const std::size_t me = static_cast<std::size_t>(ranks.rank);
 
   // 1. The local sort: current() -> alternate().
   if (n > 0) {
@@ -696,22 +726,9 @@ void sort_first(const char* function, double_buffer<Key>& keys, double_buffer<Va
     histogram_sorted_run<Key><<<static_cast<unsigned>((words + 255) / 256), 256, 0, stream>>>(
         run, n, field, d_prefixes, S, search.digit_shift(), search.digit_width(), field_bits, own_hist);
     ONEPASS_CUDA_CHECK_LAUNCH();
-    all_gather_words(reinterpret_cast<const std::uint64_t*>(own_hist), all_hist, words, comm, stream, function);
-    std::vector<std::uint64_t> h(P * words);
-    ONEPASS_CUDA_CHECK(cudaMemcpyAsync(h.data(), all_hist, h.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost,
-                                       stream));
-    ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
-    search.add_level(h);
+    add_gathered_level(search, own_hist, all_hist, words, P, comm, stream, function);
   }
-  const std::vector<std::uint64_t> send = search.send_counts(me);
-  std::vector<std::uint64_t> receive(P);
-  for (std::size_t r = 0; r < P; ++r) receive[r] = search.send_counts(r)[me];
-  std::uint64_t received = 0;
-  for (auto c : receive) received += c;
-  if (received != n)
-    throw runtime_failure(std::string(function) + ": rank " + std::to_string(ranks.rank) + " would receive " +
-                          std::to_string(received) + " keys for its " + std::to_string(n) +
-                          " (the splitters are inconsistent; please report this)");
+  const auto [send, receive] = exchange_counts_of(search, ranks, n, function);
 
   // 3. The exchange: the run's ranges (alternate(), destinations in order) -> current().
   if constexpr (has_values)
@@ -865,12 +882,7 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
     // 2. Splitters, level by level.
     splitter_search search(counts, range.end - range.begin, sort_first_digit_bits, sort_digit_bits);
     const auto gather_level = [&](std::size_t own_words) {
-      all_gather_words(reinterpret_cast<const std::uint64_t*>(own_hist), all_hist, own_words, comm, stream, function);
-      std::vector<std::uint64_t> h(P * own_words);
-      ONEPASS_CUDA_CHECK(cudaMemcpyAsync(h.data(), all_hist, h.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost,
-                                         stream));
-      ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
-      search.add_level(h);
+      add_gathered_level(search, own_hist, all_hist, own_words, P, comm, stream, function);
     };
     if (!search.done()) {
       const std::size_t words = search.num_buckets();
@@ -928,14 +940,7 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
                                        cudaMemcpyHostToDevice, stream));
 
     // The exchange plan from the histograms: what every rank sends to every rank.
-    std::vector<std::uint64_t> send = search.send_counts(static_cast<std::size_t>(ranks.rank)), receive(P);
-    for (std::size_t r = 0; r < P; ++r) receive[r] = search.send_counts(r)[static_cast<std::size_t>(ranks.rank)];
-    std::uint64_t received = 0;
-    for (auto c : receive) received += c;
-    if (received != n)
-      throw runtime_failure(std::string(function) + ": rank " + std::to_string(ranks.rank) + " would receive " +
-                            std::to_string(received) + " keys for its " + std::to_string(n) +
-                            " (the splitters are inconsistent; please report this)");
+    const auto [send, receive] = exchange_counts_of(search, ranks, n, function);
 
     // 3. Partition: one pass (partition_by_destination) into the send buffer, grouped by
     // destination at the offsets of the plan.
