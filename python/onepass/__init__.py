@@ -349,10 +349,12 @@ def sort(keys: _npt.ArrayLike, values: Optional[_npt.ArrayLike] = None, *, desce
     ``cupy.sort`` — every NaN after every number whatever its sign and payload, NaNs equal
     to each other, -0.0 equal to +0.0, ties in input order; descending puts NaNs first) or
     "total" (IEEE 754 totalOrder, the C++ library's order: -0.0 before +0.0, NaNs by sign and
-    payload, negative NaNs first); integer keys ignore it. With "numpy", keys holding -0.0 or
-    a NaN other than the positive quiet NaN are sorted by a canonical copy (NaN -> +NaN, -0.0
-    -> +0.0) with the originals carried as values (``onepass._float_order``), and the bit
-    range applies to that copy. Returns ``keys_sorted`` or ``(keys_sorted, values_sorted)``.
+    payload, negative NaNs first); integer keys ignore it. With "numpy", keys are ordered by
+    their canonical form (NaN -> +NaN, -0.0 -> +0.0), and the bit range applies to that form:
+    NumPy input reads it in the sort itself (``onepass::sort::radix_sort_keys_numpy_order``),
+    GPU input holding -0.0 or another NaN sorts a canonical copy with the originals carried as
+    values (``onepass._float_order``); the keys returned keep their own bits. Returns
+    ``keys_sorted`` or ``(keys_sorted, values_sorted)``.
     NumPy input: the CPU LSD radix sort of the library (onepass/sort/cpu_radix_sort.hpp; the
     digit passes of the Onesweep paper, §2, without the GPU's single-pass binning). GPU input
     (keys and values contiguous CUDA arrays of one framework and device):
@@ -377,17 +379,11 @@ def sort(keys: _npt.ArrayLike, values: Optional[_npt.ArrayLike] = None, *, desce
         index = _gpu.argsort(canon, descending, begin_bit, end_bit)
         return keys[index], values[index]
     keys, begin, end = _sort_args(keys, begin_bit, end_bit)
-    canon = _canonical(keys, False, float_order)
+    numpy_order = float_order == "numpy"  # NumPy keys: the sort reads canonical floats itself, no copy
     if values is None:
-        if canon is not None:  # the original keys travel as the values of their canonical copy
-            keys_out = _np.empty_like(keys)
-            word = _np.uint32 if keys.dtype.itemsize == 4 else _np.uint64
-            _onepass.sort_pairs(canon, _np.empty_like(canon), keys.view(word), keys_out.view(word), begin, end,
-                                bool(descending))
-            return keys_out
         keys_out = _np.empty_like(keys)
         if keys.size:
-            _onepass.sort_keys(keys, keys_out, begin, end, bool(descending))
+            _onepass.sort_keys(keys, keys_out, begin, end, bool(descending), numpy_order)
         return keys_out
     values = _as_numpy(values, "values")
     if values.ndim != 1 or values.shape[0] != keys.shape[0]:
@@ -395,25 +391,21 @@ def sort(keys: _npt.ArrayLike, values: Optional[_npt.ArrayLike] = None, *, desce
                          % (keys.shape[0], values.shape))
     if values.dtype.hasobject or values.dtype.itemsize not in (4, 8):
         raise TypeError("values: dtype must have 4 or 8 bytes per element, got %s (use argsort)" % values.dtype)
-    if canon is not None:
-        index = _argsort_numpy(canon, begin, end, descending)
-        return keys[index], _np.ascontiguousarray(values[index])
     values = _np.ascontiguousarray(values)
     word = _np.uint32 if values.dtype.itemsize == 4 else _np.uint64
     keys_out = _np.empty_like(keys)
     values_out = _np.empty_like(values)
     if keys.size:
-        _onepass.sort_pairs(keys, keys_out, values.view(word), values_out.view(word), begin, end, bool(descending))
+        _onepass.sort_pairs(keys, keys_out, values.view(word), values_out.view(word), begin, end, bool(descending),
+                            numpy_order)
     return keys_out, values_out
 
 
-def _argsort_numpy(keys, begin, end, descending):
-    index = _np.arange(keys.shape[0], dtype=_np.uint64)
-    keys_out = _np.empty_like(keys)
-    index_out = _np.empty_like(index)
+def _argsort_numpy(keys, begin, end, descending, numpy_order):
+    index = _np.empty(keys.shape[0], dtype=_np.uint64)
     if keys.size:
-        _onepass.sort_pairs(keys, keys_out, index, index_out, begin, end, bool(descending))
-    return index_out.view(_np.int64)
+        _onepass.argsort(keys, _np.empty_like(keys), index, begin, end, bool(descending), numpy_order)
+    return index.view(_np.int64)
 
 
 def argsort(keys: _npt.ArrayLike, *, descending: bool = False, begin_bit: int = 0,
@@ -424,14 +416,11 @@ def argsort(keys: _npt.ArrayLike, *, descending: bool = False, begin_bit: int = 
     0 … n-1)."""
     descending = _check_descending(descending)
     _float_order.check_float_order(float_order)
-    gpu = _gpu.is_gpu_array(keys)
-    if not gpu:
+    if not _gpu.is_gpu_array(keys):
         keys, begin_bit, end_bit = _sort_args(keys, begin_bit, end_bit)
-    canon = _canonical(keys, gpu, float_order)
-    keys = keys if canon is None else canon
-    if gpu:
-        return _gpu.argsort(keys, descending, begin_bit, end_bit)
-    return _argsort_numpy(keys, begin_bit, end_bit, descending)
+        return _argsort_numpy(keys, begin_bit, end_bit, descending, float_order == "numpy")
+    canon = _canonical(keys, True, float_order)
+    return _gpu.argsort(keys if canon is None else canon, descending, begin_bit, end_bit)
 
 
 def segment_seed(seed: int, segment: int) -> int:

@@ -23,7 +23,7 @@
 #include "onepass/shuffle/cpu_segmented_shuffle.hpp"
 #include "onepass/shuffle/cpu_shuffle.hpp"
 #include "onepass/shuffle/cpu_walking.hpp"
-#include "onepass/sort/cpu_radix_sort.hpp"
+#include "cpu_sort.hpp"
 #include "walking_batch.hpp"
 
 namespace nb = nanobind;
@@ -144,16 +144,18 @@ void normal_into(nb::ndarray<T, nb::ndim<1>, nb::c_contig, nb::device::cpu> out,
 /// keys_out = keys_in sorted (stable, LSD radix with oneTBB; keys and values: 1-d,
 /// C-contiguous, distinct memory — checked in Python). Values of 4 or 8 bytes move with
 /// their keys; none: keys only. Bits [begin_bit, end_bit) of the order-preserving key
-/// transform (end_bit 0: all).
+/// transform (end_bit 0: all). numpy_order: floats in NumPy's order (NaNs last, -0.0 ==
+/// +0.0; radix_sort_keys_numpy_order), else IEEE totalOrder. The sorts are cpu_sort.cpp's.
 template <class Key>
 void sort_keys_into(nb::ndarray<const Key, nb::ndim<1>, nb::c_contig, nb::device::cpu> keys_in,
                     nb::ndarray<Key, nb::ndim<1>, nb::c_contig, nb::device::cpu> keys_out, unsigned begin_bit,
-                    unsigned end_bit, bool descending) {
+                    unsigned end_bit, bool descending, bool numpy_order) {
   const std::size_t n = keys_in.shape(0);
+  if (keys_out.shape(0) != n) throw nb::value_error("keys_out: must have as many elements as keys");
   const Key* src = keys_in.data();
   Key* dst = keys_out.data();
   nb::gil_scoped_release release;
-  onepass::sort::radix_sort_keys(src, dst, n, begin_bit, end_bit, descending);
+  onepass_py::cpu_sort_keys(src, dst, n, begin_bit, end_bit, descending, numpy_order);
 }
 
 template <class Key, class Value>
@@ -161,7 +163,7 @@ void sort_pairs_into(nb::ndarray<const Key, nb::ndim<1>, nb::c_contig, nb::devic
                      nb::ndarray<Key, nb::ndim<1>, nb::c_contig, nb::device::cpu> keys_out,
                      nb::ndarray<const Value, nb::ndim<1>, nb::c_contig, nb::device::cpu> values_in,
                      nb::ndarray<Value, nb::ndim<1>, nb::c_contig, nb::device::cpu> values_out, unsigned begin_bit,
-                     unsigned end_bit, bool descending) {
+                     unsigned end_bit, bool descending, bool numpy_order) {
   const std::size_t n = keys_in.shape(0);
   if (values_in.shape(0) != n || values_out.shape(0) != n || keys_out.shape(0) != n)
     throw nb::value_error("values: must have as many elements as keys");
@@ -170,7 +172,24 @@ void sort_pairs_into(nb::ndarray<const Key, nb::ndim<1>, nb::c_contig, nb::devic
   const Value* vs = values_in.data();
   Value* vd = values_out.data();
   nb::gil_scoped_release release;
-  onepass::sort::radix_sort_pairs(ks, kd, vs, vd, n, begin_bit, end_bit, descending);
+  onepass_py::cpu_sort_pairs(ks, kd, vs, vd, n, begin_bit, end_bit, descending, numpy_order);
+}
+
+/// index_out = the stable argsort of keys (uint64), keys_out = the sorted keys
+/// (radix_argsort: the indices are made in the first pass, not read).
+template <class Key>
+void argsort_into(nb::ndarray<const Key, nb::ndim<1>, nb::c_contig, nb::device::cpu> keys_in,
+                  nb::ndarray<Key, nb::ndim<1>, nb::c_contig, nb::device::cpu> keys_out,
+                  nb::ndarray<std::uint64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> index_out,
+                  unsigned begin_bit, unsigned end_bit, bool descending, bool numpy_order) {
+  const std::size_t n = keys_in.shape(0);
+  if (keys_out.shape(0) != n || index_out.shape(0) != n)
+    throw nb::value_error("index_out: must have as many elements as keys");
+  const Key* ks = keys_in.data();
+  Key* kd = keys_out.data();
+  std::uint64_t* id = index_out.data();
+  nb::gil_scoped_release release;
+  onepass_py::cpu_argsort(ks, kd, id, n, begin_bit, end_bit, descending, numpy_order);
 }
 
 /// Segmented shuffle of items of `item` bytes (1, 2, 4, 8 or 16; checked in Python): x and
@@ -220,11 +239,15 @@ void segmented_bytes(const_bytes_2d x, bytes_2d out, nb::ndarray<const std::int6
 template <class Key>
 void bind_sorts(nb::module_& m) {
   m.def("sort_keys", &sort_keys_into<Key>, nb::arg("keys"), nb::arg("keys_out"), nb::arg("begin_bit"),
-        nb::arg("end_bit"), nb::arg("descending"));
+        nb::arg("end_bit"), nb::arg("descending"), nb::arg("numpy_order") = false);
   m.def("sort_pairs", &sort_pairs_into<Key, std::uint32_t>, nb::arg("keys"), nb::arg("keys_out"), nb::arg("values"),
-        nb::arg("values_out"), nb::arg("begin_bit"), nb::arg("end_bit"), nb::arg("descending"));
+        nb::arg("values_out"), nb::arg("begin_bit"), nb::arg("end_bit"), nb::arg("descending"),
+        nb::arg("numpy_order") = false);
   m.def("sort_pairs", &sort_pairs_into<Key, std::uint64_t>, nb::arg("keys"), nb::arg("keys_out"), nb::arg("values"),
-        nb::arg("values_out"), nb::arg("begin_bit"), nb::arg("end_bit"), nb::arg("descending"));
+        nb::arg("values_out"), nb::arg("begin_bit"), nb::arg("end_bit"), nb::arg("descending"),
+        nb::arg("numpy_order") = false);
+  m.def("argsort", &argsort_into<Key>, nb::arg("keys"), nb::arg("keys_out"), nb::arg("index_out"),
+        nb::arg("begin_bit"), nb::arg("end_bit"), nb::arg("descending"), nb::arg("numpy_order") = false);
 }
 
 }  // namespace

@@ -5,7 +5,9 @@
 // ranges, sizes 0, 1, small and large (several chunks), every entropy band (key = AND of q
 // uniform words, q = 1, 2, 3, 4, 8, 16), all-equal, sorted and reversed inputs; pairs are
 // stable; floats place -0.0, +0.0 and NaNs as key_traits.hpp documents; bad input throws
-// onepass::error.
+// onepass::error. Also: many blocks (an arena of 5 workers), skipped digit places, NumPy's
+// float order (radix_sort_*_numpy_order: the oracle sorts canonical keys carrying their
+// index) and radix_argsort (equal to radix_sort_pairs with the values 0..n-1).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,6 +25,8 @@
 #include "onepass/sort/cpu_radix_sort.hpp"
 #include "onepass/sort/key_traits.hpp"
 #include "onepass_baselines/cpu/stable_sort_oracle.hpp"
+
+#include <tbb/task_arena.h>
 
 namespace {
 
@@ -192,6 +196,153 @@ TEST(CpuRadixSortErrors, BadInputThrows) {
   } catch (const onepass::error& e) {
     EXPECT_NE(std::string(e.what()).find("end_bit"), std::string::npos) << e.what();
   }
+}
+
+/// Keys with every special float: +-0.0, +-inf, NaNs of both signs and several payloads.
+template <class Key>
+std::vector<Key> special_float_keys(std::size_t n, std::uint64_t seed) {
+  using bits_type = typename s::radix_traits<Key>::bits_type;
+  constexpr bits_type sign = bits_type{1} << (s::radix_traits<Key>::bits - 1);
+  const Key inf = std::numeric_limits<Key>::infinity();
+  const Key qnan = std::numeric_limits<Key>::quiet_NaN();
+  bits_type payload_nan_bits;
+  std::memcpy(&payload_nan_bits, &qnan, sizeof qnan);
+  payload_nan_bits |= 5;  // a quiet NaN with a payload
+  std::mt19937_64 g(seed);
+  std::vector<Key> out(n);
+  for (auto& k : out) {
+    switch (g() % 8) {
+      case 0: k = Key(0); break;
+      case 1: k = -Key(0); break;
+      case 2: k = (g() & 1) ? inf : -inf; break;
+      case 3: k = (g() & 1) ? qnan : -qnan; break;
+      case 4: {
+        const bits_type b = static_cast<bits_type>(payload_nan_bits | ((g() & 1) ? sign : bits_type{0}));
+        std::memcpy(&k, &b, sizeof k);
+        break;
+      }
+      default: k = static_cast<Key>(static_cast<double>(static_cast<std::int64_t>(g() % 2001) - 1000) / 8);
+    }
+  }
+  return out;
+}
+
+/// NumPy's canonical form: every NaN -> +qNaN, -0.0 -> +0.0.
+template <class Key>
+Key canonical(Key k) {
+  if (std::isnan(k)) return std::numeric_limits<Key>::quiet_NaN();
+  return k == Key(0) ? Key(0) : k;
+}
+
+template <class Key>
+void expect_numpy_order_matches(const std::vector<Key>& in, unsigned begin, unsigned end, bool descending,
+                                const std::string& what) {
+  const std::size_t n = in.size();
+  std::vector<Key> canon(n), canon_sorted(n), expected(n), ours(n), ours_pairs(n);
+  for (std::size_t i = 0; i < n; ++i) canon[i] = canonical(in[i]);
+  std::vector<std::uint64_t> index(n), index_sorted(n), ours_index(n), ours_v(n);
+  std::iota(index.begin(), index.end(), std::uint64_t{0});
+  stable_sort_oracle(canon.data(), canon_sorted.data(), index.data(), index_sorted.data(), n, begin, end, descending);
+  for (std::size_t i = 0; i < n; ++i) expected[i] = in[index_sorted[i]];
+  s::radix_sort_keys_numpy_order(in.data(), ours.data(), n, begin, end, descending);
+  EXPECT_TRUE(same_bits(ours, expected)) << what << " keys n=" << n << " [" << begin << "," << end << ") "
+                                         << (descending ? "descending" : "ascending");
+  s::radix_sort_pairs_numpy_order(in.data(), ours_pairs.data(), index.data(), ours_v.data(), n, begin, end,
+                                  descending);
+  EXPECT_TRUE(same_bits(ours_pairs, expected)) << what << " pairs keys";
+  EXPECT_EQ(ours_v, index_sorted) << what << " pairs values";
+  std::vector<Key> ours_argsort_keys(n);
+  s::radix_argsort(in.data(), ours_argsort_keys.data(), ours_index.data(), n, begin, end, descending, true);
+  EXPECT_EQ(ours_index, index_sorted) << what << " argsort";
+  EXPECT_TRUE(same_bits(ours_argsort_keys, expected)) << what << " argsort keys";
+}
+
+template <class Key>
+class CpuRadixSortFloatOrder : public ::testing::Test {};
+using FloatKeyTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(CpuRadixSortFloatOrder, FloatKeyTypes);
+
+TYPED_TEST(CpuRadixSortFloatOrder, NumpyOrderSortsCanonicalKeysStablyKeepingTheirBits) {
+  using Key = TypeParam;
+  constexpr unsigned w = s::radix_traits<Key>::bits;
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{20}, std::size_t{5000}, std::size_t{200003}})
+    for (bool desc : {false, true}) {
+      const auto in = special_float_keys<Key>(n, 7 * n + 1);
+      expect_numpy_order_matches(in, 0, 0, desc, "specials");
+      expect_numpy_order_matches(in, 3, w - 2, desc, "specials, narrowed bits");
+    }
+  // Placement, directly: NaNs (any sign) last ascending and first descending, zeros equal.
+  const Key nan = std::numeric_limits<Key>::quiet_NaN();
+  const std::vector<Key> in = {-nan, Key(1), -Key(0), nan, Key(0), -Key(2)};
+  std::vector<Key> out(in.size());
+  s::radix_sort_keys_numpy_order(in.data(), out.data(), in.size());
+  EXPECT_EQ(out[0], -Key(2));
+  EXPECT_TRUE(out[1] == Key(0) && std::signbit(out[1]));   // -0.0 first: input order among equal zeros
+  EXPECT_TRUE(out[2] == Key(0) && !std::signbit(out[2]));
+  EXPECT_EQ(out[3], Key(1));
+  EXPECT_TRUE(std::isnan(out[4]) && std::signbit(out[4]));  // NaNs last, in input order, bits kept
+  EXPECT_TRUE(std::isnan(out[5]) && !std::signbit(out[5]));
+  s::radix_sort_keys_numpy_order(in.data(), out.data(), in.size(), 0, 0, true);
+  EXPECT_TRUE(std::isnan(out[0]) && std::signbit(out[0]));
+  EXPECT_TRUE(std::isnan(out[1]) && !std::signbit(out[1]));
+  EXPECT_EQ(out[2], Key(1));
+  EXPECT_TRUE(out[3] == Key(0) && std::signbit(out[3]));
+  EXPECT_TRUE(out[4] == Key(0) && !std::signbit(out[4]));
+  EXPECT_EQ(out[5], -Key(2));
+}
+
+TYPED_TEST(CpuRadixSort, ManyBlocksSkippedPlacesAndArgsortEqualTheOracle) {
+  using Key = TypeParam;
+  using bits_type = typename s::radix_traits<Key>::bits_type;
+  constexpr unsigned w = s::radix_traits<Key>::bits;
+  tbb::task_arena arena(5);  // 5 blocks of unequal work whatever the machine
+  arena.execute([&] {
+    const std::size_t n = 300007;
+    const auto random = band_keys<Key>(n, 1, 5);
+    // Only bits [12, 20) of the transformed word vary: the other digit places are skipped.
+    std::vector<Key> middle(n);
+    const Key base = random[0];
+    for (std::size_t i = 0; i < n; ++i) {
+      bits_type word = s::radix_traits<Key>::to_bits(base);
+      word = static_cast<bits_type>((word & ~(bits_type{0xff} << 12)) |
+                                    (static_cast<bits_type>(s::radix_traits<Key>::to_bits(random[i]) & 0xff) << 12));
+      middle[i] = s::radix_traits<Key>::from_bits(word);
+    }
+    for (bool desc : {false, true}) {
+      expect_keys_match(random, 0, 0, desc, "5 blocks");
+      expect_keys_match(random, 1, w - 1, desc, "5 blocks, narrowed bits");
+      expect_pairs_match(random, 0, 0, desc, "5 blocks, pairs");
+      expect_keys_match(middle, 0, 0, desc, "skipped places");
+      expect_pairs_match(middle, 4, w, desc, "skipped places, pairs");
+      for (const std::vector<Key>* keys : std::initializer_list<const std::vector<Key>*>{&random, &middle}) {
+        std::vector<Key> sorted(n), sorted_pairs(n);
+        std::vector<std::uint32_t> index(n), values(n), values_out(n);
+        std::iota(values.begin(), values.end(), 0u);
+        s::radix_argsort(keys->data(), sorted.data(), index.data(), n, 0, 0, desc);
+        s::radix_sort_pairs(keys->data(), sorted_pairs.data(), values.data(), values_out.data(), n, 0, 0, desc);
+        EXPECT_EQ(index, values_out) << "argsort";
+        EXPECT_TRUE(same_bits(sorted, sorted_pairs)) << "argsort keys";
+      }
+    }
+  });
+  // Every place trivial (all keys equal): the identity, indices 0..n-1.
+  std::vector<Key> equal(70000, band_keys<Key>(1, 1, 3)[0]), out(70000);
+  std::vector<std::uint64_t> index(70000);
+  s::radix_argsort(equal.data(), out.data(), index.data(), equal.size());
+  for (std::size_t i = 0; i < index.size(); ++i) ASSERT_EQ(index[i], i);
+  EXPECT_TRUE(same_bits(out, equal));
+}
+
+TEST(CpuRadixSortErrors, ArgsortBadInputThrows) {
+  std::vector<std::uint32_t> a(10, 1), b(10);
+  std::vector<std::uint64_t> index(10);
+  EXPECT_THROW(s::radix_argsort(a.data(), b.data(), static_cast<std::uint64_t*>(nullptr), 10), onepass::error);
+  EXPECT_THROW(s::radix_argsort(a.data(), b.data(), reinterpret_cast<std::uint64_t*>(b.data()), 4), onepass::error);
+  EXPECT_THROW(s::radix_argsort(a.data(), b.data(), index.data(), 10, 0, 33), onepass::error);
+  std::vector<std::uint8_t> small_index(300);
+  std::vector<std::uint32_t> c(300, 2), d(300);
+  EXPECT_THROW(s::radix_argsort(c.data(), d.data(), small_index.data(), 300), onepass::error);  // 299 > 255
+  EXPECT_NO_THROW(s::radix_argsort(c.data(), d.data(), small_index.data(), 256));
 }
 
 TEST(CpuSortRegistry, TbbRadixAndOracleAreRegisteredForEveryShapeAndAgree) {

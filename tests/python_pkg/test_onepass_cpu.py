@@ -357,7 +357,7 @@ class Sort(unittest.TestCase):
         # NaNs of both signs and several payloads, -0.0 and +0.0, infinities and duplicates.
         rng = np.random.default_rng(5)
         for dtype, word in ((np.float32, np.uint32), (np.float64, np.uint64)):
-            for n in (1, 2, 17, 5000):
+            for n in (1, 2, 17, 5000, 100003):  # 100003: digits of 11 bits, several blocks
                 x = rng.integers(-3, 4, size=n).astype(dtype)
                 special = rng.integers(0, 6, size=n)
                 x[special == 0] = -0.0
