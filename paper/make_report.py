@@ -146,6 +146,9 @@ class Report:
                       % ("; ".join(machines), "; ".join(gpu_runs) if gpu_runs else "none (no GPU run in the results "
                          "directory and none recorded)", self.facts["cpu_machine"]["value"], self.fact("cpu_cores"),
                          self.facts["gpu_machine"]["value"]))
+        load = pv.cpu_load_text({name: m for name, m in metas.items() if "gpu_name" not in m})
+        if load:
+            header.append(load)
         body = self.lines
         self.lines = []
         self.add(*header)

@@ -276,6 +276,37 @@ def clocks_text(meta, lead="Clocks: "):
 
 # --------------------------------------------------------------------------- make record-gpu
 
+def cpu_load_text(metas):
+    """One sentence on the load of the machine during the CPU runs, from their meta.json
+    (`loadavg_before` / `loadavg_after`, the 1-minute load average at the start and end of the
+    run, and `cores`): it names every run whose load exceeded its core count (its timings were
+    shared with other work), says when every run stayed at or below it, and names the runs that
+    did not record it. metas: {experiment: meta dict}. Returns "" for no metas."""
+    loaded, quiet, unknown = [], [], []
+    for name, meta in sorted(metas.items()):
+        before, after, cores = meta.get("loadavg_before"), meta.get("loadavg_after"), meta.get("cores")
+        try:
+            highest = max(float(x) for x in (before, after) if x is not None)
+            cores = float(cores)
+        except (TypeError, ValueError):
+            unknown.append(name)
+            continue
+        (loaded if highest > cores else quiet).append(
+            "`%s` (%s → %s on %d cores)" % (name, before if before is not None else "?",
+                                           after if after is not None else "?", int(cores)))
+    if not (loaded or quiet or unknown):
+        return ""
+    parts = []
+    if loaded:
+        parts.append("**measured on a machine loaded above its core count** (1-minute load average before → "
+                     "after; the timings shared the cores with other work): " + "; ".join(loaded))
+    if quiet:
+        parts.append("%d CPU run%s stayed at or below the core count" % (len(quiet), "" if len(quiet) == 1 else "s"))
+    if unknown:
+        parts.append("no load recorded for " + ", ".join("`%s`" % n for n in unknown))
+    return "**Load during the CPU runs:** " + "; ".join(parts) + "."
+
+
 def record_problems(meta, repo=REPO_ROOT):
     """Why a run should not be recorded as is: [(kind, text)], kind 'dirty' or 'commit'."""
     problems = []

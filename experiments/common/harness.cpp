@@ -195,6 +195,12 @@ std::string machine_json() {
   return j.str();
 }
 
+/// The 1-minute load average (getloadavg), or -1 where the system does not give it.
+static double load_average() {
+  double load[1] = {0};
+  return getloadavg(load, 1) == 1 ? load[0] : -1.0;
+}
+
 void progress(const std::string& name, const std::string& message) {
   std::cerr << "[" << name << "] " << message << std::endl;
 }
@@ -229,6 +235,7 @@ void run::parse(int argc, char** argv) {
   if (!problem.empty()) usage_exit(name_, "--out-dir '" + out_dir_ + "': " + problem);
   for (int i = 0; i < argc; ++i) command_ += (i ? " " : "") + std::string(argv[i]);
   start_seconds_ = now_seconds();
+  load_before_ = load_average();
   progress(name_, std::string("scale ") + to_string(scale_) + ", seed " + std::to_string(seed_) + ", writing to " +
                       out_dir_);
 }
@@ -259,6 +266,11 @@ void run::finish() {
     << "  \"scale\": \"" << to_string(scale_) << "\",\n"
     << "  \"seed\": " << seed_ << ",\n"
     << "  \"run_seconds\": " << seconds << ",\n";
+  // The 1-minute load average before and after the run (issue 32: a CPU table measured on a
+  // machine loaded above its core count is flagged by the report).
+  const double load_after = load_average();
+  if (load_before_ >= 0) j << "  \"loadavg_before\": " << load_before_ << ",\n";
+  if (load_after >= 0) j << "  \"loadavg_after\": " << load_after << ",\n";
   for (const auto& kv : notes_) j << "  \"" << json_escape(kv.first) << "\": \"" << json_escape(kv.second) << "\",\n";
   j << machine_json() << "\n}\n";
   const std::string meta_path = out_dir_ + "/" + name_ + ".meta.json";

@@ -117,6 +117,7 @@ class run {
   std::string csv_path_;
   std::map<std::string, std::string> notes_;
   double start_seconds_ = 0;
+  double load_before_ = -1;  ///< the 1-minute load average when the run started (-1: unknown)
 };
 
 /// Prints "[name] message" to stderr (progress; results go to files).

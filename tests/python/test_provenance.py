@@ -247,3 +247,21 @@ class MakeRecordGpu(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CpuLoad(unittest.TestCase):
+    def test_flags_a_run_above_its_core_count(self):
+        text = pv.cpu_load_text({"quiet": {"loadavg_before": 0.5, "loadavg_after": 1.9, "cores": 2},
+                                 "busy": {"loadavg_before": 1.0, "loadavg_after": 3.4, "cores": 2},
+                                 "old": {"cores": 2}})
+        self.assertIn("loaded above its core count", text)
+        self.assertIn("`busy` (1.0 → 3.4 on 2 cores)", text)
+        self.assertNotIn("`quiet`", text.split("stayed")[0])
+        self.assertIn("1 CPU run stayed at or below the core count", text)
+        self.assertIn("no load recorded for `old`", text)
+
+    def test_quiet_runs_only_and_nothing(self):
+        text = pv.cpu_load_text({"a": {"loadavg_before": 1.0, "loadavg_after": 2.0, "cores": 2}})
+        self.assertNotIn("loaded above", text)
+        self.assertIn("1 CPU run stayed", text)
+        self.assertEqual(pv.cpu_load_text({}), "")
