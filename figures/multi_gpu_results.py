@@ -73,6 +73,7 @@ SKEWED = ["q4_band_u32", "one_percent_equal_u32", "presorted_u32", "reverse_u32"
 STRONG_TARGETS = {"keys_u32": {2: 1.5, 4: 2.6}, "keys_u64": {2: 1.4, 4: 2.4}, "pairs_u32": {2: 1.4, 4: 2.4}}
 WEAK_TARGET = (4, 1.5)  # time(P = 4) <= 1.5 x time(1)
 SKEW_TARGET = 1.3  # <= 1.3 x the uniform time at the same P
+MERGE = "distributed_sort_merge"  # the sort_first method's rows
 SHUFFLE_WEAK = "weak_u64"
 SHUFFLE_STRONG = "u64"
 SHUFFLE_OURS = ["distributed_shuffle", "distributed_shuffle_walking"]
@@ -762,6 +763,42 @@ def _sort_part(report, data, table):
     report.summary.append(("Distributed sort, skewed keys (≤ 1.3× uniform, balanced)", v,
                            "%d of %d (shape, P) met; balance and sortedness checked in every run%s"
                            % (met, n, "; not met: " + ", ".join(fails) if fails else "")))
+    _methods_part(report, rows, table)
+
+
+def method_rows(rows):
+    """[{shape, P, partition_first, sort_first, ratio}] for every (shape, P >= 2) that has both
+    the default method's row (distributed_sort) and sort_first's (distributed_sort_merge);
+    ratio = partition_first ÷ sort_first (above 1: sort_first is faster)."""
+    out = []
+    for shape in sorted({r["shape"] for r in rows if r["algorithm"] == MERGE},
+                        key=lambda s: list(SHAPE_TEXT).index(s) if s in SHAPE_TEXT else len(SHAPE_TEXT)):
+        for p in ranks(rows, shape, MERGE):
+            first = seconds(rows, "distributed_sort", shape, p)
+            merge = seconds(rows, MERGE, shape, p)
+            if first is None or merge is None:
+                continue
+            out.append({"shape": shape, "P": p, "partition_first": first, "sort_first": merge,
+                        "ratio": first / merge})
+    return out
+
+
+def _methods_part(report, rows, table):
+    """The two methods of the distributed sort side by side, where the run timed sort_first."""
+    mrows = method_rows(rows)
+    if not mrows:
+        return
+    report.add("**The two methods** (`sort_method::partition_first`, the default, against `sort_method::sort_first`: "
+               "local sort, exchange of sorted ranges, merge; `distributed_sort_merge` rows of the same run; the "
+               "targets above are judged on the default):",
+               table(["shape", "P", "partition_first (ms)", "sort_first (ms)", "partition_first ÷ sort_first"],
+                     [[SHAPE_TEXT.get(r["shape"], r["shape"]), r["P"], _ms(r["partition_first"]), _ms(r["sort_first"]),
+                       _x(r["ratio"])] for r in mrows], "lrrrr"))
+    ratios = sorted(r["ratio"] for r in mrows)
+    faster = sum(1 for x in ratios if x > 1)
+    report.summary.append(("Distributed sort: sort_first against partition_first", "measured",
+                           "sort_first faster at %d of %d (shape, P); partition_first ÷ sort_first %s–%s (median %s)"
+                           % (faster, len(ratios), _x(ratios[0]), _x(ratios[-1]), _x(ratios[len(ratios) // 2]))))
 
 
 def _shuffle_part(report, data, table):

@@ -127,6 +127,28 @@ class Section(unittest.TestCase):
                 finally:
                     tmp.cleanup()
 
+    def test_the_two_methods_side_by_side(self):
+        # sort_first rows at P = 2 and 4 for u32 keys (ours 20 / 10 ms at partition_first): 16 ms
+        # (faster) and 12.5 ms (slower); without them, no table and no summary row.
+        rows = sort_rows(True)
+        self.assertEqual(mg.method_rows(rows), [])
+        rows += [sort_row(mg.MERGE, "keys_u32", 2, 16.0), sort_row(mg.MERGE, "keys_u32", 4, 12.5)]
+        got = mg.method_rows(rows)
+        self.assertEqual([(r["shape"], r["P"]) for r in got], [("keys_u32", 2), ("keys_u32", 4)])
+        self.assertAlmostEqual(got[0]["ratio"], 20.0 / 16.0)
+        self.assertAlmostEqual(got[1]["ratio"], 10.0 / 12.5)
+        tmp = _support.TempDir()
+        try:
+            _support.write_csv(tmp.path, mg.SORT, mg.SORT_COLUMNS, rows)
+            report = _support.empty_report(tmp.path)
+            mg.report_section(report, tmp.path, os.path.join(tmp.path, "recorded"))
+            self.assertEqual(_support.summary_verdict(report, "Distributed sort: sort_first"), "measured")
+            self.assertIn("The two methods", "\n".join(report.lines))
+            # the targets are still judged on the default method's rows
+            self.assertEqual(_support.summary_verdict(report, "Distributed sort, strong"), "met")
+        finally:
+            tmp.cleanup()
+
     def test_rmg_gpu_resident_time_decides_alone(self):
         # Bounds 10-90 ms leave it undecided; a measured GPU-resident time decides: 30 / 20 >= 1.3
         # met, 24 / 20 < 1.3 not met.
