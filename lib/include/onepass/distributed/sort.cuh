@@ -653,13 +653,13 @@ inline void add_gathered_level(splitter_search& search, const unsigned long long
 
 /// This rank's exchange plan from the finished search: what it sends to each rank and receives
 /// from each; throws onepass::runtime_failure unless what it receives is its n.
-struct exchange_counts {
+struct sort_exchange_counts {
   std::vector<std::uint64_t> send, receive;
 };
-inline exchange_counts exchange_counts_of(const splitter_search& search, rank_view ranks, std::uint64_t n,
+inline sort_exchange_counts sort_exchange_counts_of(const splitter_search& search, rank_view ranks, std::uint64_t n,
                                           const char* function) {
   const auto me = static_cast<std::size_t>(ranks.rank);
-  exchange_counts c{search.send_counts(me), std::vector<std::uint64_t>(static_cast<std::size_t>(ranks.size))};
+  sort_exchange_counts c{search.send_counts(me), std::vector<std::uint64_t>(static_cast<std::size_t>(ranks.size))};
   std::uint64_t received = 0;
   for (std::size_t r = 0; r < c.receive.size(); ++r) received += c.receive[r] = search.send_counts(r)[me];
   if (received != n)
@@ -728,7 +728,7 @@ void sort_first(const char* function, double_buffer<Key>& keys, double_buffer<Va
     ONEPASS_CUDA_CHECK_LAUNCH();
     add_gathered_level(search, own_hist, all_hist, words, P, comm, stream, function);
   }
-  const auto [send, receive] = exchange_counts_of(search, ranks, n, function);
+  const auto [send, receive] = sort_exchange_counts_of(search, ranks, n, function);
 
   // 3. The exchange: the run's ranges (alternate(), destinations in order) -> current().
   if constexpr (has_values)
@@ -940,7 +940,7 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
                                        cudaMemcpyHostToDevice, stream));
 
     // The exchange plan from the histograms: what every rank sends to every rank.
-    const auto [send, receive] = exchange_counts_of(search, ranks, n, function);
+    const auto [send, receive] = sort_exchange_counts_of(search, ranks, n, function);
 
     // 3. Partition: one pass (partition_by_destination) into the send buffer, grouped by
     // destination at the offsets of the plan.
