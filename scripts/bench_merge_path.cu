@@ -203,6 +203,9 @@ void time_all(unsigned log2n) {
   report("128x16", median_ms([&] {
            shaped_merge<dd::merge_shape<128, 16>, Key, V>(keys, vals, na, keys + na, vals + na, nb, out, outv, splits);
          }));
+  report("256x12", median_ms([&] {
+           shaped_merge<dd::merge_shape<256, 12>, Key, V>(keys, vals, na, keys + na, vals + na, nb, out, outv, splits);
+         }));
   report("256x16", median_ms([&] {
            shaped_merge<dd::merge_shape<256, 16>, Key, V>(keys, vals, na, keys + na, vals + na, nb, out, outv, splits);
          }));
@@ -232,6 +235,8 @@ int main(int argc, char** argv) {
   ok &= check<u32>("256x16", [](auto... a) { shaped_merge<dd::merge_shape<256, 16>>(a...); });
   ok &= check<u32>("512x8", [](auto... a) { shaped_merge<dd::merge_shape<512, 8>>(a...); });
   ok &= check<u64>("256x8", [](auto... a) { shaped_merge<dd::merge_shape<256, 8>>(a...); });
+  ok &= check<u32>("256x24", [](auto... a) { shaped_merge<dd::merge_shape<256, 24>>(a...); });
+  ok &= check<u64>("256x12", [](auto... a) { shaped_merge<dd::merge_shape<256, 12>>(a...); });
   ok &= check<u64>("256x16", [](auto... a) { shaped_merge<dd::merge_shape<256, 16>>(a...); });
   time_all<u32, dd::merge_no_values>(log2n);
   time_all<u64, dd::merge_no_values>(log2n - 1);

@@ -7,7 +7,7 @@
 // (merge_partition_kernel), then each block loads its tile's A and B ranges into shared memory,
 // each thread finds its own diagonal inside the tile the same way and merges its items
 // sequentially, and the block writes the tile out coalesced (merge_tile_kernel). The tile shape
-// (threads x items per thread) is a template parameter, default_merge_shape<Key>.
+// (threads x items per thread) is a template parameter, default_merge_shape<Key, Value>.
 //
 // Stability: on equal key fields A's item comes first (A[i] before B[j] unless B[j] < A[i]), and
 // each input keeps its order; merging runs in source-rank order therefore gives the stable sort of
@@ -28,6 +28,9 @@
 
 namespace onepass::distributed::detail {
 
+/// Marker: the merge moves keys only.
+struct merge_no_values {};
+
 /// A merge's tile: Threads threads per block, Items outputs per thread.
 template <int Threads, int Items>
 struct merge_shape {
@@ -37,16 +40,17 @@ struct merge_shape {
   static_assert(tile <= 65536, "source slots are 16-bit");
 };
 
-/// The tile merge_stable uses for Key: 256 x 16 (4096 outputs) for keys of at most 4 bytes,
-/// 256 x 8 for wider keys. [provisional: chosen by scripts/bench_merge_path.cu on the H100]
-template <class Key>
-using default_merge_shape = merge_shape<256, sizeof(Key) <= 4 ? 16 : 8>;
+/// The tile merge_stable uses: 256 x 12 (3072 outputs) for every key and value type. Measured
+/// by scripts/bench_merge_path.cu on an H200 (results/recorded/nvidia-h200-x2/bench_merge_path-*.txt;
+/// two runs of 2^29 u32 keys, of 2^28 u64 keys, of 2^29 u32 keys with u32 values): 256 x 12 took
+/// 3.53, 3.08 and 5.64 ms, the fastest of 256 x 8, 128 x 16, 256 x 16, 512 x 8 (and 256 x 24 for
+/// u32 keys, 3.69) in each; the kernel before its loads were unrolled took 5.45, 4.46, 7.70 ms
+/// (256 x 8), a device copy of the same bytes 2.01, 2.01, 4.00 ms.
+template <class Key, class Value>
+using default_merge_shape = merge_shape<256, 12>;
 
 /// The smallest tile of any shape merge_stable takes (sizes the split storage).
 inline constexpr int merge_min_tile = 2048;
-
-/// Marker: the merge moves keys only.
-struct merge_no_values {};
 
 /// How many of A's items are among the first d outputs of the stable merge of A and B: the
 /// largest i in [max(0, d - nb), min(d, na)] with A[i - 1] not after B[d - i] (merge path).
@@ -165,7 +169,7 @@ __global__ void __launch_bounds__(Shape::threads)
 }
 
 /// Dynamic shared memory of merge_tile_kernel: the tile's keys and a 16-bit source slot each.
-template <class Key, class Shape = default_merge_shape<Key>>
+template <class Key, class Shape>
 constexpr std::size_t merge_shared_bytes() {
   return static_cast<std::size_t>(Shape::tile) * (sizeof(Key) + sizeof(unsigned short));
 }
@@ -175,13 +179,13 @@ inline std::uint64_t merge_split_words(std::uint64_t n) { return (n + merge_min_
 
 /// Enqueues the stable merge of A and B (keys and, unless Value is merge_no_values, values) into
 /// out on `stream`: out[0, na + nb). d_splits: merge_split_words(na + nb) words of device memory.
-/// The outputs must not overlap the inputs. Shape: the tile (default_merge_shape<Key>; tile at
+/// The outputs must not overlap the inputs. Shape: the tile (default_merge_shape<Key, Value>; tile at
 /// least merge_min_tile, shared memory at most 48 KiB).
-template <class Key, class Value, class Less, class Shape = default_merge_shape<Key>>
+template <class Key, class Value, class Less, class Shape = default_merge_shape<Key, Value>>
 void merge_stable(const Key* a_keys, const Value* a_values, std::uint64_t na, const Key* b_keys, const Value* b_values,
                   std::uint64_t nb, Key* out_keys, Value* out_values, Less less, std::uint64_t* d_splits,
                   cudaStream_t stream) {
-  static_assert(Shape::tile >= merge_min_tile && Shape::tile % merge_min_tile == 0, "split storage is sized by merge_min_tile");
+  static_assert(Shape::tile >= merge_min_tile, "the split storage is sized by merge_min_tile");
   static_assert(merge_shared_bytes<Key, Shape>() <= 48 * 1024, "the tile must fit the default shared memory");
   const std::uint64_t n = na + nb;
   if (n == 0) return;
