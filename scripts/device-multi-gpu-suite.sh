@@ -10,7 +10,8 @@
 # RANKS (mpirun -np, default: the number of GPUs), EXPERIMENT_ARGS (extra arguments);
 # PROFILE=1 / PROFILE_SHUFFLE=1 (with PROFILE_ARGS): nsys kernel summaries of the sort / shuffle (when
 # nsys is installed; the x2 image of 2026-11-26 had none); SANITIZE=1: compute-sanitizer memcheck over the
-# distributed shuffle test (SANITIZE_FILTER, default the item-size, edge-size and chunk tests); PYTHON_DIST=1: build the Python extension
+# distributed shuffle test (SANITIZE_FILTER, default the item-size, edge-size and chunk tests); SANITIZE_SORT=1:
+# the four compute-sanitizer tools over the distributed sort's tests (records: nvidia-h200-x2/sanitize-*); PYTHON_DIST=1: build the Python extension
 # there and run tests/python_pkg/test_distributed.py under torchrun (PYTHON: the interpreter).
 set -uo pipefail
 out=${1:?usage: device-multi-gpu-suite.sh OUTDIR}
@@ -56,6 +57,24 @@ if [[ "${SANITIZE:-0}" == 1 ]]; then
     > "$out/sanitizer-memcheck.log" 2>&1
   echo "compute-sanitizer memcheck: exit $? ($SECONDS s)"
   grep -E "ERROR SUMMARY|^\[  (PASSED|FAILED) |Invalid|========= [A-Z]" "$out/sanitizer-memcheck.log" | head -20
+fi
+if [[ "${SANITIZE_SORT:-0}" == 1 ]]; then
+  # compute-sanitizer over the distributed sort's tests, ranks as threads (both methods):
+  # memcheck and synccheck with NCCL's kernels, racecheck and initcheck without them (initcheck then
+  # cannot see NCCL's writes: it reports copies of all-gathered buffers). The four run together.
+  san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  sf=${SANITIZE_SORT_FILTER:-Ranks/DistributedSort.EmptyAndTinyInputs/1Ranks:Ranks/DistributedSort.EmptyAndTinyInputs/2Ranks:Ranks/DistributedSort.KeysU32/2Ranks}
+  sg=${SANITIZE_SORT_SMALL_FILTER:-Ranks/DistributedSort.EmptyAndTinyInputs/2Ranks}
+  for tool in memcheck synccheck racecheck initcheck; do
+    case $tool in memcheck|synccheck) args=(); f=$sf;; *) args=(--kernel-name-exclude kns=nccl); f=$sg;; esac
+    ( timeout "${SANITIZE_TIMEOUT:-200}" "$san" --tool $tool --print-limit 200 --error-exitcode 3 "${args[@]}" \
+        "$build/tests/test_distributed_sort" --gtest_filter="$f" > "$out/sanitize-sort-$tool.log" 2>&1
+      echo "exit $?" >> "$out/sanitize-sort-$tool.log" ) &
+  done
+  wait
+  for tool in memcheck synccheck racecheck initcheck; do
+    echo "compute-sanitizer $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^exit' "$out/sanitize-sort-$tool.log" | tr '\n' ' ')"
+  done
 fi
 if [[ "${PROFILE:-0}" == 1 ]] && command -v nsys >/dev/null; then
   # Kernel and NCCL times of the distributed sort of 2^31 u32 keys on 2 and 4 ranks.
