@@ -6,7 +6,10 @@
 // that many keys), tile boundaries; heavily skewed inputs (one bucket holds 99% of the
 // keys; all keys share their top 24 / 56 bits); pairs are stable (values = input index)
 // with 4- and 8-byte values; both APIs; the registry entries; one input above 2^31 keys
-// (checked on the GPU); bad arguments. Skipped (GTEST_SKIP) without a CUDA device.
+// (checked on the GPU); bad arguments; the local finish's two orders of passes on inputs
+// of at most local_max keys: low-entropy keys (the AND of q uniform words; also above
+// local_max) and runs of keys tied on their top 16 bits, of every length class, hidden
+// from its predictor. Skipped (GTEST_SKIP) without a CUDA device.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -313,6 +316,190 @@ TEST_F(HybridMsd, LocalFinishThreshold) {
     c.how = api::out_of_place;
     check<std::uint64_t, std::uint64_t>(keys64, c, "threshold64 m=" + std::to_string(m));
     if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// ----------------------------------------------------------------------------
+// The local finish's two orders of passes (hybrid_msd/local_finish.cuh, step 5e): inputs
+// of at most local_max keys (one launch of the whole input, both local shapes) of
+// low-entropy keys, which its predictor sends to straight LSD passes over every varying
+// bit, and of keys whose top 16 bits form runs the predictor cannot see, which take the
+// passes over the top 16 bits and then finish the runs (step 5f) of every length class.
+// Pairs (values = input index: stability), u32 / u64 / float keys, both orders, bit
+// ranges, both APIs; above local_max, windows and segments of low-entropy keys.
+
+/// Keys that are the bitwise AND of q uniform words (sort_headline's Thearling-Smith band
+/// q: each bit set with probability 2^-q).
+template <class Key>
+std::vector<Key> band_keys(unsigned q, std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Key> keys(n);
+  for (auto& k : keys) {
+    std::uint64_t w = ~std::uint64_t{0};
+    for (unsigned j = 0; j < q; ++j) w &= rng();
+    k = from_word<Key>(w);
+  }
+  return keys;
+}
+
+/// What the bits under the top 16 hold in tie_run_keys: random (runs out of order), one
+/// value per run (runs of equal keys), the input position (runs of integer keys in order
+/// under the sort's order; float keys with the sign bit set reversed).
+enum class run_tail { random, equal, ordered };
+
+/// Keys whose top 16 bits are a run's field: position p (row p / 32, lane p % 32) is in
+/// run (row mod 5) + 5 (lane / lanes + (32 / lanes) (row / (5 rows))), so a run holds
+/// lanes x rows keys (fewer at the end), and keys 32 d apart, d = 1..4, are never in one
+/// run: the local finish's predictor (items i and i + d of a thread, d up to
+/// local_tie_distances) sees no tie when local_tie_distances <= 4, and an input of at
+/// most local_max keys takes the top passes and step 5f. The fields are distinct per run
+/// (an odd multiplier), with the top bit set in some and clear in others, so the varying
+/// bits reach the key's top bit and the top field is the top 16 bits. descent_at >= 0
+/// (ordered tails): run 0's keys descent_at and descent_at + 1 swap their tails, so the
+/// input's one descent under the top field is that far into run 0.
+template <class Key>
+std::vector<Key> tie_run_keys(std::size_t n, unsigned lanes, unsigned rows, run_tail tail, bool descending,
+                              std::uint64_t seed, int descent_at = -1) {
+  constexpr unsigned bits = 8 * sizeof(Key);
+  using bits_type = typename radix_traits<Key>::bits_type;
+  std::mt19937_64 rng(seed);
+  const std::uint64_t rest_mask = (std::uint64_t{1} << (bits - 16)) - 1;
+  std::vector<std::uint64_t> words(n);
+  std::vector<std::size_t> run0;
+  for (std::size_t p = 0; p < n; ++p) {
+    const std::uint64_t row = p / 32, lane = p % 32;
+    const std::uint64_t run = row % 5 + 5 * (lane / lanes + (32 / lanes) * (row / (5 * rows)));
+    const std::uint64_t field = 0x8000 ^ ((run * 0x9E37) & 0xFFFF);
+    std::uint64_t rest = 0;
+    switch (tail) {
+      case run_tail::random: rest = rng(); break;
+      case run_tail::equal: rest = (run + 1) * 0x9E3779B97F4A7C15ull >> 7; break;
+      case run_tail::ordered: rest = descending ? rest_mask - p : p + 1; break;
+    }
+    words[p] = (field << (bits - 16)) | (rest & rest_mask);
+    if (run == 0) run0.push_back(p);
+  }
+  if (descent_at >= 0 && static_cast<std::size_t>(descent_at) + 1 < run0.size()) {
+    std::uint64_t& a = words[run0[descent_at]];
+    std::uint64_t& b = words[run0[descent_at + 1]];
+    const std::uint64_t ta = a & rest_mask, tb = b & rest_mask;
+    a = (a & ~rest_mask) | tb;
+    b = (b & ~rest_mask) | ta;
+  }
+  std::vector<Key> keys(n);
+  for (std::size_t p = 0; p < n; ++p) keys[p] = from_word<Key>(static_cast<bits_type>(words[p]));
+  return keys;
+}
+
+TEST_F(HybridMsd, LocalFinishLowEntropy) {
+  std::uint64_t seed = 500;
+  const std::size_t sizes[] = {2, 33, 1000, 2500, small_max - 1, small_max, small_max + 1, 5000, local_max - 1, local_max};
+  for (std::size_t n : sizes) {
+    for (unsigned q : {2u, 3u, 4u, 8u, 16u}) {
+      for (bool descending : {false, true}) {
+        config c;
+        c.descending = descending;
+        c.how = q % 2 == 1 ? api::double_buffer : api::out_of_place;
+        const std::string band = " band q=" + std::to_string(q);
+        check<std::uint32_t, std::uint32_t>(band_keys<std::uint32_t>(q, n, ++seed), c, "u32/u32" + band);
+        check<std::uint64_t, std::uint64_t>(band_keys<std::uint64_t>(q, n, ++seed), c, "u64/u64" + band);
+        check<float, std::uint32_t>(band_keys<float>(q, n, ++seed), c, "f32/u32" + band);
+        check<std::uint32_t>(band_keys<std::uint32_t>(q, n, ++seed), c, "u32" + band);
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// Bit ranges: the varying bits, the top field and the sort mask inside [begin_bit,
+// end_bit); keys differ outside it.
+TEST_F(HybridMsd, LocalFinishLowEntropyBitRanges) {
+  std::uint64_t seed = 600;
+  const std::pair<unsigned, unsigned> ranges32[] = {{0, 32}, {3, 29}, {9, 32}, {0, 24}, {5, 22}, {15, 32}};
+  const std::pair<unsigned, unsigned> ranges64[] = {{0, 64}, {7, 61}, {32, 64}, {0, 40}, {20, 45}};
+  for (std::size_t n : {std::size_t{1500}, small_max, local_max}) {
+    for (unsigned q : {2u, 3u, 8u}) {
+      for (bool descending : {false, true}) {
+        const std::string band = " band q=" + std::to_string(q);
+        for (auto [b, e] : ranges32) {
+          config c{b, e, descending, descending ? api::double_buffer : api::out_of_place};
+          check<std::uint32_t, std::uint32_t>(band_keys<std::uint32_t>(q, n, ++seed), c, "u32/u32 range" + band);
+          check<float, std::uint32_t>(band_keys<float>(q, n, ++seed), c, "f32/u32 range" + band);
+        }
+        for (auto [b, e] : ranges64) {
+          config c{b, e, descending, descending ? api::out_of_place : api::double_buffer};
+          check<std::uint64_t, std::uint64_t>(band_keys<std::uint64_t>(q, n, ++seed), c, "u64/u64 range" + band);
+        }
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// Runs on the top 16 bits the predictor does not see, of 3, 12, 16, 17, 20, 30, 32, 200
+// and about n / 5 keys: with local_tie_run = 16, at most local_tie_run keys (insertion),
+// longer (an out-of-order one sends the range to passes over every varying bit); out of
+// order, of equal keys, in order (neither of the last two needs the fallback); and in
+// order but for one descent at a chosen depth into run 0, on both sides of local_tie_run
+// - 1 (the depth from which a descent finds its long run by itself; shallower ones are
+// found by the run's head): the fallback when run 0 is longer than local_tie_run (a
+// missed descent leaves the output out of order), insertion when it is not.
+TEST_F(HybridMsd, LocalFinishTieRuns) {
+  std::uint64_t seed = 700;
+  const struct {
+    unsigned lanes, rows;  // runs of lanes x rows keys
+  } runs[] = {{1, 3}, {4, 3}, {4, 4}, {1, 17}, {2, 10}, {2, 15}, {8, 4}, {8, 25}, {32, 26}};
+  for (std::size_t n : {std::size_t{1000}, small_max, std::size_t{5000}, local_max}) {
+    for (const auto& r : runs) {
+      const std::string what = " runs of " + std::to_string(r.lanes * r.rows);
+      for (bool descending : {false, true}) {
+        config c;
+        c.descending = descending;
+        for (run_tail tail : {run_tail::random, run_tail::equal, run_tail::ordered}) {
+          c.how = tail == run_tail::equal ? api::double_buffer : api::out_of_place;
+          const std::string tails = what + " tail " + std::to_string(static_cast<int>(tail));
+          check<std::uint32_t, std::uint32_t>(
+              tie_run_keys<std::uint32_t>(n, r.lanes, r.rows, tail, descending, ++seed), c, "u32/u32" + tails);
+          check<std::uint64_t, std::uint32_t>(
+              tie_run_keys<std::uint64_t>(n, r.lanes, r.rows, tail, descending, ++seed), c, "u64/u32" + tails);
+          check<float, std::uint32_t>(tie_run_keys<float>(n, r.lanes, r.rows, tail, descending, ++seed), c,
+                                      "f32/u32" + tails);
+        }
+        c.how = api::out_of_place;
+        for (int at : {0, 1, 7, 13, 14, 15, 16, 17, 28, 29, 30, 100}) {
+          if (at + 2 > static_cast<int>(r.lanes * r.rows)) continue;
+          const std::string one = what + " one descent at " + std::to_string(at);
+          check<std::uint32_t, std::uint32_t>(
+              tie_run_keys<std::uint32_t>(n, r.lanes, r.rows, run_tail::ordered, descending, ++seed, at), c,
+              "u32/u32" + one);
+          check<std::uint64_t>(
+              tie_run_keys<std::uint64_t>(n, r.lanes, r.rows, run_tail::ordered, descending, ++seed, at), c,
+              "u64" + one);
+        }
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// Above local_max: windows (batched small children) and segments of both local shapes
+// of low-entropy keys, after one or more levels.
+TEST_F(HybridMsd, LocalFinishLowEntropyLevels) {
+  std::uint64_t seed = 800;
+  for (std::size_t n : {std::size_t{20000}, std::size_t{100003}}) {
+    for (unsigned q : {2u, 3u, 4u}) {
+      config c;
+      check<std::uint32_t, std::uint32_t>(band_keys<std::uint32_t>(q, n, ++seed), c, "u32/u32 levels");
+      check<float, std::uint32_t>(band_keys<float>(q, n, ++seed), c, "f32/u32 levels");
+      c.descending = true;
+      c.how = api::double_buffer;
+      check<std::uint64_t, std::uint32_t>(band_keys<std::uint64_t>(q, n, ++seed), c, "u64/u32 levels");
+      c.begin_bit = 5;
+      c.end_bit = 29;
+      c.how = api::out_of_place;
+      check<std::uint32_t, std::uint32_t>(band_keys<std::uint32_t>(q, n, ++seed), c, "u32/u32 levels range");
+      if (::testing::Test::HasFatalFailure()) return;
+    }
   }
 }
 
