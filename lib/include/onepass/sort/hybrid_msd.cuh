@@ -35,9 +35,11 @@
 //   5. local finish (HRS §4.3, "local sort"): one block per segment or window loads its
 //      range into shared memory, finds the bits that vary inside it, and sorts on them
 //      with 8-bit stable block-wide multisplit passes (cub::BlockRadixRankMatch), least
-//      significant first, over at most the top 16 varying bits; runs of keys equal on
-//      those bits are finished by insertion (rare for random keys; LSD passes over the
-//      remaining bits when a run is longer than local_tie_run), writing the final output.
+//      significant first: over at most the top 16 varying bits, runs of keys equal on
+//      those bits then finished by insertion (rare for random keys; LSD passes over every
+//      varying bit when a run longer than local_tie_run is out of order), or, where a
+//      predictor in registers expects long runs (low-entropy keys), straight over every
+//      varying bit (local_finish.cuh), writing the final output.
 // After the last level, large buckets left with no bits to sort on (more than local_max
 // equal keys) are copied to the output.
 //
