@@ -326,10 +326,11 @@ def _sort_args(keys, begin_bit, end_bit):
     return keys, int(begin_bit), end
 
 
-def _canonical(keys, gpu, float_order):
-    """The canonical keys to sort instead of ``keys`` for NumPy's float order
-    (_float_order), or None when ``keys`` themselves give it (or float_order is "total")."""
-    framework = _gpu._framework(keys) if gpu else "numpy"
+def _canonical_gpu(keys, float_order):
+    """The canonical keys to sort instead of the GPU array ``keys`` for NumPy's float order
+    (_float_order), or None when ``keys`` themselves give it (or float_order is "total").
+    NumPy input needs none: the CPU sort reads the canonical form itself."""
+    framework = _gpu._framework(keys)
     if float_order != "numpy" or framework not in ("numpy", "torch", "cupy", "jax") or \
             not _float_order.is_float(keys, framework):
         return None
@@ -370,7 +371,7 @@ def sort(keys: _npt.ArrayLike, values: Optional[_npt.ArrayLike] = None, *, desce
     descending = _check_descending(descending)
     _float_order.check_float_order(float_order)
     if _gpu.is_gpu_array(keys):
-        canon = _canonical(keys, True, float_order)
+        canon = _canonical_gpu(keys, float_order)
         if canon is None:
             return _gpu.sort(keys, values, descending, begin_bit, end_bit)
         if values is None:  # the original keys travel as the values of their canonical copy
@@ -419,7 +420,7 @@ def argsort(keys: _npt.ArrayLike, *, descending: bool = False, begin_bit: int = 
     if not _gpu.is_gpu_array(keys):
         keys, begin_bit, end_bit = _sort_args(keys, begin_bit, end_bit)
         return _argsort_numpy(keys, begin_bit, end_bit, descending, float_order == "numpy")
-    canon = _canonical(keys, True, float_order)
+    canon = _canonical_gpu(keys, float_order)
     return _gpu.argsort(keys if canon is None else canon, descending, begin_bit, end_bit)
 
 
