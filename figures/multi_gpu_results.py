@@ -47,6 +47,7 @@ Standard library only, except the draw functions (matplotlib).
 """
 
 import argparse
+import csv
 import glob
 import json
 import os
@@ -148,9 +149,19 @@ def _parse(rows):
     return rows
 
 
+def _max_ranks(path):
+    """The largest num_ranks of a CSV (0 when it has no such column or cannot be read)."""
+    try:
+        with open(path, newline="") as f:
+            return max((int(r["num_ranks"]) for r in csv.DictReader(f) if r.get("num_ranks")), default=0)
+    except (OSError, ValueError, KeyError):
+        return 0
+
+
 def _find(results, recorded_root, patterns):
-    """(path, device) of the first pattern found in results (fresh), else in the newest-named
-    recorded device folder holding it (sorted by name, last wins); None when absent."""
+    """(path, device) of the first pattern found in results (fresh), else in the recorded device
+    folder holding it with the most ranks (a 4-GPU run before a 2-GPU one; among equals the
+    last by name); None when absent."""
     for pattern in patterns:
         hits = sorted(glob.glob(os.path.join(results, pattern)))
         if hits:
@@ -163,7 +174,7 @@ def _find(results, recorded_root, patterns):
                 if hits:
                     found.append((hits[-1], device))
             if found:
-                return found[-1]
+                return max(found, key=lambda hit: (_max_ranks(hit[0]), hit[1]))
     return None
 
 

@@ -200,6 +200,17 @@ class Section(unittest.TestCase):
         self.assertEqual(_support.summary_verdict(report, "Distributed sort"), "not measured")
         self.assertEqual(_support.summary_verdict(report, "Distributed shuffle"), "not measured")
 
+    def test_recorded_run_with_most_ranks_is_reported(self):
+        # A 2-GPU record in a folder named after the 4-GPU one must not displace it.
+        recorded = os.path.join(self.tmp.path, "recorded")
+        four = [r for r in sort_rows(True)]
+        two = [r for r in sort_rows(False) if r["num_ranks"] <= 2]
+        _support.write_csv(os.path.join(recorded, "machine-a-x4"), mg.SORT, mg.SORT_COLUMNS, four)
+        _support.write_csv(os.path.join(recorded, "machine-b-x2"), mg.SORT, mg.SORT_COLUMNS, two)
+        path, device = mg._find(os.path.join(self.tmp.path, "fresh"), recorded, [mg.SORT + ".csv"])
+        self.assertEqual(device, "machine-a-x4")
+        self.assertEqual(mg._max_ranks(path), 4)
+
     def test_figures_are_drawn(self):
         _support.write_csv(self.tmp.path, mg.SORT, mg.SORT_COLUMNS, sort_rows(False))
         _support.write_csv(self.tmp.path, mg.SHUFFLE, mg.SHUFFLE_COLUMNS, shuffle_rows(80.0))
