@@ -184,7 +184,10 @@ def _stream(torch, device):
 
 # --- sort ----------------------------------------------------------------------------------------
 
-def sort(tensor, values=None, group=None, descending=False):
+_SORT_METHODS = {"partition_first": 0, "sort_first": 1}
+
+
+def sort(tensor, values=None, group=None, descending=False, method="partition_first"):
     """Stable sort of the keys of all ranks of ``group``: afterwards this rank holds, in order,
     the keys of global ranks [n_0 + ... + n_{r-1}, n_0 + ... + n_r) of the stable sort of the
     concatenation of the ranks' tensors (rank 0's first), n_r this rank's count — a one-GPU
@@ -197,6 +200,13 @@ def sort(tensor, values=None, group=None, descending=False):
     1-d CUDA tensor of as many elements on the same device, of any 4- or 8-byte dtype (the same
     on every rank): each value travels with its key. group: a torch.distributed process group
     (None: the default one). descending: reverse order (ties keep their input order).
+    method: "partition_first" (the default: exact splitters from histograms of the unsorted
+    keys, one partition pass, the exchange, then the local sort of what arrived) or
+    "sort_first" (the local sort first, the same splitters from binary searches in the sorted
+    run, the exchange of contiguous ranges, then a stable merge of the runs that arrived) —
+    ``onepass::distributed::sort_method``; both give the same output, the same on every rank.
+    Measured with 2^31 u32 keys on two GPUs, sort_first took 0.86x partition_first's time
+    (results/recorded/nvidia-h200-x2/multi_gpu_sort.csv; README "More than one GPU").
 
     Returns ``keys_sorted`` or ``(keys_sorted, values_sorted)``: new tensors of the inputs'
     dtypes and this rank's count; the inputs are not modified (they are copied into the
@@ -204,9 +214,11 @@ def sort(tensor, values=None, group=None, descending=False):
     (and values) and the library's temporary storage (about as much again).
 
     Raises DTypeError (a TypeError and ValueError) for other dtypes, TypeError for
-    non-tensors, ValueError for shapes, devices or non-contiguous tensors, RuntimeError when
-    onepass.distributed is not available or NCCL / CUDA fail.
+    non-tensors, ValueError for shapes, devices, non-contiguous tensors or another method,
+    RuntimeError when onepass.distributed is not available or NCCL / CUDA fail.
     """
+    if method not in _SORT_METHODS:
+        raise ValueError("method: must be 'partition_first' or 'sort_first', got %r" % (method,))
     torch, dist = _require()
     keys = _check_tensor(torch, tensor, "tensor", True)
     code = _key_types(torch).get(keys.dtype)
@@ -241,12 +253,12 @@ def sort(tensor, values=None, group=None, descending=False):
             v1 = torch.empty_like(v0)
         end_bit = 8 * key_bytes
         temp_bytes = int(_cu.distributed_sort_bytes(n, kind, key_bytes, value_bytes, 0, end_bit, descending,
-                                                    comm.handle, stream, device))
+                                                    comm.handle, stream, device, _SORT_METHODS[method]))
         temp = torch.empty(temp_bytes, dtype=torch.uint8, device=keys.device)
         ks, vs = _cu.distributed_sort(temp.data_ptr(), temp_bytes, k0.data_ptr(), k1.data_ptr(),
                                       v0.data_ptr() if v0 is not None else 0, v1.data_ptr() if v1 is not None else 0,
                                       n, kind, key_bytes, value_bytes, 0, end_bit, descending, comm.handle, stream,
-                                      device)
+                                      device, _SORT_METHODS[method])
         del temp  # back to the caching allocator, stream-ordered: reused only after the sort's work
     keys_out = (k0, k1)[ks].view(keys.dtype)
     if values is None:

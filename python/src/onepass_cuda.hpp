@@ -89,16 +89,17 @@ int nccl_version();
 /// The temporary storage of distributed_sort for these arguments (no communication).
 std::size_t distributed_sort_bytes(std::uint64_t n, char key_kind, unsigned key_bytes, unsigned value_bytes,
                                    unsigned begin_bit, unsigned end_bit, bool descending, std::uintptr_t comm,
-                                   std::uintptr_t stream, int device);
+                                   std::uintptr_t stream, int device, int method);
 /// onepass::distributed::sort_keys (value_bytes == 0) or sort_pairs (4 or 8) of n keys of
 /// kind 'u' / 'i' / 'f' and key_bytes 4 or 8 in the double buffers (keys0 current, keys1
 /// alternate; values0, values1 likewise). Returns the selectors (keys, values) of the buffers
-/// holding the output; both buffers of each pair are overwritten.
+/// holding the output; both buffers of each pair are overwritten. method: 0
+/// sort_method::partition_first, 1 sort_method::sort_first (else onepass::error).
 std::pair<int, int> distributed_sort(std::uintptr_t temp, std::size_t temp_bytes, std::uintptr_t keys0,
                                      std::uintptr_t keys1, std::uintptr_t values0, std::uintptr_t values1,
                                      std::uint64_t n, char key_kind, unsigned key_bytes, unsigned value_bytes,
                                      unsigned begin_bit, unsigned end_bit, bool descending, std::uintptr_t comm,
-                                     std::uintptr_t stream, int device);
+                                     std::uintptr_t stream, int device, int method);
 /// The temporary storage of distributed_shuffle for n items of item_bytes (1, 2, 4, 8, 16)
 /// bytes; kind 0 bijective, 1 walking (no communication).
 std::size_t distributed_shuffle_bytes(std::uint64_t n, unsigned item_bytes, int kind, std::uintptr_t comm,

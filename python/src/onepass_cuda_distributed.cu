@@ -241,14 +241,21 @@ inline dist::permutation as_permutation(int kind) {
 
 #else
 
+inline dist::sort_method as_sort_method(int method) {
+  if (method == 0) return dist::sort_method::partition_first;
+  if (method == 1) return dist::sort_method::sort_first;
+  throw onepass::error("method: must be 0 (partition_first) or 1 (sort_first), got " + std::to_string(method));
+}
+
 template <class Key, class Value>
 void sort_typed(void* temp, std::size_t& temp_bytes, dist::double_buffer<Key>& keys, dist::double_buffer<Value>* values,
                 std::uint64_t n, unsigned begin_bit, unsigned end_bit, bool descending, ncclComm_t comm,
-                cudaStream_t stream) {
+                cudaStream_t stream, dist::sort_method method) {
   if constexpr (std::is_same_v<Value, dist::detail::no_values>) {
-    dist::sort_keys<Key>(temp, temp_bytes, keys, n, comm, stream, begin_bit, end_bit, descending);
+    dist::sort_keys<Key>(temp, temp_bytes, keys, n, comm, stream, begin_bit, end_bit, descending, method);
   } else {
-    dist::sort_pairs<Key, Value>(temp, temp_bytes, keys, *values, n, comm, stream, begin_bit, end_bit, descending);
+    dist::sort_pairs<Key, Value>(temp, temp_bytes, keys, *values, n, comm, stream, begin_bit, end_bit, descending,
+                                 method);
   }
 }
 
@@ -256,9 +263,11 @@ void sort_typed(void* temp, std::size_t& temp_bytes, dist::double_buffer<Key>& k
 std::pair<int, int> sort_call(bool query, std::uintptr_t temp, std::size_t& temp_bytes, std::uintptr_t keys0,
                               std::uintptr_t keys1, std::uintptr_t values0, std::uintptr_t values1, std::uint64_t n,
                               char key_kind, unsigned key_bytes, unsigned value_bytes, unsigned begin_bit,
-                              unsigned end_bit, bool descending, std::uintptr_t comm_id, std::uintptr_t stream_id) {
+                              unsigned end_bit, bool descending, std::uintptr_t comm_id, std::uintptr_t stream_id,
+                              int method_code) {
   const ncclComm_t comm = as_comm(comm_id);
   const cudaStream_t stream = as_stream(stream_id);
+  const dist::sort_method method = as_sort_method(method_code);
   std::pair<int, int> selectors{0, 0};
   with_sort_key(key_kind, key_bytes, [&](auto key) {
     using Key = decltype(key);
@@ -267,12 +276,12 @@ std::pair<int, int> sort_call(bool query, std::uintptr_t temp, std::size_t& temp
       dist::double_buffer<Key> keys(as_ptr<Key>(keys0), as_ptr<Key>(keys1));
       if constexpr (std::is_same_v<Value, dist::detail::no_values>) {
         sort_typed<Key, Value>(query ? nullptr : as_ptr<void>(temp), temp_bytes, keys, nullptr, n, begin_bit, end_bit,
-                               descending, comm, stream);
+                               descending, comm, stream, method);
         selectors = {keys.selector, keys.selector};
       } else {
         dist::double_buffer<Value> values(as_ptr<Value>(values0), as_ptr<Value>(values1));
         sort_typed<Key, Value>(query ? nullptr : as_ptr<void>(temp), temp_bytes, keys, &values, n, begin_bit, end_bit,
-                               descending, comm, stream);
+                               descending, comm, stream, method);
         selectors = {keys.selector, values.selector};
       }
     });
@@ -332,11 +341,11 @@ int nccl_version() {
 
 std::size_t distributed_sort_bytes(std::uint64_t n, char key_kind, unsigned key_bytes, unsigned value_bytes,
                                    unsigned begin_bit, unsigned end_bit, bool descending, std::uintptr_t comm,
-                                   std::uintptr_t stream, int device) {
+                                   std::uintptr_t stream, int device, int method) {
   device_scope scope(device);
   std::size_t bytes = 0;
   sort_call(true, 0, bytes, 0, 0, 0, 0, n, key_kind, key_bytes, value_bytes, begin_bit, end_bit, descending, comm,
-            stream);
+            stream, method);
   return bytes;
 }
 
@@ -344,14 +353,14 @@ std::pair<int, int> distributed_sort(std::uintptr_t temp, std::size_t temp_bytes
                                      std::uintptr_t keys1, std::uintptr_t values0, std::uintptr_t values1,
                                      std::uint64_t n, char key_kind, unsigned key_bytes, unsigned value_bytes,
                                      unsigned begin_bit, unsigned end_bit, bool descending, std::uintptr_t comm,
-                                     std::uintptr_t stream, int device) {
+                                     std::uintptr_t stream, int device, int method) {
   device_scope scope(device);
   // The library treats d_temp == nullptr as the size query: a call with no storage (an
   // empty query answer) still runs, on a dummy non-null pointer it never dereferences.
   static unsigned char no_storage;
   if (temp == 0) temp = reinterpret_cast<std::uintptr_t>(&no_storage);
   return sort_call(false, temp, temp_bytes, keys0, keys1, values0, values1, n, key_kind, key_bytes, value_bytes,
-                   begin_bit, end_bit, descending, comm, stream);
+                   begin_bit, end_bit, descending, comm, stream, method);
 }
 
 #else  // ONEPASS_PY_DISTRIBUTED_SHUFFLE

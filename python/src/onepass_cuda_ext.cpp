@@ -170,19 +170,20 @@ NB_MODULE(_onepass_cuda, m) {
   m.def("nccl_version", &onepass_py::nccl_version, "ncclGetVersion of the NCCL library loaded.");
   m.def("distributed_sort_bytes", [](std::uint64_t n, char kind, unsigned key_bytes, unsigned value_bytes,
                                      unsigned begin_bit, unsigned end_bit, bool descending, std::uintptr_t comm,
-                                     std::uintptr_t stream, int device) {
+                                     std::uintptr_t stream, int device, int method) {
           nb::gil_scoped_release release;
           return onepass_py::distributed_sort_bytes(n, kind, key_bytes, value_bytes, begin_bit, end_bit, descending,
-                                                    comm, stream, device);
+                                                    comm, stream, device, method);
         });
   m.def("distributed_sort", [](std::uintptr_t temp, std::size_t temp_bytes, std::uintptr_t keys0,
                                std::uintptr_t keys1, std::uintptr_t values0, std::uintptr_t values1, std::uint64_t n,
                                char kind, unsigned key_bytes, unsigned value_bytes, unsigned begin_bit,
                                unsigned end_bit, bool descending, std::uintptr_t comm, std::uintptr_t stream,
-                               int device) {
+                               int device, int method) {
           nb::gil_scoped_release release;
           return onepass_py::distributed_sort(temp, temp_bytes, keys0, keys1, values0, values1, n, kind, key_bytes,
-                                              value_bytes, begin_bit, end_bit, descending, comm, stream, device);
+                                              value_bytes, begin_bit, end_bit, descending, comm, stream, device,
+                                              method);
         });
   m.def("distributed_shuffle_bytes", [](std::uint64_t n, unsigned item_bytes, int kind, std::uintptr_t comm,
                                         std::uintptr_t stream, int device) {

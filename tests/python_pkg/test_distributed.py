@@ -12,7 +12,8 @@ Two modes.
       of the concatenation, and torch.sort(stable=True) where the two orders agree (no -0.0,
       no NaN); every key dtype torch has, ascending and descending, keys only and with 4- and
       8-byte values (the global positions, so stability is checked), uneven counts with an
-      empty rank, heavy ties, all keys equal, special floats;
+      empty rank, heavy ties, all keys equal, special floats; both methods (partition_first,
+      sort_first);
     * shuffle: out[j] = x[p[j]] with p = onepass.permutation(N, seed) (bijective) or the
       cycle-walking sigma (walking) of the GLOBAL count N, whatever P and the split (the same
       global array split differently for P = 2 and 4), equal to onepass.shuffle of the
@@ -88,6 +89,11 @@ class DistributedModule(unittest.TestCase):
             self.skipTest("a process group is initialised in this process")
         with self.assertRaises(RuntimeError):
             distributed.sort(torch.zeros(4, dtype=torch.int32))
+
+    def test_bad_method_is_a_value_error_naming_it(self):
+        from onepass import distributed
+        with self.assertRaisesRegex(ValueError, "method: must be 'partition_first' or 'sort_first'"):
+            distributed.sort(None, method="merge")
 
 
 class DistributedRanks(unittest.TestCase):
@@ -239,6 +245,15 @@ class _Worker:
         self.expect(got.dtype == tk.dtype and got.shape == tk.shape, "keys dtype/shape %s %s" % (got.dtype, got.shape))
         self.expect_equal_bytes(self.to_numpy(got, dtype), want_keys[first:first + counts[self.rank]], "sorted keys")
         self.expect_equal_bytes(self.to_numpy(tk, dtype), mine, "the input is unchanged")
+        # method="sort_first" (local sort, exchange, merge): the same output
+        if values is None:
+            again = self.od.sort(tk, descending=descending, method="sort_first")
+        else:
+            again, again_values = self.od.sort(tk, tv, descending=descending, method="sort_first")
+            self.expect_equal_bytes(self.to_numpy(again_values, value_dtype),
+                                    want_values[first:first + counts[self.rank]], "sorted values (sort_first)")
+        self.expect_equal_bytes(self.to_numpy(again, dtype), want_keys[first:first + counts[self.rank]],
+                                "sorted keys (sort_first)")
         # torch.sort(stable=True) of the concatenation (no -0.0 / NaN here, so the orders agree)
         if dtype in (np.int32, np.int64, np.float32, np.float64):
             whole = torch.from_numpy(keys.copy()).to(self.device)
