@@ -77,6 +77,11 @@ SATURATING_LOG2 = 26       # "saturating problem sizes" (Onesweep §4): n >= 2^2
 MMD_POWER_FRACTION = 0.5   # an MMD test "can fail" at a sample count when it still rejects VariablePhilox
                            # at >= this fraction of the claimed round count (else passing there is untested)
 VREN_WORKS_WELL = 0.5      # "works well on large buffers" (VREN): >= half CUB (best)'s keys/s at n >= 2^26
+FAILURE_POLY_MIN_DEGREE = 16  # the Gaussian article's "outputs to fail a moment test" (1.6e30) is its loss's quantity,
+                              # the worst polynomial test of degree <= 2n over the first n even Hermites (n not stated):
+                              # read as the worst polynomial test of every degree computed, at least 16 (on the article's
+                              # own table, cpads, degree 16 gives 1.62e30 and 18-24 1.54e30; its moment tests of orders
+                              # <= 8 last 2.4e36, so the number is not those)
 
 
 # --------------------------------------------------------------------------- verdicts
@@ -1118,20 +1123,104 @@ def g_initial_failure(ref, data):
         outputs / paper, (v, why)
 
 
+FailureMeasures = collections.namedtuple("FailureMeasures", "polynomial degree moment moment_order moment_orders "
+                                                           "moment_all moment_all_order")
+
+
+def failure_measures(data, table, moment_orders):
+    """The expected outputs to a 4σ failure of one table of gaussian_hermite_failure.csv
+    ("inverse_cdf", "optimised", "article_published"), by two measures:
+    polynomial — the worst polynomial test of every degree the run computed (the
+    best_polynomial_failure_outputs column at the highest order: it never increases with the
+    order), `degree` that order; moment / moment_order — the first moment test to fail among
+    orders 1..moment_orders (the article's listing: 8); moment_all / moment_all_order — the
+    same over every order computed. Raises Missing (field) when the table has no rows, or
+    its rows stop below FAILURE_POLY_MIN_DEGREE (SCALE=smoke computes orders up to 8)."""
+    rows = [r for r in data.rows("gaussian_hermite_failure") if r["table"] == table]
+    if not rows:
+        raise Missing("%s rows in gaussian_hermite_failure.csv" % table, field=True)
+    by_order = {int(r["order"]): r for r in rows}
+    top = max(by_order)
+    poly = _f(by_order[top]["best_polynomial_failure_outputs"])
+    if top < FAILURE_POLY_MIN_DEGREE or poly is None:
+        raise Missing("%s rows of orders up to %d or more in gaussian_hermite_failure.csv (this run stops at %d; run "
+                      "it at the default scale)" % (table, FAILURE_POLY_MIN_DEGREE, top), field=True)
+
+    def first(orders):
+        vals = [(_f(by_order[n]["moment_failure_outputs"]), n) for n in orders
+                if n in by_order and _f(by_order[n]["moment_failure_outputs"]) is not None]
+        return min(vals) if vals else (None, None)
+
+    moment, moment_order = first(range(1, moment_orders + 1))
+    moment_all, moment_all_order = first(sorted(by_order))
+    if moment is None:
+        raise Missing("%s moment rows of orders ≤ %d in gaussian_hermite_failure.csv" % (table, moment_orders),
+                      field=True)
+    return FailureMeasures(poly, top, moment, moment_order, moment_orders, moment_all, moment_all_order)
+
+
+def _measures_text(m):
+    return "%s (worst polynomial test, degree ≤ %d); moment tests %s (orders ≤ %d, order %d fails first), %s " \
+           "(orders ≤ %d, order %d)" % (fmt(m.polynomial), m.degree, fmt(m.moment), m.moment_orders, m.moment_order,
+                                         fmt(m.moment_all), m.degree, m.moment_all_order)
+
+
+def cpads_stored_failure(directory=REFERENCE_DIR):
+    """The fifth value cpads stores beside its coefficients (ordinary_params[4], unread by the
+    generator; figures/reference/gaussian_cpads_coefficients.csv, key params4), or None."""
+    try:
+        rows = _read_rows(os.path.join(directory, "gaussian_cpads_coefficients.csv"))
+    except (OSError, ValueError):
+        return None
+    return next((_f(r["value"]) for r in rows if r.get("key") == "params4"), None)
+
+
 def g_optimised_failure(ref, data):
-    outputs, order = _hermite(data, "optimised", int(_paper(ref, "orders")), "moment_failure_outputs")
+    """Our re-optimised table against the article's 1.6e30, by the measure that gives the
+    article's number on the article's own table (g_published_failure): the worst polynomial
+    test; the moment tests of the listing's orders and the published table's numbers (when the
+    CSV has its rows) are stated beside it."""
+    m = failure_measures(data, "optimised", int(_paper(ref, "orders")))
     paper = _paper(ref, "outputs")
+    outputs = m.polynomial
     ratio = outputs / paper
+    try:
+        pub = failure_measures(data, "article_published", int(_paper(ref, "orders")))
+        beside = "; the article's published table by the same code: %s on the worst polynomial test (ours lasts %s " \
+                 "as long) and %s on the moment tests of orders ≤ %d (ours %s)" % (
+                     fmt(pub.polynomial), fx(outputs / pub.polynomial), fmt(pub.moment), m.moment_orders,
+                     fx(m.moment / pub.moment))
+    except Missing as e:
+        beside = "; the article's published table: not measured (the results hold no %s)" % e.what
     if ratio >= 0.5:
-        v = _v(REPRODUCED, "our optimised table needs %s the article's outputs to a 4σ moment failure" % fx(ratio))
+        v = _v(REPRODUCED, "our optimised table needs %s the article's outputs to a 4σ failure of the worst polynomial "
+                           "test of degree ≤ %d%s" % (fx(ratio), m.degree, beside))
     elif outputs >= _paper(ref, "initial_outputs") * 1e6:
-        v = _v(IN_SHAPE, "the optimised table improves on the initial one by %s, less than the article's %s (first "
-                         "failing order %d)" % (fx(outputs / _paper(ref, "initial_outputs")),
-                                                fx(paper / _paper(ref, "initial_outputs")), order))
+        v = _v(IN_SHAPE, "the optimised table improves on the initial one by %s, less than the article's %s (worst "
+                         "polynomial test of degree ≤ %d)%s" % (fx(outputs / _paper(ref, "initial_outputs")),
+                                                               fx(paper / _paper(ref, "initial_outputs")), m.degree,
+                                                               beside))
     else:
-        v = _v(DIFFERS, "our optimised table fails a 4σ moment test after %s outputs (order %d)" % (fmt(outputs),
-                                                                                                  order))
-    return fmt(paper), "%s (order %d)" % (fmt(outputs), order), ratio, v
+        v = _v(DIFFERS, "our optimised table fails a 4σ polynomial test of degree ≤ %d after %s outputs%s"
+               % (m.degree, fmt(outputs), beside))
+    return fmt(paper), _measures_text(m), ratio, v
+
+
+def g_published_failure(ref, data):
+    """The article's published table (cpads, typed into figures/reference/gaussian_cpads_*.csv)
+    evaluated by our analytics (gaussian_hermite_failure, table "article_published"): does our
+    code give the article's 1.6e30 for the article's own table? Within a factor 2 on the worst
+    polynomial test (the article's loss) -> reproduced; the moment tests are stated beside it."""
+    m = failure_measures(data, "article_published", int(_paper(ref, "orders")))
+    paper = _paper(ref, "outputs")
+    v, why = rule_within_factor(m.polynomial, paper, 2, "our analytics on the article's own table (worst "
+                                                       "polynomial test of degree ≤ %d)" % m.degree)
+    why += "; its moment tests of orders ≤ %d last %s (%s the article's number)" % (m.moment_orders, fmt(m.moment),
+                                                                                  fx(m.moment / paper))
+    stored = cpads_stored_failure()
+    if stored:
+        why += "; cpads stores %s beside the coefficients" % fmt(stored)
+    return fmt(paper), _measures_text(m), m.polynomial / paper, (v, why)
 
 
 GAUSSIAN_MOMENT_SD = {4: math.sqrt(105 - 9), 6: math.sqrt(10395 - 225), 8: math.sqrt(2027025 - 11025)}
@@ -1841,8 +1930,10 @@ CLAIMS = [
           "moments 4, 6, 8)", g_moments_2_38),
     Claim("g_initial_failure", "gaussian", "Initial table: the 8th moment fails first, after about 9.1e10 outputs",
           g_initial_failure),
-    Claim("g_optimised_failure", "gaussian", "Optimised table: about 1.6e30 outputs before a 4σ moment failure",
-          g_optimised_failure),
+    Claim("g_optimised_failure", "gaussian", "Optimised table: about 1.6e30 outputs before a 4σ moment failure "
+          "(our re-optimised table)", g_optimised_failure),
+    Claim("g_published_failure", "gaussian", "Optimised table: about 1.6e30 outputs before a 4σ moment failure "
+          "(the article's published table, cpads, by our analytics)", g_published_failure),
     Claim("g_optimised_2_38", "gaussian", "Optimised table: no moment failure at 2^38 outputs", g_optimised_2_38),
     Claim("g_tail_rate", "gaussian", "One output in 15,787 lies beyond 4σ", g_tail_rate),
     Claim("g_quanta", "gaussian", "Output quantum 2^-95 with 3 coefficients, 2^-150 with 4", g_quanta),

@@ -584,5 +584,106 @@ class RemainingStatements(unittest.TestCase):
         self.assertEqual(outcome("v_temp_buffer", claims.Data()).verdict, "by construction")  # the port's header
 
 
+def hermite_rows(table, moment, polynomial, top=24):
+    """gaussian_hermite_failure rows of one table for orders 1..top: moment test failure
+    outputs {order: value} (others inf) and best-polynomial outputs {order: value} (filled
+    forward: the column never increases with the order)."""
+    rows, poly = [], float("inf")
+    for n in range(1, top + 1):
+        poly = min(poly, polynomial.get(n, poly))
+        rows.append({"table": table, "order": str(n), "hermite": "0", "hermite_failure_outputs": "inf",
+                     "moment_discrepancy": "0", "moment_failure_outputs": repr(moment.get(n, float("inf"))),
+                     "best_polynomial_failure_outputs": repr(poly), "controlled_by_optimiser": "0"})
+    return rows
+
+
+# The numbers of gaussian_hermite_failure at the default scale (orders 1..24).
+OURS_MOMENT = {2: 2.72e33, 4: 3.63e33, 8: 1.59e34, 24: 8.8e34}
+OURS_POLY = {2: 2.72e33, 16: 2.32e33, 24: 9.21e32}
+PUBLISHED_MOMENT = {8: 2.44e36, 16: 1.34e31, 24: 1.83e30}
+PUBLISHED_POLY = {8: 3.0e34, 12: 4.19e30, 16: 1.62e30, 24: 1.54e30}
+
+
+class GaussianFailureTimes(unittest.TestCase):
+    """g_optimised_failure (our re-optimised table) and g_published_failure (the article's
+    published table, cpads, by our analytics), each against the article's 1.6e30."""
+
+    def data(self, *tables):
+        return claims.Data({"gaussian_hermite_failure": ([r for t in tables for r in t], {}, "x")})
+
+    def test_both_tables_against_the_article(self):
+        data = self.data(hermite_rows("optimised", OURS_MOMENT, OURS_POLY),
+                         hermite_rows("article_published", PUBLISHED_MOMENT, PUBLISHED_POLY))
+        o = outcome("g_published_failure", data)
+        self.assertEqual(o.verdict, "reproduced")
+        self.assertAlmostEqual(o.ratio, 1.54e30 / 1.6e30)
+        self.assertIn("worst polynomial test of degree ≤ 24", o.reason)
+        self.assertIn("moment tests of orders ≤ 8 last 2.44e+36", o.reason)  # not the article's measure
+        self.assertIn("cpads stores 1.66e+30", o.reason)  # figures/reference/gaussian_cpads_coefficients.csv
+        self.assertIn("1.83e+30 (orders ≤ 24, order 24)", o.ours)
+        o = outcome("g_optimised_failure", data)
+        self.assertEqual(o.verdict, "reproduced")
+        self.assertAlmostEqual(o.ratio, 9.21e32 / 1.6e30)
+        self.assertIn("published table by the same code: 1.54e+30", o.reason)
+        self.assertIn("ours lasts 598× as long", o.reason)
+        self.assertIn("2.72e+33 (orders ≤ 8, order 2 fails first)", o.ours)
+
+    def test_verdicts_follow_the_data(self):
+        # Our analytics giving the published table 100x the article's number: differs.
+        far = {n: v * 100 for n, v in PUBLISHED_POLY.items()}
+        data = self.data(hermite_rows("optimised", OURS_MOMENT, OURS_POLY),
+                         hermite_rows("article_published", PUBLISHED_MOMENT, far))
+        o = outcome("g_published_failure", data)
+        self.assertEqual(o.verdict, "differs")
+        self.assertIn("beyond a factor 2", o.reason)
+        # Our table well short of the article but 1e6x beyond the initial table: in shape; below: differs.
+        for poly, verdict in ((1e20, "reproduced in shape"), (1e12, "differs")):
+            data = self.data(hermite_rows("optimised", OURS_MOMENT, {2: poly}),
+                             hermite_rows("article_published", PUBLISHED_MOMENT, PUBLISHED_POLY))
+            self.assertEqual(outcome("g_optimised_failure", data).verdict, verdict)
+
+    def test_older_results_without_the_published_rows(self):
+        data = self.data(hermite_rows("optimised", OURS_MOMENT, OURS_POLY))
+        o = outcome("g_published_failure", data)
+        self.assertEqual(o.verdict, "not reproducible here")
+        self.assertIn("article_published rows", o.reason)
+        o = outcome("g_optimised_failure", data)
+        self.assertEqual(o.verdict, "reproduced")
+        self.assertIn("published table: not measured", o.reason)
+
+    def test_smoke_scale_and_missing_file(self):
+        # SCALE=smoke stops at order 8: the worst polynomial test is not measured.
+        data = self.data(hermite_rows("optimised", OURS_MOMENT, OURS_POLY, top=8),
+                         hermite_rows("article_published", PUBLISHED_MOMENT, PUBLISHED_POLY, top=8))
+        for cid in ("g_optimised_failure", "g_published_failure"):
+            o = outcome(cid, data)
+            self.assertEqual(o.verdict, "not reproducible here")
+            self.assertIn("orders up to 16 or more", o.reason)
+        for cid in ("g_optimised_failure", "g_published_failure"):
+            o = outcome(cid, claims.Data())
+            self.assertEqual(o.verdict, "not reproducible here")
+            self.assertIn("gaussian_hermite_failure.csv was not produced", o.reason)
+
+    def test_the_typed_cpads_table(self):
+        """figures/reference/gaussian_cpads_*.csv: 4096 entries in index order, magnitudes that
+        cannot overflow the butterfly, coefficients in the ratio sqrt(5) : 2 with Var(x) = 1."""
+        import csv
+        import math
+        with open(os.path.join(claims.REFERENCE_DIR, "gaussian_cpads_table.csv")) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual([int(r["index"]) for r in rows], list(range(4096)))
+        entries = [int(r["entry"]) for r in rows]
+        self.assertGreaterEqual(min(entries), 0)
+        self.assertLessEqual(2 * sum(max(entries[s::16]) for s in range(16)), 2 ** 31 - 1)
+        with open(os.path.join(claims.REFERENCE_DIR, "gaussian_cpads_coefficients.csv")) as f:
+            p = {r["key"]: float(r["value"]) for r in csv.DictReader(f)}
+        self.assertAlmostEqual(p["p0"] / p["p1"], math.sqrt(5) / 2, places=15)
+        second = sum(e * e for e in entries) / 256  # sum over sub-tables of E[T_s^2]
+        var = 2 * (p["p0"] ** 2 + p["p1"] ** 2) * second + (p["p2"] + p["p3"]) ** 2 * (4 ** 31 - 1) / 3
+        self.assertAlmostEqual(var, 1.0, places=12)
+        self.assertEqual(claims.cpads_stored_failure(), p["params4"])
+        self.assertEqual(p["params4"], 1.6550896781729403e+30)
+
+
 if __name__ == "__main__":
     unittest.main()
