@@ -23,9 +23,11 @@
 //
 // Output: <out>/multi_gpu_sort.csv
 //   algorithm,shape,num_ranks,n_per_rank,n_total,seconds_median,seconds_min,seconds_max,keys_per_second
-// algorithm: distributed_sort (ours, sort_method::partition_first, the default),
-// distributed_sort_merge (ours, sort_method::sort_first: local sort, exchange, merge; P >= 2;
-// --no-sort-first leaves it out), onepass_sort (one GPU, num_ranks 1), alltoall (the bound;
+// algorithm: distributed_sort (ours with the library's default method,
+// dist::default_sort_method: sort_method::sort_first since 2026-11-27, partition_first before),
+// the other method on P >= 2 (--default-only leaves it out): distributed_sort_partition_first
+// (sort_method::partition_first) or, while partition_first was the default,
+// distributed_sort_merge (sort_method::sort_first); onepass_sort (one GPU, num_ranks 1), alltoall (the bound;
 // "keys" per second = the keys whose bytes it moves). n_per_rank: rank 0's count.
 // Exit status: 0 measured, 1 a failed check or a CUDA/NCCL failure, 2 bad arguments, 3 no GPU.
 #include <cuda_runtime.h>
@@ -111,8 +113,14 @@ struct context {
   int warmup, reps;
   std::uint64_t seed;
   cudaStream_t stream;
-  bool with_sort_first;
+  bool with_other_method;
 };
+
+/// The row name of a method: distributed_sort for the library's default, else the method's own.
+const char* method_row(dist::sort_method m) {
+  if (m == dist::default_sort_method) return "distributed_sort";
+  return m == dist::sort_method::sort_first ? "distributed_sort_merge" : "distributed_sort_partition_first";
+}
 
 void write_row(context& c, const char* algorithm, const std::string& shape_text, int P, std::uint64_t n0,
                std::uint64_t total, const gpu::timing& t) {
@@ -148,10 +156,13 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
       ONEPASS_EXPERIMENT_CUDA(cudaGetLastError());
     }
   };
-  // Both methods of the distributed sort (sort_first only where P > 1: on one rank they are the
-  // same call), each timed, then checked.
-  for (const auto method : {dist::sort_method::partition_first, dist::sort_method::sort_first}) {
-    if (method == dist::sort_method::sort_first && (P == 1 || !c.with_sort_first)) continue;
+  // Both methods of the distributed sort, the default first (the other only where P > 1: on
+  // one rank they are the same call), each timed, then checked.
+  const dist::sort_method other = dist::default_sort_method == dist::sort_method::sort_first
+                                      ? dist::sort_method::partition_first
+                                      : dist::sort_method::sort_first;
+  for (const auto method : {dist::default_sort_method, other}) {
+    if (method != dist::default_sort_method && (P == 1 || !c.with_other_method)) continue;
     reset();
     std::size_t bytes = 0;
     if (cs.pairs) dist::sort_pairs(nullptr, bytes, keys, values, n, g.nccl, c.stream, 0, sizeof(Key) * 8, false, method);
@@ -182,7 +193,7 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
     MPI_Allreduce(&bad, &all_bad, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, g.mpi);
     for (int r = 1; r < P; ++r)
       if (share(total, P, r) && share(total, P, r - 1) && edges[2 * r] < edges[2 * (r - 1) + 1]) ++all_bad;
-    const char* name = method == dist::sort_method::sort_first ? "distributed_sort_merge" : "distributed_sort";
+    const char* name = method_row(method);
     if (all_bad)
       throw onepass::runtime_failure(std::string("multi_gpu_sort: ") + name + " " + cs.name + " on " +
                                      std::to_string(P) + " ranks is not sorted (" + std::to_string(all_bad) +
@@ -233,8 +244,9 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", timing.warmup, "untimed runs first (default 2)");
   app.add_option("--max-ranks", max_ranks, "largest P measured (default: the world size)");
   app.add_flag("--big", big, "also sort 2^34 u32 keys over the world (64 GiB; standard scale only)");
-  bool no_sort_first = false;
-  app.add_flag("--no-sort-first", no_sort_first, "time only sort_method::partition_first (not distributed_sort_merge)");
+  bool default_only = false;
+  app.add_flag("--default-only", default_only,
+               "time only the library's default method (sort_first), not distributed_sort_partition_first");
   std::vector<std::string> only;
   int min_ranks = 1;
   app.add_option("--cases", only, "measure only these cases (shape names, e.g. keys_u32,big_keys_u32)")->delimiter(',');
@@ -268,11 +280,13 @@ int main(int argc, char** argv) {
     r.note("warmup", std::to_string(timing.warmup));
     r.note("input", "keys from a 64-bit mix of (seed, global index): the same global input for every P");
     r.note("rank_placement", "rank r holds global indices [r N / P, (r + 1) N / P); its GPU is its local rank");
+    r.note("default_method", dist::default_sort_method == dist::sort_method::sort_first ? "sort_first"
+                                                                                        : "partition_first");
   }
   ncclComm_t world = mg::world_comm(s);
   cudaStream_t stream = nullptr;
   ONEPASS_EXPERIMENT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  context c{&r, &s, timing.warmup, reps, r.seed(), stream, !no_sort_first};
+  context c{&r, &s, timing.warmup, reps, r.seed(), stream, !default_only};
   const int status = mg::for_each_group(s, world, std::max(1, min_ranks), P_max, experiment, [&](const mg::group& g, int P) {
     for (const auto& cs : cases) {
       if (!only.empty() && std::find(only.begin(), only.end(), cs.name) == only.end()) continue;

@@ -74,7 +74,8 @@ SKEWED = ["q4_band_u32", "one_percent_equal_u32", "presorted_u32", "reverse_u32"
 STRONG_TARGETS = {"keys_u32": {2: 1.5, 4: 2.6}, "keys_u64": {2: 1.4, 4: 2.4}, "pairs_u32": {2: 1.4, 4: 2.4}}
 WEAK_TARGET = (4, 1.5)  # time(P = 4) <= 1.5 x time(1)
 SKEW_TARGET = 1.3  # <= 1.3 x the uniform time at the same P
-MERGE = "distributed_sort_merge"  # the sort_first method's rows
+MERGE = "distributed_sort_merge"  # sort_first's rows while partition_first was the default (to 2026-11-27)
+PARTITION = "distributed_sort_partition_first"  # partition_first's rows since sort_first is the default
 SHUFFLE_WEAK = "weak_u64"
 SHUFFLE_STRONG = "u64"
 SHUFFLE_OURS = ["distributed_shuffle", "distributed_shuffle_walking"]
@@ -777,16 +778,34 @@ def _sort_part(report, data, table):
     _methods_part(report, rows, table)
 
 
+def method_names(rows):
+    """(partition_first's row name, sort_first's row name, the default method) of a run, or None
+    when it timed one method: `distributed_sort` is always the default of the run's commit, the
+    other method's rows are distributed_sort_partition_first (sort_first the default) or
+    distributed_sort_merge (partition_first the default, before 2026-11-27)."""
+    names = {r["algorithm"] for r in rows}
+    if PARTITION in names:
+        return PARTITION, "distributed_sort", "sort_first"
+    if MERGE in names:
+        return "distributed_sort", MERGE, "partition_first"
+    return None
+
+
 def method_rows(rows):
-    """[{shape, P, partition_first, sort_first, ratio}] for every (shape, P >= 2) that has both
-    the default method's row (distributed_sort) and sort_first's (distributed_sort_merge);
-    ratio = partition_first ÷ sort_first (above 1: sort_first is faster)."""
+    """[{shape, P, partition_first, sort_first, ratio}] for every (shape, P >= 2) with rows of
+    both methods (method_names); ratio = partition_first ÷ sort_first (above 1: sort_first is
+    faster)."""
+    named = method_names(rows)
+    if named is None:
+        return []
+    first_name, merge_name, _ = named
+    other = first_name if merge_name == "distributed_sort" else merge_name
     out = []
-    for shape in sorted({r["shape"] for r in rows if r["algorithm"] == MERGE},
+    for shape in sorted({r["shape"] for r in rows if r["algorithm"] == other},
                         key=lambda s: list(SHAPE_TEXT).index(s) if s in SHAPE_TEXT else len(SHAPE_TEXT)):
-        for p in ranks(rows, shape, MERGE):
-            first = seconds(rows, "distributed_sort", shape, p)
-            merge = seconds(rows, MERGE, shape, p)
+        for p in ranks(rows, shape, other):
+            first = seconds(rows, first_name, shape, p)
+            merge = seconds(rows, merge_name, shape, p)
             if first is None or merge is None:
                 continue
             out.append({"shape": shape, "P": p, "partition_first": first, "sort_first": merge,
@@ -795,13 +814,15 @@ def method_rows(rows):
 
 
 def _methods_part(report, rows, table):
-    """The two methods of the distributed sort side by side, where the run timed sort_first."""
+    """The two methods of the distributed sort side by side, where the run timed both."""
     mrows = method_rows(rows)
     if not mrows:
         return
-    report.add("**The two methods** (`sort_method::partition_first`, the default, against `sort_method::sort_first`: "
-               "local sort, exchange of sorted ranges, merge; `distributed_sort_merge` rows of the same run; the "
-               "targets above are judged on the default):",
+    _, _, default = method_names(rows)
+    other_rows = PARTITION if default == "sort_first" else MERGE
+    report.add("**The two methods** (`sort_method::partition_first` against `sort_method::sort_first`: local sort, "
+               "exchange of sorted ranges, merge; the run's default was `%s`, the other method's rows `%s` of the same "
+               "run; the targets above are judged on the default):" % (default, other_rows),
                table(["shape", "P", "partition_first (ms)", "sort_first (ms)", "partition_first ÷ sort_first"],
                      [[SHAPE_TEXT.get(r["shape"], r["shape"]), r["P"], _ms(r["partition_first"]), _ms(r["sort_first"]),
                        _x(r["ratio"])] for r in mrows], "lrrrr"))

@@ -187,7 +187,7 @@ def _stream(torch, device):
 _SORT_METHODS = {"partition_first": 0, "sort_first": 1}
 
 
-def sort(tensor, values=None, group=None, descending=False, method="partition_first"):
+def sort(tensor, values=None, group=None, descending=False, method="sort_first"):
     """Stable sort of the keys of all ranks of ``group``: afterwards this rank holds, in order,
     the keys of global ranks [n_0 + ... + n_{r-1}, n_0 + ... + n_r) of the stable sort of the
     concatenation of the ranks' tensors (rank 0's first), n_r this rank's count — a one-GPU
@@ -200,13 +200,13 @@ def sort(tensor, values=None, group=None, descending=False, method="partition_fi
     1-d CUDA tensor of as many elements on the same device, of any 4- or 8-byte dtype (the same
     on every rank): each value travels with its key. group: a torch.distributed process group
     (None: the default one). descending: reverse order (ties keep their input order).
-    method: "partition_first" (the default: exact splitters from histograms of the unsorted
-    keys, one partition pass, the exchange, then the local sort of what arrived) or
-    "sort_first" (the local sort first, the same splitters from binary searches in the sorted
-    run, the exchange of contiguous ranges, then a stable merge of the runs that arrived) —
-    ``onepass::distributed::sort_method``; both give the same output, the same on every rank.
-    Measured with 2^31 u32 keys on two GPUs, sort_first took 0.86x partition_first's time
-    (results/recorded/nvidia-h200-x2/multi_gpu_sort.csv; README "More than one GPU").
+    method: "sort_first" (the default, as in C++: the local sort first, exact splitters from
+    binary searches in the sorted run, the exchange of contiguous ranges, then a stable merge
+    of the runs that arrived) or "partition_first" (exact splitters from histograms of the
+    unsorted keys, one partition pass, the exchange, then the local sort of what arrived) —
+    ``onepass::distributed::sort_method``; both give the same output; the same on every rank.
+    On four H200s sort_first took 0.73-0.96x partition_first's time at P = 2, 3, 4
+    (results/recorded/nvidia-h200-x4/; README "More than one GPU").
 
     Returns ``keys_sorted`` or ``(keys_sorted, values_sorted)``: new tensors of the inputs'
     dtypes and this rank's count; the inputs are not modified (they are copied into the

@@ -132,6 +132,7 @@ class Section(unittest.TestCase):
         # (faster) and 12.5 ms (slower); without them, no table and no summary row.
         rows = sort_rows(True)
         self.assertEqual(mg.method_rows(rows), [])
+        self.assertIsNone(mg.method_names(rows))
         rows += [sort_row(mg.MERGE, "keys_u32", 2, 16.0), sort_row(mg.MERGE, "keys_u32", 4, 12.5)]
         got = mg.method_rows(rows)
         self.assertEqual([(r["shape"], r["P"]) for r in got], [("keys_u32", 2), ("keys_u32", 4)])
@@ -199,6 +200,30 @@ class Section(unittest.TestCase):
         mg.report_section(report, self.tmp.path, os.path.join(self.tmp.path, "recorded"))
         self.assertEqual(_support.summary_verdict(report, "Distributed sort"), "not measured")
         self.assertEqual(_support.summary_verdict(report, "Distributed shuffle"), "not measured")
+
+    def test_the_two_methods_with_sort_first_the_default(self):
+        # Since sort_first is the default, distributed_sort holds its times and the other method's
+        # rows are distributed_sort_partition_first: here partition_first 25 / 12.5 ms against the
+        # default's 20 / 10 ms (sort_first faster at both P).
+        rows = sort_rows(True)
+        rows += [sort_row(mg.PARTITION, "keys_u32", 2, 25.0), sort_row(mg.PARTITION, "keys_u32", 4, 12.5)]
+        self.assertEqual(mg.method_names(rows), (mg.PARTITION, "distributed_sort", "sort_first"))
+        got = mg.method_rows(rows)
+        self.assertEqual([(r["shape"], r["P"]) for r in got], [("keys_u32", 2), ("keys_u32", 4)])
+        self.assertAlmostEqual(got[0]["partition_first"], 0.025)
+        self.assertAlmostEqual(got[0]["sort_first"], 0.020)
+        self.assertAlmostEqual(got[1]["ratio"], 12.5 / 10.0)
+        tmp = _support.TempDir()
+        try:
+            _support.write_csv(tmp.path, mg.SORT, mg.SORT_COLUMNS, rows)
+            report = _support.empty_report(tmp.path)
+            mg.report_section(report, tmp.path, os.path.join(tmp.path, "recorded"))
+            text = "\n".join(report.lines)
+            self.assertIn("the run's default was `sort_first`", text)
+            self.assertIn("sort_first faster at 2 of 2", dict((k, d) for k, _, d in report.summary)[
+                "Distributed sort: sort_first against partition_first"])
+        finally:
+            tmp.cleanup()
 
     def test_recorded_run_with_most_ranks_is_reported(self):
         # A 2-GPU record in a folder named after the 4-GPU one must not displace it.

@@ -245,15 +245,15 @@ class _Worker:
         self.expect(got.dtype == tk.dtype and got.shape == tk.shape, "keys dtype/shape %s %s" % (got.dtype, got.shape))
         self.expect_equal_bytes(self.to_numpy(got, dtype), want_keys[first:first + counts[self.rank]], "sorted keys")
         self.expect_equal_bytes(self.to_numpy(tk, dtype), mine, "the input is unchanged")
-        # method="sort_first" (local sort, exchange, merge): the same output
+        # method="partition_first" (the other method; the default is sort_first): the same output
         if values is None:
-            again = self.od.sort(tk, descending=descending, method="sort_first")
+            again = self.od.sort(tk, descending=descending, method="partition_first")
         else:
-            again, again_values = self.od.sort(tk, tv, descending=descending, method="sort_first")
+            again, again_values = self.od.sort(tk, tv, descending=descending, method="partition_first")
             self.expect_equal_bytes(self.to_numpy(again_values, value_dtype),
-                                    want_values[first:first + counts[self.rank]], "sorted values (sort_first)")
+                                    want_values[first:first + counts[self.rank]], "sorted values (partition_first)")
         self.expect_equal_bytes(self.to_numpy(again, dtype), want_keys[first:first + counts[self.rank]],
-                                "sorted keys (sort_first)")
+                                "sorted keys (partition_first)")
         # torch.sort(stable=True) of the concatenation (no -0.0 / NaN here, so the orders agree)
         if dtype in (np.int32, np.int64, np.float32, np.float64):
             whole = torch.from_numpy(keys.copy()).to(self.device)

@@ -6,6 +6,8 @@
 // of the ranks' keys (rank 0's first): exactly onepass::sort::sort_keys on one GPU over the
 // concatenation, cut into the input counts (exact balance; ties split exactly).
 //
+// Two methods (sort_method), the same output. The default, sort_method::sort_first, sorts
+// locally first (comment after the numbered steps); sort_method::partition_first is:
 // Algorithm (radix partitioning with exact splitters, RMG sort's idea: Ilic, Tolovski & Rabl,
 // "RMG Sort: Radix-Partitioning-Based Multi-GPU Sorting", BTW 2023 — restated here on NCCL
 // and for an exact, stable split; no code of RMG sort):
@@ -28,7 +30,7 @@
 //      keys and values; the rank's own part is copied on a side stream meanwhile; what arrives
 //      is concatenated in source-rank order, each source's keys in their order;
 //   5. local sort: onepass::sort::sort_keys / sort_pairs (stable) of what arrived.
-// sort_method::sort_first (see its comment) sorts locally first, finds the same splitters by
+// sort_method::sort_first (the default; see its comment) sorts locally first, finds the same splitters by
 // binary searches in the sorted run, exchanges contiguous ranges and merges the P sorted runs
 // that arrive (merge_path.cuh): no histogram, gather or partition pass over the keys, one merge
 // pass per doubling of the runs instead.
@@ -80,15 +82,23 @@ using double_buffer = sort::onesweep::double_buffer<T>;
 inline constexpr int sort_max_ranks = 1024;
 
 /// How the distributed sort moves the keys (both give the same output, file comment):
-///   partition_first (default): exact splitters from histogram passes over the keys, one
-///     partition pass by destination, the exchange, then the local onepass::sort of what
-///     arrived;
-///   sort_first: the local onepass::sort first, the exact splitters from binary searches in
-///     the sorted run (no pass over the keys), the exchange of its contiguous ranges, then a
-///     stable merge of the P sorted runs that arrived (ceil(log2 P) two-way merge-path passes,
-///     distributed/merge_path.cuh).
-/// Every rank must pass the same method (checked).
+///   partition_first: exact splitters from histogram passes over the keys, one partition
+///     pass by destination, the exchange, then the local onepass::sort of what arrived;
+///   sort_first (the default): the local onepass::sort first, the exact splitters from binary
+///     searches in the sorted run (no pass over the keys), the exchange of its contiguous
+///     ranges, then a stable merge of the P sorted runs that arrived (ceil(log2 P) two-way
+///     merge-path passes, distributed/merge_path.cuh).
+/// sort_first is the default since it was faster in every case measured with its present
+/// merge: u32, u64 keys, u32 pairs, weak scaling and the q = 4 band at P = 2, 3, 4 on four
+/// H200s (4-15 % faster on uniform keys, 20-28 % on the band; results/recorded/nvidia-h200-x4/,
+/// 10161d9) and all eight cases at P = 2 on two (nvidia-h200-x2/, c0f2ae4); on four H100s
+/// with the earlier merge (1.4-1.5x the present one's time) it won at P = 2 and lost 2-4 % in
+/// three cases at P = 4 (nvidia-h100-x4/multi_gpu_sort-dee66a7.csv). Every rank must pass the
+/// same method (checked).
 enum class sort_method { partition_first, sort_first };
+
+/// The method sort_keys and sort_pairs take when none is passed.
+inline constexpr sort_method default_sort_method = sort_method::sort_first;
 
 namespace detail {
 
@@ -1005,8 +1015,8 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
 /// total over the ranks below 2^64). comm: the caller's NCCL communicator, at most
 /// sort_max_ranks ranks, one GPU per rank, the current device this rank's. stream: where
 /// the work is enqueued. begin_bit < end_bit <= 8 * sizeof(Key): the bits compared (as
-/// onepass::sort); descending: the order. method: how the keys move (sort_method; the output
-/// is the same). These and the key type must agree over the ranks.
+/// onepass::sort); descending: the order. method: how the keys move (sort_method, default
+/// sort_first; the output is the same). These and the key type must agree over the ranks.
 ///
 /// Temporary storage: CUB's two-phase protocol (d_temp == nullptr: temp_bytes is set from
 /// num_items, the number of ranks and the bit range; nothing is communicated or enqueued).
@@ -1022,7 +1032,7 @@ template <class Key>
 void sort_keys(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, std::size_t num_items,
                ncclComm_t comm, cudaStream_t stream, unsigned begin_bit = 0,
                unsigned end_bit = sort::radix_traits<Key>::bits, bool descending = false,
-               sort_method method = sort_method::partition_first) {
+               sort_method method = default_sort_method) {
   detail::sort_impl<Key, detail::no_values>("onepass::distributed::sort_keys", d_temp, temp_bytes, keys, nullptr,
                                             num_items, comm, stream, begin_bit, end_bit, descending, method);
 }
@@ -1036,7 +1046,7 @@ template <class Key, class Value>
 void sort_pairs(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, double_buffer<Value>& values,
                 std::size_t num_items, ncclComm_t comm, cudaStream_t stream, unsigned begin_bit = 0,
                 unsigned end_bit = sort::radix_traits<Key>::bits, bool descending = false,
-                sort_method method = sort_method::partition_first) {
+                sort_method method = default_sort_method) {
   static_assert(std::is_trivially_copyable_v<Value> && (sizeof(Value) == 4 || sizeof(Value) == 8),
                 "onepass::distributed::sort_pairs: Value must be trivially copyable, of 4 or 8 bytes");
   detail::sort_impl<Key, Value>("onepass::distributed::sort_pairs", d_temp, temp_bytes, keys, &values, num_items, comm,
