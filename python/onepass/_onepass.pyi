@@ -32,6 +32,8 @@ def normal_into(out: Annotated[NDArray[numpy.float32], dict(shape=(None,), order
     Fills out (n float32): method 0 (float_native) the float-native generator (generate_normal_float_cpu, form not used); 1 (rounded_double) the float64 samples of the form rounded to nearest.
     """
 
+gaussian_isa: str = 'x86-64-v4'
+
 def segmented_bytes(x: Annotated[NDArray[numpy.uint8], dict(shape=(None, None), order='C', device='cpu', writable=False)], out: Annotated[NDArray[numpy.uint8], dict(shape=(None, None), order='C', device='cpu')], offsets: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu', writable=False)], num_segments: int, row_length: int, item: int, seed: int, rounds: int, inverse: bool, use_offsets: bool) -> None: ...
 
 def segment_seed(seed: int, segment: int) -> int:

@@ -24,6 +24,7 @@
 #include "onepass/shuffle/cpu_shuffle.hpp"
 #include "onepass/shuffle/cpu_walking.hpp"
 #include "cpu_sort.hpp"
+#include "gaussian_batch.hpp"
 #include "walking_batch.hpp"
 
 namespace nb = nanobind;
@@ -119,7 +120,9 @@ void walking_indices_into(index_1d out, std::uint64_t num_items, std::uint64_t s
 /// method == method::float_native (0): the float-native generator (issue 30),
 /// generate_normal_float_cpu(out, n, mean, stddev, seed) with default_float_table(); form
 /// is not used. Bit-identical to generate_normal on the GPU with the same choice. `method`
-/// is not used for doubles. Throws onepass::error naming the argument (checked in Python).
+/// is not used for doubles. Run by the copy for this CPU's instruction set
+/// (gaussian_batch.hpp; every copy gives the same bits). Throws onepass::error naming the
+/// argument (checked in Python).
 template <class T>
 void normal_into(nb::ndarray<T, nb::ndim<1>, nb::c_contig, nb::device::cpu> out, double mean, double stddev,
                  std::uint64_t seed, int form, int method) {
@@ -133,12 +136,12 @@ void normal_into(nb::ndarray<T, nb::ndim<1>, nb::c_contig, nb::device::cpu> out,
                      "normal_into", "method", "must be 0 (float_native) or 1 (rounded_double)");
     if (method == static_cast<int>(g::method::float_native)) {
       nb::gil_scoped_release release;
-      g::generate_normal_float_cpu(dst, n, mean, stddev, seed, g::default_float_table());
+      onepass_py::normal_float_native(dst, n, mean, stddev, seed);  // gaussian_batch.hpp
       return;
     }
   }
   nb::gil_scoped_release release;
-  g::generate_normal_cpu(dst, n, mean, stddev, seed, g::default_table(), f);
+  onepass_py::normal_double_generator(dst, n, mean, stddev, seed, f);  // gaussian_batch.hpp
 }
 
 /// keys_out = keys_in sorted (stable, LSD radix with oneTBB; keys and values: 1-d,
@@ -269,6 +272,7 @@ NB_MODULE(_onepass, m) {
         nb::arg("form"), nb::arg("method"),
         "Fills out (n float32): method 0 (float_native) the float-native generator (generate_normal_float_cpu, "
         "form not used); 1 (rounded_double) the float64 samples of the form rounded to nearest.");
+  m.attr("gaussian_isa") = onepass_py::gaussian_batch_isa();
   m.def("segmented_bytes", &segmented_bytes, nb::arg("x"), nb::arg("out"), nb::arg("offsets"),
         nb::arg("num_segments"), nb::arg("row_length"), nb::arg("item"), nb::arg("seed"), nb::arg("rounds"),
         nb::arg("inverse"), nb::arg("use_offsets"));

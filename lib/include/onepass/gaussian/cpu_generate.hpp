@@ -3,8 +3,8 @@
 //
 // Output order (shared with the GPU): output i belongs to warp round r = i / 32 and
 // lane l = i % 32; lane l of round r uses entropy_source(seed, l)(r) — 32 streams per
-// seed, draw = round. The last round is computed in full (the butterfly needs all 32
-// lanes); only outputs i < n are written.
+// seed, draw = round. The rounds are computed in batches (warp_batch.hpp); the last batch is
+// computed in full (the butterfly needs all 32 lanes); only outputs i < n are written.
 #pragma once
 
 #include <tbb/blocked_range.h>
@@ -20,6 +20,7 @@
 #include "onepass/gaussian/entropy.hpp"
 #include "onepass/gaussian/float_cpu_generate.hpp"
 #include "onepass/gaussian/table.hpp"
+#include "onepass/gaussian/warp_batch.hpp"
 #include "onepass/gaussian/warp_emulation.hpp"
 
 namespace onepass::gaussian {
@@ -41,12 +42,66 @@ inline void check_generate_args(const char* fn, const void* out, std::size_t n, 
           "entries must satisfy sum over sub-tables of 2 * max entry <= 2^31 - 1");
   for (double p : tab.coeff.p) require(std::isfinite(p), fn, "tab", "coefficients must be finite");
 }
+
+/// Batches (double_batch_rounds warp rounds each) per oneTBB task at least: 64 x 512
+/// outputs (256 KiB of doubles), so a task's setup is negligible against its work.
+inline constexpr std::uint64_t double_batch_grain = 64;
+
+/// Writes the outputs i < n of batch w, whose first round is r0: out[32 (r0 + k) + l] =
+/// x[l][k] converted to T (the transposition from the batch's lanes x rounds to the output's
+/// rounds x lanes). A whole batch goes in 4 x 4 tiles (four rounds of four lanes: the
+/// compiler moves pairs of doubles together); the last, partial one element by element.
+template <class T, class Isa = void>
+inline void store_double_batch(T* __restrict out, std::size_t n, std::uint64_t r0, const double_batch& w) {
+  constexpr unsigned R = double_batch::R;
+  T* __restrict dst = out + r0 * 32;
+  const std::uint64_t left = n - r0 * 32;  // > 0: outputs from dst on
+  if (left >= 32 * R) {
+    for (unsigned k0 = 0; k0 < R; k0 += 4)
+      for (unsigned l0 = 0; l0 < 32; l0 += 4)
+        for (unsigned k = 0; k < 4; ++k)
+          for (unsigned l = 0; l < 4; ++l) dst[32 * (k0 + k) + l0 + l] = static_cast<T>(w.x[l0 + l][k0 + k]);
+  } else {
+    for (unsigned i = 0; i < left; ++i) dst[i] = static_cast<T>(w.x[i % 32][i / 32]);
+  }
+}
+
+/// generate_normal_cpu after its argument checks: out[0..n) from batches of
+/// double_batch_rounds warp rounds (warp_batch.hpp; the last batch is computed in full, only
+/// its outputs i < n are written), in parallel over batches with oneTBB. Isa: the
+/// instantiation tag of warp_batch.hpp. Arguments as generate_normal_cpu, already checked.
+template <class T, class Isa = void>
+inline void generate_normal_cpu_checked(T* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
+                                        const table& tab, form f) {
+  if (n == 0) return;
+  constexpr unsigned R = double_batch::R;
+  const std::uint64_t rounds = (static_cast<std::uint64_t>(n) + 31) / 32;
+  const std::uint64_t batches = (rounds + R - 1) / R;
+  entropy_source sources[32] = {
+      {seed, 0},  {seed, 1},  {seed, 2},  {seed, 3},  {seed, 4},  {seed, 5},  {seed, 6},  {seed, 7},
+      {seed, 8},  {seed, 9},  {seed, 10}, {seed, 11}, {seed, 12}, {seed, 13}, {seed, 14}, {seed, 15},
+      {seed, 16}, {seed, 17}, {seed, 18}, {seed, 19}, {seed, 20}, {seed, 21}, {seed, 22}, {seed, 23},
+      {seed, 24}, {seed, 25}, {seed, 26}, {seed, 27}, {seed, 28}, {seed, 29}, {seed, 30}, {seed, 31}};
+  // The scales sigma * p_i, each one rounded product as in lane::combine3 / combine4.
+  const double scale[4] = {stddev * tab.coeff.p[0], stddev * tab.coeff.p[1], stddev * tab.coeff.p[2],
+                           stddev * tab.coeff.p[3]};
+  tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, batches, double_batch_grain),
+                    [&](const tbb::blocked_range<std::uint64_t>& range) {
+                      double_batch w;
+                      for (std::uint64_t b = range.begin(); b != range.end(); ++b) {
+                        double_batch_rounds_compute<Isa>(w, sources, b * R, tab.entries, scale, mean, f);
+                        store_double_batch<T, Isa>(out, n, b * R, w);
+                      }
+                    });
+}
 }  // namespace detail
 
 /// Fills out[0..n) with N(mean, stddev^2) samples of the warp Gaussian generator on the
 /// CPU (article: whole generator; output order in the file comment). Bit-identical to
-/// generate_normal(out, n, mean, stddev, seed, tab, f, stream) on the GPU. Parallel over
-/// rounds with oneTBB; deterministic (independent of the thread count).
+/// generate_normal(out, n, mean, stddev, seed, tab, f, stream) on the GPU and to
+/// emulate_warp round by round (the rounds are computed in batches, warp_batch.hpp).
+/// Parallel over batches of rounds with oneTBB; deterministic (independent of the thread
+/// count).
 /// out: n doubles, or n floats — each float is the double sample rounded to nearest
 /// (so the float output keeps the double generator's distribution up to float
 /// rounding) — caller-owned; n in [0, 2^62]; mean finite; stddev finite >= 0; seed any.
@@ -56,23 +111,7 @@ template <class T, class = std::enable_if_t<std::is_same_v<T, double> || std::is
 inline void generate_normal_cpu(T* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
                                 const table& tab, form f = form::four) {
   detail::check_generate_args("generate_normal_cpu", out, n, mean, stddev, tab, f);
-  const std::uint64_t rounds = (static_cast<std::uint64_t>(n) + 31) / 32;
-  entropy_source sources[32] = {
-      {seed, 0},  {seed, 1},  {seed, 2},  {seed, 3},  {seed, 4},  {seed, 5},  {seed, 6},  {seed, 7},
-      {seed, 8},  {seed, 9},  {seed, 10}, {seed, 11}, {seed, 12}, {seed, 13}, {seed, 14}, {seed, 15},
-      {seed, 16}, {seed, 17}, {seed, 18}, {seed, 19}, {seed, 20}, {seed, 21}, {seed, 22}, {seed, 23},
-      {seed, 24}, {seed, 25}, {seed, 26}, {seed, 27}, {seed, 28}, {seed, 29}, {seed, 30}, {seed, 31}};
-  tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, rounds, 1024), [&](const tbb::blocked_range<std::uint64_t>& rr) {
-    for (std::uint64_t r = rr.begin(); r != rr.end(); ++r) {
-      std::uint32_t entropy[32];
-      for (unsigned l = 0; l < 32; ++l) entropy[l] = sources[l](r);
-      double x[32];
-      emulate_warp(entropy, tab.entries, tab.coeff, x, mean, stddev, f);
-      const std::uint64_t base = r * 32;
-      const unsigned count = static_cast<unsigned>(n - base < 32 ? n - base : 32);
-      for (unsigned l = 0; l < count; ++l) out[base + l] = static_cast<T>(x[l]);
-    }
-  });
+  detail::generate_normal_cpu_checked(out, n, mean, stddev, seed, tab, f);
 }
 
 /// Default generator of the dtype: doubles as above with the library's default_table()

@@ -6,8 +6,9 @@
 // (0..31) and transform j (0..3) give output 128 r + 4 l + j (one float4 per lane and
 // round on the GPU). Lane l uses the stream float_entropy_source(seed, l), block r: word j
 // of that block is lane l's entropy for transform j of round r. Transform j of a round is
-// one warp transform (float_lane.hpp) over the 32 lanes' words j. The last round is
-// computed in full (the butterfly needs all 32 lanes); only outputs i < n are written.
+// one warp transform (float_lane.hpp) over the 32 lanes' words j. The rounds are computed in
+// batches (warp_batch.hpp); the last batch is computed in full (the butterfly needs all 32
+// lanes); only outputs i < n are written.
 #pragma once
 
 #include <tbb/blocked_range.h>
@@ -16,6 +17,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "onepass/call_protocol.hpp"
@@ -23,6 +25,7 @@
 #include "onepass/gaussian/float_entropy.hpp"
 #include "onepass/gaussian/float_lane.hpp"
 #include "onepass/gaussian/table.hpp"
+#include "onepass/gaussian/warp_batch.hpp"
 
 namespace onepass::gaussian {
 
@@ -97,10 +100,63 @@ inline void emulate_float_warp(const std::uint32_t (&entropy)[32], const float* 
   for (unsigned l = 0; l < 32; ++l) out[l] = float_lane::combine(w.a[l], w.b[l], w.c[l], k);
 }
 
+namespace detail {
+/// Batches (float_batch_rounds warp rounds each) per oneTBB task at least: 32 x 1024
+/// outputs (128 KiB of floats).
+inline constexpr std::uint64_t float_batch_grain = 32;
+
+/// Writes the outputs i < n of batch w, whose first round is r0: out[128 (r0 + q) + 4 l + j]
+/// = x[l][4 q + j] (lane l's four floats of round q, the GPU's float4, are contiguous in
+/// both). A whole batch goes as 16-byte copies; the last, partial one element by element.
+template <class Isa = void>
+inline void store_float_batch(float* __restrict out, std::size_t n, std::uint64_t r0, const float_batch& w) {
+  constexpr unsigned R = float_batch::R;
+  float* __restrict dst = out + r0 * 128;
+  const std::uint64_t left = n - r0 * 128;  // > 0: outputs from dst on
+  if (left >= 128 * R) {
+    for (unsigned q = 0; q < R; ++q)
+      for (unsigned l = 0; l < 32; ++l) std::memcpy(dst + 128 * q + 4 * l, &w.x[l][4 * q], 4 * sizeof(float));
+  } else {
+    for (unsigned i = 0; i < left; ++i) dst[i] = w.x[(i / 4) % 32][4 * (i / 128) + i % 4];
+  }
+}
+
+/// generate_normal_float_cpu after its argument checks: out[0..n) from batches of
+/// float_batch_rounds warp rounds (warp_batch.hpp; the last batch is computed in full, only
+/// its outputs i < n are written), in parallel over batches with oneTBB. Isa: the
+/// instantiation tag of warp_batch.hpp. Arguments as generate_normal_float_cpu, already
+/// checked.
+template <class Isa = void>
+inline void generate_normal_float_cpu_checked(float* out, std::size_t n, double mean, double stddev,
+                                              std::uint64_t seed, const float_table& tab) {
+  if (n == 0) return;
+  constexpr unsigned R = float_batch::R;
+  const std::vector<float> signed_tab = signed_float_table(tab);
+  const float_scaled k = float_lane::scale(tab.coeff, mean, stddev);
+  const std::uint64_t rounds = (static_cast<std::uint64_t>(n) + 127) / 128;
+  const std::uint64_t batches = (rounds + R - 1) / R;
+  float_entropy_source sources[32] = {
+      {seed, 0},  {seed, 1},  {seed, 2},  {seed, 3},  {seed, 4},  {seed, 5},  {seed, 6},  {seed, 7},
+      {seed, 8},  {seed, 9},  {seed, 10}, {seed, 11}, {seed, 12}, {seed, 13}, {seed, 14}, {seed, 15},
+      {seed, 16}, {seed, 17}, {seed, 18}, {seed, 19}, {seed, 20}, {seed, 21}, {seed, 22}, {seed, 23},
+      {seed, 24}, {seed, 25}, {seed, 26}, {seed, 27}, {seed, 28}, {seed, 29}, {seed, 30}, {seed, 31}};
+  tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, batches, float_batch_grain),
+                    [&](const tbb::blocked_range<std::uint64_t>& range) {
+                      float_batch w;
+                      for (std::uint64_t b = range.begin(); b != range.end(); ++b) {
+                        float_batch_rounds_compute<Isa>(w, sources, b * R, signed_tab.data(), k);
+                        store_float_batch<Isa>(out, n, b * R, w);
+                      }
+                    });
+}
+}  // namespace detail
+
 /// Fills out[0..n) with N(mean, stddev^2) floats of the float-native generator on the CPU
 /// (output order in the file comment; article: whole generator, float form in
 /// float_lane.hpp). Bit-identical to generate_normal(out, n, mean, stddev, seed, tab,
-/// stream) on the GPU. Parallel over rounds with oneTBB; deterministic.
+/// stream) on the GPU and to emulate_float_warp transform by transform (the rounds are
+/// computed in batches, warp_batch.hpp). Parallel over batches of rounds with oneTBB;
+/// deterministic.
 /// out: n floats, caller-owned; n in [0, 2^62]; mean finite, |mean| <= 3.4e38 (rounded to
 /// float); stddev finite in [0, 1e30]; seed any; tab: a float_table (entries >= 0,
 /// worst_case_register <= 2^24, finite coefficients), default default_float_table().
@@ -108,30 +164,7 @@ inline void emulate_float_warp(const std::uint32_t (&entropy)[32], const float* 
 inline void generate_normal_float_cpu(float* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
                                       const float_table& tab) {
   detail::check_float_generate_args("generate_normal_cpu", out, n, mean, stddev, tab);
-  if (n == 0) return;
-  const std::vector<float> signed_tab = signed_float_table(tab);
-  const float_scaled k = float_lane::scale(tab.coeff, mean, stddev);
-  const std::uint64_t rounds = (static_cast<std::uint64_t>(n) + 127) / 128;
-  std::vector<float_entropy_source> sources;
-  sources.reserve(32);
-  for (unsigned l = 0; l < 32; ++l) sources.emplace_back(seed, l);
-  tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, rounds, 256), [&](const tbb::blocked_range<std::uint64_t>& rr) {
-    for (std::uint64_t r = rr.begin(); r != rr.end(); ++r) {
-      words4 w[32];
-      for (unsigned l = 0; l < 32; ++l) w[l] = sources[l](r);
-      const std::uint64_t base = r * 128;
-      for (unsigned j = 0; j < 4; ++j) {
-        std::uint32_t e[32];
-        for (unsigned l = 0; l < 32; ++l) e[l] = w[l].w[j];
-        float x[32];
-        emulate_float_warp(e, signed_tab.data(), k, x);
-        for (unsigned l = 0; l < 32; ++l) {
-          const std::uint64_t i = base + 4 * l + j;
-          if (i < n) out[i] = x[l];
-        }
-      }
-    }
-  });
+  detail::generate_normal_float_cpu_checked(out, n, mean, stddev, seed, tab);
 }
 
 /// As above with default_float_table().
