@@ -59,14 +59,17 @@ import datetime
 import gc
 import json
 import os
-import platform
 import re
 import resource
 import socket
 import statistics
-import subprocess
 import sys
 import time
+
+try:  # imported as experiments.<name> (tests, python -m)
+    from experiments.host_info import cpu_model, git, loadavg
+except ImportError:  # run as a script: experiments/ is sys.path[0]
+    from host_info import cpu_model, git, loadavg
 
 import numpy as np
 
@@ -115,34 +118,6 @@ def parse_items(text):
 
 
 # ----------------------------------------------------------------------------- provenance
-
-def git(*args):
-    """git's output (trailing newlines dropped; porcelain columns kept), or None without git."""
-    try:
-        return subprocess.run(["git", "-C", REPO] + list(args), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                              universal_newlines=True, timeout=60, check=True).stdout.rstrip("\n")
-    except Exception:  # noqa: BLE001 - a copy of the tree without git
-        return None
-
-
-def loadavg():
-    """The 1-, 5- and 15-minute load averages, or None where the system gives none."""
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except OSError:
-        return None
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
 
 def memory_total_bytes():
     try:

@@ -55,7 +55,6 @@ import csv
 import datetime
 import json
 import os
-import platform
 import re
 import resource
 import socket
@@ -63,6 +62,11 @@ import statistics
 import subprocess
 import sys
 import time
+
+try:  # imported as experiments.<name> (tests, python -m)
+    from experiments.host_info import cpu_model, git, loadavg
+except ImportError:  # run as a script: experiments/ is sys.path[0]
+    from host_info import cpu_model, git, loadavg
 
 COLUMNS = ["algorithm", "num_samples", "world_size", "indices_per_second", "peak_rss_bytes",
            "first_index_seconds", "bytes_beyond_batch", "status", "note"]
@@ -557,34 +561,6 @@ def _run_child(spec, timeout):
 
 def fmt(x, digits=6):
     return "" if x is None else ("%.*g" % (digits, x))
-
-
-def git(*args):
-    """git's output (trailing newlines dropped; leading blanks kept: porcelain columns), or None."""
-    try:
-        return subprocess.run(["git", "-C", REPO] + list(args), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                              universal_newlines=True, timeout=60, check=True).stdout.rstrip("\n")
-    except Exception:  # noqa: BLE001 - a copy without git
-        return None
-
-
-def loadavg():
-    """The 1-, 5- and 15-minute load averages (other work on the machine while timing), or None."""
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except OSError:
-        return None
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def provenance(args):
