@@ -2,8 +2,9 @@
 // scan it is built on. Every variant must give the CPU shuffle's permutation bit
 // for bit (same bijection: seed and rounds), write every output element exactly
 // once (outputs poisoned with two different byte patterns, a guard zone after the
-// last element checked untouched), and be a permutation of its input. Label `gpu`:
-// skipped, and reported as skipped, on a machine without a GPU.
+// last element checked untouched), and be a permutation of its input. SanitizerSizes:
+// every kernel once at small sizes (scripts/gpu-sanitize.sh's racecheck runs). Label
+// `gpu`: skipped, and reported as skipped, on a machine without a GPU.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -630,6 +631,66 @@ TEST(GpuShuffle, UnshuffleInvertsEveryVariant) {
                                                << " m=" << m;
     }
   }
+}
+
+// ---------------------------------------------------------------------------
+// SanitizerSizes: every kernel of the shuffle, each launched at least once, at the
+// smallest inputs that reach it. scripts/gpu-sanitize.sh runs racecheck on this test
+// alone: racecheck instruments every shared-memory access, and the tests above shuffle
+// millions of elements (ElementSize* 2^22 and 2^23 per type, UnshuffleInvertsEveryVariant
+// 2^24), more than it finishes in minutes. For elements of 1, 2, 4, 8 and 16 bytes (16:
+// 16- and 8-byte aligned), each output equal to the CPU's bit for bit:
+//   - Bijective0 (evaluate, gather), Bijective1 (count, scan, gather), Bijective2 (the
+//     staged structure, which the forward shuffle takes where it fits) and the unshuffle
+//     (tiled, small tile 256 x 2) at m = 1, 31 and 4097 (9 tiles: the look-back crosses
+//     tiles), and 70001 (256 tiles) for 1- and 8-byte elements;
+//   - Bijective2's tiled structure forced at m = 31 and 4097 (the pipelined kernel for
+//     elements of 4 bytes and more, the one-tile kernel below);
+//   - the large tile (256 x 4; domains of 2^22 indices and up): a bijection of 2^22
+//     indices over m = 3000 elements (most tiles flag nothing), every variant, the tiled
+//     structure forced, and the unshuffle;
+//   - the other evaluators (8-byte elements, m = 4097): VariablePhilox with a run-time
+//     round count (7) and LCG, every variant and the unshuffle.
+// Without the sanitizer it runs in well under a second on an H100.
+
+template <class T>
+void check_sanitizer_sizes(const char* type_name, bool with_70001) {
+  SCOPED_TRACE(type_name);
+  std::vector<std::size_t> sizes = {1, 31, 4097};
+  if (with_70001) sizes.push_back(70001);
+  for (std::size_t m : sizes) {
+    expect_gpu_equals_cpu(make_input<T>(m), variable_philox::for_length(m, 11 * m + sizeof(T)), all_variants, true,
+                          "VariablePhilox", 24);
+    if (testing::Test::HasFatalFailure()) return;
+  }
+  check_both_structures<T>({31, 4097}, type_name);
+  if (testing::Test::HasFatalFailure()) return;
+  // The large tile: a domain of 2^22 indices over a few elements.
+  const std::size_t m = 3000;
+  const auto in = make_input<T>(m);
+  const variable_philox f(gpu::detail::large_tile_min_bits, std::mt19937_64(sizeof(T) * 31 + alignof(T)));
+  expect_gpu_equals_cpu(in, f, all_variants, true, "VariablePhilox", 24);
+  if (testing::Test::HasFatalFailure()) return;
+  device_case<T> tiled(in);
+  tiled.force_path(gpu::detail::bijective2_path::tiled);
+  const std::vector<T> got = tiled.run(f, operation::shuffle, fusion::bijective2, 0xA5);
+  ASSERT_EQ(first_difference(got, run_cpu(in, f, operation::shuffle)), m)
+      << type_name << ": the large tile's tiled structure differs from the CPU";
+}
+
+TEST(GpuShuffle, SanitizerSizes) {
+  REQUIRE_GPU();
+  check_sanitizer_sizes<std::uint8_t>("uint8", true);
+  check_sanitizer_sizes<std::uint16_t>("uint16", false);
+  check_sanitizer_sizes<std::uint32_t>("uint32", false);
+  check_sanitizer_sizes<std::uint64_t>("uint64", true);
+  check_sanitizer_sizes<pair16>("pair16", false);
+  check_sanitizer_sizes<pair8x2>("pair8x2", false);
+  if (HasFatalFailure()) return;
+  const std::size_t m = 4097;
+  const auto in = make_input<std::uint64_t>(m);
+  expect_gpu_equals_cpu(in, variable_philox::for_length(m, 17, 7), all_variants, true, "VariablePhilox", 7);
+  expect_gpu_equals_cpu(in, lcg::for_length(m, 19), all_variants, true, "LCG", 0);
 }
 
 // ---------------------------------------------------------------------------

@@ -9,7 +9,8 @@
 // (checked on the GPU); bad arguments; the local finish's two orders of passes on inputs
 // of at most local_max keys: low-entropy keys (the AND of q uniform words; also above
 // local_max) and runs of keys tied on their top 16 bits, of every length class, hidden
-// from its predictor. Skipped (GTEST_SKIP) without a CUDA device.
+// from its predictor; SanitizerSizes, every kernel once at small sizes (scripts/
+// gpu-sanitize.sh's racecheck runs). Skipped (GTEST_SKIP) without a CUDA device.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -501,6 +502,89 @@ TEST_F(HybridMsd, LocalFinishLowEntropyLevels) {
       if (::testing::Test::HasFatalFailure()) return;
     }
   }
+}
+
+// SanitizerSizes: every kernel of the hybrid sort, each launched at least once, at the
+// smallest inputs that reach it. scripts/gpu-sanitize.sh runs racecheck on this test alone:
+// racecheck instruments every shared-memory access, and the tests above sort millions of
+// keys (PairsStable 2^22 keys 36 times), more than it finishes in minutes. Covered, each
+// sort checked against the oracle:
+//   - the whole-input local finish (one launch, no level): n = 1, 31 and small_max = 4096
+//     (the small local shape, 256 x 16), small_max + 1 (the large one, 512 x 12), for u32
+//     keys, u32 / u32 pairs (descending, double buffer), u64 / u64 pairs and float keys
+//     (descending); inside it, the passes over every varying bit for low-entropy keys (band
+//     q = 8, 4097 keys) and the passes over the top 16 bits then the runs tied on them,
+//     short (insertion) and long (the fallback), tie_run_keys at small_max keys;
+//   - the levels, on 22089 keys built to reach every step (leveled_keys): init, tile
+//     histogram, the three scan kernels, scatter and classify at each level; a top-digit
+//     bucket of 5000 keys (a segment of the large local shape), one of 3000 (a segment of
+//     the small shape), one of local_max + 300 keys (a second level, whose children are
+//     windows), 1500 keys spread over the other buckets (windows at level 0), and
+//     local_max + 1 equal keys (a large bucket through every level, then copy_kernel);
+//     for u32 keys, u32 / u32 pairs (descending, double buffer), u64 keys (descending),
+//     u64 / u64 pairs, u32 / u64 pairs and i64 / u32 pairs.
+// Without the sanitizer it runs in well under a second on an H100.
+
+/// Keys (top 32 bits of 64-bit keys; their low 32 bits random) made of top-digit buckets
+/// that reach every step of a level (see SanitizerSizes): 5000 keys of top byte 0x11,
+/// 3000 of 0x22, local_max + 300 of 0x33, local_max + 1 equal keys 0x44444444 (all 64 bits
+/// equal), 1500 uniform keys; shuffled.
+template <class Key>
+std::vector<Key> leveled_keys(std::uint64_t seed) {
+  constexpr unsigned bits = 8 * sizeof(Key);
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint64_t> top;  // the top 32 bits
+  auto bucket = [&](std::uint32_t top_byte, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) top.push_back((std::uint64_t{top_byte} << 24) | (rng() & 0xFFFFFF));
+  };
+  bucket(0x11, 5000);
+  bucket(0x22, 3000);
+  bucket(0x33, local_max + 300);
+  for (std::size_t i = 0; i < 1500; ++i) top.push_back(rng() & 0xFFFFFFFF);
+  const std::size_t varying = top.size();
+  top.insert(top.end(), local_max + 1, 0x44444444u);
+  std::vector<Key> keys(top.size());
+  const std::uint64_t equal_low = rng() & 0xFFFFFFFF;
+  for (std::size_t i = 0; i < top.size(); ++i) {
+    const std::uint64_t low = i < varying ? rng() & 0xFFFFFFFF : equal_low;
+    keys[i] = from_word<Key>(bits == 32 ? top[i] : (top[i] << 32) | low);
+  }
+  std::shuffle(keys.begin(), keys.end(), rng);
+  return keys;
+}
+
+TEST_F(HybridMsd, SanitizerSizes) {
+  std::uint64_t seed = 900;
+  config asc, desc_buffers;
+  desc_buffers.descending = true;
+  desc_buffers.how = api::double_buffer;
+  // The whole-input local finish, both local shapes.
+  for (std::size_t n : {std::size_t{1}, std::size_t{31}, small_max, small_max + 1}) {
+    check<std::uint32_t>(make_keys<std::uint32_t>(pattern::random, n, ++seed), asc, "u32 whole input");
+    check<std::uint32_t, std::uint32_t>(make_keys<std::uint32_t>(pattern::random, n, ++seed), desc_buffers,
+                                        "u32/u32 whole input");
+    check<std::uint64_t, std::uint64_t>(make_keys<std::uint64_t>(pattern::random, n, ++seed), asc,
+                                        "u64/u64 whole input");
+    check<float>(make_keys<float>(pattern::random, n, ++seed), desc_buffers, "f32 whole input");
+    if (HasFatalFailure()) return;
+  }
+  // The local finish's orders of passes: low-entropy keys (every varying bit), runs tied on
+  // the top 16 bits, short (insertion) and long and out of order (the fallback).
+  check<std::uint32_t, std::uint32_t>(band_keys<std::uint32_t>(8, small_max + 1, ++seed), asc, "u32/u32 band q=8");
+  check<std::uint32_t, std::uint32_t>(tie_run_keys<std::uint32_t>(small_max, 4, 3, run_tail::random, false, ++seed),
+                                      asc, "u32/u32 runs of 12");
+  check<std::uint32_t, std::uint32_t>(tie_run_keys<std::uint32_t>(small_max, 32, 26, run_tail::random, false, ++seed),
+                                      asc, "u32/u32 runs of 832");
+  if (HasFatalFailure()) return;
+  // The levels: segments of both local shapes, windows, a second level, copy_kernel.
+  config desc;
+  desc.descending = true;
+  check<std::uint32_t>(leveled_keys<std::uint32_t>(++seed), asc, "u32 levels");
+  check<std::uint32_t, std::uint32_t>(leveled_keys<std::uint32_t>(++seed), desc_buffers, "u32/u32 levels");
+  check<std::uint64_t>(leveled_keys<std::uint64_t>(++seed), desc, "u64 levels");
+  check<std::uint64_t, std::uint64_t>(leveled_keys<std::uint64_t>(++seed), asc, "u64/u64 levels");
+  check<std::uint32_t, std::uint64_t>(leveled_keys<std::uint32_t>(++seed), asc, "u32/u64 levels");
+  check<std::int64_t, std::uint32_t>(leveled_keys<std::int64_t>(++seed), desc, "i64/u32 levels");
 }
 
 // Every registry entry (hybrid_msd, onepass_sort) for every shape sorts like the oracle.

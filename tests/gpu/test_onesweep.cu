@@ -5,7 +5,8 @@
 // 0, 1, tile +- 1, several tiles, portion boundaries +- 1 (small portions through the
 // detail::plan, and the real 2^28); pairs are stable (values = input index); both the
 // out-of-place and the double-buffer API; the registry entries; NaN / -0.0 placement;
-// one input above 2^31 keys (checked on the GPU; label gpu_long); and bad arguments.
+// one input above 2^31 keys (checked on the GPU; label gpu_long); bad arguments; and
+// SanitizerSizes, every kernel once at small sizes (scripts/gpu-sanitize.sh's racecheck runs).
 // Skipped (GTEST_SKIP) without a CUDA device. The digit widths 5..9 and small portions:
 // test_onesweep_digit_widths.cu; the pairs options of binning_shape, homogeneous tiles
 // and crowded places: test_onesweep_shapes.cu; helpers: onesweep_test_support.cuh.
@@ -231,6 +232,99 @@ TEST_F(Onesweep, PairsShapeBySize) {
     large_sort_check(n, true, false);
     large_sort_check(n, true, true);
   }
+}
+
+// ----------------------------------------------------------------------------
+// SanitizerSizes: every kernel of the sort, each launched at least once, at the smallest
+// inputs that reach it. scripts/gpu-sanitize.sh runs racecheck on this test alone:
+// racecheck instruments every shared-memory access, and the tests above sort tens of
+// millions of keys (PairsShapeBySize 2^25 pairs six times), more than it finishes in
+// minutes. Covered (d = 8, the sm_90 table's shapes, each checked against the oracle):
+//   - the upfront histogram (one and several chunks: 4097 and 20001 keys > the 4096-key
+//     minimum chunk) and the exclusive-sum kernel, in every sort;
+//   - the tiny tier (256 x 8 tiles, n < tiny_below = 2^20) through the public API at
+//     n = 1, 31, 4097, 20001 (20001: ten tiles, so the look-back crosses tiles) for every
+//     key / value width pair the binning kernel is built for: u32 keys, u32 / u32 pairs
+//     (values after the keys), float / u64 pairs, u64 keys, i64 / u32 pairs, u64 / u64
+//     pairs; both orders and both APIs;
+//   - the default tiles and u32 pairs' small tiles at their real size: one pass
+//     ([0, 8): one histogram place, one binning kernel) over tiny_below + 1 keys, u32 keys
+//     and u32 / u32 pairs (small_tiles, n < small_below = 2^25);
+//   - every default shape at a few tiles (2 tiles + 17 keys, all bits) through the plan
+//     with the shape alone as Policy (the same binning_shape, without the tiers, so small
+//     inputs take it): u32 pairs' default 256 x 56 tiles, which only sorts of 2^25 keys
+//     reach otherwise, and the default tiles of the other five width pairs;
+//   - portions (the last tile of a portion seeding the next portion's bins): the plan
+//     with portions of tile + 1 keys (default shape) and of 1500 keys (tiny tier).
+// Without the sanitizer it runs in well under a second on an H100.
+
+/// The binning_shape of Policy alone: its tile shape without the tiny and small tiers, so
+/// that detail::plan<..., tile_shape_of<Policy>> runs Policy's own tiles at any size.
+template <class P>
+using tile_shape_of = os::detail::binning_shape<P::block, P::items, P::min_blocks, P::match, P::window,
+                                                P::early_counts, P::prefetch_values, P::values_after_keys>;
+
+/// Random keys through the public API (tiny tier at these sizes) and through the plan with
+/// the default shape of (Key, Value) alone at 2 tiles + 17 keys; Value = int: keys only.
+template <class Key, class Value>
+void check_sanitizer_sizes(const char* name, bool descending, bool double_buffer, std::uint64_t seed) {
+  using V = std::conditional_t<std::is_same_v<Value, int>, os::detail::no_values, Value>;
+  using shape = tile_shape_of<os::detail::binning_policy<sizeof(Key), os::detail::value_bytes<V>, 8>>;
+  for (std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{4097}, std::size_t{20001}}) {
+    config c;
+    c.descending = descending;
+    c.double_buffer = double_buffer;
+    check<8, Key, Value>(make_keys<Key>(pattern::random, n, ++seed), c, std::string(name) + " tiny tier");
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  config c;
+  c.descending = descending;
+  c.portion = os::default_portion_items;
+  check<8, Key, Value, shape>(make_keys<Key>(pattern::random, 2 * shape::tile_items + 17, ++seed), c,
+                              std::string(name) + " default tiles");
+}
+
+TEST_F(Onesweep, SanitizerSizes) {
+  check_sanitizer_sizes<std::uint32_t, int>("u32", false, false, 100);
+  check_sanitizer_sizes<std::uint32_t, std::uint32_t>("u32/u32", true, true, 200);
+  check_sanitizer_sizes<float, std::uint64_t>("float/u64", true, false, 300);
+  check_sanitizer_sizes<std::uint64_t, int>("u64", false, true, 400);
+  check_sanitizer_sizes<std::int64_t, std::uint32_t>("i64/u32", false, false, 500);
+  check_sanitizer_sizes<std::uint64_t, std::uint64_t>("u64/u64", true, false, 600);
+  if (HasFatalFailure()) return;
+
+  // u32 pairs' small tiles alone at a few tiles (the public API reaches them from 2^20 keys).
+  using pairs_policy = os::detail::binning_policy<4, 4, 8>;
+  config c;
+  c.portion = os::default_portion_items;
+  check<8, std::uint32_t, std::uint32_t, pairs_policy::small_tiles>(
+      make_keys<std::uint32_t>(pattern::random, 2 * pairs_policy::small_tiles::tile_items + 17, 700), c,
+      "u32/u32 small tiles");
+
+  // Portions: the default u32-key shape with portions of tile + 1 keys (three portions), the
+  // tiny tier with portions of 1500 keys (three portions of pairs).
+  using keys_shape = tile_shape_of<os::detail::binning_policy<4, 0, 8>>;
+  c.portion = keys_shape::tile_items + 1;
+  check<8, std::uint32_t, int, keys_shape>(
+      make_keys<std::uint32_t>(pattern::random, 2 * keys_shape::tile_items + 17, 701), c, "u32 portions");
+  c.portion = 1500;
+  c.descending = true;
+  check<8, std::uint32_t, std::uint32_t>(make_keys<std::uint32_t>(pattern::random, 4097, 702), c,
+                                         "u32/u32 tiny-tier portions");
+  if (HasFatalFailure()) return;
+
+  // The real default tiles (u32 keys) and small tiles (u32 pairs) through the public API:
+  // tiny_below + 1 keys, one digit place (one histogram place, one binning pass).
+  using P = os::detail::plan<8, std::uint32_t, std::uint32_t>;
+  constexpr std::uint64_t above_tiny = os::detail::tiny_shape<P::policy>::below + 1;
+  static_assert(above_tiny < os::detail::small_shape<P::policy>::below, "u32 pairs take small_tiles there");
+  EXPECT_EQ(P(above_tiny, 0, 8, false).tiles_per_portion(),
+            (above_tiny + P::small_policy::tile_items - 1) / P::small_policy::tile_items);
+  config one_place;
+  one_place.end_bit = 8;
+  const auto keys = make_keys<std::uint32_t>(pattern::random, above_tiny, 703);
+  check<8, std::uint32_t>(keys, one_place, "u32 default tiles, one place");
+  check<8, std::uint32_t, std::uint32_t>(keys, one_place, "u32/u32 small tiles, one place");
 }
 
 // Above 2^31 keys (uint32 keys only, double-buffer API: 2 x 8.6 GB).
