@@ -55,21 +55,19 @@ check's reference, our argsort's output and buffers, the check's gathered keys).
 
 import argparse
 import csv
-import datetime
 import gc
 import json
 import os
 import re
 import resource
-import socket
 import statistics
 import sys
 import time
 
 try:  # imported as experiments.<name> (tests, python -m)
-    from experiments.host_info import cpu_model, git, loadavg
+    from experiments.host_info import loadavg, run_provenance
 except ImportError:  # run as a script: experiments/ is sys.path[0]
-    from host_info import cpu_model, git, loadavg
+    from host_info import loadavg, run_provenance
 
 import numpy as np
 
@@ -88,13 +86,15 @@ SCALES = {
 }
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-# The code this experiment measures (git pathspecs): whether it was clean when measured.
-# experiments/manifest.toml's [code] group python_cpu lists the same files.
-MEASURED_CODE = ["python/onepass/", "python/src/onepass_ext.cpp", "python/src/cpu_sort.cpp", "python/src/cpu_sort.hpp",
-                 "lib/include/onepass/sort/cpu_radix_sort.hpp", "lib/include/onepass/sort/key_traits.hpp",
-                 "lib/include/onepass/gaussian/", "lib/src/gaussian_table.cpp", "lib/src/gaussian_float_table.cpp",
-                 "lib/include/onepass/shuffle/cpu_shuffle.hpp", "lib/include/onepass/bijection/",
-                 "experiments/cpu_peers.py"]
+
+
+def measured_code():
+    """The code this experiment measures (git pathspecs; whether it was clean when measured): its
+    stale_when groups in experiments/manifest.toml and this program."""
+    if REPO not in sys.path:
+        sys.path.insert(0, REPO)  # run as a script: figures/ is a package of the repository root
+    from figures.manifest import manifest
+    return manifest().code_paths(EXPERIMENT)
 
 
 # ----------------------------------------------------------------------------- arguments
@@ -145,17 +145,10 @@ def numpy_simd():
 
 
 def provenance(args):
-    commit = os.environ.get("ONEPASS_COMMIT") or (git("rev-parse", "HEAD") or "").strip() or "unknown"
-    dirty = git("status", "--porcelain", "--untracked-files=no")
-    measured_dirty = git("status", "--porcelain", "--untracked-files=no", "--", *MEASURED_CODE)
-    cores_used = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return {"experiment": EXPERIMENT, "program": "experiments/cpu_peers.py",
-            "command": " ".join(["python"] + sys.argv), "commit": commit,
-            "worktree_dirty": bool(dirty) if dirty is not None else None,
-            "measured_code_dirty": sorted(line[3:] for line in measured_dirty.splitlines()) if measured_dirty else [],
-            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "host": socket.gethostname(), "cpu_model": cpu_model(), "cores": os.cpu_count(),
-            "cores_used": cores_used, "memory_total_bytes": memory_total_bytes(), "scale": args.scale}
+    out = {"experiment": EXPERIMENT, "program": "experiments/cpu_peers.py"}
+    out.update(run_provenance(measured_code()))
+    out.update({"memory_total_bytes": memory_total_bytes(), "scale": args.scale})
+    return out
 
 
 # ----------------------------------------------------------------------------- the benchmark

@@ -1,10 +1,14 @@
 """What the Python experiments record about the machine and the checkout they ran on (shared by
 experiments/cpu_peers.py and experiments/sampler.py): git's output for this repository, the load
-averages and the CPU model. Not an experiment itself."""
+averages, the CPU model, and the provenance fields every meta.json of theirs starts with. Not an
+experiment itself."""
 
+import datetime
 import os
 import platform
+import socket
 import subprocess
+import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -38,3 +42,20 @@ def cpu_model():
     except OSError:
         pass
     return platform.processor() or "unknown"
+
+
+def run_provenance(measured_code):
+    """The meta.json fields both Python CPU experiments share: commit (ONEPASS_COMMIT, else git's
+    HEAD, else "unknown"), worktree_dirty (None without git), measured_code_dirty (the tracked
+    paths under the pathspecs `measured_code` with uncommitted changes, sorted), the command, the
+    UTC start date, host, CPU model, cores and the cores this process may use."""
+    commit = os.environ.get("ONEPASS_COMMIT") or (git("rev-parse", "HEAD") or "").strip() or "unknown"
+    dirty = git("status", "--porcelain", "--untracked-files=no")
+    measured_dirty = git("status", "--porcelain", "--untracked-files=no", "--", *measured_code)
+    cores_used = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {"commit": commit, "worktree_dirty": bool(dirty) if dirty is not None else None,
+            "measured_code_dirty": sorted(line[3:] for line in measured_dirty.splitlines()) if measured_dirty else [],
+            "command": " ".join(["python"] + sys.argv),
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "host": socket.gethostname(), "cpu_model": cpu_model(), "cores": os.cpu_count(),
+            "cores_used": cores_used}

@@ -52,21 +52,19 @@ averages before and after; run it with nothing else on the machine (e.g. holding
 
 import argparse
 import csv
-import datetime
 import json
 import os
 import re
 import resource
-import socket
 import statistics
 import subprocess
 import sys
 import time
 
 try:  # imported as experiments.<name> (tests, python -m)
-    from experiments.host_info import cpu_model, git, loadavg
+    from experiments.host_info import loadavg, run_provenance
 except ImportError:  # run as a script: experiments/ is sys.path[0]
-    from host_info import cpu_model, git, loadavg
+    from host_info import loadavg, run_provenance
 
 COLUMNS = ["algorithm", "num_samples", "world_size", "indices_per_second", "peak_rss_bytes",
            "first_index_seconds", "bytes_beyond_batch", "status", "note"]
@@ -564,20 +562,12 @@ def fmt(x, digits=6):
 
 
 def provenance(args):
-    commit = os.environ.get("ONEPASS_COMMIT") or (git("rev-parse", "HEAD") or "").strip() or "unknown"
-    dirty = git("status", "--porcelain", "--untracked-files=no")
-    measured_dirty = git("status", "--porcelain", "--untracked-files=no", "--", *MEASURED_CODE)
     mem = meminfo()
-    cores_used = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return {"experiment": "sampler", "program": "experiments/sampler.py", "commit": commit,
-            "worktree_dirty": bool(dirty) if dirty is not None else None,
-            "measured_code_dirty": sorted(line[3:] for line in measured_dirty.splitlines()) if measured_dirty else [],
-            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "host": socket.gethostname(), "cpu_model": cpu_model(), "cores": os.cpu_count(),
-            "cores_used": cores_used, "memory_total_bytes": mem["MemTotal"],
-            "memory_available_bytes": mem["MemAvailable"],
-            "command": " ".join(["python"] + sys.argv),
-            "scale": args.scale, "seed": SEED, "epoch": EPOCH}
+    out = {"experiment": "sampler", "program": "experiments/sampler.py"}
+    out.update(run_provenance(MEASURED_CODE))
+    out.update({"memory_total_bytes": mem["MemTotal"], "memory_available_bytes": mem["MemAvailable"],
+                "scale": args.scale, "seed": SEED, "epoch": EPOCH})
+    return out
 
 
 def main(argv=None):
