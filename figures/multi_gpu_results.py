@@ -779,15 +779,18 @@ def _sort_part(report, data, table):
 
 
 def method_names(rows):
-    """(partition_first's row name, sort_first's row name, the default method) of a run, or None
-    when it timed one method: `distributed_sort` is always the default of the run's commit, the
-    other method's rows are distributed_sort_partition_first (sort_first the default) or
-    distributed_sort_merge (partition_first the default, before 2026-11-27)."""
+    """{"partition_first": row name, "sort_first": row name, "default": method, "other": row name}
+    of a run, or None when it timed one method: `distributed_sort` is always the default of the
+    run's commit; the other method's rows ("other") are distributed_sort_partition_first
+    (sort_first the default) or distributed_sort_merge (partition_first the default, before
+    2026-11-27)."""
     names = {r["algorithm"] for r in rows}
     if PARTITION in names:
-        return PARTITION, "distributed_sort", "sort_first"
+        return {"partition_first": PARTITION, "sort_first": "distributed_sort", "default": "sort_first",
+                "other": PARTITION}
     if MERGE in names:
-        return "distributed_sort", MERGE, "partition_first"
+        return {"partition_first": "distributed_sort", "sort_first": MERGE, "default": "partition_first",
+                "other": MERGE}
     return None
 
 
@@ -798,14 +801,12 @@ def method_rows(rows):
     named = method_names(rows)
     if named is None:
         return []
-    first_name, merge_name, _ = named
-    other = first_name if merge_name == "distributed_sort" else merge_name
     out = []
-    for shape in sorted({r["shape"] for r in rows if r["algorithm"] == other},
+    for shape in sorted({r["shape"] for r in rows if r["algorithm"] == named["other"]},
                         key=lambda s: list(SHAPE_TEXT).index(s) if s in SHAPE_TEXT else len(SHAPE_TEXT)):
-        for p in ranks(rows, shape, other):
-            first = seconds(rows, first_name, shape, p)
-            merge = seconds(rows, merge_name, shape, p)
+        for p in ranks(rows, shape, named["other"]):
+            first = seconds(rows, named["partition_first"], shape, p)
+            merge = seconds(rows, named["sort_first"], shape, p)
             if first is None or merge is None:
                 continue
             out.append({"shape": shape, "P": p, "partition_first": first, "sort_first": merge,
@@ -818,11 +819,10 @@ def _methods_part(report, rows, table):
     mrows = method_rows(rows)
     if not mrows:
         return
-    _, _, default = method_names(rows)
-    other_rows = PARTITION if default == "sort_first" else MERGE
+    named = method_names(rows)
     report.add("**The two methods** (`sort_method::partition_first` against `sort_method::sort_first`: local sort, "
                "exchange of sorted ranges, merge; the run's default was `%s`, the other method's rows `%s` of the same "
-               "run; the targets above are judged on the default):" % (default, other_rows),
+               "run; the targets above are judged on the default):" % (named["default"], named["other"]),
                table(["shape", "P", "partition_first (ms)", "sort_first (ms)", "partition_first ÷ sort_first"],
                      [[SHAPE_TEXT.get(r["shape"], r["shape"]), r["P"], _ms(r["partition_first"]), _ms(r["sort_first"]),
                        _x(r["ratio"])] for r in mrows], "lrrrr"))

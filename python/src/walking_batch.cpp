@@ -1,7 +1,8 @@
 // python/src/walking_batch.cpp — run-time choice of the walking batch's instruction-set copy
-// (walking_batch.hpp). ONEPASS_WALKING_X86_LEVELS is defined by CMake when the x86-64-v3/v4
-// copies are built (GCC or Clang on x86-64).
+// (walking_batch.hpp) by the CPU's level (x86_level.hpp).
 #include "walking_batch.hpp"
+
+#include "x86_level.hpp"
 
 #include "onepass/shuffle/cpu_walking.hpp"
 
@@ -17,15 +18,12 @@ struct choice {
 };
 
 choice pick() {
-#if defined(ONEPASS_WALKING_X86_LEVELS)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512cd"))
-    return {walking_batch_x86_64_v4, "x86-64-v4"};
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2"))
-    return {walking_batch_x86_64_v3, "x86-64-v3"};
-#endif
-  return {walking_batch_baseline, "baseline"};
+  const x86_level level = detect_x86_level();
+  switch (level) {
+    case x86_level::v4: return {walking_batch_x86_64_v4, to_string(level)};
+    case x86_level::v3: return {walking_batch_x86_64_v3, to_string(level)};
+    default: return {walking_batch_baseline, to_string(level)};
+  }
 }
 
 const choice& chosen() {

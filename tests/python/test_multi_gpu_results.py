@@ -207,7 +207,8 @@ class Section(unittest.TestCase):
         # default's 20 / 10 ms (sort_first faster at both P).
         rows = sort_rows(True)
         rows += [sort_row(mg.PARTITION, "keys_u32", 2, 25.0), sort_row(mg.PARTITION, "keys_u32", 4, 12.5)]
-        self.assertEqual(mg.method_names(rows), (mg.PARTITION, "distributed_sort", "sort_first"))
+        self.assertEqual(mg.method_names(rows), {"partition_first": mg.PARTITION, "sort_first": "distributed_sort",
+                                                 "default": "sort_first", "other": mg.PARTITION})
         got = mg.method_rows(rows)
         self.assertEqual([(r["shape"], r["P"]) for r in got], [("keys_u32", 2), ("keys_u32", 4)])
         self.assertAlmostEqual(got[0]["partition_first"], 0.025)
