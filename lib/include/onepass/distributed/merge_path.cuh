@@ -7,7 +7,7 @@
 // (merge_partition_kernel), then each block loads its tile's A and B ranges into shared memory,
 // each thread finds its own diagonal inside the tile the same way and merges its items
 // sequentially, and the block writes the tile out coalesced (merge_tile_kernel). The tile shape
-// (threads x items per thread) is a template parameter, default_merge_shape<Key, Value>.
+// (threads x items per thread) is a template parameter, default_merge_shape.
 //
 // Stability: on equal key fields A's item comes first (A[i] before B[j] unless B[j] < A[i]), and
 // each input keeps its order; merging runs in source-rank order therefore gives the stable sort of
@@ -46,7 +46,6 @@ struct merge_shape {
 /// 3.53, 3.08 and 5.64 ms, the fastest of 256 x 8, 128 x 16, 256 x 16, 512 x 8 (and 256 x 24 for
 /// u32 keys, 3.69) in each; the kernel before its loads were unrolled took 5.45, 4.46, 7.70 ms
 /// (256 x 8), a device copy of the same bytes 2.01, 2.01, 4.00 ms.
-template <class Key, class Value>
 using default_merge_shape = merge_shape<256, 12>;
 
 /// The smallest tile of any shape merge_stable takes (sizes the split storage).
@@ -179,9 +178,9 @@ inline std::uint64_t merge_split_words(std::uint64_t n) { return (n + merge_min_
 
 /// Enqueues the stable merge of A and B (keys and, unless Value is merge_no_values, values) into
 /// out on `stream`: out[0, na + nb). d_splits: merge_split_words(na + nb) words of device memory.
-/// The outputs must not overlap the inputs. Shape: the tile (default_merge_shape<Key, Value>; tile at
+/// The outputs must not overlap the inputs. Shape: the tile (default_merge_shape; tile at
 /// least merge_min_tile, shared memory at most 48 KiB).
-template <class Key, class Value, class Less, class Shape = default_merge_shape<Key, Value>>
+template <class Key, class Value, class Less, class Shape = default_merge_shape>
 void merge_stable(const Key* a_keys, const Value* a_values, std::uint64_t na, const Key* b_keys, const Value* b_values,
                   std::uint64_t nb, Key* out_keys, Value* out_values, Less less, std::uint64_t* d_splits,
                   cudaStream_t stream) {
