@@ -28,7 +28,14 @@
 // the other method on P >= 2 (--default-only leaves it out): distributed_sort_partition_first
 // (sort_method::partition_first) or, while partition_first was the default,
 // distributed_sort_merge (sort_method::sort_first); onepass_sort (one GPU, num_ranks 1), alltoall (the bound;
-// "keys" per second = the keys whose bytes it moves). n_per_rank: rank 0's count.
+// "keys" per second = the keys whose bytes it moves), local_sort (P >= 2: every rank's one-GPU
+// onepass::sort of its own n_r keys at once, the slowest rank's time; with alltoall, the bound of
+// a sort that sorts locally and exchanges without overlap). n_per_rank: rank 0's count.
+// <out>/multi_gpu_sort_phases.csv (unless --no-phases): algorithm,shape,num_ranks,rank,phase,seconds_median
+// — each method run --reps more times with a phase_observer (onepass/distributed/phase_observer.hpp)
+// recording a CUDA event at each phase boundary; per rank and phase the median elapsed time on that
+// rank's GPU. A phase that starts with a collective (the exchange) includes the wait for the
+// slowest rank to reach it; the rank that arrives last waits least.
 // Exit status: 0 measured, 1 a failed check or a CUDA/NCCL failure, 2 bad arguments, 3 no GPU.
 #include <cuda_runtime.h>
 #include <mpi.h>
@@ -36,13 +43,17 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu_harness.cuh"
 #include "harness.hpp"
 #include "multi_gpu.cuh"
 #include "onepass/distributed/nccl_support.cuh"
+#include "onepass/distributed/phase_observer.hpp"
 #include "onepass/distributed/sort.cuh"
 #include "onepass/sort/sort.cuh"
 
@@ -107,6 +118,44 @@ struct case_spec {
   bool one_gpu_baseline;
 };
 
+/// Records a CUDA event on the call's stream at every phase mark (phase_observer.hpp) of the
+/// distributed calls made while it is installed; after the stream is synchronized, phases()
+/// gives each phase's elapsed time on this rank's GPU.
+class event_observer final : public dist::phase_observer {
+ public:
+  explicit event_observer(std::size_t capacity) : events_(capacity) {
+    for (auto& e : events_) ONEPASS_EXPERIMENT_CUDA(cudaEventCreate(&e));
+  }
+  ~event_observer() override {
+    for (auto e : events_) cudaEventDestroy(e);
+  }
+  event_observer(const event_observer&) = delete;
+  event_observer& operator=(const event_observer&) = delete;
+  void clear() { names_.clear(); }
+  void mark(const char* phase, cudaStream_t stream) noexcept override {
+    if (names_.size() == events_.size()) return;  // phases() then reports the overflow
+    cudaEventRecord(events_[names_.size()], stream);
+    names_.push_back(phase);
+  }
+  /// (phase, seconds) for every phase but the closing "end" mark, in call order.
+  std::vector<std::pair<std::string, double>> phases() const {
+    if (names_.size() == events_.size() || names_.empty() || names_.back() != std::string("end"))
+      throw onepass::runtime_failure("multi_gpu_sort: the phase marks did not end with \"end\" (" +
+                                     std::to_string(names_.size()) + " marks)");
+    std::vector<std::pair<std::string, double>> out;
+    for (std::size_t i = 0; i + 1 < names_.size(); ++i) {
+      float ms = 0;
+      ONEPASS_EXPERIMENT_CUDA(cudaEventElapsedTime(&ms, events_[i], events_[i + 1]));
+      out.emplace_back(names_[i], 1e-3 * ms);
+    }
+    return out;
+  }
+
+ private:
+  std::vector<cudaEvent_t> events_;
+  std::vector<const char*> names_;
+};
+
 struct context {
   ex::run* r;
   const mg::session* s;
@@ -114,6 +163,8 @@ struct context {
   std::uint64_t seed;
   cudaStream_t stream;
   bool with_other_method;
+  bool with_phases;       ///< measure_phases after each timing (not --no-phases; the same on every rank)
+  std::ofstream* phases;  ///< rank 0: the phases CSV; null elsewhere
 };
 
 /// The row name of a method: distributed_sort for the library's default, else the method's own.
@@ -128,6 +179,52 @@ void write_row(context& c, const char* algorithm, const std::string& shape_text,
   c.r->row(algorithm, shape_text, P, n0, total, t.median, t.min, t.max, static_cast<double>(total) / t.median);
   ex::progress(experiment, std::string(algorithm) + " " + shape_text + " P=" + std::to_string(P) + " N=" +
                                std::to_string(total) + ": " + std::to_string(t.median * 1e3) + " ms");
+}
+
+/// The phases of `sort` on every rank (the call made c.reps more times, untimed by the wall
+/// clock, an event_observer installed): rank 0 writes one row per (rank, phase), the median of
+/// the phase's elapsed time on that rank over the runs. Call on the members of g.
+template <class Reset, class Sort>
+void measure_phases(context& c, const mg::group& g, const std::string& algorithm, const std::string& shape_text,
+                    Reset&& reset, Sort&& sort) {
+  const int P = g.num_ranks;
+  int rank = 0;
+  MPI_Comm_rank(g.mpi, &rank);
+  event_observer observer(16);
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> seconds;  // [phase][run]
+  for (int k = 0; k < c.reps; ++k) {
+    reset();
+    ONEPASS_EXPERIMENT_CUDA(cudaStreamSynchronize(c.stream));
+    MPI_Barrier(g.mpi);
+    observer.clear();
+    {
+      dist::scoped_phase_observer installed(observer);
+      sort();
+    }
+    ONEPASS_EXPERIMENT_CUDA(cudaStreamSynchronize(c.stream));
+    const auto phases = observer.phases();
+    if (k == 0) {
+      for (const auto& p : phases) names.push_back(p.first);
+      seconds.assign(names.size(), {});
+    }
+    if (phases.size() != names.size())
+      throw onepass::runtime_failure("multi_gpu_sort: the phases of " + algorithm + " changed between runs");
+    for (std::size_t i = 0; i < phases.size(); ++i) seconds[i].push_back(phases[i].second);
+  }
+  // Every rank must report the same phases (the same call path).
+  int count = static_cast<int>(names.size()), low = 0, high = 0;
+  MPI_Allreduce(&count, &low, 1, MPI_INT, MPI_MIN, g.mpi);
+  MPI_Allreduce(&count, &high, 1, MPI_INT, MPI_MAX, g.mpi);
+  if (low != high) throw onepass::runtime_failure("multi_gpu_sort: the ranks marked different phases");
+  std::vector<double> medians(names.size()), all(names.size() * P);
+  for (std::size_t i = 0; i < names.size(); ++i) medians[i] = gpu::summarize(seconds[i]).median;
+  MPI_Gather(medians.data(), count, MPI_DOUBLE, all.data(), count, MPI_DOUBLE, 0, g.mpi);
+  if (rank != 0 || !c.phases) return;
+  for (int r = 0; r < P; ++r)
+    for (std::size_t i = 0; i < names.size(); ++i)
+      *c.phases << algorithm << ',' << shape_text << ',' << P << ',' << r << ',' << names[i] << ','
+                << ex::run::csv_field(all[r * names.size() + i]) << '\n';
 }
 
 /// Times the distributed sort (and, where asked, the one-GPU sort and the all-to-all) of one
@@ -168,12 +265,13 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
     if (cs.pairs) dist::sort_pairs(nullptr, bytes, keys, values, n, g.nccl, c.stream, 0, sizeof(Key) * 8, false, method);
     else dist::sort_keys(nullptr, bytes, keys, n, g.nccl, c.stream, 0, sizeof(Key) * 8, false, method);
     gpu::device_buffer temp(bytes);
-    const auto t = mg::time_group(g, c.stream, c.warmup, c.reps, [&](int) { reset(); }, [&](int) {
+    const auto sort = [&] {
       if (cs.pairs)
         dist::sort_pairs(temp.get(), bytes, keys, values, n, g.nccl, c.stream, 0, sizeof(Key) * 8, false, method);
       else
         dist::sort_keys(temp.get(), bytes, keys, n, g.nccl, c.stream, 0, sizeof(Key) * 8, false, method);
-    });
+    };
+    const auto t = mg::time_group(g, c.stream, c.warmup, c.reps, [&](int) { reset(); }, [&](int) { sort(); });
     // Check: sorted on this rank, and across the ranks' edges.
     gpu::device_buffer descents(sizeof(unsigned long long));
     ONEPASS_EXPERIMENT_CUDA(cudaMemsetAsync(descents.get(), 0, sizeof(unsigned long long), c.stream));
@@ -199,6 +297,7 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
                                      std::to_string(P) + " ranks is not sorted (" + std::to_string(all_bad) +
                                      " descents)");
     write_row(c, name, cs.name, P, n0, total, t);
+    if (c.with_phases) measure_phases(c, g, name, cs.name, reset, sort);
   }
 
   if (P == 1 && cs.one_gpu_baseline) {
@@ -222,6 +321,29 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
     write_row(c, "onepass_sort", cs.name, 1, n, total, t1);
   }
   if (P > 1 && cs.one_gpu_baseline) {
+    // The local sort alone: every rank's onepass::sort of its own n_r keys (as the distributed
+    // sort's local sort, all ranks at once), the slowest rank's time. Local sort + all-to-all
+    // is a lower bound for a sort that sorts locally and exchanges without overlapping the two.
+    std::size_t local_bytes = 0;
+    if (cs.pairs)
+      onepass::sort::sort_pairs<Key, std::uint32_t>(nullptr, local_bytes, k0.as<Key>(), k1.as<Key>(),
+                                                    v0.as<std::uint32_t>(), v1.as<std::uint32_t>(), n);
+    else
+      onepass::sort::sort_keys<Key>(nullptr, local_bytes, k0.as<Key>(), k1.as<Key>(), n);
+    {
+      gpu::device_buffer local_temp(local_bytes);
+      const auto tl = mg::time_group(g, c.stream, c.warmup, c.reps, [&](int) { reset(); }, [&](int) {
+        if (n == 0) return;
+        if (cs.pairs)
+          onepass::sort::sort_pairs<Key, std::uint32_t>(local_temp.get(), local_bytes, k0.as<Key>(), k1.as<Key>(),
+                                                        v0.as<std::uint32_t>(), v1.as<std::uint32_t>(), n, 0,
+                                                        sizeof(Key) * 8, false, c.stream);
+        else
+          onepass::sort::sort_keys<Key>(local_temp.get(), local_bytes, k0.as<Key>(), k1.as<Key>(), n, 0,
+                                        sizeof(Key) * 8, false, c.stream);
+      });
+      write_row(c, "local_sort", cs.name, P, n0, total, tl);
+    }
     pristine.reset();
     k1.reset();
     v1.reset();
@@ -244,7 +366,10 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", timing.warmup, "untimed runs first (default 2)");
   app.add_option("--max-ranks", max_ranks, "largest P measured (default: the world size)");
   app.add_flag("--big", big, "also sort 2^34 u32 keys over the world (64 GiB; standard scale only)");
-  bool default_only = false;
+  bool default_only = false, no_phases = false;
+  app.add_flag("--no-phases", no_phases,
+               "skip the phase timings (multi_gpu_sort_phases.csv: each method run --reps more times with a "
+               "phase_observer recording CUDA events)");
   app.add_flag("--default-only", default_only,
                "time only the library's default method (sort_first), not distributed_sort_partition_first");
   std::vector<std::string> only;
@@ -280,13 +405,23 @@ int main(int argc, char** argv) {
     r.note("warmup", std::to_string(timing.warmup));
     r.note("input", "keys from a 64-bit mix of (seed, global index): the same global input for every P");
     r.note("rank_placement", "rank r holds global indices [r N / P, (r + 1) N / P); its GPU is its local rank");
+    r.note("phases", no_phases ? "not measured (--no-phases)"
+                               : "multi_gpu_sort_phases.csv: per rank and phase, the median over --reps runs of "
+                                 "the CUDA-event time between the phase marks (phase_observer.hpp)");
     r.note("default_method", dist::default_sort_method == dist::sort_method::sort_first ? "sort_first"
                                                                                         : "partition_first");
   }
   ncclComm_t world = mg::world_comm(s);
   cudaStream_t stream = nullptr;
   ONEPASS_EXPERIMENT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  context c{&r, &s, timing.warmup, reps, r.seed(), stream, !default_only};
+  std::ofstream phases;
+  const std::string phases_path = r.out_dir() + "/" + experiment + std::string("_phases.csv");
+  if (s.rank() == 0 && !no_phases) {
+    phases.open(phases_path + ".partial", std::ios::trunc);
+    if (!phases) throw onepass::runtime_failure("cannot write " + phases_path + ".partial");
+    phases << "algorithm,shape,num_ranks,rank,phase,seconds_median\n";
+  }
+  context c{&r, &s, timing.warmup, reps, r.seed(), stream, !default_only, !no_phases, phases.is_open() ? &phases : nullptr};
   const int status = mg::for_each_group(s, world, std::max(1, min_ranks), P_max, experiment, [&](const mg::group& g, int P) {
     for (const auto& cs : cases) {
       if (!only.empty() && std::find(only.begin(), only.end(), cs.name) == only.end()) continue;
@@ -302,6 +437,13 @@ int main(int argc, char** argv) {
   cudaStreamDestroy(stream);
   ncclCommDestroy(world);
   if (status != ex::exit_success) return status;
-  if (s.rank() == 0) r.finish();
+  if (s.rank() == 0) {
+    r.finish();
+    if (phases.is_open()) {
+      phases.close();
+      if (std::rename((phases_path + ".partial").c_str(), phases_path.c_str()) != 0)
+        throw onepass::runtime_failure("cannot rename " + phases_path + ".partial");
+    }
+  }
   return ex::exit_success;
 }

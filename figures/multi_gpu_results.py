@@ -69,6 +69,7 @@ FIGURES = SORT_FIGURES + SHUFFLE_FIGURES
 STRONG = ["keys_u32", "keys_u64", "pairs_u32"]
 WEAK = "weak_keys_u32"
 UNIFORM = "keys_u32"
+BIG = "big_keys_u32"  # --big: 2^34 u32 keys over the world (the distributed sort only)
 SKEWED = ["q4_band_u32", "one_percent_equal_u32", "presorted_u32", "reverse_u32"]
 # Strong scaling: {shape: {P: minimum speedup over onepass_sort on one GPU}}.
 STRONG_TARGETS = {"keys_u32": {2: 1.5, 4: 2.6}, "keys_u64": {2: 1.4, 4: 2.4}, "pairs_u32": {2: 1.4, 4: 2.4}}
@@ -84,7 +85,7 @@ SHUFFLE_TARGET = 1.3  # x (all-to-all of the same bytes + one-GPU bijective_shuf
 SHAPE_TEXT = {"keys_u32": "u32 keys, N = 2^31", "keys_u64": "u64 keys, N = 2^30", "pairs_u32": "u32 pairs, N = 2^31",
               "weak_keys_u32": "u32 keys, 2^30 per GPU", "q4_band_u32": "q4 band (low entropy)",
               "one_percent_equal_u32": "1 % of keys equal", "presorted_u32": "presorted", "reverse_u32": "reverse sorted",
-              "u64": "u64 items, N = 2^30", "weak_u64": "u64 items, 2^30 per GPU"}
+              "big_keys_u32": "u32 keys, N = 2^34", "u64": "u64 items, N = 2^30", "weak_u64": "u64 items, 2^30 per GPU"}
 ALG_TEXT = {"distributed_sort": "distributed sort (ours)", "onepass_sort": "onepass::sort, one GPU",
             "alltoall": "NCCL all-to-all of the same bytes", "distributed_shuffle": "distributed shuffle (ours)",
             "distributed_shuffle_walking": "distributed shuffle, walking (ours)",
@@ -343,6 +344,70 @@ def reachability(rows):
             "ours": seconds(rows, "distributed_sort", UNIFORM, 2)}
 
 
+def bounds(rows):
+    """Every scaling target against the bound of a sort that sorts locally and exchanges without
+    overlapping the two, from rows of the same run: local_sort(shape, P) (every rank's one-GPU sort
+    of its own N/P keys at once) + alltoall(shape, P), against the target time (strong: the one-GPU
+    time / the speedup asked; weak: the ratio asked x the one-GPU time of 2^30 keys).
+    [{shape, P, local, alltoall, bound, target_time, ours, reachable}]; empty for runs without
+    local_sort rows (before 2026-11-27: see reachability)."""
+    out = []
+    items = [(shape, p, one_gpu(rows, shape) / need if one_gpu(rows, shape) else None)
+             for shape, targets in STRONG_TARGETS.items() for p, need in sorted(targets.items())]
+    base = one_gpu(rows, WEAK)
+    items.append((WEAK, WEAK_TARGET[0], WEAK_TARGET[1] * base if base else None))
+    for shape, p, target_time in items:
+        local, a2a = seconds(rows, "local_sort", shape, p), seconds(rows, "alltoall", shape, p)
+        if None in (local, a2a, target_time):
+            continue
+        out.append({"shape": shape, "P": p, "local": local, "alltoall": a2a, "bound": local + a2a,
+                    "target_time": target_time, "ours": seconds(rows, "distributed_sort", shape, p),
+                    "reachable": local + a2a <= target_time})
+    return out
+
+
+PHASE_COLUMNS = ["algorithm", "shape", "num_ranks", "rank", "phase", "seconds_median"]
+EXCHANGE_TARGET = 0.8  # the exchange phase at >= 80 % of the all-to-all's rate (same bytes)
+
+
+def phase_table(phase_rows, algorithm):
+    """{(shape, P): {"phases": [names in call order], "max": {phase: s}, "min": {phase: s}}} of one
+    algorithm's rows of multi_gpu_sort_phases.csv: per phase the largest and the smallest of the
+    ranks' medians (a phase opened by a collective, the exchange, includes the wait for the last
+    rank to arrive; the smallest over the ranks is the time of the rank that waited least)."""
+    out = {}
+    for r in phase_rows:
+        if r["algorithm"] != algorithm:
+            continue
+        e = out.setdefault((r["shape"], r["num_ranks"]), {"phases": [], "max": {}, "min": {}})
+        if r["phase"] not in e["phases"]:
+            e["phases"].append(r["phase"])
+        t = r["seconds_median"]
+        e["max"][r["phase"]] = max(t, e["max"].get(r["phase"], t))
+        e["min"][r["phase"]] = min(t, e["min"].get(r["phase"], t))
+    return out
+
+
+def exchange_rows(sort_rows_, phase_rows):
+    """[{shape, P, exchange, alltoall, rate, need, ok}] for the default method's exchange phase at P >= 2 of
+    the uniform shapes: rate = all-to-all time / exchange time (the smallest over the ranks) for the
+    same bytes (uniform keys: every rank sends n_r / P keys to every rank, as the all-to-all row);
+    the target (>= 0.8) is judged on the weak-scaling shape, the issue's."""
+    table = phase_table(phase_rows, "distributed_sort")
+    out = []
+    for shape in [UNIFORM, WEAK]:
+        for (s, p), e in sorted(table.items(), key=lambda kv: kv[0][1]):
+            if s != shape or p < 2 or "exchange" not in e["min"]:
+                continue
+            a2a = seconds(sort_rows_, "alltoall", shape, p)
+            ex = e["min"]["exchange"]
+            rate = a2a / ex if a2a and ex else None
+            need = EXCHANGE_TARGET if shape == WEAK else None
+            out.append({"shape": shape, "P": p, "exchange": ex, "exchange_max": e["max"]["exchange"], "alltoall": a2a,
+                        "rate": rate, "need": need, "ok": None if need is None or rate is None else rate >= need})
+    return out
+
+
 def count_verdicts(items):
     got = [i["ok"] for i in items if i["ok"] is not None]
     if not got:
@@ -598,6 +663,7 @@ def report_section(report, results, recorded_root):
     else:
         _sort_part(report, sort_data, table)
         _big_part(report, sort_data, table)
+        _phase_part(report, sort_data, table)
         _phases_part(report, sort_data, table)
         _rmg_part(report, sort_data, table)
     if shuffle_data is None:
@@ -606,9 +672,11 @@ def report_section(report, results, recorded_root):
     else:
         _shuffle_part(report, shuffle_data, table)
         _earlier_shuffle_part(report, shuffle_data, recorded_root, table)
+    if sort_data is not None and _beside_phases(sort_data):
+        return
     report.add("Not measured: the issue's exchange-phase target (the exchange at ≥ 80 % of the all-to-all rate) — "
-               "the experiment times the whole call; the per-rank kernels are timed one by one on one GPU "
-               "(above), the exchange itself is not timed separately.")
+               "the recorded run times the whole call (`multi_gpu_sort_phases.csv`, the phase times, was not "
+               "recorded beside it); the per-rank kernels are timed one by one on one GPU (above).")
 
 
 def _beside(data, name, columns=SORT_COLUMNS):
@@ -620,21 +688,77 @@ def _beside(data, name, columns=SORT_COLUMNS):
 
 
 def _big_part(report, data, table):
-    rows = _beside(data, SORT + "_big.csv")
+    """The --big case: rows of shape big_keys_u32 in the sort CSV itself (runs since 2026-11-27, both methods),
+    else the separate multi_gpu_sort_big.csv beside it (the earlier `--cases big_keys_u32` run)."""
+    rows = [r for r in data.rows if r["shape"] == BIG]
+    where = data.path
+    if not rows:
+        rows = [r for r in (_beside(data, SORT + "_big.csv") or []) if r["shape"] == BIG]
+        where = os.path.join(data.directory, SORT + "_big.csv")
     if not rows:
         report.add("**A sort that does not fit one GPU** (2^34 u32 keys): not recorded.")
         report.summary.append(("Distributed sort of 2^34 u32 keys (does not fit one GPU)", "not measured",
-                               "no multi_gpu_sort_big.csv beside the sort CSV"))
+                               "no big_keys_u32 rows in the sort CSV and no multi_gpu_sort_big.csv beside it"))
         return
-    report.add("**A sort that does not fit one GPU** (`--big`, 2^34 u32 keys = 64 GiB, recorded in `%s`):"
-               % _rel(os.path.join(data.directory, SORT + "_big.csv")),
-               table(["P", "N", "ours (ms)", "min–max (ms)", "keys/s"],
-                     [[r["num_ranks"], "2^%d" % (r["n_total"].bit_length() - 1), _ms(r["seconds_median"]),
+    rows.sort(key=lambda r: (r["algorithm"] != "distributed_sort", r["algorithm"], r["num_ranks"]))
+    report.add("**A sort that does not fit one GPU** (`--big`, 2^34 u32 keys = 64 GiB, recorded in `%s`; "
+               "`distributed_sort` is the library's default method):" % _rel(where),
+               table(["algorithm", "P", "N", "ours (ms)", "min–max (ms)", "keys/s"],
+                     [[r["algorithm"], r["num_ranks"], "2^%d" % (r["n_total"].bit_length() - 1), _ms(r["seconds_median"]),
                        "%s–%s" % (_ms(r["seconds_min"]), _ms(r["seconds_max"])), "%.3g" % r["keys_per_second"]]
-                      for r in rows], "rlrrr"))
+                      for r in rows], "lrlrrr"))
     r = rows[0]
     report.summary.append(("Distributed sort of 2^34 u32 keys (does not fit one GPU)", "recorded",
-                           "%.1f ms on %d GPUs" % (1e3 * r["seconds_median"], r["num_ranks"])))
+                           "%.1f ms on %d GPUs (%s)" % (1e3 * r["seconds_median"], r["num_ranks"], r["algorithm"])))
+
+
+def _beside_phases(data):
+    """Rows of multi_gpu_sort_phases.csv beside the sort CSV (num_ranks, rank int; seconds_median float), or None."""
+    rows = sr.read_rows_text(os.path.join(data.directory, SORT + "_phases.csv"))
+    if not rows:
+        return None
+    return [{"algorithm": r["algorithm"], "shape": r["shape"], "num_ranks": int(r["num_ranks"]), "rank": int(r["rank"]),
+             "phase": r["phase"], "seconds_median": float(r["seconds_median"])} for r in rows]
+
+
+def _phase_part(report, data, table):
+    phases = _beside_phases(data)
+    if not phases:
+        return
+    path = _rel(os.path.join(data.directory, SORT + "_phases.csv"))
+    for algorithm in ["distributed_sort", PARTITION, MERGE]:
+        t = phase_table(phases, algorithm)
+        if not t:
+            continue
+        names = []
+        for e in t.values():
+            names += [n for n in e["phases"] if n not in names]
+        keys = sorted(t, key=lambda k: (list(SHAPE_TEXT).index(k[0]) if k[0] in SHAPE_TEXT else 99, k[1]))
+        report.add("**Where the time goes, per phase** (`%s`, `%s`; the same run: each method called --reps more "
+                   "times with a `phase_observer` recording a CUDA event at each phase boundary; per rank the median, "
+                   "shown as the largest over the ranks, and for the exchange smallest–largest: the exchange opens "
+                   "with the collective, so a rank that arrives early waits in it for the last):" % (algorithm, path),
+                   table(["shape", "P"] + ["%s (ms)" % n for n in names] + ["sum (ms)"],
+                         [[SHAPE_TEXT.get(k[0], k[0]), k[1]] +
+                          [("%s–%s" % (_ms(t[k]["min"][n]), _ms(t[k]["max"][n])) if n == "exchange" else
+                            _ms(t[k]["max"][n])) if n in t[k]["max"] else "—" for n in names] +
+                          [_ms(sum(t[k]["max"].values()))] for k in keys],
+                         "lr" + "r" * (len(names) + 1)))
+    xrows = exchange_rows(data.rows, phases)
+    if not xrows:
+        return
+    report.add("**The exchange against the all-to-all** (the default method's exchange phase, the smallest over the "
+               "ranks, against the NCCL all-to-all of the same bytes in the same run; rate = all-to-all ÷ exchange; "
+               "target ≥ %.1f on the weak-scaling run):" % EXCHANGE_TARGET,
+               table(["shape", "P", "exchange (ms)", "exchange, slowest rank (ms)", "all-to-all (ms)", "rate",
+                      "target", "verdict"],
+                     [[SHAPE_TEXT[r["shape"]], r["P"], _ms(r["exchange"]), _ms(r["exchange_max"]), _ms(r["alltoall"]),
+                       "%.2f" % r["rate"] if r["rate"] else "—", "≥ %.1f" % r["need"] if r["need"] else "—",
+                       _verdict_cell(r["ok"])] for r in xrows], "lrrrrrrl"))
+    v, met, n = count_verdicts(xrows)
+    report.summary.append(("Distributed sort, exchange phase (≥ 80 % of the all-to-all rate, weak scaling)", v,
+                           "%d of %d P met; rate %s" % (met, n, ", ".join("P = %d %.2f" % (r["P"], r["rate"])
+                                                                          for r in xrows if r["need"] and r["rate"]))))
 
 
 BENCH_LINE = re.compile(r"^(u32|u64)\s+P=(\d+)\s+n=2\^(\d+)\s+(.+?)\s+([\d.]+) ms\s+(\d+) GB/s")
@@ -733,7 +857,28 @@ def _sort_part(report, data, table):
     why = "%d of %d targets met; at P = 4: %s" % (met, n, ", ".join("%s %.2f× (target %.1f×)" % (s, r["speedup"], r["need"])
                                                                      for s, r in best.items()))
     report.summary.append(("Distributed sort, strong scaling (≥ 1.5×/2.6× u32, 1.4×/2.4× u64 and pairs)", v, why))
-    reach = reachability(rows)
+    brows = bounds(rows)
+    reach = None if brows else reachability(rows)
+    if brows:
+        out_of_reach = [b for b in brows if not b["reachable"]]
+        report.add("**Are the targets reachable?** A lower bound for any sort that sorts its N/P keys locally and "
+                   "exchanges them without overlapping the two, from numbers measured in this run: `local_sort` "
+                   "(every rank's one-GPU onepass::sort of its own N/P keys, all ranks at once, the slowest rank) + "
+                   "the all-to-all of the same bytes, against the time the target asks for (strong: one GPU ÷ "
+                   "speedup; weak: 1.5 × the one-GPU time of 2^30 keys). Where the bound is above that time, the "
+                   "target is out of reach of such a sort on this machine (%d of %d):" % (len(out_of_reach), len(brows)),
+                   table(["shape", "P", "local sort (ms)", "all-to-all (ms)", "bound (ms)", "target time (ms)",
+                          "bound ÷ target time", "ours (ms)", "ours ÷ bound", "target"],
+                         [[SHAPE_TEXT[b["shape"]], b["P"], _ms(b["local"]), _ms(b["alltoall"]), _ms(b["bound"]),
+                           _ms(b["target_time"]), "%.2f" % (b["bound"] / b["target_time"]), _ms(b["ours"]),
+                           "%.2f" % (b["ours"] / b["bound"]) if b["ours"] else "—",
+                           "within reach" if b["reachable"] else "**out of reach**"] for b in brows],
+                         "lrrrrrrrrl"))
+        report.summary.append(("Distributed sort: targets against the local-sort + all-to-all bound", "measured",
+                               "%d of %d scaling targets out of reach of a sort without overlap (%s)"
+                               % (len(out_of_reach), len(brows),
+                                  ", ".join("%s P = %d %.2f×" % (b["shape"], b["P"], b["bound"] / b["target_time"])
+                                            for b in out_of_reach) or "none")))
     if reach:
         report.add("**Is the 2-GPU target reachable?** A lower bound for a sort that sorts its N/P keys locally and "
                    "exchanges them, from numbers measured in this run: one GPU's sort of 2^30 u32 keys (the weak "

@@ -16,6 +16,7 @@
 
 #include "distributed_test_support.hpp"
 #include "gpu_test_support.hpp"
+#include "onepass/distributed/phase_observer.hpp"
 #include "onepass/distributed/sort.cuh"
 #include "onepass/error.hpp"
 #include "onepass/sort/key_traits.hpp"
@@ -315,6 +316,52 @@ TEST_P(DistributedSort, MoreThan2Pow31KeysU32) {
   }
   EXPECT_EQ(a, c);
   EXPECT_EQ(b, d);
+}
+
+// A phase_observer installed on a rank's thread sees that rank's phases in order, for both
+// methods, and nothing once its scope has ended.
+TEST_P(DistributedSort, PhaseObserverSeesEveryPhase) {
+  const int P = GetParam();
+  ONEPASS_REQUIRE_GPUS(P);
+  struct names_observer final : dist::phase_observer {
+    std::vector<std::string> names;
+    void mark(const char* phase, cudaStream_t) noexcept override { names.emplace_back(phase); }
+  };
+  for (const auto method : {dist::sort_method::sort_first, dist::sort_method::partition_first}) {
+    std::vector<std::vector<std::string>> seen(P), after(P);
+    onepass::testing::run_ranks(P, [&](int r, ncclComm_t comm, cudaStream_t stream) {
+      const std::uint64_t n = 5000 + 1000 * r;
+      std::vector<std::uint32_t> host(n);
+      for (std::uint64_t i = 0; i < n; ++i) host[i] = static_cast<std::uint32_t>((i * 2654435761u) ^ r);
+      dev k0(n * 4), k1(n * 4);
+      upload(k0.as<std::uint32_t>(), host);
+      dist::double_buffer<std::uint32_t> keys(k0.as<std::uint32_t>(), k1.as<std::uint32_t>());
+      std::size_t bytes = 0;
+      dist::sort_keys(nullptr, bytes, keys, n, comm, stream, 0, 32, false, method);
+      dev temp(bytes);
+      names_observer observer;
+      {
+        dist::scoped_phase_observer installed(observer);
+        dist::sort_keys(temp.p, bytes, keys, n, comm, stream, 0, 32, false, method);
+      }
+      seen[r] = observer.names;
+      observer.names.clear();
+      keys = dist::double_buffer<std::uint32_t>(k0.as<std::uint32_t>(), k1.as<std::uint32_t>());
+      upload(k0.as<std::uint32_t>(), host);
+      dist::sort_keys(temp.p, bytes, keys, n, comm, stream, 0, 32, false, method);
+      onepass::testing::cuda_ok(cudaStreamSynchronize(stream), "sync");
+      after[r] = observer.names;
+    });
+    const std::vector<std::string> expected =
+        P == 1 ? std::vector<std::string>{"local_sort", "end"}
+        : method == dist::sort_method::sort_first
+            ? std::vector<std::string>{"local_sort", "splitters", "exchange", "merge", "end"}
+            : std::vector<std::string>{"splitters", "partition", "exchange", "local_sort", "end"};
+    for (int r = 0; r < P; ++r) {
+      EXPECT_EQ(seen[r], expected) << "rank " << r;
+      EXPECT_TRUE(after[r].empty()) << "rank " << r << ": marks after the observer's scope ended";
+    }
+  }
 }
 
 // The exchange on its own (dist::all_to_all): rank r sends (r + 1) * (q + 1) items of 12 bytes

@@ -38,6 +38,8 @@
 // stably, the result is the one-GPU stable sort. The call is host-synchronous: it waits for the
 // stream after each all-gather (the splitters are computed on the host) and returns with the
 // exchange and the local sort enqueued.
+// Profiling: a phase_observer (phase_observer.hpp) installed on the calling thread is told
+// where each phase starts on the stream (none by default).
 //
 // Memory (per rank): the caller's two buffers of n_r keys (and of n_r values), like
 // cub::DoubleBuffer, and temporary storage: the local sort's (onepass::sort: n_r keys and
@@ -63,6 +65,7 @@
 #include "onepass/cuda_check.hpp"
 #include "onepass/distributed/merge_path.cuh"
 #include "onepass/distributed/nccl_support.cuh"
+#include "onepass/distributed/phase_observer.hpp"
 #include "onepass/distributed/splitters.hpp"
 #include "onepass/error.hpp"
 #include "onepass/launch_geometry.cuh"
@@ -713,6 +716,7 @@ void sort_first(const char* function, double_buffer<Key>& keys, double_buffer<Va
   const std::size_t P = static_cast<std::size_t>(ranks.size);
 
   // 1. The local sort: current() -> alternate().
+  mark_phase("local_sort", stream);
   if (n > 0) {
     std::size_t bytes = st.local_sort_bytes;
     if constexpr (has_values)
@@ -725,6 +729,7 @@ void sort_first(const char* function, double_buffer<Key>& keys, double_buffer<Va
   const Key* run = keys.alternate();
 
   // 2. Splitters from the sorted run, level by level.
+  mark_phase("splitters", stream);
   const unsigned field_bits = range.end - range.begin;
   splitter_search search(counts, field_bits, sort_first_digit_bits, sort_digit_bits);
   while (!search.done()) {
@@ -741,6 +746,7 @@ void sort_first(const char* function, double_buffer<Key>& keys, double_buffer<Va
   const auto [send, receive] = sort_exchange_counts_of(search, ranks, n, function);
 
   // 3. The exchange: the run's ranges (alternate(), destinations in order) -> current().
+  mark_phase("exchange", stream);
   if constexpr (has_values)
     exchange({exchange_array{keys.alternate(), keys.current(), sizeof(Key)},
               exchange_array{values->alternate(), values->current(), sizeof(Value)}},
@@ -749,6 +755,7 @@ void sort_first(const char* function, double_buffer<Key>& keys, double_buffer<Va
     exchange(keys.alternate(), send, keys.current(), receive, sizeof(Key), ranks, comm, stream, function);
 
   // 4. The stable merge of the non-empty runs, pairwise in source order, between the buffers.
+  mark_phase("merge", stream);
   struct run_range {
     std::uint64_t first, size;
   };
@@ -793,6 +800,7 @@ void sort_first(const char* function, double_buffer<Key>& keys, double_buffer<Va
     keys.selector ^= 1;
     if constexpr (has_values) values->selector ^= 1;
   }
+  mark_phase("end", stream);
 }
 
 /// The whole call (file comment) for keys and, unless Value is no_values, values.
@@ -890,6 +898,7 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
 
   if (ranks.size > 1) {
     // 2. Splitters, level by level.
+    mark_phase("splitters", stream);
     splitter_search search(counts, range.end - range.begin, sort_first_digit_bits, sort_digit_bits);
     const auto gather_level = [&](std::size_t own_words) {
       add_gathered_level(search, own_hist, all_hist, own_words, P, comm, stream, function);
@@ -954,6 +963,7 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
 
     // 3. Partition: one pass (partition_by_destination) into the send buffer, grouped by
     // destination at the offsets of the plan.
+    mark_phase("partition", stream);
     const std::vector<std::uint64_t> bases = exclusive_prefix(send, function, "send counts");
     ONEPASS_CUDA_CHECK(cudaMemcpyAsync(d_bases, bases.data(), P * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream));
     Value* values_out = nullptr;
@@ -978,6 +988,7 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
     }
 
     // 4. Exchange: the keys (and values).
+    mark_phase("exchange", stream);
     if constexpr (has_values)
       exchange({exchange_array{out, in, sizeof(Key)}, exchange_array{values_out, values->current(), sizeof(Value)}}, send,
                receive, ranks, comm, stream, function);
@@ -986,6 +997,7 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
   }
 
   // 5. The local stable sort of what arrived (in current()) into alternate().
+  mark_phase("local_sort", stream);
   if (n > 0) {
     std::size_t bytes = st.local_sort_bytes;
     if constexpr (has_values) {
@@ -998,6 +1010,7 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
     }
     keys.selector ^= 1;
   }
+  mark_phase("end", stream);
 }
 
 }  // namespace detail
