@@ -341,6 +341,75 @@ void expect_error_naming(F&& f, const std::string& argument) {
   }
 }
 
+// plan_aligned_pieces simulated on P = 1..8 ranks with random counts (zeros included): every
+// sender's piece is the size its receiver expects, pieces lie inside the arrays, start on a
+// unit boundary on both sides unless the receiver is direct, do not overlap in the receive
+// array, fit aligned_receive_capacity, and carry the items meant for the receiver at run_first.
+TEST(DistributedAlignedPieces, SimulatedExchangeDeliversEveryItemAligned) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 400; ++trial) {
+    const std::size_t P = 1 + rng() % 8;
+    const std::uint64_t A = std::uint64_t{1} << (rng() % 4);  // 1, 2, 4, 8 items per unit
+    std::vector<std::vector<std::uint64_t>> counts(P, std::vector<std::uint64_t>(P));
+    const int mode = static_cast<int>(rng() % 4);
+    for (auto& row : counts)
+      for (auto& c : row) {
+        c = rng() % 37;
+        if (mode == 1 && rng() % 2) c = 0;          // many empty pieces
+        if (mode == 2 && &row != &counts[0]) c = 0;  // one sender only: every receiver direct
+      }
+    if (mode == 3)  // a diagonal: every rank keeps its own (direct, from itself)
+      for (std::size_t r = 0; r < P; ++r)
+        for (std::size_t q = 0; q < P; ++q) counts[r][q] = r == q ? counts[r][q] : 0;
+    // Send arrays: rank r's item i is (r, i).
+    std::vector<std::uint64_t> n(P, 0), received(P, 0);
+    for (std::size_t r = 0; r < P; ++r)
+      for (std::size_t q = 0; q < P; ++q) n[r] += counts[r][q], received[q] += counts[r][q];
+    std::vector<dist::aligned_pieces> plan;
+    for (std::size_t r = 0; r < P; ++r) plan.push_back(dist::plan_aligned_pieces(counts, r, A));
+    const std::string what = "trial " + std::to_string(trial) + " P=" + std::to_string(P) + " A=" + std::to_string(A);
+    for (std::size_t q = 0; q < P; ++q) {
+      const auto& rq = plan[q];
+      ASSERT_LE(rq.recv_items, dist::aligned_receive_capacity(received[q], P, A)) << what;
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> recv(rq.recv_items, {~0ull, ~0ull});
+      std::vector<char> used(rq.recv_items, 0);
+      std::size_t sources = 0;
+      for (std::size_t r = 0; r < P; ++r) sources += counts[r][q] > 0;
+      EXPECT_EQ(rq.direct, sources <= 1) << what;
+      if (rq.direct) EXPECT_EQ(rq.recv_items, received[q]) << what;
+      for (std::size_t r = 0; r < P; ++r) {
+        const auto& sr = plan[r];
+        ASSERT_EQ(sr.send_count[q], rq.recv_count[r]) << what << " " << r << "->" << q;
+        ASSERT_LE(sr.send_first[q] + sr.send_count[q], n[r]) << what;
+        ASSERT_LE(rq.recv_first[r] + rq.recv_count[r], rq.recv_items) << what;
+        if (sr.send_count[q] > 0 && !rq.direct) {
+          EXPECT_EQ(sr.send_first[q] % A, 0u) << what << " send " << r << "->" << q;
+          EXPECT_EQ(rq.recv_first[r] % A, 0u) << what << " recv " << r << "->" << q;
+        }
+        for (std::uint64_t k = 0; k < sr.send_count[q]; ++k) {
+          ASSERT_FALSE(used[rq.recv_first[r] + k]) << what << ": pieces overlap";
+          used[rq.recv_first[r] + k] = 1;
+          recv[rq.recv_first[r] + k] = {r, sr.send_first[q] + k};
+        }
+      }
+      // The items meant for q: rank r's [o(r, q), o(r, q) + counts[r][q]) at run_first[r].
+      for (std::size_t r = 0; r < P; ++r) {
+        std::uint64_t o = 0;
+        for (std::size_t k = 0; k < q; ++k) o += counts[r][k];
+        for (std::uint64_t k = 0; k < counts[r][q]; ++k) {
+          const auto got = recv[rq.run_first[r] + k];
+          ASSERT_EQ(got.first, r) << what << " item " << k << " from " << r << " at " << q;
+          ASSERT_EQ(got.second, o + k) << what << " item " << k << " from " << r << " at " << q;
+        }
+      }
+    }
+  }
+  EXPECT_THROW(dist::plan_aligned_pieces({}, 0, 4), onepass::error);
+  EXPECT_THROW(dist::plan_aligned_pieces({{1, 2}}, 0, 4), onepass::error);
+  EXPECT_THROW(dist::plan_aligned_pieces({{1}}, 1, 4), onepass::error);
+  EXPECT_THROW(dist::plan_aligned_pieces({{1}}, 0, 0), onepass::error);
+}
+
 TEST(DistributedPlan, BadArgumentsNameThemselves) {
   using V = std::vector<std::uint64_t>;
   expect_error_naming([] { dist::split_digit(V{1, 2, 3}, 0, V{}); }, "num_ranks");

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "onepass/cuda_check.hpp"
+#include "onepass/distributed/exchange_plan.hpp"
 #include "onepass/distributed/prefix.hpp"
 #include "onepass/error.hpp"
 
@@ -128,11 +129,14 @@ inline std::vector<std::uint64_t> offsets_of(const std::vector<std::uint64_t>& c
 }
 
 /// One array taking part in an exchange: items of item_bytes bytes sent from `send` (grouped
-/// by destination) and received into `recv` (grouped by source).
+/// by destination) and received into `recv` (grouped by source). pieces (optional): where each
+/// piece starts and how many items it has on both sides (exchange_plan.hpp's
+/// plan_aligned_pieces), instead of the counts given to exchange() packed in order.
 struct exchange_array {
   const void* send;
   void* recv;
   std::size_t item_bytes;
+  const aligned_pieces* pieces = nullptr;
 };
 
 /// One exchange: this rank sends send_counts[q] items of every array from its send buffer
@@ -146,14 +150,23 @@ struct exchange_array {
 inline void exchange(const std::vector<exchange_array>& arrays, const std::vector<std::uint64_t>& send_counts,
                      const std::vector<std::uint64_t>& recv_counts, rank_view ranks, ncclComm_t comm,
                      cudaStream_t stream, const char* function, bool copy_own = true) {
-  const auto so = offsets_of(send_counts);
-  const auto ro = offsets_of(recv_counts);
+  const auto packed_so = offsets_of(send_counts);
+  const auto packed_ro = offsets_of(recv_counts);
+  // Per array: the first item and the count of every piece, sent and received.
+  struct layout {
+    const std::vector<std::uint64_t>&so, &sc, &ro, &rc;
+  };
+  const auto layout_of = [&](const exchange_array& a) {
+    return a.pieces ? layout{a.pieces->send_first, a.pieces->send_count, a.pieces->recv_first, a.pieces->recv_count}
+                    : layout{packed_so, send_counts, packed_ro, recv_counts};
+  };
   const int me = ranks.rank;
   // This rank's own part: copied on a side stream forked from `stream` (and joined back after
   // the group), so that it overlaps NCCL's transfers instead of preceding them.
   cudaStream_t side = stream;
   cudaEvent_t fork = nullptr, join = nullptr;
-  const bool copy = copy_own && send_counts[me] > 0;
+  bool copy = false;
+  for (const auto& a : arrays) copy = copy || (copy_own && layout_of(a).sc[me] > 0);
   if (copy && ranks.size > 1) {
     ONEPASS_CUDA_CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
     ONEPASS_CUDA_CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
@@ -161,11 +174,13 @@ inline void exchange(const std::vector<exchange_array>& arrays, const std::vecto
     ONEPASS_CUDA_CHECK(cudaEventRecord(fork, stream));
     ONEPASS_CUDA_CHECK(cudaStreamWaitEvent(side, fork, 0));
   }
-  for (const auto& a : arrays)
-    if (copy)
-      ONEPASS_CUDA_CHECK(cudaMemcpyAsync(static_cast<unsigned char*>(a.recv) + ro[me] * a.item_bytes,
-                                         static_cast<const unsigned char*>(a.send) + so[me] * a.item_bytes,
-                                         send_counts[me] * a.item_bytes, cudaMemcpyDeviceToDevice, side));
+  for (const auto& a : arrays) {
+    const layout l = layout_of(a);
+    if (copy && l.sc[me] > 0)
+      ONEPASS_CUDA_CHECK(cudaMemcpyAsync(static_cast<unsigned char*>(a.recv) + l.ro[me] * a.item_bytes,
+                                         static_cast<const unsigned char*>(a.send) + l.so[me] * a.item_bytes,
+                                         l.sc[me] * a.item_bytes, cudaMemcpyDeviceToDevice, side));
+  }
   if (side != stream) {
     ONEPASS_CUDA_CHECK(cudaEventRecord(join, side));
     // Released once their work is done (CUDA defers the destruction of busy streams and events).
@@ -190,14 +205,14 @@ inline void exchange(const std::vector<exchange_array>& arrays, const std::vecto
     const int to = (me + step) % ranks.size;
     const int from = (me - step + ranks.size) % ranks.size;
     for (const auto& a : arrays) {
+      const layout l = layout_of(a);
       const auto* send = static_cast<const unsigned char*>(a.send);
       auto* recv = static_cast<unsigned char*>(a.recv);
-      if (send_counts[to] > 0)
-        check_nccl(ncclSend(send + so[to] * a.item_bytes, send_counts[to] * a.item_bytes, ncclUint8, to, comm, stream),
+      if (l.sc[to] > 0)
+        check_nccl(ncclSend(send + l.so[to] * a.item_bytes, l.sc[to] * a.item_bytes, ncclUint8, to, comm, stream),
                    function, "ncclSend");
-      if (recv_counts[from] > 0)
-        check_nccl(ncclRecv(recv + ro[from] * a.item_bytes, recv_counts[from] * a.item_bytes, ncclUint8, from, comm,
-                            stream),
+      if (l.rc[from] > 0)
+        check_nccl(ncclRecv(recv + l.ro[from] * a.item_bytes, l.rc[from] * a.item_bytes, ncclUint8, from, comm, stream),
                    function, "ncclRecv");
     }
   }
