@@ -468,6 +468,11 @@ def draw_sort_strong(data, out_dir):
         if a2a:
             ax.plot([p for p, _ in a2a], [ms(t) for _, t in a2a], ":s", color=c, lw=1.2, ms=4,
                     label="NCCL all-to-all of the same bytes, %s" % shape)
+        bound = [(p, seconds(rows, "local_sort", shape, p) + seconds(rows, "alltoall", shape, p))
+                 for p in ranks(rows, shape, "local_sort") if seconds(rows, "alltoall", shape, p)]
+        if bound:
+            ax.plot([p for p, _ in bound], [ms(t) for _, t in bound], "_", color=c, mew=2.0, ms=16, zorder=4,
+                    label="local sort of N/P + all-to-all (bound without overlap), %s" % shape)
         for p, need in sorted(STRONG_TARGETS.get(shape, {}).items()):
             if base:
                 ax.plot([p], [ms(base / need)], "*", color=c, mfc="white", mew=1.4, ms=13, zorder=5,
