@@ -198,6 +198,7 @@ int main(int argc, char** argv) {
     r.note("timing", "slowest rank's wall time around the call + stream synchronize (MPI_Barrier first); "
                      "GPU-resident input and output");
     r.note("reps", std::to_string(reps));
+    r.note("alltoall_pieces", "aligned16");  // time_alltoall: every piece on a 16-byte boundary (multi_gpu.cuh)
     r.note("warmup", std::to_string(timing.warmup));
     r.note("check", "fingerprint of (position, item) equal to the P = 1 run's; items a permutation of [0, N)");
   }

@@ -402,6 +402,7 @@ int main(int argc, char** argv) {
     r.note("timing", "slowest rank's wall time around the call + stream synchronize (MPI_Barrier first); input "
                      "restored from a pristine copy outside the timed region; GPU-resident input and output");
     r.note("reps", std::to_string(reps));
+    r.note("alltoall_pieces", "aligned16");  // time_alltoall: every piece on a 16-byte boundary (multi_gpu.cuh)
     r.note("warmup", std::to_string(timing.warmup));
     r.note("input", "keys from a 64-bit mix of (seed, global index): the same global input for every P");
     r.note("rank_placement", "rank r holds global indices [r N / P, (r + 1) N / P); its GPU is its local rank");

@@ -310,14 +310,37 @@ def skew_rows(rows):
     return out
 
 
-def shuffle_rows(rows, shape):
-    """[{P, algorithm, ours, one_gpu, speedup, alltoall, bound, ok}] per P and distributed shuffle;
-    for weak_u64 the target bound = 1.3 x (all-to-all at P + one-GPU bijective_shuffle of 2^30
-    items) at P >= 2 (at P = 1 no exchange happens: shown without a verdict)."""
+# Bytes per item of each shape's all-to-all row (4 where not named).
+ITEM_BYTES = {"keys_u64": 8, "pairs_u32": 8, "u64": 8, "weak_u64": 8}
+ALIGNED_NOTE = "aligned16"  # meta.json alltoall_pieces of runs whose all-to-all pieces start on 16-byte boundaries
+
+
+def alltoall_aligned(rows, shape, p, aligned_record=False):
+    """Whether the all-to-all row of (shape, P) moved pieces that start on 16-byte boundaries, NCCL's
+    fastest form (pieces 4 bytes off were 1.2-1.4x slower: bench_alltoall_alignment). Runs whose
+    meta.json notes alltoall_pieces = aligned16 (aligned_record; since 2026-11-27, nineteenth
+    session) always did; before, every rank sent n_r / P items at share boundaries, aligned only
+    when P^2 x (items per 16 bytes) divides N (so not at P = 3). True where there is no row."""
+    if aligned_record or p <= 1:
+        return True
+    row = next((r for r in rows if r["algorithm"] == "alltoall" and r["shape"] == shape and r["num_ranks"] == p), None)
+    if row is None or not row.get("n_total"):
+        return True
+    unit = max(1, 16 // ITEM_BYTES.get(shape, 4))
+    return row["n_total"] % (p * p * unit) == 0
+
+
+def shuffle_rows(rows, shape, aligned_record=False):
+    """[{P, algorithm, ours, one_gpu, speedup, alltoall, bound, misaligned, ok}] per P and distributed
+    shuffle; for weak_u64 the target bound = 1.3 x (all-to-all at P + one-GPU bijective_shuffle of 2^30
+    items) at P >= 2 (at P = 1 no exchange happens: shown without a verdict). Where the all-to-all's
+    pieces were not 16-byte aligned (alltoall_aligned) the bound is too generous: a time above it is
+    still not met, one below it is not decided (ok None, misaligned True)."""
     base = one_gpu(rows, shape, "bijective_shuffle")
     out = []
     for p in ranks(rows, shape):
         a2a = seconds(rows, "alltoall", shape, p)
+        misaligned = not alltoall_aligned(rows, shape, p, aligned_record)
         for alg in SHUFFLE_OURS:
             t = seconds(rows, alg, shape, p)
             if t is None:
@@ -325,7 +348,10 @@ def shuffle_rows(rows, shape):
             bound = SHUFFLE_TARGET * (a2a + base) if shape == SHUFFLE_WEAK and p >= 2 and a2a and base else None
             out.append({"P": p, "algorithm": alg, "ours": t, "one_gpu": base,
                         "speedup": base / t if base else None, "ratio": t / base if base else None,
-                        "alltoall": a2a, "bound": bound, "ok": None if bound is None else t <= bound})
+                        "alltoall": a2a, "bound": bound, "misaligned": misaligned and bound is not None,
+                        # a misaligned (slower) all-to-all makes the bound too generous: above it is
+                        # still a decided miss, below it decides nothing
+                        "ok": None if bound is None or (misaligned and t <= bound) else t <= bound})
     return out
 
 
@@ -344,7 +370,7 @@ def reachability(rows):
             "ours": seconds(rows, "distributed_sort", UNIFORM, 2)}
 
 
-def bounds(rows):
+def bounds(rows, aligned_record=False):
     """Every scaling target against the bound of a sort that sorts locally and exchanges without
     overlapping the two, from rows of the same run: local_sort(shape, P) (every rank's one-GPU sort
     of its own N/P keys at once) + alltoall(shape, P), against the target time (strong: the one-GPU
@@ -360,9 +386,14 @@ def bounds(rows):
         local, a2a = seconds(rows, "local_sort", shape, p), seconds(rows, "alltoall", shape, p)
         if None in (local, a2a, target_time):
             continue
+        misaligned = not alltoall_aligned(rows, shape, p, aligned_record)
+        # a misaligned (slower) all-to-all makes the bound too high: "within reach" still holds, "out
+        # of reach" is not decided
+        reachable = local + a2a <= target_time
         out.append({"shape": shape, "P": p, "local": local, "alltoall": a2a, "bound": local + a2a,
                     "target_time": target_time, "ours": seconds(rows, "distributed_sort", shape, p),
-                    "reachable": local + a2a <= target_time})
+                    "misaligned": misaligned and not reachable, "reachable": True if reachable else
+                    (None if misaligned else False)})
     return out
 
 
@@ -388,7 +419,7 @@ def phase_table(phase_rows, algorithm):
     return out
 
 
-def exchange_rows(sort_rows_, phase_rows):
+def exchange_rows(sort_rows_, phase_rows, aligned_record=False):
     """[{shape, P, exchange, alltoall, rate, need, ok}] for the default method's exchange phase at P >= 2 of
     the uniform shapes: rate = all-to-all time / exchange time (the smallest over the ranks) for the
     same bytes (uniform keys: every rank sends n_r / P keys to every rank, as the all-to-all row);
@@ -403,15 +434,25 @@ def exchange_rows(sort_rows_, phase_rows):
             ex = e["min"]["exchange"]
             rate = a2a / ex if a2a and ex else None
             need = EXCHANGE_TARGET if shape == WEAK else None
+            misaligned = not alltoall_aligned(sort_rows_, shape, p, aligned_record)
+            # a misaligned (slower) all-to-all inflates the rate: below the target is still a miss,
+            # above it decides nothing
+            undecided = misaligned and rate is not None and need is not None and rate >= need
             out.append({"shape": shape, "P": p, "exchange": ex, "exchange_max": e["max"]["exchange"], "alltoall": a2a,
-                        "rate": rate, "need": need, "ok": None if need is None or rate is None else rate >= need})
+                        "rate": rate, "need": need, "misaligned": undecided,
+                        "ok": None if need is None or rate is None or undecided else rate >= need})
     return out
 
 
 def count_verdicts(items):
+    """(verdict, met, decided) over items' "ok" (None: no verdict). "not decided" when every decided
+    item is met but some were left undecided by a misaligned all-to-all (item "misaligned")."""
     got = [i["ok"] for i in items if i["ok"] is not None]
+    undecided = any(i.get("misaligned") and i["ok"] is None for i in items)
     if not got:
-        return "not measured", 0, 0
+        return ("not decided" if undecided else "not measured"), 0, 0
+    if all(got) and undecided:
+        return "not decided", sum(got), len(got)
     return ("met" if all(got) else "not met"), sum(got), len(got)
 
 
@@ -630,8 +671,22 @@ def _x(v):
     return "—" if v is None else "%.2f×" % v
 
 
-def _verdict_cell(ok):
+def _verdict_cell(ok, misaligned=False):
+    if misaligned and ok is None:
+        return "not decided (all-to-all misaligned)"
     return "—" if ok is None else ("met" if ok else "**not met**")
+
+
+def _aligned(data):
+    """Whether the run's all-to-all rows moved 16-byte aligned pieces (its meta.json says so)."""
+    return recorded_field(data.path, "alltoall_pieces") == ALIGNED_NOTE
+
+
+MISALIGNED_TEXT = ("Rows marked *not decided (all-to-all misaligned)*: this record's all-to-all sent every rank n_r / P "
+                   "items at share boundaries, which at this P do not start on 16-byte boundaries; NCCL moves such "
+                   "pieces 1.2–1.4× slower (`scripts/bench_alltoall_alignment.cu`, 4 × H100), so the bound built from "
+                   "it is too generous: a time that misses it is still a miss, one that meets it decides nothing. Runs since 2026-11-27 (nineteenth session) time "
+                   "the all-to-all with aligned pieces (meta.json `alltoall_pieces`).")
 
 
 def _rel(path):
@@ -749,7 +804,7 @@ def _phase_part(report, data, table):
                             _ms(t[k]["max"][n])) if n in t[k]["max"] else "—" for n in names] +
                           [_ms(sum(t[k]["max"].values()))] for k in keys],
                          "lr" + "r" * (len(names) + 1)))
-    xrows = exchange_rows(data.rows, phases)
+    xrows = exchange_rows(data.rows, phases, _aligned(data))
     if not xrows:
         return
     report.add("**The exchange against the all-to-all** (the default method's exchange phase, the smallest over the "
@@ -759,7 +814,9 @@ def _phase_part(report, data, table):
                       "target", "verdict"],
                      [[SHAPE_TEXT[r["shape"]], r["P"], _ms(r["exchange"]), _ms(r["exchange_max"]), _ms(r["alltoall"]),
                        "%.2f" % r["rate"] if r["rate"] else "—", "≥ %.1f" % r["need"] if r["need"] else "—",
-                       _verdict_cell(r["ok"])] for r in xrows], "lrrrrrrl"))
+                       _verdict_cell(r["ok"], r["misaligned"] and bool(r["need"]))] for r in xrows], "lrrrrrrl"))
+    if any(r["misaligned"] and r["ok"] is None for r in xrows):
+        report.add(MISALIGNED_TEXT)
     v, met, n = count_verdicts(xrows)
     report.summary.append(("Distributed sort, exchange phase (≥ 80 % of the all-to-all rate, weak scaling)", v,
                            "%d of %d P met; rate %s" % (met, n, ", ".join("P = %d %.2f" % (r["P"], r["rate"])
@@ -862,10 +919,10 @@ def _sort_part(report, data, table):
     why = "%d of %d targets met; at P = 4: %s" % (met, n, ", ".join("%s %.2f× (target %.1f×)" % (s, r["speedup"], r["need"])
                                                                      for s, r in best.items()))
     report.summary.append(("Distributed sort, strong scaling (≥ 1.5×/2.6× u32, 1.4×/2.4× u64 and pairs)", v, why))
-    brows = bounds(rows)
+    brows = bounds(rows, _aligned(data))
     reach = None if brows else reachability(rows)
     if brows:
-        out_of_reach = [b for b in brows if not b["reachable"]]
+        out_of_reach = [b for b in brows if b["reachable"] is False]
         report.add("**Are the targets reachable?** A lower bound for any sort that sorts its N/P keys locally and "
                    "exchanges them without overlapping the two, from numbers measured in this run: `local_sort` "
                    "(every rank's one-GPU onepass::sort of its own N/P keys, all ranks at once, the slowest rank) + "
@@ -877,6 +934,7 @@ def _sort_part(report, data, table):
                          [[SHAPE_TEXT[b["shape"]], b["P"], _ms(b["local"]), _ms(b["alltoall"]), _ms(b["bound"]),
                            _ms(b["target_time"]), "%.2f" % (b["bound"] / b["target_time"]), _ms(b["ours"]),
                            "%.2f" % (b["ours"] / b["bound"]) if b["ours"] else "—",
+                           "not decided (all-to-all misaligned)" if b["misaligned"] else
                            "within reach" if b["reachable"] else "**out of reach**"] for b in brows],
                          "lrrrrrrrrl"))
         report.summary.append(("Distributed sort: targets against the local-sort + all-to-all bound", "measured",
@@ -992,7 +1050,7 @@ def _shuffle_part(report, data, table):
     report.add(report.figure("multi_gpu_shuffle", "Distributed shuffle of u64 items: strong and weak scaling, "
                                                   "all-to-all, one-GPU bijective shuffle and the weak-scaling target"))
     for shape in (SHUFFLE_STRONG, SHUFFLE_WEAK):
-        srows = shuffle_rows(rows, shape)
+        srows = shuffle_rows(rows, shape, _aligned(data))
         if not srows:
             continue
         if shape == SHUFFLE_STRONG:
@@ -1007,14 +1065,19 @@ def _shuffle_part(report, data, table):
                        table(["P", "algorithm", "ours (ms)", "time(P) ÷ time(1)", "all-to-all (ms)",
                               "target: ≤ (ms)", "verdict"],
                              [[r["P"], ALG_TEXT[r["algorithm"]], _ms(r["ours"]), _x(r["ratio"]), _ms(r["alltoall"]),
-                               _ms(r["bound"]), _verdict_cell(r["ok"])] for r in srows], "rlrrrrl"))
+                               _ms(r["bound"]), _verdict_cell(r["ok"], r["misaligned"])] for r in srows], "rlrrrrl"))
+            if any(r["misaligned"] and r["ok"] is None for r in srows):
+                report.add(MISALIGNED_TEXT)
             v, met, n = count_verdicts(srows)
-            worst = max((r for r in srows if r["bound"]), key=lambda r: r["ours"] / r["bound"], default=None)
+            worst = max((r for r in srows if r["ok"] is not None), key=lambda r: r["ours"] / r["bound"], default=None)
+            undecided = sum(1 for r in srows if r["misaligned"] and r["ok"] is None)
             report.summary.append(("Distributed shuffle, weak scaling (≤ 1.3 × (all-to-all + one-GPU shuffle))", v,
-                                   "%d of %d (P, algorithm) met%s" % (
+                                   "%d of %d (P, algorithm) met%s%s" % (
                                        met, n, "; worst %s at P = %d: %.1f ms against ≤ %.1f ms (%.2f× the target)"
                                        % (r_alg(worst), worst["P"], 1e3 * worst["ours"], 1e3 * worst["bound"],
-                                          worst["ours"] / worst["bound"]) if worst else "")))
+                                          worst["ours"] / worst["bound"]) if worst else "",
+                                       "; %d not decided (the all-to-all bound's pieces misaligned in this record)"
+                                       % undecided if undecided else "")))
 
 
 def _earlier_shuffle_part(report, data, recorded_root, table):
@@ -1027,7 +1090,7 @@ def _earlier_shuffle_part(report, data, recorded_root, table):
             other = load_shuffle(None, recorded_root, (path, device))
         except sr.MissingInput:
             continue
-        srows = [r for r in shuffle_rows(other.rows, SHUFFLE_WEAK) if r["bound"]]
+        srows = [r for r in shuffle_rows(other.rows, SHUFFLE_WEAK, _aligned(other)) if r["bound"]]
         if not srows:
             continue
         report.add("**Also recorded** on %s (`%s`, run of %s at commit %s; the figure and verdict above are of "
@@ -1035,8 +1098,8 @@ def _earlier_shuffle_part(report, data, recorded_root, table):
                    % (other.gpu or device, sr.repo_relative(path), recorded_date(path) or "an unknown date",
                       recorded_field(path, "commit") or "unknown"),
                    table(["P", "algorithm", "ours (ms)", "target: ≤ (ms)", "verdict"],
-                         [[r["P"], ALG_TEXT[r["algorithm"]], _ms(r["ours"]), _ms(r["bound"]), _verdict_cell(r["ok"])]
-                          for r in srows], "rlrrl"))
+                         [[r["P"], ALG_TEXT[r["algorithm"]], _ms(r["ours"]), _ms(r["bound"]),
+                           _verdict_cell(r["ok"], r["misaligned"])] for r in srows], "rlrrl"))
 
 
 def r_alg(r):

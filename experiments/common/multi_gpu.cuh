@@ -135,15 +135,29 @@ inline std::uint64_t first_of(std::uint64_t total, int P, int r) {
   return f;
 }
 
-/// Times the NCCL all-to-all of n items of item_bytes bytes on this rank of g (share(n, P, q)
-/// items to every rank q, grouped ncclSend/ncclRecv: the exchange's bound). Members only.
+/// Items per 16 bytes (at least 1): the pieces of time_alltoall start on multiples of it.
+inline std::uint64_t alltoall_unit(std::size_t item_bytes) {
+  return item_bytes >= 16 ? 1 : 16 / item_bytes;
+}
+
+/// Times the NCCL all-to-all of (about) n items of item_bytes bytes on this rank of g: grouped
+/// ncclSend/ncclRecv of n / P items to every rank (onepass::distributed::all_to_all), the
+/// exchange's bound. Every piece starts on a 16-byte boundary on both sides, NCCL's fastest
+/// form (pieces 4 bytes off were 1.2-1.4x slower: scripts/bench_alltoall_alignment.cu): n is
+/// rounded down to a multiple of u = alltoall_unit(item_bytes) and every rank but the last gets
+/// floor(n / (P u)) u items, the last the rest (fewer than 16 bytes, and at most P - 1 units,
+/// away from n / P). Before 2026-11-27 (nineteenth session) the pieces were share(n, P, q): not
+/// aligned when P does not divide n / u (P = 3), which made that bound up to 1.4x slower.
+/// Members only.
 inline gpu::timing time_alltoall(const group& g, cudaStream_t stream, std::uint64_t n, std::size_t item_bytes,
                                  int warmup, int reps) {
   const int P = g.num_ranks;
   int rank = 0;
   MPI_Comm_rank(g.mpi, &rank);
-  std::vector<std::uint64_t> send(P), recv(P), all(static_cast<std::size_t>(P) * P);
-  for (int q = 0; q < P; ++q) send[q] = share(n, P, q);
+  const std::uint64_t u = alltoall_unit(item_bytes);
+  const std::uint64_t used = n - n % u, piece = used / (static_cast<std::uint64_t>(P) * u) * u;
+  std::vector<std::uint64_t> send(P, piece), recv(P), all(static_cast<std::size_t>(P) * P);
+  send[P - 1] = used - piece * static_cast<std::uint64_t>(P - 1);
   MPI_Allgather(send.data(), P, MPI_UINT64_T, all.data(), P, MPI_UINT64_T, g.mpi);
   std::uint64_t recv_total = 0;
   for (int r = 0; r < P; ++r) recv_total += (recv[r] = all[static_cast<std::size_t>(r) * P + rank]);

@@ -125,6 +125,40 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(mg.count_verdicts(list(got.values()))[0], "not met")
 
 
+    def test_a_misaligned_all_to_all_decides_only_misses(self):
+        # Shuffle rows at P = 3 (N = 3 x 2^30 u64: pieces of 2^30 / 3 items, not 16-byte aligned in a
+        # record without alltoall_pieces = aligned16): all-to-all 15 ms, one GPU 38 ms, bound 1.3 x 53 ms.
+        def rows_at_3(ours_ms):
+            rows = [r for r in shuffle_rows(60.0) if r["num_ranks"] == 1]
+            for alg in mg.SHUFFLE_OURS:
+                rows.append({"algorithm": alg, "shape": mg.SHUFFLE_WEAK, "num_ranks": 3, "n_total": 3 * 2 ** 30,
+                             "seconds_median": ours_ms / 1e3, "items_per_second": 1.0})
+            rows.append({"algorithm": "alltoall", "shape": mg.SHUFFLE_WEAK, "num_ranks": 3, "n_total": 3 * 2 ** 30,
+                         "seconds_median": 0.015, "items_per_second": 1.0})
+            return rows
+        self.assertFalse(mg.alltoall_aligned(rows_at_3(60.0), mg.SHUFFLE_WEAK, 3))
+        self.assertTrue(mg.alltoall_aligned(rows_at_3(60.0), mg.SHUFFLE_WEAK, 3, aligned_record=True))
+        self.assertTrue(mg.alltoall_aligned(shuffle_rows(60.0), mg.SHUFFLE_WEAK, 4))  # 4 x 2^30 / 16 pieces: aligned
+        below = [r for r in mg.shuffle_rows(rows_at_3(60.0), mg.SHUFFLE_WEAK) if r["P"] == 3]
+        self.assertEqual({r["ok"] for r in below}, {None})  # below a too generous bound: not decided
+        self.assertEqual(mg.count_verdicts(below)[0], "not decided")
+        above = [r for r in mg.shuffle_rows(rows_at_3(90.0), mg.SHUFFLE_WEAK) if r["P"] == 3]
+        self.assertEqual({r["ok"] for r in above}, {False})  # above it: still a miss
+        aligned = [r for r in mg.shuffle_rows(rows_at_3(60.0), mg.SHUFFLE_WEAK, True) if r["P"] == 3]
+        self.assertEqual({r["ok"] for r in aligned}, {True})
+        # The sort's bounds: at P = 3 (misaligned) "out of reach" is not decided, "within reach" is.
+        rows = [sort_row("onepass_sort", "keys_u32", 1, 40.0), sort_row("local_sort", "keys_u32", 3, 14.0),
+                sort_row("alltoall", "keys_u32", 3, 9.0)]
+        mg.STRONG_TARGETS["keys_u32"][3] = 2.0  # 20 ms allowed: 23 ms bound is "out of reach" if aligned
+        try:
+            b = [x for x in mg.bounds(rows) if x["P"] == 3][0]
+            self.assertIsNone(b["reachable"])
+            self.assertTrue(b["misaligned"])
+            self.assertFalse([x for x in mg.bounds(rows, True) if x["P"] == 3][0]["reachable"])
+        finally:
+            del mg.STRONG_TARGETS["keys_u32"][3]
+
+
 class Section(unittest.TestCase):
     def setUp(self):
         self.tmp = _support.TempDir()
