@@ -300,50 +300,34 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
     if (c.with_phases) measure_phases(c, g, name, cs.name, reset, sort);
   }
 
-  if (P == 1 && cs.one_gpu_baseline) {
-    // onepass::sort on one GPU over the whole input (in/out, its fastest form here).
+  if (cs.one_gpu_baseline) {
+    // onepass::sort of this rank's n keys (in/out, its fastest form here): at P = 1 the one-GPU
+    // baseline over the whole input (onepass_sort); at P >= 2 the local sort alone, every rank
+    // sorting its own n_r keys at once as the distributed sort's local sort does, the slowest
+    // rank's time (local_sort; with the all-to-all, the bound of a sort that sorts locally and
+    // exchanges without overlapping the two).
     std::size_t one_bytes = 0;
     if (cs.pairs)
       onepass::sort::sort_pairs<Key, std::uint32_t>(nullptr, one_bytes, k0.as<Key>(), k1.as<Key>(),
                                                     v0.as<std::uint32_t>(), v1.as<std::uint32_t>(), n);
     else
       onepass::sort::sort_keys<Key>(nullptr, one_bytes, k0.as<Key>(), k1.as<Key>(), n);
-    gpu::device_buffer one_temp(one_bytes);
-    const auto t1 = mg::time_group(g, c.stream, c.warmup, c.reps, [&](int) { reset(); }, [&](int) {
-      if (cs.pairs)
-        onepass::sort::sort_pairs<Key, std::uint32_t>(one_temp.get(), one_bytes, k0.as<Key>(), k1.as<Key>(),
-                                                      v0.as<std::uint32_t>(), v1.as<std::uint32_t>(), n, 0,
-                                                      sizeof(Key) * 8, false, c.stream);
-      else
-        onepass::sort::sort_keys<Key>(one_temp.get(), one_bytes, k0.as<Key>(), k1.as<Key>(), n, 0, sizeof(Key) * 8,
-                                      false, c.stream);
-    });
-    write_row(c, "onepass_sort", cs.name, 1, n, total, t1);
-  }
-  if (P > 1 && cs.one_gpu_baseline) {
-    // The local sort alone: every rank's onepass::sort of its own n_r keys (as the distributed
-    // sort's local sort, all ranks at once), the slowest rank's time. Local sort + all-to-all
-    // is a lower bound for a sort that sorts locally and exchanges without overlapping the two.
-    std::size_t local_bytes = 0;
-    if (cs.pairs)
-      onepass::sort::sort_pairs<Key, std::uint32_t>(nullptr, local_bytes, k0.as<Key>(), k1.as<Key>(),
-                                                    v0.as<std::uint32_t>(), v1.as<std::uint32_t>(), n);
-    else
-      onepass::sort::sort_keys<Key>(nullptr, local_bytes, k0.as<Key>(), k1.as<Key>(), n);
     {
-      gpu::device_buffer local_temp(local_bytes);
-      const auto tl = mg::time_group(g, c.stream, c.warmup, c.reps, [&](int) { reset(); }, [&](int) {
+      gpu::device_buffer one_temp(one_bytes);
+      const auto t1 = mg::time_group(g, c.stream, c.warmup, c.reps, [&](int) { reset(); }, [&](int) {
         if (n == 0) return;
         if (cs.pairs)
-          onepass::sort::sort_pairs<Key, std::uint32_t>(local_temp.get(), local_bytes, k0.as<Key>(), k1.as<Key>(),
+          onepass::sort::sort_pairs<Key, std::uint32_t>(one_temp.get(), one_bytes, k0.as<Key>(), k1.as<Key>(),
                                                         v0.as<std::uint32_t>(), v1.as<std::uint32_t>(), n, 0,
                                                         sizeof(Key) * 8, false, c.stream);
         else
-          onepass::sort::sort_keys<Key>(local_temp.get(), local_bytes, k0.as<Key>(), k1.as<Key>(), n, 0,
+          onepass::sort::sort_keys<Key>(one_temp.get(), one_bytes, k0.as<Key>(), k1.as<Key>(), n, 0,
                                         sizeof(Key) * 8, false, c.stream);
       });
-      write_row(c, "local_sort", cs.name, P, n0, total, tl);
+      write_row(c, P == 1 ? "onepass_sort" : "local_sort", cs.name, P, n0, total, t1);
     }
+  }
+  if (P > 1 && cs.one_gpu_baseline) {
     pristine.reset();
     k1.reset();
     v1.reset();
