@@ -376,7 +376,9 @@ TEST(DistributedAlignedPieces, SimulatedExchangeDeliversEveryItemAligned) {
       std::size_t sources = 0;
       for (std::size_t r = 0; r < P; ++r) sources += counts[r][q] > 0;
       EXPECT_EQ(rq.direct, sources <= 1) << what;
-      if (rq.direct) EXPECT_EQ(rq.recv_items, received[q]) << what;
+      if (rq.direct) {
+        EXPECT_EQ(rq.recv_items, received[q]) << what;
+      }
       for (std::size_t r = 0; r < P; ++r) {
         const auto& sr = plan[r];
         ASSERT_EQ(sr.send_count[q], rq.recv_count[r]) << what << " " << r << "->" << q;
