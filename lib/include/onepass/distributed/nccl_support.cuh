@@ -146,7 +146,9 @@ struct exchange_array {
 /// NCCL moves the keys and the values of a sort together); this rank's own part is a
 /// cudaMemcpyAsync on a side stream forked from and joined back to `stream` (copy_own: false —
 /// left where it is in the send buffer, for a caller that reads it from there). Counts of every
-/// size (bytes as ncclUint8, 64-bit counts). Enqueued, not waited for.
+/// size (bytes as ncclUint8, 64-bit counts). An array with `pieces` uses its own first items and
+/// counts instead (send_counts / recv_counts may then be empty when every array has them).
+/// Enqueued, not waited for.
 inline void exchange(const std::vector<exchange_array>& arrays, const std::vector<std::uint64_t>& send_counts,
                      const std::vector<std::uint64_t>& recv_counts, rank_view ranks, ncclComm_t comm,
                      cudaStream_t stream, const char* function, bool copy_own = true) {
