@@ -218,6 +218,24 @@ class Section(unittest.TestCase):
         self.assertEqual(_support.summary_verdict(report, "Distributed sort, exchange phase"), "met")  # 9 / 8
         self.assertEqual(_support.summary_verdict(report, "Distributed sort: targets against"), "measured")
 
+    def test_other_devices_records_are_shown(self):
+        # The judged record (4 GPUs, fresh) and a 2-GPU record of another device: the latter appears
+        # under "Also recorded" with its P = 2 times and speedups, not in the verdicts.
+        _support.write_csv(self.tmp.path, mg.SORT, mg.SORT_COLUMNS, sort_rows(True))
+        other = os.path.join(self.tmp.path, "recorded", "two-gpus")
+        two = [r for r in sort_rows(False) if r["num_ranks"] <= 2]
+        _support.write_csv(other, mg.SORT, mg.SORT_COLUMNS, two)
+        got = mg.other_sort_rows(two)
+        self.assertEqual([r["P"] for r in got], [2])
+        self.assertAlmostEqual(got[0]["cells"]["keys_u32"][1], 40.0 / 50.0)  # speedup
+        self.assertAlmostEqual(got[0]["cells"][mg.WEAK][1], 22.0 / 20.0)    # time(P) / time(1)
+        report = _support.empty_report(self.tmp.path)
+        mg.report_section(report, self.tmp.path, os.path.join(self.tmp.path, "recorded"))
+        text = "\n".join(report.lines)
+        self.assertIn("**Also recorded** (the other devices'", text)
+        self.assertIn("`two-gpus`", text)
+        self.assertIn("50.00 (0.80×)", text)
+
     def test_the_two_methods_side_by_side(self):
         # sort_first rows at P = 2 and 4 for u32 keys (ours 20 / 10 ms at partition_first): 16 ms
         # (faster) and 12.5 ms (slower); without them, no table and no summary row.
