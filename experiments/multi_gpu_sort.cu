@@ -43,8 +43,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
-#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -163,8 +161,8 @@ struct context {
   std::uint64_t seed;
   cudaStream_t stream;
   bool with_other_method;
-  bool with_phases;       ///< measure_phases after each timing (not --no-phases; the same on every rank)
-  std::ofstream* phases;  ///< rank 0: the phases CSV; null elsewhere
+  bool with_phases;        ///< measure_phases after each timing (not --no-phases; the same on every rank)
+  ex::csv_table* phases;   ///< rank 0: multi_gpu_sort_phases.csv; null elsewhere
 };
 
 /// The row name of a method: distributed_sort for the library's default, else the method's own.
@@ -223,8 +221,7 @@ void measure_phases(context& c, const mg::group& g, const std::string& algorithm
   if (rank != 0 || !c.phases) return;
   for (int r = 0; r < P; ++r)
     for (std::size_t i = 0; i < names.size(); ++i)
-      *c.phases << algorithm << ',' << shape_text << ',' << P << ',' << r << ',' << names[i] << ','
-                << ex::run::csv_field(all[r * names.size() + i]) << '\n';
+      c.phases->row(algorithm, shape_text, P, r, names[i], all[r * names.size() + i]);
 }
 
 /// Times the distributed sort (and, where asked, the one-GPU sort and the all-to-all) of one
@@ -399,14 +396,11 @@ int main(int argc, char** argv) {
   ncclComm_t world = mg::world_comm(s);
   cudaStream_t stream = nullptr;
   ONEPASS_EXPERIMENT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  std::ofstream phases;
-  const std::string phases_path = r.out_dir() + "/" + experiment + std::string("_phases.csv");
-  if (s.rank() == 0 && !no_phases) {
-    phases.open(phases_path + ".partial", std::ios::trunc);
-    if (!phases) throw onepass::runtime_failure("cannot write " + phases_path + ".partial");
-    phases << "algorithm,shape,num_ranks,rank,phase,seconds_median\n";
-  }
-  context c{&r, &s, timing.warmup, reps, r.seed(), stream, !default_only, !no_phases, phases.is_open() ? &phases : nullptr};
+  ex::csv_table* phases =
+      s.rank() == 0 && !no_phases
+          ? &r.open_extra_csv("_phases", {"algorithm", "shape", "num_ranks", "rank", "phase", "seconds_median"})
+          : nullptr;
+  context c{&r, &s, timing.warmup, reps, r.seed(), stream, !default_only, !no_phases, phases};
   const int status = mg::for_each_group(s, world, std::max(1, min_ranks), P_max, experiment, [&](const mg::group& g, int P) {
     for (const auto& cs : cases) {
       if (!only.empty() && std::find(only.begin(), only.end(), cs.name) == only.end()) continue;
@@ -422,13 +416,6 @@ int main(int argc, char** argv) {
   cudaStreamDestroy(stream);
   ncclCommDestroy(world);
   if (status != ex::exit_success) return status;
-  if (s.rank() == 0) {
-    r.finish();
-    if (phases.is_open()) {
-      phases.close();
-      if (std::rename((phases_path + ".partial").c_str(), phases_path.c_str()) != 0)
-        throw onepass::runtime_failure("cannot rename " + phases_path + ".partial");
-    }
-  }
+  if (s.rank() == 0) r.finish();  // renames the CSVs into place
   return ex::exit_success;
 }

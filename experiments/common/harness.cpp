@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <iostream>
 #include <thread>
+#include <utility>
 
 #include <tbb/info.h>
 
@@ -240,22 +241,46 @@ void run::parse(int argc, char** argv) {
                       out_dir_);
 }
 
-void run::open_csv(const std::vector<std::string>& columns) {
+void csv_table::open(std::string path, const std::vector<std::string>& columns) {
   require(!columns.empty(), "run::open_csv", "columns", "must not be empty");
+  path_ = std::move(path);
   columns_ = columns;
-  ensure_out_dir();
-  csv_path_ = out_dir_ + "/" + name_ + ".csv";
-  csv_.open(csv_path_ + ".partial", std::ios::trunc);
-  if (!csv_) throw runtime_failure("cannot write " + csv_path_ + ".partial");
-  for (std::size_t i = 0; i < columns.size(); ++i) csv_ << (i ? "," : "") << columns[i];
-  csv_ << "\n";
+  out_.open(path_ + ".partial", std::ios::trunc);
+  if (!out_) throw runtime_failure("cannot write " + path_ + ".partial");
+  for (std::size_t i = 0; i < columns.size(); ++i) out_ << (i ? "," : "") << columns[i];
+  out_ << "\n";
 }
 
-void run::write_row(const std::string& line, std::size_t count) {
-  require(csv_.is_open(), "run::row", "csv", "must be opened with open_csv first");
+void csv_table::write_line(const std::string& line, std::size_t count) {
+  require(out_.is_open(), "run::row", "csv", "must be opened with open_csv first");
   require(count == columns_.size(), "run::row", "values",
           "must number " + std::to_string(columns_.size()) + " (the header), got " + std::to_string(count));
-  csv_ << line << "\n";
+  out_ << line << "\n";
+}
+
+void csv_table::commit() {
+  if (!out_.is_open()) return;
+  out_.close();
+  if (!out_) throw runtime_failure("cannot write " + path_ + ".partial");
+  std::filesystem::rename(path_ + ".partial", path_);
+}
+
+void run::open_csv(const std::vector<std::string>& columns) {
+  require(!columns.empty(), "run::open_csv", "columns", "must not be empty");  // before the directory is made
+  ensure_out_dir();
+  csv_.open(out_dir_ + "/" + name_ + ".csv", columns);
+}
+
+csv_table& run::open_extra_csv(const std::string& suffix, const std::vector<std::string>& columns) {
+  require(!columns.empty(), "run::open_extra_csv", "columns", "must not be empty");
+  ensure_out_dir();
+  extra_csvs_.emplace_back();
+  extra_csvs_.back().open(out_dir_ + "/" + name_ + suffix + ".csv", columns);
+  return extra_csvs_.back();
+}
+
+void run::require_csv_open() const {
+  require(csv_.is_open(), "run::row", "csv", "must be opened with open_csv first");
 }
 
 void run::finish() {
@@ -280,11 +305,8 @@ void run::finish() {
     meta << j.str();
     if (!meta) throw runtime_failure("cannot write " + meta_path + ".partial");
   }
-  if (csv_.is_open()) {
-    csv_.close();
-    if (!csv_) throw runtime_failure("cannot write " + csv_path_ + ".partial");
-    std::filesystem::rename(csv_path_ + ".partial", csv_path_);
-  }
+  csv_.commit();
+  for (auto& table : extra_csvs_) table.commit();
   std::filesystem::rename(meta_path + ".partial", meta_path);
   progress(name_, "done in " + std::to_string(seconds) + " s");
 }

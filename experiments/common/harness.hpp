@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <list>
 #include <map>
 #include <sstream>
 #include <string>
@@ -40,6 +41,51 @@ inline constexpr int exit_usage = 2;
 inline constexpr int exit_no_gpu = 3;
 
 const char* to_string(scale s);
+
+/// One CSV file of a run: written to "<path>.partial" and renamed into place by commit()
+/// (run::finish commits the run's tables), so an interrupted run leaves none that looks complete.
+class csv_table {
+ public:
+  /// Creates "<path>.partial" with the header (columns: not empty); throws runtime_failure when
+  /// it cannot be written. The directory must exist.
+  void open(std::string path, const std::vector<std::string>& columns);
+  bool is_open() const { return out_.is_open(); }
+
+  /// Appends one row; values are formatted with operator<< (doubles with 10
+  /// significant digits) and quoted as RFC 4180 asks when they hold a comma, a
+  /// double quote or a line break. The number of values must match the header.
+  template <class... Values>
+  void row(const Values&... values) {
+    std::string line;
+    std::size_t count = 0;
+    ((line += (count++ ? "," : "") + field(values)), ...);
+    write_line(line, count);
+  }
+
+  /// One CSV field: `value` formatted with operator<< (10 significant digits),
+  /// in double quotes (inner quotes doubled) when it needs them.
+  template <class T>
+  static std::string field(const T& value) {
+    std::ostringstream text;
+    text.precision(10);
+    text << value;
+    const std::string s = text.str();
+    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+    std::string quoted = "\"";
+    for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+  }
+
+  /// Closes the file and renames "<path>.partial" to path (nothing when not open); throws
+  /// runtime_failure when the file could not be written.
+  void commit();
+
+ private:
+  void write_line(const std::string& line, std::size_t count);
+  std::string path_;
+  std::vector<std::string> columns_;
+  std::ofstream out_;
+};
 
 /// The state of one experiment run.
 class run {
@@ -69,29 +115,21 @@ class run {
   /// Opens results/<name>.csv (as .partial) with the given header columns.
   void open_csv(const std::vector<std::string>& columns);
 
-  /// Appends one row; values are formatted with operator<< (doubles with 10
-  /// significant digits) and quoted as RFC 4180 asks when they hold a comma, a
-  /// double quote or a line break. The number of values must match the header.
+  /// Opens a further table results/<name><suffix>.csv (as .partial; e.g. suffix "_phases"),
+  /// renamed into place by finish() with the main one. The reference stays valid for the run.
+  csv_table& open_extra_csv(const std::string& suffix, const std::vector<std::string>& columns);
+
+  /// Appends one row to results/<name>.csv (csv_table::row; open_csv first).
   template <class... Values>
   void row(const Values&... values) {
-    std::string line;
-    std::size_t count = 0;
-    ((line += (count++ ? "," : "") + csv_field(values)), ...);
-    write_row(line, count);
+    require_csv_open();
+    csv_.row(values...);
   }
 
-  /// One CSV field: `value` formatted with operator<< (10 significant digits),
-  /// in double quotes (inner quotes doubled) when it needs them.
+  /// One CSV field (csv_table::field).
   template <class T>
   static std::string csv_field(const T& value) {
-    std::ostringstream text;
-    text.precision(10);
-    text << value;
-    const std::string s = text.str();
-    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-    std::string quoted = "\"";
-    for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
+    return csv_table::field(value);
   }
 
   /// Adds a key to the provenance file (value stored as a JSON string).
@@ -101,7 +139,7 @@ class run {
   void finish();
 
  private:
-  void write_row(const std::string& line, std::size_t count);
+  void require_csv_open() const;
   /// Creates out_dir (and its parents) if missing; throws runtime_failure naming it.
   void ensure_out_dir();
 
@@ -112,9 +150,8 @@ class run {
   std::string out_dir_;
   std::uint64_t seed_ = 1;
   std::string command_;
-  std::vector<std::string> columns_;
-  std::ofstream csv_;
-  std::string csv_path_;
+  csv_table csv_;
+  std::list<csv_table> extra_csvs_;
   std::map<std::string, std::string> notes_;
   double start_seconds_ = 0;
   double load_before_ = -1;  ///< the 1-minute load average when the run started (-1: unknown)

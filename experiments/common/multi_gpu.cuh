@@ -135,16 +135,11 @@ inline std::uint64_t first_of(std::uint64_t total, int P, int r) {
   return f;
 }
 
-/// Items per 16 bytes (at least 1): the pieces of time_alltoall start on multiples of it.
-inline std::uint64_t alltoall_unit(std::size_t item_bytes) {
-  return item_bytes >= 16 ? 1 : 16 / item_bytes;
-}
-
 /// Times the NCCL all-to-all of (about) n items of item_bytes bytes on this rank of g: grouped
 /// ncclSend/ncclRecv of n / P items to every rank (onepass::distributed::all_to_all), the
 /// exchange's bound. Every piece starts on a 16-byte boundary on both sides, NCCL's fastest
 /// form (pieces 4 bytes off were 1.2-1.4x slower: scripts/bench_alltoall_alignment.cu): n is
-/// rounded down to a multiple of u = alltoall_unit(item_bytes) and every rank but the last gets
+/// rounded down to a multiple of u = items_per_alignment(item_bytes) (16 bytes) and every rank but the last gets
 /// floor(n / (P u)) u items, the last the rest (fewer than 16 bytes, and at most P - 1 units,
 /// away from n / P). Before 2026-11-27 (nineteenth session) the pieces were share(n, P, q): not
 /// aligned when P does not divide n / u (P = 3), which made that bound up to 1.4x slower.
@@ -154,7 +149,7 @@ inline gpu::timing time_alltoall(const group& g, cudaStream_t stream, std::uint6
   const int P = g.num_ranks;
   int rank = 0;
   MPI_Comm_rank(g.mpi, &rank);
-  const std::uint64_t u = alltoall_unit(item_bytes);
+  const std::uint64_t u = onepass::distributed::items_per_alignment(item_bytes);
   const std::uint64_t used = n - n % u, piece = used / (static_cast<std::uint64_t>(P) * u) * u;
   std::vector<std::uint64_t> send(P, piece), recv(P), all(static_cast<std::size_t>(P) * P);
   send[P - 1] = used - piece * static_cast<std::uint64_t>(P - 1);

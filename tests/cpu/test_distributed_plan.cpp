@@ -406,6 +406,12 @@ TEST(DistributedAlignedPieces, SimulatedExchangeDeliversEveryItemAligned) {
       }
     }
   }
+  EXPECT_EQ(dist::items_per_alignment(4), 4u);
+  EXPECT_EQ(dist::items_per_alignment(8), 2u);
+  EXPECT_EQ(dist::items_per_alignment(12), 1u);
+  EXPECT_EQ(dist::items_per_alignment(16), 1u);
+  EXPECT_EQ(dist::items_per_alignment(32), 1u);
+  EXPECT_EQ(dist::items_per_alignment(4, 64), 16u);
   EXPECT_THROW(dist::plan_aligned_pieces({}, 0, 4), onepass::error);
   EXPECT_THROW(dist::plan_aligned_pieces({{1, 2}}, 0, 4), onepass::error);
   EXPECT_THROW(dist::plan_aligned_pieces({{1}}, 1, 4), onepass::error);

@@ -626,6 +626,12 @@ struct aligned_pieces {
   std::uint64_t recv_items = 0;
 };
 
+/// Items of item_bytes bytes per alignment unit of `alignment` bytes, at least 1 (the align_items
+/// of plan_aligned_pieces for pieces that start on `alignment`-byte boundaries). item_bytes > 0.
+inline std::uint64_t items_per_alignment(std::size_t item_bytes, std::size_t alignment = 16) {
+  return item_bytes >= alignment ? 1 : alignment / item_bytes;
+}
+
 /// Items of the receive array that plan_aligned_pieces may use on a rank that receives n
 /// items from P ranks: n + 3 * align_items * P (each piece adds less than one alignment unit
 /// before its items, less than one after, and less than one of gap before the next piece).

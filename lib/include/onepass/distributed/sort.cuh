@@ -577,7 +577,7 @@ inline std::size_t sort_first_receive_bytes(std::uint64_t n, int num_ranks, std:
   const auto array = [&](std::size_t item_bytes) -> std::size_t {
     if (item_bytes == 0) return 0;
     const std::uint64_t items = aligned_receive_capacity(n, static_cast<std::size_t>(num_ranks),
-                                                         std::max<std::size_t>(1, exchange_alignment / item_bytes));
+                                                         items_per_alignment(item_bytes, exchange_alignment));
     const std::size_t bytes = static_cast<std::size_t>(items) * item_bytes;
     return (bytes + protocol::temp_alignment - 1) / protocol::temp_alignment * protocol::temp_alignment;
   };
@@ -687,21 +687,33 @@ inline void add_gathered_level(splitter_search& search, const unsigned long long
   search.add_level(h);
 }
 
-/// This rank's exchange plan from the finished search: what it sends to each rank and receives
-/// from each; throws onepass::runtime_failure unless what it receives is its n.
-struct sort_exchange_counts {
-  std::vector<std::uint64_t> send, receive;
-};
-inline sort_exchange_counts sort_exchange_counts_of(const splitter_search& search, rank_view ranks, std::uint64_t n,
-                                          const char* function) {
-  const auto me = static_cast<std::size_t>(ranks.rank);
-  sort_exchange_counts c{search.send_counts(me), std::vector<std::uint64_t>(static_cast<std::size_t>(ranks.size))};
+/// The exchange plan of every rank from the finished search: [P][P], [r][q] the keys rank r
+/// sends to rank q (splitter_search::send_counts); throws onepass::runtime_failure unless what
+/// this rank receives (its column) is its n.
+inline std::vector<std::vector<std::uint64_t>> sort_exchange_matrix(const splitter_search& search, rank_view ranks,
+                                                                    std::uint64_t n, const char* function) {
+  const auto P = static_cast<std::size_t>(ranks.size), me = static_cast<std::size_t>(ranks.rank);
+  std::vector<std::vector<std::uint64_t>> counts(P);
   std::uint64_t received = 0;
-  for (std::size_t r = 0; r < c.receive.size(); ++r) received += c.receive[r] = search.send_counts(r)[me];
+  for (std::size_t r = 0; r < P; ++r) received += (counts[r] = search.send_counts(r))[me];
   if (received != n)
     throw runtime_failure(std::string(function) + ": rank " + std::to_string(ranks.rank) + " would receive " +
                           std::to_string(received) + " keys for its " + std::to_string(n) +
                           " (the splitters are inconsistent; please report this)");
+  return counts;
+}
+
+/// This rank's row and column of sort_exchange_matrix: what it sends to each rank and receives
+/// from each.
+struct sort_exchange_counts {
+  std::vector<std::uint64_t> send, receive;
+};
+inline sort_exchange_counts sort_exchange_counts_of(const splitter_search& search, rank_view ranks, std::uint64_t n,
+                                                    const char* function) {
+  const auto counts = sort_exchange_matrix(search, ranks, n, function);
+  const auto me = static_cast<std::size_t>(ranks.rank);
+  sort_exchange_counts c{counts[me], std::vector<std::uint64_t>(counts.size())};
+  for (std::size_t r = 0; r < counts.size(); ++r) c.receive[r] = counts[r][me];
   return c;
 }
 
@@ -769,7 +781,7 @@ void sort_first(const char* function, double_buffer<Key>& keys, double_buffer<Va
     ONEPASS_CUDA_CHECK_LAUNCH();
     add_gathered_level(search, own_hist, all_hist, words, P, comm, stream, function);
   }
-  (void)sort_exchange_counts_of(search, ranks, n, function);  // checks that this rank receives its n
+  const auto counts_of = sort_exchange_matrix(search, ranks, n, function);
 
   // 3. The exchange of the run's ranges (alternate(), destinations in order) in pieces that
   // start on exchange_alignment boundaries on both sides (plan_aligned_pieces): received into
@@ -777,13 +789,11 @@ void sort_first(const char* function, double_buffer<Key>& keys, double_buffer<Va
   // one rank only receives unpadded into current() (nothing to merge), or, when that rank is
   // itself, keeps its run where it is.
   mark_phase("exchange", stream);
-  std::vector<std::vector<std::uint64_t>> counts_of(P);
-  for (std::size_t r = 0; r < P; ++r) counts_of[r] = search.send_counts(r);
   const auto me = static_cast<std::size_t>(ranks.rank);
-  const auto key_pieces =
-      plan_aligned_pieces(counts_of, me, std::max<std::size_t>(1, exchange_alignment / sizeof(Key)));
-  const auto value_pieces = plan_aligned_pieces(
-      counts_of, me, std::max<std::size_t>(1, exchange_alignment / (has_values ? sizeof(Value) : 4)));
+  const auto key_pieces = plan_aligned_pieces(counts_of, me, items_per_alignment(sizeof(Key), exchange_alignment));
+  aligned_pieces value_pieces;
+  if constexpr (has_values)
+    value_pieces = plan_aligned_pieces(counts_of, me, items_per_alignment(sizeof(Value), exchange_alignment));
   const bool keep_own = n > 0 && counts_of[me][me] == n;  // nothing arrives from another rank
   auto* stage_keys = static_cast<Key*>(d_local_sort);
   merge_value* stage_values = nullptr;
