@@ -375,7 +375,8 @@ def bounds(rows, aligned_record=False):
     overlapping the two, from rows of the same run: local_sort(shape, P) (every rank's one-GPU sort
     of its own N/P keys at once) + alltoall(shape, P), against the target time (strong: the one-GPU
     time / the speedup asked; weak: the ratio asked x the one-GPU time of 2^30 keys).
-    [{shape, P, local, alltoall, bound, target_time, ours, reachable}]; empty for runs without
+    [{shape, P, local, alltoall, bound, target_time, ours, misaligned, reachable (None: not decided)}];
+    empty for runs without
     local_sort rows (before 2026-11-27: see reachability)."""
     out = []
     items = [(shape, p, one_gpu(rows, shape) / need if one_gpu(rows, shape) else None)
@@ -717,13 +718,14 @@ def report_section(report, results, recorded_root):
                "measured in the same run. Speedups are against the one-GPU baseline at P = 1 of the same shape "
                "(`onepass_sort` for the sort, `bijective_shuffle` for the shuffle). The figures are drawn by "
                "`make fig-multi_gpu_sort fig-multi_gpu_shuffle` from the recorded CSVs (no GPU needed).")
+    phase_times = False  # whether the run's phase times (and the exchange-phase verdict) were reported
     if sort_data is None:
         report.add("**Sort not measured yet:** %s." % sort_why)
         report.summary.append(("Distributed sort (beyond one GPU)", "not measured", sort_why))
     else:
         _sort_part(report, sort_data, table)
         _big_part(report, sort_data, table)
-        _phase_part(report, sort_data, table)
+        phase_times = _phase_times_part(report, sort_data, table)
         _other_sort_part(report, sort_data, recorded_root, table)
         _phases_part(report, sort_data, table)
         _rmg_part(report, sort_data, table)
@@ -733,7 +735,7 @@ def report_section(report, results, recorded_root):
     else:
         _shuffle_part(report, shuffle_data, table)
         _earlier_shuffle_part(report, shuffle_data, recorded_root, table)
-    if sort_data is not None and _beside_phases(sort_data):
+    if phase_times:
         return
     report.add("Not measured: the issue's exchange-phase target (the exchange at ≥ 80 % of the all-to-all rate) — "
                "the recorded run times the whole call (`multi_gpu_sort_phases.csv`, the phase times, was not "
@@ -835,10 +837,12 @@ def _beside_phases(data):
              "phase": r["phase"], "seconds_median": float(r["seconds_median"])} for r in rows]
 
 
-def _phase_part(report, data, table):
+def _phase_times_part(report, data, table):
+    """The phase tables and the exchange-phase verdict from multi_gpu_sort_phases.csv beside the
+    sort CSV; returns whether that file had rows."""
     phases = _beside_phases(data)
     if not phases:
-        return
+        return False
     path = _rel(os.path.join(data.directory, SORT + "_phases.csv"))
     for algorithm in ["distributed_sort", PARTITION, MERGE]:
         t = phase_table(phases, algorithm)
@@ -860,7 +864,7 @@ def _phase_part(report, data, table):
                          "lr" + "r" * (len(names) + 1)))
     xrows = exchange_rows(data.rows, phases, _aligned(data))
     if not xrows:
-        return
+        return True
     report.add("**The exchange against the all-to-all** (the default method's exchange phase, the smallest over the "
                "ranks, against the NCCL all-to-all of the same bytes in the same run; rate = all-to-all ÷ exchange; "
                "target ≥ %.1f on the weak-scaling run):" % EXCHANGE_TARGET,
@@ -868,13 +872,14 @@ def _phase_part(report, data, table):
                       "target", "verdict"],
                      [[SHAPE_TEXT[r["shape"]], r["P"], _ms(r["exchange"]), _ms(r["exchange_max"]), _ms(r["alltoall"]),
                        "%.2f" % r["rate"] if r["rate"] else "—", "≥ %.1f" % r["need"] if r["need"] else "—",
-                       _verdict_cell(r["ok"], r["misaligned"] and bool(r["need"]))] for r in xrows], "lrrrrrrl"))
+                       _verdict_cell(r["ok"], r["misaligned"])] for r in xrows], "lrrrrrrl"))
     if any(r["misaligned"] and r["ok"] is None for r in xrows):
         report.add(MISALIGNED_TEXT)
     v, met, n = count_verdicts(xrows)
     report.summary.append(("Distributed sort, exchange phase (≥ 80 % of the all-to-all rate, weak scaling)", v,
                            "%d of %d P met; rate %s" % (met, n, ", ".join("P = %d %.2f" % (r["P"], r["rate"])
                                                                           for r in xrows if r["need"] and r["rate"]))))
+    return True
 
 
 BENCH_LINE = re.compile(r"^(u32|u64)\s+P=(\d+)\s+n=2\^(\d+)\s+(.+?)\s+([\d.]+) ms\s+(\d+) GB/s")

@@ -166,6 +166,14 @@ class Section(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
+    def sort_section(self, rows):
+        """The section's report from `rows` as this test's fresh multi_gpu_sort.csv (no recorded runs),
+        and its text."""
+        _support.write_csv(self.tmp.path, mg.SORT, mg.SORT_COLUMNS, rows)
+        report = _support.empty_report(self.tmp.path)
+        mg.report_section(report, self.tmp.path, os.path.join(self.tmp.path, "recorded"))
+        return report, "\n".join(report.lines)
+
     def test_recorded_copy_gives_the_section_and_its_summary(self):
         report = _support.empty_report(self.tmp.path)
         recorded = os.path.join(_support.REPO, "results", "recorded")
@@ -204,11 +212,8 @@ class Section(unittest.TestCase):
         phases = [{"algorithm": "distributed_sort", "shape": mg.WEAK, "num_ranks": 2, "rank": r, "phase": name,
                    "seconds_median": ms / 1e3}
                   for r in (0, 1) for name, ms in (("local_sort", 19.0), ("exchange", 8.0 + r), ("merge", 3.0))]
-        _support.write_csv(self.tmp.path, mg.SORT, mg.SORT_COLUMNS, rows)
         _support.write_csv(self.tmp.path, mg.SORT + "_phases", mg.PHASE_COLUMNS, phases)
-        report = _support.empty_report(self.tmp.path)
-        mg.report_section(report, self.tmp.path, os.path.join(self.tmp.path, "recorded"))
-        text = "\n".join(report.lines)
+        report, text = self.sort_section(rows)
         self.assertIn("Are the targets reachable?", text)
         self.assertNotIn("Is the 2-GPU target reachable?", text)
         self.assertIn("**out of reach**", text)  # u32 P = 2: 30 + 7 ms against 26.7 ms
@@ -247,17 +252,11 @@ class Section(unittest.TestCase):
         self.assertEqual([(r["shape"], r["P"]) for r in got], [("keys_u32", 2), ("keys_u32", 4)])
         self.assertAlmostEqual(got[0]["ratio"], 20.0 / 16.0)
         self.assertAlmostEqual(got[1]["ratio"], 10.0 / 12.5)
-        tmp = _support.TempDir()
-        try:
-            _support.write_csv(tmp.path, mg.SORT, mg.SORT_COLUMNS, rows)
-            report = _support.empty_report(tmp.path)
-            mg.report_section(report, tmp.path, os.path.join(tmp.path, "recorded"))
-            self.assertEqual(_support.summary_verdict(report, "Distributed sort: sort_first"), "measured")
-            self.assertIn("The two methods", "\n".join(report.lines))
-            # the targets are still judged on the default method's rows
-            self.assertEqual(_support.summary_verdict(report, "Distributed sort, strong"), "met")
-        finally:
-            tmp.cleanup()
+        report, text = self.sort_section(rows)
+        self.assertEqual(_support.summary_verdict(report, "Distributed sort: sort_first"), "measured")
+        self.assertIn("The two methods", text)
+        # the targets are still judged on the default method's rows
+        self.assertEqual(_support.summary_verdict(report, "Distributed sort, strong"), "met")
 
     def test_rmg_gpu_resident_time_decides_alone(self):
         # Bounds 10-90 ms leave it undecided; a measured GPU-resident time decides: 30 / 20 >= 1.3
@@ -323,17 +322,10 @@ class Section(unittest.TestCase):
         self.assertAlmostEqual(got[0]["partition_first"], 0.025)
         self.assertAlmostEqual(got[0]["sort_first"], 0.020)
         self.assertAlmostEqual(got[1]["ratio"], 12.5 / 10.0)
-        tmp = _support.TempDir()
-        try:
-            _support.write_csv(tmp.path, mg.SORT, mg.SORT_COLUMNS, rows)
-            report = _support.empty_report(tmp.path)
-            mg.report_section(report, tmp.path, os.path.join(tmp.path, "recorded"))
-            text = "\n".join(report.lines)
-            self.assertIn("the run's default was `sort_first`", text)
-            self.assertIn("sort_first faster at 2 of 2", dict((k, d) for k, _, d in report.summary)[
-                "Distributed sort: sort_first against partition_first"])
-        finally:
-            tmp.cleanup()
+        report, text = self.sort_section(rows)
+        self.assertIn("the run's default was `sort_first`", text)
+        self.assertIn("sort_first faster at 2 of 2", dict((k, d) for k, _, d in report.summary)[
+            "Distributed sort: sort_first against partition_first"])
 
     def test_recorded_run_with_most_ranks_is_reported(self):
         # A 2-GPU record in a folder named after the 4-GPU one must not displace it.
