@@ -44,10 +44,17 @@ struct dev {
   }
 };
 
-/// Copies h to the device array d (h.size() elements).
+/// Copies h to the device array d (h.size() elements) and waits until the copy has landed.
+/// cudaMemcpy from pageable host memory may return before its DMA to the device is done, and the
+/// copy runs on the legacy default stream, which work on a cudaStreamNonBlocking stream (the
+/// distributed tests' rank_team streams) does not wait for: without the synchronisation a kernel
+/// on such a stream could read the array before the copy finished (seen once on an H100 under
+/// ctest -j3: DistributedSort.PairsAreStable/1Ranks read zero values).
 template <class T>
 void upload(T* d, const std::vector<T>& h) {
-  if (!h.empty()) cuda_ok(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  if (h.empty()) return;
+  cuda_ok(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  cuda_ok(cudaStreamSynchronize(cudaStreamLegacy), "upload: synchronize the legacy stream");
 }
 /// The n elements of the device array d.
 template <class T>

@@ -383,7 +383,7 @@ TEST_P(DistributedSort, AllToAllDeliversEveryPieceInOrder) {
     }
     const std::uint64_t total = std::accumulate(recv.begin(), recv.end(), std::uint64_t{0});
     dev d_send(out.size() * sizeof(item)), d_recv(total * sizeof(item));
-    ONEPASS_CUDA_CHECK(cudaMemcpy(d_send.p, out.data(), out.size() * sizeof(item), cudaMemcpyHostToDevice));
+    upload(static_cast<item*>(d_send.p), out);  // waits for the copy (the rank's stream is non-blocking)
     dist::all_to_all(d_send.p, send, d_recv.p, recv, sizeof(item), comm, stream);
     ONEPASS_CUDA_CHECK(cudaStreamSynchronize(stream));
     std::vector<item> in(total);
