@@ -122,7 +122,8 @@ int main(int argc, char** argv) {
       skipped.push_back(where_shape + ": buffers: " + e.what());
       continue;
     }
-    ONEPASS_EXPERIMENT_CUDA(cudaMemcpy(offsets.get(), sh.offsets.data(), sh.offsets.size() * 8, cudaMemcpyHostToDevice));
+    // On st (non-blocking): a cudaMemcpy on the legacy stream could still be landing when st's kernels read it.
+    ONEPASS_EXPERIMENT_CUDA(cudaMemcpyAsync(offsets.get(), sh.offsets.data(), sh.offsets.size() * 8, cudaMemcpyHostToDevice, st));
     gpu::fill_iota(in.as<std::uint64_t>(), n_items, st);
     const auto* d_in = in.as<const std::uint64_t>();
     auto* d_out = out.as<std::uint64_t>();
