@@ -2,7 +2,7 @@
 Least Significant Digit Radix Sort for GPUs", §4: Figs. 9–11, Tables 1–2) and the
 headline table (experiment sort_headline: ours vs CUB (best) at fixed sizes), and issue 33's
 small-sort table (sort_headline at 2^12..2^21, recorded as sort_headline_small[-<commit>].csv:
-small_runs, small_sorts).
+small_runs, small_sorts; and over every entropy band of Figs. 9–11: figure_small_bands).
 
 Shared by figures/plot_all.py (draw_sort_figures), paper/make_report.py (the Onesweep
 section) and scripts/check_outputs.py (SORT_GPU_FIGURES), like shuffle_results.py is for
@@ -1106,8 +1106,8 @@ def small_sorts(rows, ours=SELECTOR, q=1, shapes=SMALL_SHAPES, bands=SMALL_BANDS
 
     At each point (shape, band q, n) where `ours` and a CUB configuration were both measured,
     ratio = ours keys/s / CUB (best) keys/s (ratio_points: CUB (best) is the fastest `cub_*` row
-    at that point). Points of band q with n in one of `bands` (small_band) are kept; other sizes
-    are ignored. Rows of the table: `shapes` (the issue's four, reported even when absent), then any
+    at that point). Points of band q (every band when q is None) with n in one of `bands`
+    (small_band) are kept; other sizes are ignored. Rows of the table: `shapes` (the issue's four, reported even when absent), then any
     other shape measured; columns: one per band, "median (min)" of the ratios there, "—" where a
     band has no point.
 
@@ -1122,9 +1122,9 @@ def small_sorts(rows, ours=SELECTOR, q=1, shapes=SMALL_SHAPES, bands=SMALL_BANDS
     (band indices), "point_verdict", "below" (points), "points"}], "below": every point below
     point_target, "targets": [(what, verdict, lowest point or None, threshold, points)] in the form
     of paper/make_report.evaluate_targets (for targets_verdict)}."""
-    points = [p for p in ratio_points(rows, ours) if p["q"] == q and small_band(p["n"], bands) is not None]
+    points = [p for p in ratio_points(rows, ours) if q in (None, p["q"]) and small_band(p["n"], bands) is not None]
     measured = {p["shape"] for p in points} | {r["shape"] for r in rows
-                                               if r["q"] == q and small_band(r["n"], bands) is not None}
+                                               if q in (None, r["q"]) and small_band(r["n"], bands) is not None}
     order = list(shapes) + [s for s in shape_order(measured) if s not in shapes]
     header = ["shape"] + [small_band_text(i, bands) for i in range(len(bands))]
     out = {"header": header, "table": [], "shapes": [], "below": [], "targets": []}
@@ -1166,6 +1166,74 @@ def small_sorts(rows, ours=SELECTOR, q=1, shapes=SMALL_SHAPES, bands=SMALL_BANDS
                                point_verdict,
                                min(own, key=lambda p: p["ratio"]) if own else None, point_target, own))
     return out
+
+
+def figure_small_bands(rows, ours=SELECTOR, bands=SMALL_BANDS, median_target=SMALL_MEDIAN_TARGET,
+                       point_target=SMALL_POINT_TARGET):
+    """Issue 33's table and targets over every entropy band q of one Onesweep figure run (Figs.
+    9–11: onesweep_fig09_keys32, onesweep_fig10_pairs32, onesweep_fig11_keys64; rows as
+    load_sort_experiment returns them), the way the issue's own table was computed.
+
+    ratio = ours keys/s / CUB (best) keys/s at each point (shape, q, n) where both were measured
+    (ratio_points). Per shape in the run and per size band of `bands` (small_band: 2^lo <= n < 2^hi,
+    the last band closed), the median and min of the ratios over every q and every n of the band
+    (small_sorts with q = None; sizes outside the bands are ignored).
+
+    Disturbed point (the issue: "a row where our sort and CUB's both run at less than half their
+    neighbours' rate"): in the series of one (shape, q), sorted by n over every measured size of the
+    run (not only the bands), a point's neighbours are the previous and the next measured n (at the
+    smallest or largest n only the one neighbour; a series of one point has none and nothing in it
+    is disturbed). The point is disturbed when ours' keys/s is below half of each neighbour's ours
+    keys/s AND CUB (best)'s keys/s is below half of each neighbour's CUB (best) keys/s (CUB (best)
+    taken at each size, so the configuration may differ between neighbours).
+
+    Verdicts per shape, each 'met', 'not met' or 'not measured' (no `ours` rows, or a band without
+    a point):
+      median_verdict: the median is >= median_target in every band (as small_sorts);
+      point_verdict: every point that is not disturbed is >= point_target.
+
+    Returns small_sorts' {"header", "table", "shapes"} (one row / entry per shape measured in the
+    run) where each shape also has "set_aside" (its disturbed points below point_target) and every
+    point also "disturbed" (bool) and "spread" (ours' seconds_max / seconds_min at that point: how
+    far ours' own timed runs scatter; None without both timings); "below": every point below
+    point_target, disturbed or not (the table's minima count disturbed points too); "targets":
+    [(what, verdict, lowest point or None, threshold, points)] per shape (median, then points not
+    disturbed), for paper/sort_section.targets_verdict.
+    Source: issue 33 ("Sorts below a million keys: at or above CUB (best) at every size")."""
+    res = small_sorts(rows, ours, None, (), bands, median_target, point_target)
+    series = {}
+    for p in ratio_points(rows, ours):
+        series.setdefault((p["shape"], p["q"]), []).append(p)  # sorted by n
+    near = {}
+    for pts in series.values():
+        for i, p in enumerate(pts):
+            near[(p["shape"], p["q"], p["n"])] = pts[max(i - 1, 0):i] + pts[i + 1:i + 2]
+    timed = {(r["shape"], r["q"], r["n"]): r for r in rows if r["algorithm"] == ours}
+    span = "2^%d to 2^%d" % (bands[0][0], bands[-1][1])
+    res["targets"] = []
+    for s in res["shapes"]:
+        for p in s["points"]:
+            key = (p["shape"], p["q"], p["n"])
+            nbs = near.get(key, [])
+            p["disturbed"] = bool(nbs) and all(p["ours"] < 0.5 * b["ours"] and p["best"] < 0.5 * b["best"]
+                                               for b in nbs)
+            r = timed[key]
+            p["spread"] = r["seconds_max"] / r["seconds_min"] if r.get("seconds_min") and r.get("seconds_max") else None
+        s["set_aside"] = [p for p in s["below"] if p["disturbed"]]
+        kept = [p for p in s["points"] if not p["disturbed"]]
+        s["point_verdict"] = ("not met" if len(s["set_aside"]) < len(s["below"]) else
+                              "not measured" if s["missing"] else "met")
+        name = SHAPE_DISPLAY.get(s["shape"], s["shape"])
+        low_band = min((c for c in s["cells"] if c["median"] is not None), key=lambda c: c["median"], default=None)
+        res["targets"].append(("%s: median ≥ %s in every band from %s" % (name, threshold_text(median_target), span),
+                               s["median_verdict"],
+                               None if low_band is None else {"ratio": low_band["median"], "band": low_band["band"]},
+                               median_target, s["points"]))
+        res["targets"].append(("%s: ≥ %s at every point from %s that is not disturbed"
+                               % (name, threshold_text(point_target), span),
+                               s["point_verdict"], min(kept, key=lambda p: p["ratio"], default=None), point_target,
+                               kept))
+    return res
 
 
 def small_runs(results_dir, recorded_root):

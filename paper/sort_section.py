@@ -194,7 +194,7 @@ def onesweep_sections(report, sort_data, table2, headline=None, small=None):
              "more consistent across entropy bands and faster in almost all cases for 32-bit keys; HRS leads "
              "for large 64-bit inputs." % (so.HYBRID, so.SELECTOR))
     sort_headline_section(report, headline)
-    small_sorts_section(report, small)
+    small_sorts_section(report, small, sort_data)
     selector_section(report, headline, sort_data)
     for name, (fig_no, what) in so.SORT_EXPERIMENTS.items():
         report.add("## Fig. %d — %s" % (fig_no, what))
@@ -456,12 +456,14 @@ def sort_headline_section(report, headline):
     report.summary.append(("Sort headline vs CUB (best) (targets, %s)" % meta.get("gpu_name", "GPU"),
                          verdict, "; ".join(why) or "every target met"))
 
-def small_sorts_section(report, small):
+def small_sorts_section(report, small, figures=None):
     """Issue 33 ("Sorts below a million keys: at or above CUB (best) at every size"):
     onepass::sort / CUB (best) per shape and size band from 2^12 to 2^20, median (min), and the
     issue's two targets per shape (sort_results.small_sorts), from the first of `small`
     [(csv path, device or None, rows, meta)] (a fresh run, else the newest recorded one; see
-    sort_results.small_runs); the others are listed as also recorded."""
+    sort_results.small_runs); the others are listed as also recorded. Then, when `figures`
+    ({experiment: (GpuSource, rows, meta)} of Figs. 9–11, as load() returns sort_data) is not
+    None, the same ratio over every entropy band of those runs (small_figures_part)."""
     report.add("### Small sorts (issue 33): `%s` ÷ CUB (best) below a million keys" % so.SELECTOR)
     what = "Small sorts vs CUB (best), 2^12 to 2^20 keys (issue 33"
     bands = so.SMALL_BANDS
@@ -472,6 +474,7 @@ def small_sorts_section(report, small):
                  "configurations, gives this table." % (so.SMALL, report.results, so.SMALL, so.SMALL,
                                                        display_path(report.recorded), so.SELECTOR))
         report.summary.append((what + ")", "not measured yet", "no %s.csv, fresh or recorded" % so.SMALL))
+        small_figures_part(report, figures)
         return
     path, device, rows, meta = small[0]
     res = so.small_sorts(rows)
@@ -563,6 +566,61 @@ def small_sorts_section(report, small):
         report.add("**Also recorded** (older runs; the table and verdict above are of the newest, whose code "
                  "may differ):", "\n".join(others))
     report.summary.append(("%s, %s)" % (what, gpu), verdict, "; ".join(why) or "every target met"))
+    small_figures_part(report, figures)
+
+def small_figures_part(report, figures):
+    """Issue 33's table as the issue computed it: onepass::sort / CUB (best) over every entropy
+    band q of the Figs. 9–11 runs (sort_results.figure_small_bands), per figure and shape: band
+    medians (min), the two targets (points below 0.95 that are disturbed set aside), and every
+    point below 0.95. figures: {experiment: (GpuSource, rows, meta)} or None (nothing written);
+    a figure without a run is named "not measured"; no summary row when none has one."""
+    if figures is None:
+        return
+    bands, t_med, t_pt = so.SMALL_BANDS, so.SMALL_MEDIAN_TARGET, so.SMALL_POINT_TARGET
+    report.add("#### The same ratio over every entropy band of Figs. 9–11")
+    trows, points, targets, runs, qs = [], [], [], [], set()
+    for name, (fig_no, _) in so.SORT_EXPERIMENTS.items():
+        if name not in figures:
+            runs.append("Fig. %d: not measured (no `%s.csv`, fresh or recorded)" % (fig_no, name))
+            targets.append(("Fig. %d (`%s`)" % (fig_no, name), "not measured", None, t_pt, []))
+            continue
+        source, rows, meta = figures[name][:3]
+        res = so.figure_small_bands(rows)
+        qs |= {p["q"] for s in res["shapes"] for p in s["points"]}
+        runs.append("Fig. %d: %s, %s at commit %s" % (fig_no, meta.get("gpu_name", "an unnamed GPU"),
+                                                      source.describe(display_path),
+                                                      pv.short(str(meta.get("commit", "unknown")))))
+        targets += [("Fig. %d %s" % (fig_no, w), *rest) for w, *rest in res["targets"]]
+        for s, row in zip(res["shapes"], res["table"]):
+            trows.append(["Fig. %d / %s" % (fig_no, row[0])] + row[1:] + [
+                {"not met": "**not met**"}.get(v, v) for v in (s["median_verdict"], s["point_verdict"])])
+            points += [(fig_no, p) for p in s["below"]]
+    report.add("Runs: %s." % "; ".join(runs))
+    if not trows:
+        return
+    report.add("Ratio = `%s` keys/s ÷ CUB (best) keys/s, as above, now at every point of the Onesweep Figs. 9–11 "
+               "runs: every entropy band (q = %s) and the figures' log-uniformly drawn sizes; each cell is the "
+               "**median (min)** over every (q, n) of the size band, as issue 33 computed its table. A point below "
+               "%s is set aside as **disturbed** (the issue's \"both run at less than half their neighbours' rate\") "
+               "when ours' keys/s and CUB (best)'s keys/s are both below half of those at the previous and at the "
+               "next measured size of the same (shape, q) series (at the series' ends, the one neighbour)."
+               % (so.SELECTOR, ", ".join(map(str, sorted(qs))), so.threshold_text(t_pt)),
+               table(["figure / shape"] + [so.small_band_text(i) for i in range(len(bands))] +
+                     ["median ≥ %s" % so.threshold_text(t_med), "≥ %s, not disturbed" % so.threshold_text(t_pt)],
+                     trows, "l" + "r" * len(bands) + "ll"))
+    report.add("Points below %s (ours' max/min: `seconds_max / seconds_min` of ours' timed runs there):%s" % (
+               so.threshold_text(t_pt), "" if points else " none."), *(["\n".join(
+                   "- Fig. %d, %s, n = %s (%s), q = %d: %s (CUB (best) = `%s`; ours' max/min %s); %s" % (
+                       fig_no, so.SHAPE_DISPLAY.get(p["shape"], p["shape"]), "{:,}".format(p["n"]),
+                       so.size_text(p["n"]), p["q"], so.fmt_ratio(p["ratio"], t_pt), p["winner"],
+                       "—" if p["spread"] is None else "%.2f" % p["spread"],
+                       "disturbed, set aside" if p["disturbed"] else "not disturbed")
+                   for fig_no, p in points)] if points else []))
+    verdict, why = targets_verdict(targets)
+    report.add("**Verdict (small sorts, Figs. 9–11, every band q): %s.**%s" % (verdict, (" " + sentence(why))
+                                                                               if why else ""))
+    report.summary.append(("Small sorts vs CUB (best), Figs. 9–11, every band (issue 33)", verdict,
+                           "; ".join(why) or "every target met"))
 
 def onesweep_figure_section(report, name, fig_no, what, facts, source, rows, meta):
     gpu_name = meta.get("gpu_name", "the GPU")

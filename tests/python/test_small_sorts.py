@@ -4,7 +4,8 @@
 sort_headline rows: the band each size falls in, CUB (best) as the fastest CUB configuration,
 targets met, not met (a band median below 1.0, a point below 0.95) and rows missing (a shape, a
 band, CUB at a point); which recorded run is reported (newest by meta.json date, a fresh one
-first).
+first); the same table over every entropy band of a Figs. 9–11 run (figure_small_bands: disturbed
+points set aside, end points with one neighbour) and its part of the section.
 
 Run alone (from the repository root): python3 -m unittest tests.python.test_small_sorts"""
 
@@ -226,6 +227,132 @@ class Runs(unittest.TestCase):
         report = t.empty_report(self.tmp.path)
         mr.onesweep_sections(report, {}, None, None)
         self.assertEqual(t.summary_verdict(report, "Small sorts vs CUB (best)"), "not measured yet")
+
+
+FIG = "onesweep_fig09_keys32"
+
+
+def fig_rows(rate_of, sizes=range(11, 22), qs=(1, 8), shape="keys_u32"):
+    """Onesweep-figure-like rows of one shape: per (q, log2 n), cub_onesweep_n32 and onepass_sort at
+    rate_of(q, log2 n) = (ours keys/s, CUB keys/s); no onepass_sort row where ours is None."""
+    rows = []
+    for q in qs:
+        for w in sizes:
+            ours, cub = rate_of(q, w)
+            rows.append(t.sort_row("cub_onesweep_n32", shape, q, w, cub))
+            if ours is not None:
+                rows.append(t.sort_row(so.SELECTOR, shape, q, w, ours))
+    return rows
+
+
+def dip(at, ours=1.0, cub=1.0, base=(11e9, 10e9)):
+    """rate_of: base rates (ours 1.1 x CUB) except ours x ours and CUB x cub at the (q, log2 n) in `at`."""
+    return lambda q, w: (base[0] * ours, base[1] * cub) if (q, w) in at else base
+
+
+class FigureBands(unittest.TestCase):
+    """figure_small_bands: issue 33's table over every entropy band of one Figs. 9–11 run."""
+
+    def setUp(self):
+        self.tmp = t.TempDir()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_rows(self, rows):
+        loaded, _ = t.write_sort(self.tmp.path, FIG, rows)
+        return so.figure_small_bands(loaded)
+
+    def test_band_median_and_min_over_every_q(self):
+        # q = 1 at 1.2 x, q = 8 at 1.0 x: band [2^12, 2^14) holds 1.2, 1.2, 1.0, 1.0; 2^11 and 2^21 ignored.
+        res = self.run_rows(fig_rows(lambda q, w: (0.1 if w in (11, 21) else (12e9 if q == 1 else 10e9), 10e9)))
+        s = by_shape(res)["keys_u32"]
+        self.assertEqual([s["shape"] for s in res["shapes"]], ["keys_u32"])
+        self.assertAlmostEqual(s["cells"][0]["median"], 1.1)
+        self.assertAlmostEqual(s["cells"][0]["min"], 1.0)
+        self.assertEqual(len(s["cells"][3]["points"]), 6)  # 2^18..2^20 at q = 1 and 8
+        self.assertEqual(res["table"][0], ["u32 keys"] + ["1.100 (1.000)"] * 4)
+        self.assertEqual((s["median_verdict"], s["point_verdict"]), ("met", "met"))
+        self.assertEqual(mr.targets_verdict(res["targets"])[0], "all met (2 of 2)")
+
+    def test_disturbed_point_is_set_aside(self):
+        # q = 8, 2^15: ours at 0.38 x and CUB at 0.45 x the rates of 2^14 and 2^16 (both below half of
+        # both neighbours'): ratio 0.38 x 11 / (0.45 x 10) = 0.929.
+        res = self.run_rows(fig_rows(dip({(8, 15)}, ours=0.38, cub=0.45)))
+        s = by_shape(res)["keys_u32"]
+        self.assertEqual([(p["q"], p["n"], p["disturbed"]) for p in s["below"]], [(8, 2 ** 15, True)])
+        self.assertEqual(s["set_aside"], s["below"])
+        self.assertAlmostEqual(s["below"][0]["ratio"], 0.38 * 1.1 / 0.45)
+        self.assertEqual(s["below"][0]["winner"], "cub_onesweep_n32")
+        self.assertEqual((s["median_verdict"], s["point_verdict"]), ("met", "met"))
+        self.assertIn("(**0.929**)", res["table"][0][2])  # the minimum still shows it
+
+    def test_only_ours_slow_is_not_disturbed(self):
+        res = self.run_rows(fig_rows(dip({(8, 15)}, ours=0.38)))
+        s = by_shape(res)["keys_u32"]
+        self.assertEqual([p["disturbed"] for p in s["below"]], [False])
+        self.assertEqual((s["median_verdict"], s["point_verdict"]), ("met", "not met"))
+        verdict, why = mr.targets_verdict(res["targets"])
+        self.assertEqual(verdict, "1 of 2 not met")
+        self.assertIn("that is not disturbed (0.418, needs ≥ 0.95)", why[0])
+
+    def test_slow_beside_one_neighbour_only_is_not_disturbed(self):
+        # 2^15 and 2^16 both slow: 2^15 is not below half of 2^16's rates, nor 2^16 of 2^15's.
+        res = self.run_rows(fig_rows(dip({(8, 15), (8, 16)}, ours=0.38, cub=0.45)))
+        s = by_shape(res)["keys_u32"]
+        self.assertEqual([(p["n"], p["disturbed"]) for p in s["below"]], [(2 ** 15, False), (2 ** 16, False)])
+        self.assertEqual(s["point_verdict"], "not met")
+
+    def test_end_points_have_one_neighbour(self):
+        # Sizes 2^12..2^20: 2^12 (only 2^13 beside it) and 2^20 (only 2^19) both slow at q = 1.
+        res = self.run_rows(fig_rows(dip({(1, 12), (1, 20)}, ours=0.38, cub=0.45), sizes=range(12, 21)))
+        s = by_shape(res)["keys_u32"]
+        self.assertEqual([(p["n"], p["disturbed"]) for p in s["below"]], [(2 ** 12, True), (2 ** 20, True)])
+        self.assertEqual(s["point_verdict"], "met")
+        res = self.run_rows(fig_rows(dip({(1, 12)}, ours=0.38, cub=0.6), sizes=range(12, 21)))  # CUB not slow enough
+        self.assertEqual(by_shape(res)["keys_u32"]["point_verdict"], "not met")
+
+    def test_spread_of_ours_timed_runs(self):
+        rows = fig_rows(dip({(8, 15)}, ours=0.38))
+        for r in rows:
+            if r["algorithm"] == so.SELECTOR and (r["q"], r["log2_n"]) == (8, 15):
+                r["seconds_max"] = 2 * r["seconds_min"]
+        s = by_shape(self.run_rows(rows))["keys_u32"]
+        self.assertAlmostEqual(s["below"][0]["spread"], 2.0)
+        self.assertAlmostEqual(s["points"][0]["spread"], 1.0)
+
+    def test_without_onepass_rows_not_measured(self):
+        res = self.run_rows(fig_rows(lambda q, w: (None, 10e9)))
+        s = by_shape(res)["keys_u32"]
+        self.assertEqual((s["median_verdict"], s["point_verdict"]), ("not measured", "not measured"))
+        self.assertEqual(res["table"][0], ["u32 keys", "—", "—", "—", "—"])
+        self.assertEqual(mr.targets_verdict(res["targets"])[0], "not measured")
+        self.assertEqual(so.figure_small_bands([])["shapes"], [])
+
+    def test_section_table_with_and_without_figure_runs(self):
+        loaded, meta = t.write_sort(self.tmp.path, FIG, fig_rows(dip({(8, 15)}, ours=0.38, cub=0.45)))
+        figures = {FIG: (t.sr.GpuSource(FIG, self.tmp.path, None), loaded, meta)}
+        title = "#### The same ratio over every entropy band of Figs. 9–11"
+        item = "Small sorts vs CUB (best), Figs. 9–11, every band (issue 33)"
+        report = t.empty_report(self.tmp.path)
+        mr.small_sorts_section(report, [], figures)
+        text = "\n".join(report.lines)
+        self.assertIn(title, text)
+        self.assertIn("| Fig. 9 / u32 keys | 1.100 (1.100) | 1.100 (**0.929**) | 1.100 (1.100) | 1.100 (1.100) | "
+                      "met | met |", text)
+        self.assertIn("Fig. 10: not measured", text)
+        self.assertIn("- Fig. 9, u32 keys, n = 32,768 (2^15), q = 8: 0.929 (CUB (best) = `cub_onesweep_n32`; "
+                      "ours' max/min 1.00); disturbed, set aside", text)
+        self.assertEqual(t.summary_verdict(report, item), "met where measured (2 of 4)")
+        self.assertEqual(t.summary_verdict(report, "Small sorts vs CUB (best), 2^12"), "not measured yet")
+        for figs in (None, {}):
+            report = t.empty_report(self.tmp.path)
+            mr.small_sorts_section(report, [], figs)
+            text = "\n".join(report.lines)
+            self.assertNotIn("| Fig. 9 /", text)
+            self.assertEqual([i for i, *_ in report.summary if i == item], [])
+            self.assertEqual(title in text, figs is not None)
+        self.assertIn("Fig. 9: not measured", text)
 
 
 if __name__ == "__main__":
