@@ -115,6 +115,20 @@ class Data:
         return "this run (`%s`)" % sr.repo_relative(self.path) if self.fresh else \
             "recorded copy `%s`" % sr.repo_relative(self.path)
 
+    def provenance(self, report):
+        """The report's provenance sentences for this run (the commit it measured and whether the code it
+        measures changed since, experiments/manifest.toml's stale_when; the clocks), from the meta.json
+        beside the CSV, which also enters the report's provenance table; "" when there is none (a CSV
+        parsed from a log)."""
+        name = os.path.splitext(os.path.basename(self.path))[0]
+        try:
+            meta = sr.read_meta(os.path.join(self.directory, name + ".meta.json"))
+        except sr.MissingInput:  # an old record (parsed from a log) has none
+            return ""
+        if not meta:
+            return ""
+        return " " + report.note_gpu_provenance(sr.GpuSource(name, self.directory, self.device), meta)
+
     def label(self):
         text = "%s; %s" % (self.gpu or "GPU not named", "this run %s" % sr.repo_relative(self.path) if self.fresh
                            else "recorded copy %s" % sr.repo_relative(self.path))
@@ -963,7 +977,8 @@ def _sort_part(report, data, table):
     report.add("### Distributed sort", "Measured on **%s** — %s. Every run is checked after timing (untimed): each "
                "rank's output is sorted, holds exactly its input count (the outputs are exactly balanced: rank r "
                "holds ⌊(r+1)N/P⌋ − ⌊rN/P⌋ keys) and rank r's last key is at most rank r+1's first; a failed check "
-               "fails the run, so every row in the CSV passed it." % (data.gpu or "an unnamed GPU", data.where()))
+               "fails the run, so every row in the CSV passed it.%s" % (data.gpu or "an unnamed GPU", data.where(),
+                                                                        data.provenance(report)))
     report.add(report.figure("multi_gpu_sort_strong", "Distributed sort, strong scaling: time vs GPUs, one-GPU "
                                                       "onepass::sort (dashed), NCCL all-to-all (dotted), targets (stars)"))
     srows = strong_rows(rows)
@@ -1102,8 +1117,8 @@ def _methods_part(report, rows, table):
 
 def _shuffle_part(report, data, table):
     rows = data.rows
-    report.add("### Distributed shuffle", "Measured on **%s** — %s.%s" % (
-        data.gpu or "an unnamed GPU", data.where(),
+    report.add("### Distributed shuffle", "Measured on **%s** — %s.%s%s" % (
+        data.gpu or "an unnamed GPU", data.where(), data.provenance(report),
         " Medians only: this CSV was parsed from the run's progress log, which prints the median; the minimum and "
         "maximum of the timed runs were not recorded." if data.medians_only else ""))
     report.add(report.figure("multi_gpu_shuffle", "Distributed shuffle of u64 items: strong and weak scaling, "

@@ -189,6 +189,19 @@ class Section(unittest.TestCase):
         self.assertIn(_support.summary_verdict(report, "Distributed sort vs RMG"), ("met", "not met", "not decided"))
         self.assertEqual(_support.summary_verdict(report, "Distributed sort of 2^34"), "recorded")
 
+    def test_meta_json_gives_the_provenance_sentence(self):
+        # A run's meta.json beside its CSV: the section names the commit and the measured code's freshness
+        # (experiments/manifest.toml's stale_when), and the run enters the report's provenance table;
+        # without one (a CSV parsed from a log) neither appears.
+        report, text = self.sort_section(sort_rows(True))
+        self.assertNotIn("Data measured at commit", text)
+        self.assertNotIn(mg.SORT, report.gpu_provenance)
+        with open(os.path.join(self.tmp.path, mg.SORT + ".meta.json"), "w") as f:
+            f.write('{"commit": "0123456", "gpu_name": "Test GPU"}')
+        report, text = self.sort_section(sort_rows(True))
+        self.assertIn("Data measured at commit `0123456`", text)
+        self.assertIn(mg.SORT, report.gpu_provenance)
+
     def test_rmg_verdict_needs_both_bounds(self):
         # Ours 20 ms at P = 2 (fast rows). RMG between 30 and 90 ms: met (30 / 20 >= 1.3); between
         # 10 and 90: not decided; between 10 and 25: not met (25 / 20 < 1.3).
