@@ -22,7 +22,7 @@
 //
 //   onepass gaussian-stream [--seed S] [--count N] [--form 3|4]
 //       Writes the warp Gaussian generator's N(0,1) outputs (bit-exact CPU emulation,
-//       onepass::gaussian::default_table(), output order of generate_normal_cpu with
+//       onepass::gaussian::default_table(), output order of gaussian::cpu::generate_normal with
 //       seed S) mapped to uniform 32-bit words by the article's erf mapping,
 //       (uint32) ((1 + erf(x / sqrt 2)) * 2^31) (onepass/gaussian/cdf_stream.hpp), as raw
 //       native-endian uint32 on stdout: 4 N bytes, or without --count until the reader

@@ -5,7 +5,7 @@
 // base distributions).
 //
 // Sample: N = 2^L outputs (smoke 2^22, default 2^30, paper 2^34) of the bit-exact CPU
-// emulation, generate_normal_cpu(seed) order, onepass::gaussian::default_table(),
+// emulation, gaussian::cpu::generate_normal(seed) order, onepass::gaussian::default_table(),
 // 4-coefficient form; histogram of x over bins of width 0.125 on [-8, 8] (128 bins), plus
 // the counts below -8 and above 8. Per bin: the count, its expectation N (Phi(hi) -
 // Phi(lo)) under N(0,1), densities count / (N width) and (Phi(hi) - Phi(lo)) / width, and

@@ -3,14 +3,14 @@
 // maps the output through the normal CDF to uint32 and runs PractRand on it).
 //
 // For each selected dieharder test D, the bit-exact CPU emulation's output for seed S
-// (onepass::gaussian::default_table(), 4-coefficient form, generate_normal_cpu's order),
+// (onepass::gaussian::default_table(), 4-coefficient form, cpu::generate_normal's order),
 // mapped by the article's erf mapping (onepass/gaussian/cdf_stream.hpp), is piped from
 // its first word into `dieharder -g 200 -d D -p P` (raw uint32 from stdin), exactly as
 //   onepass gaussian-stream --seed S | dieharder -g 200 -d D -p P
 // would; dieharder stops reading when it has enough.
 //
 // --generator float_native tests the float-native generator instead: its bit-identical
-// CPU twin (generate_normal_float_cpu, default_float_table(), mean 0, stddev 1, its
+// CPU twin (cpu::generate_normal with default_float_table(), mean 0, stddev 1, its
 // output order), two outputs per word by normal_pair_to_uint32 (cdf_stream.hpp): the top
 // 16 bits of Phi(x) of output 2k in bits 16..31 of word k, of output 2k + 1 in bits
 // 0..15, Phi computed in double from the float. Not the 32-bit erf mapping of one float:
@@ -227,7 +227,7 @@ int main(int argc, char** argv) {
   r.note("psamples", std::to_string(psamples));
   r.note("generator", generator);
   if (float_native)
-    r.note("stream", "float-native generator's CPU twin (generate_normal_float_cpu, default_float_table, mean 0, "
+    r.note("stream", "float-native generator's CPU twin (cpu::generate_normal, default_float_table, mean 0, "
                      "stddev 1) with seed " + std::to_string(r.seed()) +
                          "; word k = floor(Phi(x[2k]) 2^16) << 16 | floor(Phi(x[2k+1]) 2^16) (normal_pair_to_uint32),"
                          " from its first word for every test");

@@ -27,7 +27,7 @@
 //   suffix _f32), called through its gpu_run with seed + k for timed run k; one untimed call
 //   first (setup: e.g. cuRAND's generator is created on first use). Entries that follow the
 //   library's definition come first, the other entries after the two reference rows below:
-//   ours_memory_3 / ours_memory_4   onepass::gaussian::generate_normal (both forms;
+//   ours_memory_3 / ours_memory_4   onepass::gaussian::gpu::generate_normal (both forms;
 //       harness/src/gpu_gaussian_generators.cu).
 //   curand_host_philox   cuRAND host API (baselines/gpu/curand_gaussian.cu):
 //       curandGenerateNormalDouble / curandGenerateNormal, generator
@@ -43,8 +43,8 @@
 // ours_float_native_generator (the float-native generator's float_normal_generator::next4,
 // form column "float_native") and cuRAND's curand_normal4 (curand_normal4,
 // Philox4_32_10), dtype f32.
-// Float to memory also: ours_memory_float_native_f32 (generate_normal(float*, ...,
-// method::float_native), checked bit for bit against generate_normal_cpu float_native),
+// Float to memory also: ours_memory_float_native_f32 (gpu::generate_normal(float*, ...,
+// method::float_native), checked bit for bit against cpu::generate_normal float_native),
 // and cuRAND's other host-API configurations from the registry: curand_host_philox_dynamic
 // (CURAND_ORDERING_PSEUDO_DYNAMIC), curand_host_mrg32k3a (default ordering) and
 // curand_host_mrg32k3a_seeded (CURAND_ORDERING_PSEUDO_SEEDED), f64 and f32. The note
@@ -53,7 +53,7 @@
 //
 // Checks (untimed, after timing): in registers, the per-thread sums are added on the host
 // (long double); z = sum / sqrt(outputs) must be |z| < 6 for every generator (a dead or
-// constant generator fails this); to memory, ours equals generate_normal_cpu bit for
+// constant generator fails this); to memory, ours equals cpu::generate_normal bit for
 // bit on the first 2^16 outputs (every entry with library_definition), the other entries'
 // (cuRAND's) first 2^16 outputs have |mean| and |var - 1| within 6 standard errors. A
 // failed check gives exit status 1 (the row is kept, with the check text).
@@ -529,7 +529,7 @@ int main(int argc, char** argv) {
       return c.str();
     };
     // One registry entry: timed with seed + k, then run untimed with the seed and checked
-    // (library_definition: bit for bit against generate_normal_cpu; otherwise the moments).
+    // (library_definition: bit for bit against cpu::generate_normal; otherwise the moments).
     auto registry_row = [&](const reg::gaussian_entry& e) {
       const std::string name = e.name + suffix;
       try {
@@ -557,9 +557,9 @@ int main(int argc, char** argv) {
         if constexpr (is_f32) {
           if (e.float_native) {
             std::vector<float> want(m);
-            g::generate_normal_cpu(want.data(), m, 0.0, 1.0, r.seed(), g::method::float_native);
+            g::cpu::generate_normal(want.data(), m, 0.0, 1.0, r.seed(), g::method::float_native);
             ok = std::memcmp(got.data(), want.data(), m * sizeof(float)) == 0;
-            d.check = (ok ? "bit-exact vs generate_normal_cpu float_native on " : "DIFFERS from generate_normal_cpu "
+            d.check = (ok ? "bit-exact vs cpu::generate_normal float_native on " : "DIFFERS from cpu::generate_normal "
                                                                                   "float_native on ") +
                       std::to_string(m) + " outputs";
           }
@@ -568,10 +568,10 @@ int main(int argc, char** argv) {
           // checked above (floats only)
         } else if (e.library_definition) {
           std::vector<T> want(m);
-          g::generate_normal_cpu(want.data(), m, 0.0, 1.0, r.seed(), tab,
+          g::cpu::generate_normal(want.data(), m, 0.0, 1.0, r.seed(), tab,
                                  e.coefficients == 3 ? g::form::three : g::form::four);
           ok = std::memcmp(got.data(), want.data(), m * sizeof(T)) == 0;
-          d.check = (ok ? "bit-exact vs generate_normal_cpu on " : "DIFFERS from generate_normal_cpu on ") +
+          d.check = (ok ? "bit-exact vs cpu::generate_normal on " : "DIFFERS from cpu::generate_normal on ") +
                     std::to_string(m) + " outputs";
         } else {
           d.check = moments(got, ok);

@@ -1,8 +1,8 @@
-// Registers the library's warp Gaussian generator (gaussian/generate.cuh, generate_normal)
+// Registers the library's warp Gaussian generator (gaussian/generate.cuh, gpu::generate_normal)
 // in the Gaussian family, once per form: ours_memory_3 and ours_memory_4, N(0, 1) doubles
 // or floats (the double rounded) with the default table, bit-identical to
-// generate_normal_cpu; and the float-native generator, ours_memory_float_native (floats,
-// bit-identical to generate_normal_cpu(..., method::float_native)). Article
+// cpu::generate_normal; and the float-native generator, ours_memory_float_native (floats,
+// bit-identical to cpu::generate_normal(..., method::float_native)). Article
 // "Training a random Gaussian generator" (the whole generator; the to-memory use is the
 // section "Tail tests and measuring the speed of the generator").
 #include <cuda_runtime.h>
@@ -20,15 +20,15 @@ namespace {
 namespace reg = onepass::registry;
 namespace g = onepass::gaussian;
 
-/// generate_normal(d_out, n, 0, 1, seed, default_table(), f, stream) for the dtype; its
+/// gpu::generate_normal(d_out, n, 0, 1, seed, default_table(), f, stream) for the dtype; its
 /// own checks name n and the table; a null d_out with n > 0 is refused there too.
 void ours_memory(g::form f, void* d_out, std::size_t n, reg::gaussian_dtype dtype, const reg::gaussian_params& p,
                  void* stream) {
   const auto s = static_cast<cudaStream_t>(stream);
   if (dtype == reg::gaussian_dtype::f64) {
-    g::generate_normal(static_cast<double*>(d_out), n, 0.0, 1.0, p.seed, g::default_table(), f, s);
+    g::gpu::generate_normal(static_cast<double*>(d_out), n, 0.0, 1.0, p.seed, g::default_table(), f, s);
   } else {
-    g::generate_normal(static_cast<float*>(d_out), n, 0.0, 1.0, p.seed, g::default_table(), f, s);
+    g::gpu::generate_normal(static_cast<float*>(d_out), n, 0.0, 1.0, p.seed, g::default_table(), f, s);
   }
 }
 
@@ -48,7 +48,7 @@ reg::gaussian_entry ours_entry(g::form f) {
 }
 
 /// The float-native generator (gaussian/float_lane.hpp, warp_gaussian_float.cuh):
-/// generate_normal(d_out, n, 0, 1, seed, method::float_native, stream), floats only.
+/// gpu::generate_normal(d_out, n, 0, 1, seed, method::float_native, stream), floats only.
 reg::gaussian_entry float_native_entry() {
   reg::gaussian_entry e{"ours_memory_float_native", reg::device::gpu};
   e.label = "ours float-native generate_normal";
@@ -59,7 +59,7 @@ reg::gaussian_entry float_native_entry() {
   e.gpu_run = [](void* d_out, std::size_t n, reg::gaussian_dtype dtype, const reg::gaussian_params& p, void* stream) {
     onepass::require(dtype == reg::gaussian_dtype::f32, "registry entry ours_memory_float_native", "dtype",
                      "must be f32 (the float-native generator writes floats)");
-    g::generate_normal(static_cast<float*>(d_out), n, 0.0, 1.0, p.seed, g::method::float_native,
+    g::gpu::generate_normal(static_cast<float*>(d_out), n, 0.0, 1.0, p.seed, g::method::float_native,
                        static_cast<cudaStream_t>(stream));
   };
   e.coefficients = 0;

@@ -9,9 +9,9 @@ C++ function ``onepass::shuffle::variable_philox_shuffle_copy`` (CPU), of
 --seed S`` (output j = input ``p[j]``) — the same numbers on the CPU and the GPU.
 
 ``normal`` draws from the warp-parallel Gaussian generator (the article "Training a random
-Gaussian generator"): the values of the C++ ``onepass::gaussian::generate_normal_cpu`` and
-of ``generate_normal`` on the GPU for the same seed; float32 comes by default from the
-float-native generator (issue 30: ``generate_normal_float_cpu`` / ``method::float_native``),
+Gaussian generator"): the values of the C++ ``onepass::gaussian::cpu::generate_normal`` and
+of ``onepass::gaussian::gpu::generate_normal`` for the same seed; float32 comes by default from the
+float-native generator (issue 30: ``cpu::generate_normal`` with ``method::float_native``),
 ``method="rounded_double"`` gives the float64 samples rounded to nearest. ``sort`` /
 ``argsort`` run the library's CPU LSD radix sort on NumPy arrays and ``onepass::sort``
 (onesweep or the hybrid MSD sort) on GPU arrays.
@@ -230,7 +230,7 @@ def normal(shape: Union[int, Sequence[int]], seed: int, *, dtype: _npt.DTypeLike
     shape: int or tuple of ints (>= 0); seed: integer in [0, 2^64-1]; dtype: float64 or
     float32; mean: finite; std: finite, >= 0.
 
-    float64: element i (in C order) is output i of ``generate_normal_cpu(out, n, mean, std,
+    float64: element i (in C order) is output i of ``cpu::generate_normal(out, n, mean, std,
     seed, default_table(), form)`` with coefficients: 3 or 4 (the polynomial form; 4, the
     default, is the library's). ``method`` does not apply to float64 (it is checked, then
     ignored).
@@ -239,13 +239,13 @@ def normal(shape: Union[int, Sequence[int]], seed: int, *, dtype: _npt.DTypeLike
       "float_native" (default): the float-native generator (issue 30; the article's
         generator in float form, onepass/gaussian/float_lane.hpp: an exact float butterfly
         over the default table divided by 2^7, three float FMAs): element i is output i of
-        ``generate_normal_float_cpu(out, n, mean, std, seed)`` (default_float_table()), its
+        ``cpu::generate_normal(out, n, mean, std, seed)`` (default_float_table()), its
         own generator with its own fixed float coefficients, not the float64 values rounded.
         ``coefficients`` does not apply: 4 (the default) is accepted and 3 raises ValueError.
         Needs |mean| <= 3.4e38 (mean is rounded to float) and std <= 1e30.
       "rounded_double": the float64 samples for the same (seed, mean, std, coefficients)
         rounded to nearest (the behaviour before the float-native generator was the
-        default): ``generate_normal_cpu(out, ..., default_table(), form)`` on floats.
+        default): ``cpu::generate_normal(out, ..., default_table(), form)`` on floats.
 
     device: None or "cpu" (NumPy), or "cuda", "cuda:N", a torch.device or an int N: the
     samples are made on that GPU by ``onepass::gaussian::generate_normal`` (float64 and

@@ -29,7 +29,7 @@ def normal_into(out: Annotated[NDArray[numpy.float64], dict(shape=(None,), order
 @overload
 def normal_into(out: Annotated[NDArray[numpy.float32], dict(shape=(None,), order='C', device='cpu')], mean: float, stddev: float, seed: int, form: int, method: int) -> None:
     """
-    Fills out (n float32): method 0 (float_native) the float-native generator (generate_normal_float_cpu, form not used); 1 (rounded_double) the float64 samples of the form rounded to nearest.
+    Fills out (n float32): method 0 (float_native) the float-native generator (cpu::generate_normal with method::float_native, form not used); 1 (rounded_double) the float64 samples of the form rounded to nearest.
     """
 
 gaussian_isa: str = 'x86-64-v4'

@@ -36,7 +36,7 @@ void normal_double_generator(double* out, std::size_t n, double mean, double std
                              onepass::gaussian::form f) {
   namespace g = onepass::gaussian;
   const g::table& tab = g::default_table();
-  g::detail::check_generate_args("generate_normal_cpu", out, n, mean, stddev, tab, f);
+  g::detail::check_generate_args("gaussian::cpu::generate_normal", out, n, mean, stddev, tab, f);
   chosen().fns->double_generator(out, n, mean, stddev, seed, tab, f);
 }
 
@@ -44,14 +44,14 @@ void normal_double_generator(float* out, std::size_t n, double mean, double stdd
                              onepass::gaussian::form f) {
   namespace g = onepass::gaussian;
   const g::table& tab = g::default_table();
-  g::detail::check_generate_args("generate_normal_cpu", out, n, mean, stddev, tab, f);
+  g::detail::check_generate_args("gaussian::cpu::generate_normal", out, n, mean, stddev, tab, f);
   chosen().fns->double_generator_rounded(out, n, mean, stddev, seed, tab, f);
 }
 
 void normal_float_native(float* out, std::size_t n, double mean, double stddev, std::uint64_t seed) {
   namespace g = onepass::gaussian;
   const g::float_table& tab = g::default_float_table();
-  g::detail::check_float_generate_args("generate_normal_cpu", out, n, mean, stddev, tab);
+  g::detail::check_float_generate_args("gaussian::cpu::generate_normal", out, n, mean, stddev, tab);
   chosen().fns->float_native(out, n, mean, stddev, seed, tab);
 }
 

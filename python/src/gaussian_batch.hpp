@@ -10,7 +10,7 @@
 // library's templates with its own tag type (no instantiation is shared between them), and
 // the functions below call the best one the CPU supports. Every copy gives the same bits
 // (the library's generators are exact: integer butterfly, correctly rounded FMAs), equal to
-// generate_normal on the GPU.
+// gpu::generate_normal on the GPU.
 #pragma once
 
 #include <cstddef>
@@ -20,7 +20,7 @@
 
 namespace onepass_py {
 
-/// out[0..n): generate_normal_cpu(out, n, mean, stddev, seed, default_table(), f) (the double
+/// out[0..n): cpu::generate_normal(out, n, mean, stddev, seed, default_table(), f) (the double
 /// generator; float out: its doubles rounded to nearest), arguments checked by the library
 /// (onepass::error naming the argument), run with the best instruction set this CPU has.
 void normal_double_generator(double* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
@@ -28,7 +28,7 @@ void normal_double_generator(double* out, std::size_t n, double mean, double std
 void normal_double_generator(float* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
                              onepass::gaussian::form f);
 
-/// out[0..n): generate_normal_float_cpu(out, n, mean, stddev, seed, default_float_table()) (the
+/// out[0..n): cpu::generate_normal(out, n, mean, stddev, seed, default_float_table()) (the
 /// float-native generator), checked and dispatched as above.
 void normal_float_native(float* out, std::size_t n, double mean, double stddev, std::uint64_t seed);
 

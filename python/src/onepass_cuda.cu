@@ -11,10 +11,10 @@
 //   walking_indices      onepass::shuffle::gpu::walking_indices (cycle walking, Black & Rogaway
 //                        CT-RSA 2002, over VariablePhilox): a batch of onepass.data's order.
 //   sort / argsort       in onepass_cuda_sort.cu, _pairs32.cu, _pairs64.cu.
-//   normal               onepass::gaussian::generate_normal (article "Training a random
-//                        Gaussian generator"), equal to generate_normal_cpu bit for bit;
+//   normal               onepass::gaussian::gpu::generate_normal (article "Training a random
+//                        Gaussian generator"), equal to cpu::generate_normal bit for bit;
 //                        floats by method: float_native (issue 30; equal to
-//                        generate_normal_float_cpu) or rounded_double (the doubles rounded).
+//                        cpu::generate_normal with a float_table) or rounded_double (the doubles rounded).
 #include "onepass_cuda_common.cuh"
 
 #include <cuda_runtime.h>
@@ -207,12 +207,12 @@ void normal(std::uintptr_t out, std::uint64_t n, bool single, double mean, doubl
   device_scope scope(device);
   const g::form f = form == 3 ? g::form::three : g::form::four;
   if (single && method == static_cast<int>(g::method::float_native)) {
-    // The float-native generator with default_float_table(): generate_normal_float_cpu's values.
-    g::generate_normal(as_ptr<float>(out), n, mean, stddev, seed, g::method::float_native, as_stream(stream_id));
+    // The float-native generator with default_float_table(): cpu::generate_normal's values.
+    g::gpu::generate_normal(as_ptr<float>(out), n, mean, stddev, seed, g::method::float_native, as_stream(stream_id));
   } else if (single) {
-    g::generate_normal(as_ptr<float>(out), n, mean, stddev, seed, g::default_table(), f, as_stream(stream_id));
+    g::gpu::generate_normal(as_ptr<float>(out), n, mean, stddev, seed, g::default_table(), f, as_stream(stream_id));
   } else {
-    g::generate_normal(as_ptr<double>(out), n, mean, stddev, seed, g::default_table(), f, as_stream(stream_id));
+    g::gpu::generate_normal(as_ptr<double>(out), n, mean, stddev, seed, g::default_table(), f, as_stream(stream_id));
   }
 }
 

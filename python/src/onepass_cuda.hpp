@@ -58,10 +58,11 @@ std::string argsort(std::uintptr_t keys_in, std::uintptr_t index_out, std::uint6
                     int device);
 
 /// out: n doubles (single == false) or floats. Doubles, and floats with method 1
-/// (gaussian::method::rounded_double): generate_normal with the default table and the form
-/// (floats: the doubles rounded to nearest). Floats with method 0 (method::float_native):
-/// the float-native generator, generate_normal(float*, ..., method::float_native), equal to
-/// generate_normal_float_cpu; form not used. method is not used for doubles.
+/// (gaussian::method::rounded_double): gaussian::gpu::generate_normal with the default table
+/// and the form (floats: the doubles rounded to nearest). Floats with method 0
+/// (method::float_native): the float-native generator, gpu::generate_normal(float*, ...,
+/// method::float_native), equal to cpu::generate_normal(float*, ..., method::float_native);
+/// form not used. method is not used for doubles.
 void normal(std::uintptr_t out, std::uint64_t n, bool single, double mean, double stddev, std::uint64_t seed,
             int form, int method, std::uintptr_t stream, int device);
 

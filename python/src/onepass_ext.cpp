@@ -116,10 +116,10 @@ void walking_indices_into(index_1d out, std::uint64_t num_items, std::uint64_t s
 /// out: n doubles or floats, filled with N(mean, stddev^2) samples of the warp Gaussian
 /// generator. Doubles, and floats with method == method::rounded_double (1): the double
 /// generator (default table; form 3 or 4; floats are the doubles rounded to nearest), the
-/// C++ generate_normal_cpu(out, n, mean, stddev, seed, default_table(), form). Floats with
-/// method == method::float_native (0): the float-native generator (issue 30),
-/// generate_normal_float_cpu(out, n, mean, stddev, seed) with default_float_table(); form
-/// is not used. Bit-identical to generate_normal on the GPU with the same choice. `method`
+/// C++ gaussian::cpu::generate_normal(out, n, mean, stddev, seed, default_table(), form).
+/// Floats with method == method::float_native (0): the float-native generator (issue 30),
+/// cpu::generate_normal(out, n, mean, stddev, seed, default_float_table()); form is not
+/// used. Bit-identical to gpu::generate_normal on the GPU with the same choice. `method`
 /// is not used for doubles. Run by the copy for this CPU's instruction set
 /// (gaussian_batch.hpp; every copy gives the same bits). Throws onepass::error naming the
 /// argument (checked in Python).
@@ -270,7 +270,7 @@ NB_MODULE(_onepass, m) {
         "Fills out (n float64) with N(mean, stddev^2) samples of the warp Gaussian generator (method not used).");
   m.def("normal_into", &normal_into<float>, nb::arg("out"), nb::arg("mean"), nb::arg("stddev"), nb::arg("seed"),
         nb::arg("form"), nb::arg("method"),
-        "Fills out (n float32): method 0 (float_native) the float-native generator (generate_normal_float_cpu, "
+        "Fills out (n float32): method 0 (float_native) the float-native generator (cpu::generate_normal, "
         "form not used); 1 (rounded_double) the float64 samples of the form rounded to nearest.");
   m.attr("gaussian_isa") = onepass_py::gaussian_batch_isa();
   m.def("segmented_bytes", &segmented_bytes, nb::arg("x"), nb::arg("out"), nb::arg("offsets"),

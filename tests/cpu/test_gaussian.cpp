@@ -1,6 +1,6 @@
 // Warp Gaussian generator on the CPU (article "Training a random Gaussian generator",
 // A. P. Goucher, cp4space 2022): table layout, the CPU emulation of the warp, the entropy source and
-// generate_normal_cpu, and the Hermite analytics (brute force on small distributions,
+// cpu::generate_normal, and the Hermite analytics (brute force on small distributions,
 // and the article's 9.1e10 failure time of the inverse-CDF table).
 #include <gtest/gtest.h>
 
@@ -288,26 +288,26 @@ TEST(WarpEmulation, FloatOutputIsTheDoubleOutputRounded) {
     const std::size_t n = 1000;
     std::vector<double> x(n);
     std::vector<float> y(n + 1, 7.0f);
-    g::generate_normal_cpu(x.data(), n, 0.25, 2.0, 31, g::default_table(), f);
-    g::generate_normal_cpu(y.data(), n, 0.25, 2.0, 31, g::default_table(), f);
+    g::cpu::generate_normal(x.data(), n, 0.25, 2.0, 31, g::default_table(), f);
+    g::cpu::generate_normal(y.data(), n, 0.25, 2.0, 31, g::default_table(), f);
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(y[i], static_cast<float>(x[i])) << "i " << i;
     EXPECT_EQ(y[n], 7.0f);
   }
   std::vector<float> z(8);
-  EXPECT_THROW(g::generate_normal_cpu(z.data(), 8, 0.0, -1.0, 1), onepass::error);
+  EXPECT_THROW(g::cpu::generate_normal(z.data(), 8, 0.0, -1.0, 1), onepass::error);
 }
 
 TEST(WarpEmulation, MomentsOfManyOutputsMatchTheStandardNormal) {
   const std::size_t n = std::size_t{1} << 22;
   std::vector<double> x(n);
-  g::generate_normal_cpu(x.data(), n, 0.0, 1.0, 2024);
+  g::cpu::generate_normal(x.data(), n, 0.0, 1.0, 2024);
   onepass::testing::expect_standard_normal_sample(x);
 }
 
 TEST(WarpEmulation, MeanAndStddevAreApplied) {
   const std::size_t n = std::size_t{1} << 18;
   std::vector<double> x(n);
-  g::generate_normal_cpu(x.data(), n, -3.0, 0.5, 5);
+  g::cpu::generate_normal(x.data(), n, -3.0, 0.5, 5);
   onepass::testing::expect_sample_mean_and_variance(x, -3.0, 0.5);
 }
 
@@ -332,9 +332,9 @@ TEST(GaussianEntropy, CounterBasedAndReplayable) {
 TEST(GaussianGenerate, CpuTwinIsDeterministicPrefixStableAndUsesTheDocumentedEntropy) {
   const std::size_t n = 1000;
   std::vector<double> x(n), y(n), z(77);
-  g::generate_normal_cpu(x.data(), n, 0.0, 1.0, 99);
-  g::generate_normal_cpu(y.data(), n, 0.0, 1.0, 99);
-  g::generate_normal_cpu(z.data(), z.size(), 0.0, 1.0, 99);
+  g::cpu::generate_normal(x.data(), n, 0.0, 1.0, 99);
+  g::cpu::generate_normal(y.data(), n, 0.0, 1.0, 99);
+  g::cpu::generate_normal(z.data(), z.size(), 0.0, 1.0, 99);
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(bits_of(x[i]), bits_of(y[i]));
   for (std::size_t i = 0; i < z.size(); ++i) ASSERT_EQ(bits_of(x[i]), bits_of(z[i]));  // prefix
   // Round 5 by hand.
@@ -344,7 +344,7 @@ TEST(GaussianGenerate, CpuTwinIsDeterministicPrefixStableAndUsesTheDocumentedEnt
   g::emulate_warp(e, g::default_table().entries, g::default_table().coeff, w);
   for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(bits_of(x[5 * 32 + l]), bits_of(w[l]));
   std::vector<double> other(n);
-  g::generate_normal_cpu(other.data(), n, 0.0, 1.0, 100);
+  g::cpu::generate_normal(other.data(), n, 0.0, 1.0, 100);
   int equal = 0;
   for (std::size_t i = 0; i < n; ++i) equal += x[i] == other[i];
   EXPECT_LE(equal, 1);
@@ -361,17 +361,17 @@ TEST(GaussianGenerate, ArgumentChecksNameTheArgument) {
     }
     for (double v : x) EXPECT_EQ(v, 123.0);  // nothing written
   };
-  expect_names([&] { g::generate_normal_cpu(nullptr, 8, 0, 1, 1); }, "out");
-  expect_names([&] { g::generate_normal_cpu(x.data(), 8, NAN, 1, 1); }, "mean");
-  expect_names([&] { g::generate_normal_cpu(x.data(), 8, 0, -1, 1); }, "stddev");
-  expect_names([&] { g::generate_normal_cpu(x.data(), 8, 0, INFINITY, 1); }, "stddev");
-  expect_names([&] { g::generate_normal_cpu(x.data(), (std::size_t{1} << 62) + 1, 0, 1, 1); }, "n");
-  expect_names([&] { g::generate_normal_cpu(x.data(), 8, 0, 1, 1, g::default_table(), static_cast<g::form>(5)); },
+  expect_names([&] { g::cpu::generate_normal(nullptr, 8, 0, 1, 1); }, "out");
+  expect_names([&] { g::cpu::generate_normal(x.data(), 8, NAN, 1, 1); }, "mean");
+  expect_names([&] { g::cpu::generate_normal(x.data(), 8, 0, -1, 1); }, "stddev");
+  expect_names([&] { g::cpu::generate_normal(x.data(), 8, 0, INFINITY, 1); }, "stddev");
+  expect_names([&] { g::cpu::generate_normal(x.data(), (std::size_t{1} << 62) + 1, 0, 1, 1); }, "num_items");
+  expect_names([&] { g::cpu::generate_normal(x.data(), 8, 0, 1, 1, g::default_table(), static_cast<g::form>(5)); },
                "f");
   g::table bad = g::default_table();
   bad.entries[3] = -5;
-  expect_names([&] { g::generate_normal_cpu(x.data(), 8, 0, 1, 1, bad); }, "tab");
-  g::generate_normal_cpu(nullptr, 0, 0, 1, 1);  // n = 0 with null is fine
+  expect_names([&] { g::cpu::generate_normal(x.data(), 8, 0, 1, 1, bad); }, "tab");
+  g::cpu::generate_normal(nullptr, 0, 0, 1, 1);  // n = 0 with null is fine
 }
 
 // ------------------------------------------------------------ Hermite analytics

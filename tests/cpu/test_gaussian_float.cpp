@@ -148,9 +148,9 @@ TEST(GaussianFloatWarp, ButterflyIsExactIntegerArithmetic) {
 TEST(GaussianFloatGenerate, CpuTwinIsDeterministicPrefixStableAndFollowsTheOutputOrder) {
   const std::size_t n = 1000;
   std::vector<float> x(n), y(n), z(77), other(n);
-  g::generate_normal_cpu(x.data(), n, 0.0, 1.0, 99, g::method::float_native);
-  g::generate_normal_float_cpu(y.data(), n, 0.0, 1.0, 99, g::default_float_table());
-  g::generate_normal_cpu(z.data(), z.size(), 0.0, 1.0, 99, g::method::float_native);
+  g::cpu::generate_normal(x.data(), n, 0.0, 1.0, 99, g::method::float_native);
+  g::cpu::generate_normal(y.data(), n, 0.0, 1.0, 99, g::default_float_table());
+  g::cpu::generate_normal(z.data(), z.size(), 0.0, 1.0, 99, g::method::float_native);
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(bits_of(x[i]), bits_of(y[i])) << i;
   for (std::size_t i = 0; i < z.size(); ++i) ASSERT_EQ(bits_of(x[i]), bits_of(z[i])) << i;
   // Round 3, transform 2 by hand: output 128 * 3 + 4 l + 2.
@@ -161,14 +161,14 @@ TEST(GaussianFloatGenerate, CpuTwinIsDeterministicPrefixStableAndFollowsTheOutpu
   float w[32];
   g::emulate_float_warp(e, st.data(), g::float_lane::scale(ft.coeff, 0.0, 1.0), w);
   for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(bits_of(x[128 * 3 + 4 * l + 2]), bits_of(w[l]));
-  g::generate_normal_cpu(other.data(), n, 0.0, 1.0, 100, g::method::float_native);
+  g::cpu::generate_normal(other.data(), n, 0.0, 1.0, 100, g::method::float_native);
   int equal = 0;
   for (std::size_t i = 0; i < n; ++i) equal += x[i] == other[i];
   EXPECT_LE(equal, 2);
   // Nothing past n is written; partial rounds.
   for (std::size_t m : {std::size_t{1}, std::size_t{31}, std::size_t{127}, std::size_t{129}}) {
     std::vector<float> p(m + 3, 7.0f);
-    g::generate_normal_cpu(p.data(), m, 0.0, 1.0, 99, g::method::float_native);
+    g::cpu::generate_normal(p.data(), m, 0.0, 1.0, 99, g::method::float_native);
     for (std::size_t i = 0; i < m; ++i) ASSERT_EQ(bits_of(p[i]), bits_of(x[i]));
     for (std::size_t i = m; i < m + 3; ++i) ASSERT_EQ(p[i], 7.0f);
   }
@@ -178,15 +178,15 @@ TEST(GaussianFloatGenerate, StddevTwoDoublesEveryOutputExactly) {
   // mean and stddev are applied as documented: x(mean, s) = fma chain with float(s p).
   const std::size_t n = 4096;
   std::vector<float> a(n), b(n);
-  g::generate_normal_cpu(a.data(), n, 0.0, 1.0, 5, g::method::float_native);
-  g::generate_normal_cpu(b.data(), n, 0.0, 2.0, 5, g::method::float_native);
+  g::cpu::generate_normal(a.data(), n, 0.0, 1.0, 5, g::method::float_native);
+  g::cpu::generate_normal(b.data(), n, 0.0, 2.0, 5, g::method::float_native);
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(b[i], 2.0f * a[i]);  // scaling by 2 is exact
 }
 
 TEST(GaussianFloatGenerate, MomentsAndTailsOfManyOutputs) {
   const std::size_t n = std::size_t{1} << 22;
   std::vector<float> x(n);
-  g::generate_normal_cpu(x.data(), n, 0.0, 1.0, 2024, g::method::float_native);
+  g::cpu::generate_normal(x.data(), n, 0.0, 1.0, 2024, g::method::float_native);
   onepass::testing::expect_standard_normal_sample(x);
   // Every lane position within a round and every transform j: mean and variance per
   // residue i % 128 (catches a lane or transform with a wrong sign rule or scale).
@@ -215,7 +215,7 @@ TEST(GaussianFloatGenerate, MomentsAndTailsOfManyOutputs) {
 TEST(GaussianFloatGenerate, MeanAndStddevAreApplied) {
   const std::size_t n = std::size_t{1} << 18;
   std::vector<float> x(n);
-  g::generate_normal_cpu(x.data(), n, -3.0, 0.5, 5, g::method::float_native);
+  g::cpu::generate_normal(x.data(), n, -3.0, 0.5, 5, g::method::float_native);
   onepass::testing::expect_sample_mean_and_variance(x, -3.0, 0.5);
 }
 
@@ -223,12 +223,12 @@ TEST(GaussianFloatGenerate, RoundedDoubleMethodIsTheDoubleGeneratorRounded) {
   const std::size_t n = 1000;
   std::vector<double> d(n);
   std::vector<float> f(n), before(n);
-  g::generate_normal_cpu(d.data(), n, 0.25, 2.0, 31);
-  g::generate_normal_cpu(f.data(), n, 0.25, 2.0, 31, g::method::rounded_double);
-  g::generate_normal_cpu(before.data(), n, 0.25, 2.0, 31, g::default_table(), g::form::four);  // the old path
+  g::cpu::generate_normal(d.data(), n, 0.25, 2.0, 31);
+  g::cpu::generate_normal(f.data(), n, 0.25, 2.0, 31, g::method::rounded_double);
+  g::cpu::generate_normal(before.data(), n, 0.25, 2.0, 31, g::default_table(), g::form::four);  // the old path
   std::vector<float> by_default(n), native(n);
-  g::generate_normal_cpu(by_default.data(), n, 0.25, 2.0, 31);  // the float default: float_native (issue 30)
-  g::generate_normal_cpu(native.data(), n, 0.25, 2.0, 31, g::method::float_native);
+  g::cpu::generate_normal(by_default.data(), n, 0.25, 2.0, 31);  // the float default: float_native (issue 30)
+  g::cpu::generate_normal(native.data(), n, 0.25, 2.0, 31, g::method::float_native);
   std::size_t differ = 0;
   for (std::size_t i = 0; i < n; ++i) {
     ASSERT_EQ(bits_of(f[i]), bits_of(static_cast<float>(d[i]))) << i;
@@ -251,21 +251,22 @@ TEST(GaussianFloatGenerate, ArgumentChecksNameTheArgument) {
     for (float v : x) EXPECT_EQ(v, 123.0f);  // nothing written
   };
   float* null = nullptr;
-  expect_names([&] { g::generate_normal_cpu(null, 8, 0, 1, 1, g::method::float_native); }, "out");
-  expect_names([&] { g::generate_normal_cpu(x.data(), 8, NAN, 1, 1, g::method::float_native); }, "mean");
-  expect_names([&] { g::generate_normal_cpu(x.data(), 8, 1e39, 1, 1, g::method::float_native); }, "mean");
-  expect_names([&] { g::generate_normal_cpu(x.data(), 8, 0, -1, 1, g::method::float_native); }, "stddev");
-  expect_names([&] { g::generate_normal_cpu(x.data(), 8, 0, INFINITY, 1, g::method::float_native); }, "stddev");
-  expect_names([&] { g::generate_normal_cpu(x.data(), (std::size_t{1} << 62) + 1, 0, 1, 1, g::method::float_native); }, "n");
-  expect_names([&] { g::generate_normal_cpu(x.data(), 8, 0, 1, 1, static_cast<g::method>(7)); }, "m");
+  expect_names([&] { g::cpu::generate_normal(null, 8, 0, 1, 1, g::method::float_native); }, "out");
+  expect_names([&] { g::cpu::generate_normal(x.data(), 8, NAN, 1, 1, g::method::float_native); }, "mean");
+  expect_names([&] { g::cpu::generate_normal(x.data(), 8, 1e39, 1, 1, g::method::float_native); }, "mean");
+  expect_names([&] { g::cpu::generate_normal(x.data(), 8, 0, -1, 1, g::method::float_native); }, "stddev");
+  expect_names([&] { g::cpu::generate_normal(x.data(), 8, 0, INFINITY, 1, g::method::float_native); }, "stddev");
+  expect_names([&] { g::cpu::generate_normal(x.data(), (std::size_t{1} << 62) + 1, 0, 1, 1, g::method::float_native); },
+               "num_items");
+  expect_names([&] { g::cpu::generate_normal(x.data(), 8, 0, 1, 1, static_cast<g::method>(7)); }, "m");
   g::float_table bad = g::default_float_table();
   bad.entries[3] = -5;
-  expect_names([&] { g::generate_normal_float_cpu(x.data(), 8, 0, 1, 1, bad); }, "tab");
+  expect_names([&] { g::cpu::generate_normal(x.data(), 8, 0, 1, 1, bad); }, "tab");
   bad = g::default_float_table();
   bad.entries[3] = 1 << 24;
-  expect_names([&] { g::generate_normal_float_cpu(x.data(), 8, 0, 1, 1, bad); }, "tab");
+  expect_names([&] { g::cpu::generate_normal(x.data(), 8, 0, 1, 1, bad); }, "tab");
   bad = g::default_float_table();
   bad.coeff.w = NAN;
-  expect_names([&] { g::generate_normal_float_cpu(x.data(), 8, 0, 1, 1, bad); }, "tab");
-  g::generate_normal_cpu(null, 0, 0, 1, 1, g::method::float_native);  // n = 0 with null is fine
+  expect_names([&] { g::cpu::generate_normal(x.data(), 8, 0, 1, 1, bad); }, "tab");
+  g::cpu::generate_normal(null, 0, 0, 1, 1, g::method::float_native);  // n = 0 with null is fine
 }

@@ -1,6 +1,6 @@
 // `onepass gaussian-stream` (cli/onepass_main.cpp) run as a process, and the
 // CDF mapping it uses (onepass/gaussian/cdf_stream.hpp): raw uint32 words equal to the
-// article's erf mapping of generate_normal_cpu's output, deterministic per seed, exactly
+// article's erf mapping of cpu::generate_normal's output, deterministic per seed, exactly
 // 4 N bytes with --count N (a prefix of the longer stream), an unlimited stream that stops
 // when the reader closes the pipe, roughly uniform words, and one-line errors. Also the
 // float-native generator's mapping (experiments/gaussian_dieharder --generator
@@ -58,14 +58,14 @@ TEST(CdfMapping, WordsAreTheMappedOutputsOfGenerateNormalCpu) {
   const std::uint64_t seed = 99;
   const std::size_t n = 32 * 300;
   std::vector<double> x(n);
-  g::generate_normal_cpu(x.data(), n, 0.0, 1.0, seed, g::default_table(), g::form::four);
+  g::cpu::generate_normal(x.data(), n, 0.0, 1.0, seed, g::default_table(), g::form::four);
   std::vector<std::uint32_t> w(n), w_window(32 * 100);
   g::fill_cdf_words(w.data(), 0, n / 32, seed, g::default_table(), g::form::four);
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(w[i], g::normal_to_uint32(x[i])) << "word " << i;
   g::fill_cdf_words(w_window.data(), 200, 100, seed, g::default_table(), g::form::four);  // rounds 200..299
   for (std::size_t i = 0; i < w_window.size(); ++i) ASSERT_EQ(w_window[i], w[32 * 200 + i]) << "word " << i;
   std::vector<double> x3(n);
-  g::generate_normal_cpu(x3.data(), n, 0.0, 1.0, seed, g::default_table(), g::form::three);
+  g::cpu::generate_normal(x3.data(), n, 0.0, 1.0, seed, g::default_table(), g::form::three);
   g::fill_cdf_words(w.data(), 0, n / 32, seed, g::default_table(), g::form::three);
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(w[i], g::normal_to_uint32(x3[i])) << "form three, word " << i;
 }
@@ -99,7 +99,7 @@ TEST(CdfMapping, FloatWordsArePairsOfGenerateNormalFloatCpuOutputs) {
   const std::uint64_t seed = 99;
   const std::size_t rounds = 300, n = 128 * rounds;
   std::vector<float> x(n);
-  g::generate_normal_float_cpu(x.data(), n, 0.0, 1.0, seed, g::default_float_table());
+  g::cpu::generate_normal(x.data(), n, 0.0, 1.0, seed, g::default_float_table());
   std::vector<std::uint32_t> w(64 * rounds), w_window(64 * 100);
   g::fill_float_cdf_words(w.data(), 0, rounds, seed, g::default_float_table());
   for (std::size_t k = 0; k < w.size(); ++k) {

@@ -1,6 +1,6 @@
 // The float-native warp Gaussian generator on the GPU (warp_gaussian_float.cuh,
-// generate.cuh's generate_normal(float*, ..., method::float_native)) equals its CPU twin
-// (float_cpu_generate.hpp) bit for bit: generate_normal for several n (n < 32, n not a
+// generate.cuh's gpu::generate_normal(float*, ..., method::float_native)) equals its CPU twin
+// (cpu::generate_normal, float_cpu_generate.hpp) bit for bit: gpu::generate_normal for several n (n < 32, n not a
 // multiple of 128, large n, an output pointer not 16-byte aligned) and seeds, mean/stddev;
 // the per-thread float_normal_generator (next4, next_pair) against the same outputs; the
 // single warp transform against emulate_float_warp for random entropy; and
@@ -47,7 +47,7 @@ __global__ void warp_float_kernel(const std::uint32_t* entropy, const g::float_t
 
 // The user-kernel API: thread t (its lane in a 32-thread launch) makes `calls` next4()
 // calls from first_block; output of call c is out[(c * 32 + t) * 4 + j] — the order of
-// generate_normal's round first_block + c. With pair = true, next_pair() instead (two
+// gpu::generate_normal's round first_block + c. With pair = true, next_pair() instead (two
 // floats per call: transforms 0, 1).
 __global__ void user_float_kernel(const g::float_table tab, std::uint64_t seed, std::uint64_t first_block,
                                   unsigned calls, double mean, double stddev, bool pair, float* out) {
@@ -115,12 +115,12 @@ TEST(GaussianFloatGpu, GenerateNormalEqualsTheCpuTwin) {
         CUDA_OK(cudaMalloc(&d_buf, (n + 8) * sizeof(float)));
         CUDA_OK(cudaMemset(d_buf, 0x7f, (n + 8) * sizeof(float)));
         const double mean = seed == 1 ? 0.5 : 0.0, stddev = seed == 1 ? 3.0 : 1.0;
-        g::generate_normal(d_buf + offset, n, mean, stddev, seed, g::method::float_native);
+        g::gpu::generate_normal(d_buf + offset, n, mean, stddev, seed, g::method::float_native);
         CUDA_OK(cudaDeviceSynchronize());
         std::vector<float> got(n + 8), want(n);
         CUDA_OK(cudaMemcpy(got.data(), d_buf, (n + 8) * sizeof(float), cudaMemcpyDeviceToHost));
         cudaFree(d_buf);
-        g::generate_normal_cpu(want.data(), n, mean, stddev, seed, g::method::float_native);
+        g::cpu::generate_normal(want.data(), n, mean, stddev, seed, g::method::float_native);
         for (std::size_t i = 0; i < n; ++i)
           ASSERT_EQ(bits_of(got[i + offset]), bits_of(want[i])) << "seed " << seed << " n " << n << " offset "
                                                                  << offset << " i " << i;
@@ -140,9 +140,9 @@ TEST(GaussianFloatGpu, MethodsAndStreamOverloadAgree) {
   CUDA_OK(cudaMalloc(&d_c, n * sizeof(float)));
   cudaStream_t s = nullptr;
   CUDA_OK(cudaStreamCreate(&s));
-  g::generate_normal(d_a, n, 0.0, 1.0, 9, s);  // stream overload: the default, float_native (issue 30)
-  g::generate_normal(d_b, n, 0.0, 1.0, 9, g::method::rounded_double, s);       // the double rounded
-  g::generate_normal(d_c, n, 0.0, 1.0, 9, g::default_float_table(), s);        // explicit float table
+  g::gpu::generate_normal(d_a, n, 0.0, 1.0, 9, s);  // stream overload: the default, float_native (issue 30)
+  g::gpu::generate_normal(d_b, n, 0.0, 1.0, 9, g::method::rounded_double, s);       // the double rounded
+  g::gpu::generate_normal(d_c, n, 0.0, 1.0, 9, g::default_float_table(), s);        // explicit float table
   CUDA_OK(cudaStreamSynchronize(s));
   cudaStreamDestroy(s);
   std::vector<float> a(n), b(n), c(n), wa(n), wb(n);
@@ -152,16 +152,16 @@ TEST(GaussianFloatGpu, MethodsAndStreamOverloadAgree) {
   cudaFree(d_a);
   cudaFree(d_b);
   cudaFree(d_c);
-  g::generate_normal_cpu(wa.data(), n, 0.0, 1.0, 9, g::method::float_native);
-  g::generate_normal_cpu(wb.data(), n, 0.0, 1.0, 9, g::default_table(), g::form::four);
+  g::cpu::generate_normal(wa.data(), n, 0.0, 1.0, 9, g::method::float_native);
+  g::cpu::generate_normal(wb.data(), n, 0.0, 1.0, 9, g::default_table(), g::form::four);
   for (std::size_t i = 0; i < n; ++i) {
     ASSERT_EQ(bits_of(a[i]), bits_of(wa[i])) << i;
     ASSERT_EQ(bits_of(c[i]), bits_of(wa[i])) << i;
     ASSERT_EQ(bits_of(b[i]), bits_of(wb[i])) << i;
   }
-  EXPECT_THROW(g::generate_normal(d_a, n, 0.0, -1.0, 9, g::method::float_native), onepass::error);
-  EXPECT_THROW(g::generate_normal(static_cast<float*>(nullptr), n, 0.0, 1.0, 9, g::method::float_native), onepass::error);
-  EXPECT_THROW(g::generate_normal(d_a, n, 0.0, 1.0, 9, static_cast<g::method>(3)), onepass::error);
+  EXPECT_THROW(g::gpu::generate_normal(d_a, n, 0.0, -1.0, 9, g::method::float_native), onepass::error);
+  EXPECT_THROW(g::gpu::generate_normal(static_cast<float*>(nullptr), n, 0.0, 1.0, 9, g::method::float_native), onepass::error);
+  EXPECT_THROW(g::gpu::generate_normal(d_a, n, 0.0, 1.0, 9, static_cast<g::method>(3)), onepass::error);
 }
 
 TEST(GaussianFloatGpu, UserKernelDrawsEqualGenerateNormal) {
@@ -176,7 +176,7 @@ TEST(GaussianFloatGpu, UserKernelDrawsEqualGenerateNormal) {
       CUDA_OK(cudaMalloc(&d_all, n * sizeof(float)));
       CUDA_OK(cudaMalloc(&d_user, calls * 128 * sizeof(float)));
       CUDA_OK(cudaMemset(d_user, 0, calls * 128 * sizeof(float)));
-      g::generate_normal(d_all, n, 0.25, 1.5, seed, tab);
+      g::gpu::generate_normal(d_all, n, 0.25, 1.5, seed, tab);
       user_float_kernel<<<1, 32>>>(tab, seed, first, calls, 0.25, 1.5, pair, d_user);
       CUDA_OK(cudaGetLastError());
       std::vector<float> all(n), user(calls * 128);

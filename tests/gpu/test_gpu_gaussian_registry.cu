@@ -2,8 +2,8 @@
 // API, and the README's example baseline, examples/baselines/example_gaussian.cu, built
 // here), for each output type it lists: n = 2^16 outputs have mean within 5 standard
 // errors of 0 and variance within 5 standard errors of 1; the same seed gives the same
-// output; entries that follow the library's definition equal generate_normal_cpu bit for
-// bit (the float-native entry: generate_normal_cpu(..., method::float_native)); a cuRAND
+// output; entries that follow the library's definition equal cpu::generate_normal bit for
+// bit (the float-native entry: cpu::generate_normal(..., method::float_native)); a cuRAND
 // ordering that cuRAND refuses for a generator type is reported, not failed. Label `gpu`: skipped, and reported as skipped, on a machine without a GPU.
 #include <gtest/gtest.h>
 
@@ -63,15 +63,15 @@ void check_entry(const reg::gaussian_entry& e, reg::gaussian_dtype dtype) {
   if constexpr (std::is_same_v<T, float>) {
     if (e.float_native) {  // the float-native generator: bit for bit its CPU twin
       std::vector<float> want(n);
-      g::generate_normal_cpu(want.data(), n, 0.0, 1.0, seed, g::method::float_native);
-      EXPECT_EQ(std::memcmp(got.data(), want.data(), n * sizeof(float)), 0) << "differs from generate_normal_cpu";
+      g::cpu::generate_normal(want.data(), n, 0.0, 1.0, seed, g::method::float_native);
+      EXPECT_EQ(std::memcmp(got.data(), want.data(), n * sizeof(float)), 0) << "differs from cpu::generate_normal";
     }
   }
   if (e.library_definition) {
     std::vector<T> want(n);
-    g::generate_normal_cpu(want.data(), n, 0.0, 1.0, seed, g::default_table(),
+    g::cpu::generate_normal(want.data(), n, 0.0, 1.0, seed, g::default_table(),
                            e.coefficients == 3 ? g::form::three : g::form::four);
-    EXPECT_EQ(std::memcmp(got.data(), want.data(), n * sizeof(T)), 0) << "differs from generate_normal_cpu";
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), n * sizeof(T)), 0) << "differs from cpu::generate_normal";
   }
 }
 

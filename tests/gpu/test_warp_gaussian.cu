@@ -1,7 +1,7 @@
 // The warp Gaussian generator on the GPU equals its CPU emulation bit for bit
 // (a GPU kernel and its CPU twin are compared exactly): warp_gaussian
 // in both forms for random entropy, tables, coefficients, mu and sigma; the per-thread
-// warp_normal_generator; and generate_normal against generate_normal_cpu.
+// warp_normal_generator; and gpu::generate_normal against cpu::generate_normal.
 // Label `gpu`: skipped, and reported as skipped, on a machine without a GPU.
 #include <gtest/gtest.h>
 
@@ -65,7 +65,7 @@ __global__ void per_thread_kernel(const g::table tab, std::uint64_t seed, unsign
 
 // A user's kernel as warp_normal_generator's docstring shows it: table into shared memory,
 // one generator per thread, next_pair() in a loop. One warp, thread id = lane, so draw d
-// of lane l is generate_normal's output 32 d + l (generate_normal.cuh: output i = lane i % 32
+// of lane l is gpu::generate_normal's output 32 d + l (generate.cuh: output i = lane i % 32
 // of round i / 32, entropy_source(seed, lane)(round)). Draws first_draw .. first_draw +
 // 2 pairs - 1 go to out[32 (d - first_draw) + lane].
 __global__ void user_style_kernel(const g::table tab, std::uint64_t seed, std::uint64_t first_draw,
@@ -203,12 +203,12 @@ TEST(WarpGaussianGpu, GenerateNormalEqualsCpuTwin) {
         double* d = nullptr;
         CUDA_OK(cudaMalloc(&d, n * sizeof(double)));
         const std::uint64_t seed = 1234567 + n;
-        g::generate_normal(d, n, 0.5, 3.0, seed, *tab, f, stream);
+        g::gpu::generate_normal(d, n, 0.5, 3.0, seed, *tab, f, stream);
         std::vector<double> x(n), y(n);
         CUDA_OK(cudaMemcpyAsync(x.data(), d, n * sizeof(double), cudaMemcpyDeviceToHost, stream));
         CUDA_OK(cudaStreamSynchronize(stream));
         cudaFree(d);
-        g::generate_normal_cpu(y.data(), n, 0.5, 3.0, seed, *tab, f);
+        g::cpu::generate_normal(y.data(), n, 0.5, 3.0, seed, *tab, f);
         for (std::size_t i = 0; i < n; ++i)
           ASSERT_EQ(bits_of(x[i]), bits_of(y[i])) << "n " << n << " i " << i << " form " << static_cast<int>(f);
       }
@@ -216,11 +216,11 @@ TEST(WarpGaussianGpu, GenerateNormalEqualsCpuTwin) {
   const std::size_t n = 4099;
   double* d = nullptr;
   CUDA_OK(cudaMalloc(&d, n * sizeof(double)));
-  g::generate_normal(d, n, 0.0, 1.0, 42);
+  g::gpu::generate_normal(d, n, 0.0, 1.0, 42);
   std::vector<double> x(n), y(n);
   CUDA_OK(cudaMemcpy(x.data(), d, n * sizeof(double), cudaMemcpyDeviceToHost));
   cudaFree(d);
-  g::generate_normal_cpu(y.data(), n, 0.0, 1.0, 42);
+  g::cpu::generate_normal(y.data(), n, 0.0, 1.0, 42);
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(bits_of(x[i]), bits_of(y[i])) << "i " << i;
   CUDA_OK(cudaStreamDestroy(stream));
 }
@@ -232,11 +232,11 @@ TEST(WarpGaussianGpu, GenerateNormalFloatEqualsCpuTwin) {
     const std::size_t n = 100003;
     float* d = nullptr;
     CUDA_OK(cudaMalloc(&d, n * sizeof(float)));
-    g::generate_normal(d, n, -1.0, 0.5, 9, g::default_table(), f);
+    g::gpu::generate_normal(d, n, -1.0, 0.5, 9, g::default_table(), f);
     std::vector<float> x(n), y(n);
     CUDA_OK(cudaMemcpy(x.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost));
     cudaFree(d);
-    g::generate_normal_cpu(y.data(), n, -1.0, 0.5, 9, g::default_table(), f);
+    g::cpu::generate_normal(y.data(), n, -1.0, 0.5, 9, g::default_table(), f);
     for (std::size_t i = 0; i < n; ++i)
       ASSERT_EQ(std::memcmp(&x[i], &y[i], sizeof(float)), 0) << "i " << i << " form " << static_cast<int>(f);
   }
@@ -276,17 +276,17 @@ TEST(WarpGaussianGpu, PerThreadFloatPairIsTheDoublePairRounded) {
 
 TEST(WarpGaussianGpu, GenerateNormalChecksArgumentsBeforeLaunching) {
   // The checks run on the host before any CUDA call, so this needs no GPU.
-  EXPECT_THROW(g::generate_normal(nullptr, 8, 0.0, 1.0, 1), onepass::error);
+  EXPECT_THROW(g::gpu::generate_normal(nullptr, 8, 0.0, 1.0, 1), onepass::error);
   double dummy = 0;  // never written: the checks fail first
-  EXPECT_THROW(g::generate_normal(&dummy, 1, 0.0, -1.0, 1), onepass::error);
-  EXPECT_THROW(g::generate_normal(&dummy, 1, NAN, 1.0, 1), onepass::error);
-  g::generate_normal(nullptr, 0, 0.0, 1.0, 1);  // n = 0: nothing to do
+  EXPECT_THROW(g::gpu::generate_normal(&dummy, 1, 0.0, -1.0, 1), onepass::error);
+  EXPECT_THROW(g::gpu::generate_normal(&dummy, 1, NAN, 1.0, 1), onepass::error);
+  g::gpu::generate_normal(nullptr, 0, 0.0, 1.0, 1);  // n = 0: nothing to do
 }
 
 }  // namespace
 
 // The API test: the draws of the per-thread API in a user-style kernel equal
-// generate_normal's outputs for the same seed, mean, stddev and offsets (an even and an
+// gpu::generate_normal's outputs for the same seed, mean, stddev and offsets (an even and an
 // odd first draw).
 TEST(WarpGaussianGpu, UserKernelDrawsEqualGenerateNormal) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped";
@@ -298,7 +298,7 @@ TEST(WarpGaussianGpu, UserKernelDrawsEqualGenerateNormal) {
     double *d_all = nullptr, *d_user = nullptr;
     CUDA_OK(cudaMalloc(&d_all, n * sizeof(double)));
     CUDA_OK(cudaMalloc(&d_user, 2 * pairs * 32 * sizeof(double)));
-    g::generate_normal(d_all, n, 0.25, 1.5, seed, tab, g::form::four);
+    g::gpu::generate_normal(d_all, n, 0.25, 1.5, seed, tab, g::form::four);
     user_style_kernel<<<1, 32>>>(tab, seed, first, pairs, 0.25, 1.5, d_user);
     CUDA_OK(cudaGetLastError());
     std::vector<double> all(n), user(2 * pairs * 32);

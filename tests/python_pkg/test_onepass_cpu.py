@@ -144,7 +144,7 @@ def erf_words(x):
     return np.array(words, dtype=np.uint32)
 
 
-# Bits (index, uint32 view) of generate_normal_float_cpu(out, 300, mean, std, seed): the float-native
+# Bits (index, uint32 view) of cpu::generate_normal(out, 300, mean, std, seed) (float-native): the float-native
 # generator (issue 30) with default_float_table(), printed by a standalone C++ program.
 FLOAT_NATIVE_2024 = [(0, 0x3f91b73a), (1, 0x3df219c2), (2, 0x3f72122b), (3, 0xbe4b82cd), (4, 0x3e8745a2),
                      (31, 0x3f695e16), (127, 0xc0040646), (128, 0x3d94d722), (129, 0x3e84ba2c), (255, 0xbff38945),
@@ -160,7 +160,7 @@ FLOAT_NATIVE_MAX_SEED = [(0, 0xbe5d85bc), (1, 0xc08afaa4), (2, 0x40c38b1f), (3, 
 class Normal(unittest.TestCase):
     @unittest.skipUnless(CLI and os.path.exists(CLI), "ONEPASS_CLI does not name the built onepass program")
     def test_same_outputs_as_the_cli_stream(self):
-        # The CLI streams generate_normal_cpu's outputs through an erf mapping: the same map of
+        # The CLI streams cpu::generate_normal's outputs through an erf mapping: the same map of
         # our doubles gives the same words, so the doubles are the C++ library's.
         for form in (3, 4):
             for n in (1, 31, 32, 33, 1000):
@@ -189,8 +189,8 @@ class Normal(unittest.TestCase):
         self.assertEqual(onepass.NORMAL_METHODS, ("float_native", "rounded_double"))
 
     def test_float32_default_is_the_float_native_generator(self):
-        # Bits of generate_normal_float_cpu(out, 300, mean, std, seed) (default_float_table();
-        # equal to generate_normal_cpu(out, ..., method::float_native)), printed by a standalone
+        # Bits of cpu::generate_normal(out, 300, mean, std, seed, default_float_table())
+        # (equal to cpu::generate_normal(out, ..., method::float_native)), printed by a standalone
         # C++ program against the library: outputs 0..4, 31, round boundaries 127/128/129, 255/256,
         # and the last of the partial third round.
         for seed, mean, std, want in (

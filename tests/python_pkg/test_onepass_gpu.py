@@ -232,7 +232,7 @@ class SameAsCpu(GpuCase):
 
     def test_normal_bit_for_bit(self):
         # float64, and float32 by both methods (the float-native generator, the default, against
-        # generate_normal_float_cpu; rounded_double against the float64 samples rounded).
+        # cpu::generate_normal (float-native); rounded_double against the float64 samples rounded).
         cases = [(np.float64, {}), (np.float32, {}), (np.float32, {"method": "rounded_double"})]
         for f in self.frameworks():
             for dtype, method in cases:

@@ -456,11 +456,11 @@ struct gaussian_entry {
   /// 3 or 4: the warp Gaussian generator with that many coefficients (the experiments'
   /// `form` column); 0 for other generators.
   unsigned coefficients = 0;
-  /// True when the output equals gaussian::generate_normal_cpu(out, n, 0, 1, seed,
+  /// True when the output equals gaussian::cpu::generate_normal(out, n, 0, 1, seed,
   /// default_table(), form with `coefficients`) bit for bit (floats: each double rounded).
   bool library_definition = false;
   std::size_t n_multiple = 1;  ///< n must be a multiple of this (cuRAND's normal pairs: 2)
-  /// True when the (f32) output equals gaussian::generate_normal_cpu(out, n, 0, 1, seed,
+  /// True when the (f32) output equals gaussian::cpu::generate_normal(out, n, 0, 1, seed,
   /// method::float_native) bit for bit: the float-native generator (float_lane.hpp).
   bool float_native = false;
 };

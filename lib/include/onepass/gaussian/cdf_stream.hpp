@@ -8,7 +8,7 @@
 // cast, which is undefined behaviour in C++; the article's code relies on the
 // hardware's saturation) — a value of probability about 1e-16.
 //
-// Stream order: output i of generate_normal_cpu(seed) (cpu_generate.hpp): lane i % 32
+// Stream order: output i of cpu::generate_normal(seed) (cpu_generate.hpp): lane i % 32
 // of warp round i / 32, entropy_source(seed, lane)(round). fill_cdf_words computes any
 // window of rounds, so a stream can be produced in chunks of bounded memory.
 //
@@ -28,7 +28,8 @@
 // 2^16 cells would need about 6e9 outputs to reach 3 sigma), beyond a dieharder run's words.
 // Packing two outputs keeps 32 random bits per word, which dieharder's tests expect.
 // fill_float_cdf_words computes any window of the float generator's rounds (128
-// outputs, 64 words each) in the output order of generate_normal_float_cpu.
+// outputs, 64 words each) in the output order of the float-native cpu::generate_normal
+// (float_cpu_generate.hpp).
 #pragma once
 
 #include <tbb/blocked_range.h>
@@ -74,7 +75,7 @@ inline std::uint32_t normal_pair_to_uint32(float first, float second) {
 }
 
 /// Serial core of fill_normals: the N(0,1) outputs of warp rounds [first_round,
-/// first_round + rounds) of generate_normal_cpu(seed, tab, f) into x[0 .. 32 * rounds):
+/// first_round + rounds) of cpu::generate_normal(seed, tab, f) into x[0 .. 32 * rounds):
 /// x[32 (r - first_round) + l] is lane l of round r. No errors (tab must be valid).
 inline void fill_normals_serial(double* x, std::uint64_t first_round, std::uint64_t rounds, std::uint64_t seed,
                                 const table& tab, form f = form::four) {
@@ -116,9 +117,9 @@ inline void fill_cdf_words(std::uint32_t* words, std::uint64_t first_round, std:
 }
 
 /// Serial core of fill_float_cdf_words: the N(0,1) outputs of rounds [first_round,
-/// first_round + rounds) of generate_normal_float_cpu(seed, tab) into x[0 .. 128 rounds):
+/// first_round + rounds) of cpu::generate_normal(seed, float tab) into x[0 .. 128 rounds):
 /// x[128 (r - first_round) + 4 l + j] is lane l, transform j of round r (as output
-/// 128 r + 4 l + j of generate_normal_float_cpu). signed_tab = signed_float_table(tab)
+/// 128 r + 4 l + j of that cpu::generate_normal). signed_tab = signed_float_table(tab)
 /// (8192 floats), k = float_lane::scale(tab.coeff, 0, 1). No errors (tab must be valid).
 inline void fill_float_normals_serial(float* x, std::uint64_t first_round, std::uint64_t rounds, std::uint64_t seed,
                                       const float* signed_tab, const float_scaled& k) {
@@ -137,7 +138,7 @@ inline void fill_float_normals_serial(float* x, std::uint64_t first_round, std::
 
 /// The float-native generator's stream mapped by normal_pair_to_uint32: words[64 (r -
 /// first_round) + m] = normal_pair_to_uint32(x[128 r + 2 m], x[128 r + 2 m + 1]), x the
-/// output of generate_normal_float_cpu(seed, tab) (mean 0, stddev 1), for the rounds
+/// output of cpu::generate_normal(seed, float tab) (mean 0, stddev 1), for the rounds
 /// [first_round, first_round + rounds); words holds 64 rounds words. Parallel over rounds
 /// with oneTBB (deterministic). tab: a valid float_table (default_float_table()); no errors.
 inline void fill_float_cdf_words(std::uint32_t* words, std::uint64_t first_round, std::uint64_t rounds,

@@ -1,10 +1,13 @@
-// onepass/gaussian/cpu_generate.hpp — the CPU twin of generate_normal (generate.cuh):
-// the same doubles, bit for bit, computed by the CPU emulation of the warp.
+// onepass/gaussian/cpu_generate.hpp — cpu::generate_normal, the CPU twin of
+// gpu::generate_normal (generate.cuh): the same overloads and contracts (issue 31: one name,
+// one contract on both devices, the element count num_items) and the same doubles, bit for
+// bit, computed by the CPU emulation of the warp. The float-native overload with a
+// float_table is in float_cpu_generate.hpp. generate_normal_cpu is the deprecated old name.
 //
 // Output order (shared with the GPU): output i belongs to warp round r = i / 32 and
 // lane l = i % 32; lane l of round r uses entropy_source(seed, l)(r) — 32 streams per
 // seed, draw = round. The rounds are computed in batches (warp_batch.hpp); the last batch is
-// computed in full (the butterfly needs all 32 lanes); only outputs i < n are written.
+// computed in full (the butterfly needs all 32 lanes); only outputs i < num_items are written.
 #pragma once
 
 #include <tbb/blocked_range.h>
@@ -25,15 +28,16 @@
 
 namespace onepass::gaussian {
 
-/// Largest n accepted by generate_normal and generate_normal_cpu (2^62).
+/// Largest num_items accepted by cpu::generate_normal and gpu::generate_normal (2^62).
 inline constexpr std::size_t max_generate_count = std::size_t{1} << 62;
 
 namespace detail {
-/// Argument checks shared by generate_normal and its CPU twin; `fn` names the caller.
-inline void check_generate_args(const char* fn, const void* out, std::size_t n, double mean, double stddev,
+/// Argument checks shared by gpu::generate_normal and cpu::generate_normal; `fn` names the
+/// caller.
+inline void check_generate_args(const char* fn, const void* out, std::size_t num_items, double mean, double stddev,
                                 const table& tab, form f) {
-  require(n <= max_generate_count, fn, "n", "must be <= 2^62");
-  if (n > 0) protocol::check_not_null(fn, "out", out, "when n > 0");
+  require(num_items <= max_generate_count, fn, "num_items", "must be <= 2^62");
+  if (num_items > 0) protocol::check_not_null(fn, "out", out, "when num_items > 0");
   require(std::isfinite(mean), fn, "mean", "must be finite");
   require(std::isfinite(stddev) && stddev >= 0, fn, "stddev", "must be finite and >= 0");
   require(f == form::three || f == form::four, fn, "f", "must be form::three or form::four");
@@ -66,10 +70,11 @@ inline void store_double_batch(T* __restrict out, std::size_t n, std::uint64_t r
   }
 }
 
-/// generate_normal_cpu after its argument checks: out[0..n) from batches of
+/// cpu::generate_normal after its argument checks: out[0..n) from batches of
 /// double_batch_rounds warp rounds (warp_batch.hpp; the last batch is computed in full, only
 /// its outputs i < n are written), in parallel over batches with oneTBB. Isa: the
-/// instantiation tag of warp_batch.hpp. Arguments as generate_normal_cpu, already checked.
+/// instantiation tag of warp_batch.hpp. Arguments as cpu::generate_normal (n = num_items),
+/// already checked.
 template <class T, class Isa = void>
 inline void generate_normal_cpu_checked(T* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
                                         const table& tab, form f) {
@@ -96,62 +101,103 @@ inline void generate_normal_cpu_checked(T* out, std::size_t n, double mean, doub
 }
 }  // namespace detail
 
-/// Fills out[0..n) with N(mean, stddev^2) samples of the warp Gaussian generator on the
-/// CPU (article: whole generator; output order in the file comment). Bit-identical to
-/// generate_normal(out, n, mean, stddev, seed, tab, f, stream) on the GPU and to
+namespace cpu {
+
+/// Fills out[0..num_items) with N(mean, stddev^2) samples of the warp Gaussian generator on
+/// the CPU (article: whole generator; output order in the file comment). Bit-identical to
+/// gpu::generate_normal(out, num_items, mean, stddev, seed, tab, f, stream) on the GPU and to
 /// emulate_warp round by round (the rounds are computed in batches, warp_batch.hpp).
 /// Parallel over batches of rounds with oneTBB; deterministic (independent of the thread
 /// count).
-/// out: n doubles, or n floats — each float is the double sample rounded to nearest
-/// (so the float output keeps the double generator's distribution up to float
-/// rounding) — caller-owned; n in [0, 2^62]; mean finite; stddev finite >= 0; seed any.
-/// Throws onepass::error naming the argument (out, n, mean, stddev, f, tab) before
+/// out: num_items doubles, or num_items floats — each float is the double sample rounded to
+/// nearest (so the float output keeps the double generator's distribution up to float
+/// rounding) — caller-owned; num_items in [0, 2^62]; mean finite; stddev finite >= 0; seed
+/// any; tab: entries >= 0 without int32 overflow (see solve_coefficients), finite
+/// coefficients; f: form::three or form::four.
+/// Throws onepass::error naming the argument (out, num_items, mean, stddev, f, tab) before
 /// writing anything.
 template <class T, class = std::enable_if_t<std::is_same_v<T, double> || std::is_same_v<T, float>>>
-inline void generate_normal_cpu(T* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
-                                const table& tab, form f = form::four) {
-  detail::check_generate_args("generate_normal_cpu", out, n, mean, stddev, tab, f);
-  detail::generate_normal_cpu_checked(out, n, mean, stddev, seed, tab, f);
+inline void generate_normal(T* out, std::size_t num_items, double mean, double stddev, std::uint64_t seed,
+                            const table& tab, form f = form::four) {
+  detail::check_generate_args("gaussian::cpu::generate_normal", out, num_items, mean, stddev, tab, f);
+  detail::generate_normal_cpu_checked(out, num_items, mean, stddev, seed, tab, f);
 }
 
 /// Default generator of the dtype: doubles as above with the library's default_table()
-/// and the 4-coefficient form; floats from the float-native generator
-/// (generate_normal_float_cpu with default_float_table(): method::float_native, the default
-/// since it passed its GPU statistics, issue 30). The overload with a `method` gives the
-/// double generator rounded to nearest (method::rounded_double).
+/// and the 4-coefficient form; floats from the float-native generator (method::float_native,
+/// the default since it passed its GPU statistics, issue 30; the overload with a `method`
+/// gives the double generator rounded to nearest, method::rounded_double). Bit-identical to
+/// gpu::generate_normal(out, num_items, mean, stddev, seed, stream). Arguments and errors as
+/// the calls it makes.
 template <class T, class = std::enable_if_t<std::is_same_v<T, double> || std::is_same_v<T, float>>>
-inline void generate_normal_cpu(T* out, std::size_t n, double mean, double stddev, std::uint64_t seed);
+inline void generate_normal(T* out, std::size_t num_items, double mean, double stddev, std::uint64_t seed);
 
-/// Floats by `m`: method::float_native = generate_normal_float_cpu with
-/// default_float_table() (float_lane.hpp; bit-identical to generate_normal(out, n, mean,
-/// stddev, seed, m) on the GPU); method::rounded_double = the double generator
-/// (default_table(), form::four) rounded to nearest, as generate_normal_cpu<float> with
-/// that table and form. out: n floats, caller-owned; n in [0, 2^62]; mean finite (float
+/// Floats by `m` (default method::float_native, as on the GPU): method::float_native =
+/// generate_normal(out, num_items, mean, stddev, seed, default_float_table())
+/// (float_cpu_generate.hpp, float_lane.hpp); method::rounded_double = the double generator
+/// (default_table(), form::four) rounded to nearest, as generate_normal<float> with that table
+/// and form. Bit-identical to gpu::generate_normal(out, num_items, mean, stddev, seed, m,
+/// stream). out: num_items floats, caller-owned; num_items in [0, 2^62]; mean finite (float
 /// range for float_native); stddev finite >= 0 (<= 1e30 for float_native); seed any.
-/// Throws onepass::error naming the argument (out, n, mean, stddev, m) before writing.
-inline void generate_normal_cpu(float* out, std::size_t n, double mean, double stddev, std::uint64_t seed, method m) {
-  require(m == method::float_native || m == method::rounded_double, "generate_normal_cpu", "m",
+/// Throws onepass::error naming the argument (out, num_items, mean, stddev, m) before writing.
+inline void generate_normal(float* out, std::size_t num_items, double mean, double stddev, std::uint64_t seed,
+                            method m = method::float_native) {
+  require(m == method::float_native || m == method::rounded_double, "gaussian::cpu::generate_normal", "m",
           "must be method::float_native or method::rounded_double");
   if (m == method::float_native) {
-    generate_normal_float_cpu(out, n, mean, stddev, seed, default_float_table());
+    cpu::generate_normal(out, num_items, mean, stddev, seed, default_float_table());
   } else {
-    generate_normal_cpu(out, n, mean, stddev, seed, default_table(), form::four);
+    cpu::generate_normal(out, num_items, mean, stddev, seed, default_table(), form::four);
   }
 }
 
 template <class T, class>
-inline void generate_normal_cpu(T* out, std::size_t n, double mean, double stddev, std::uint64_t seed) {
+inline void generate_normal(T* out, std::size_t num_items, double mean, double stddev, std::uint64_t seed) {
   if constexpr (std::is_same_v<T, float>) {
-    generate_normal_cpu(out, n, mean, stddev, seed, method::float_native);
+    cpu::generate_normal(out, num_items, mean, stddev, seed, method::float_native);
   } else {
-    generate_normal_cpu(out, n, mean, stddev, seed, default_table(), form::four);
+    cpu::generate_normal(out, num_items, mean, stddev, seed, default_table(), form::four);
   }
 }
 
-/// A null `out` (argument checks: n must then be 0) reads as a null double pointer.
-inline void generate_normal_cpu(std::nullptr_t, std::size_t n, double mean, double stddev, std::uint64_t seed,
-                                const table& tab = default_table(), form f = form::four) {
-  generate_normal_cpu(static_cast<double*>(nullptr), n, mean, stddev, seed, tab, f);
+/// A null `out` (argument checks: num_items must then be 0) reads as a null double pointer.
+inline void generate_normal(std::nullptr_t, std::size_t num_items, double mean, double stddev, std::uint64_t seed,
+                            const table& tab = default_table(), form f = form::four) {
+  cpu::generate_normal(static_cast<double*>(nullptr), num_items, mean, stddev, seed, tab, f);
+}
+
+}  // namespace cpu
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// cpu::generate_normal(out, num_items, mean, stddev, seed, tab, f).
+template <class T, class = std::enable_if_t<std::is_same_v<T, double> || std::is_same_v<T, float>>>
+[[deprecated("use onepass::gaussian::cpu::generate_normal")]] inline void generate_normal_cpu(
+    T* out, std::size_t num_items, double mean, double stddev, std::uint64_t seed, const table& tab,
+    form f = form::four) {
+  cpu::generate_normal(out, num_items, mean, stddev, seed, tab, f);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// cpu::generate_normal(out, num_items, mean, stddev, seed) (floats: method::float_native).
+template <class T, class = std::enable_if_t<std::is_same_v<T, double> || std::is_same_v<T, float>>>
+[[deprecated("use onepass::gaussian::cpu::generate_normal")]] inline void generate_normal_cpu(
+    T* out, std::size_t num_items, double mean, double stddev, std::uint64_t seed) {
+  cpu::generate_normal(out, num_items, mean, stddev, seed);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// cpu::generate_normal(out, num_items, mean, stddev, seed, m).
+[[deprecated("use onepass::gaussian::cpu::generate_normal")]] inline void generate_normal_cpu(
+    float* out, std::size_t num_items, double mean, double stddev, std::uint64_t seed, method m) {
+  cpu::generate_normal(out, num_items, mean, stddev, seed, m);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// cpu::generate_normal(nullptr, num_items, mean, stddev, seed, tab, f).
+[[deprecated("use onepass::gaussian::cpu::generate_normal")]] inline void generate_normal_cpu(
+    std::nullptr_t, std::size_t num_items, double mean, double stddev, std::uint64_t seed,
+    const table& tab = default_table(), form f = form::four) {
+  cpu::generate_normal(nullptr, num_items, mean, stddev, seed, tab, f);
 }
 
 }  // namespace onepass::gaussian

@@ -1,6 +1,8 @@
 // onepass/gaussian/float_cpu_generate.hpp — the CPU twin of the float-native warp
 // Gaussian generator (float_lane.hpp, warp_gaussian_float.cuh, generate.cuh's
-// generate_normal(float*, ..., method::float_native)): the same floats, bit for bit.
+// gpu::generate_normal(float*, ..., float_table / method::float_native)): the same floats,
+// bit for bit, as cpu::generate_normal(float*, num_items, mean, stddev, seed, float_table)
+// (issue 31 naming; generate_normal_float_cpu is the deprecated old name).
 //
 // Output order (shared with the GPU): outputs come in rounds of 128; round r, lane l
 // (0..31) and transform j (0..3) give output 128 r + 4 l + j (one float4 per lane and
@@ -8,7 +10,7 @@
 // of that block is lane l's entropy for transform j of round r. Transform j of a round is
 // one warp transform (float_lane.hpp) over the 32 lanes' words j. The rounds are computed in
 // batches (warp_batch.hpp); the last batch is computed in full (the butterfly needs all 32
-// lanes); only outputs i < n are written.
+// lanes); only outputs i < num_items are written.
 #pragma once
 
 #include <tbb/blocked_range.h>
@@ -29,21 +31,21 @@
 
 namespace onepass::gaussian {
 
-/// How generate_normal / generate_normal_cpu make floats.
+/// How gpu::generate_normal / cpu::generate_normal make floats.
 /// float_native: the float-native generator (float_lane.hpp; default_float_table()).
 /// rounded_double: the double generator's output rounded to nearest (default_table(),
 /// form::four) — the double's guarantees up to float rounding, at the double's cost.
 enum class method : int { float_native = 0, rounded_double = 1 };
 
-/// Largest n accepted by the float-native generator (2^62, as max_generate_count).
+/// Largest num_items accepted by the float-native generator (2^62, as max_generate_count).
 inline constexpr std::size_t max_float_generate_count = std::size_t{1} << 62;
 
 namespace detail {
 /// Argument checks of the float-native generator (CPU and GPU); `fn` names the caller.
-inline void check_float_generate_args(const char* fn, const void* out, std::size_t n, double mean, double stddev,
-                                      const float_table& tab) {
-  require(n <= max_float_generate_count, fn, "n", "must be <= 2^62");
-  if (n > 0) protocol::check_not_null(fn, "out", out, "when n > 0");
+inline void check_float_generate_args(const char* fn, const void* out, std::size_t num_items, double mean,
+                                      double stddev, const float_table& tab) {
+  require(num_items <= max_float_generate_count, fn, "num_items", "must be <= 2^62");
+  if (num_items > 0) protocol::check_not_null(fn, "out", out, "when num_items > 0");
   require(std::isfinite(mean) && std::fabs(mean) <= 3.4e38, fn, "mean", "must be finite and within float range");
   require(std::isfinite(stddev) && stddev >= 0 && stddev <= 1e30, fn, "stddev", "must be finite, >= 0 and <= 1e30");
   for (unsigned i = 0; i < table_entries; ++i) require(tab.entries[i] >= 0, fn, "tab", "entries must be >= 0");
@@ -121,11 +123,11 @@ inline void store_float_batch(float* __restrict out, std::size_t n, std::uint64_
   }
 }
 
-/// generate_normal_float_cpu after its argument checks: out[0..n) from batches of
+/// cpu::generate_normal(float*, ..., float_table) after its argument checks: out[0..n) from batches of
 /// float_batch_rounds warp rounds (warp_batch.hpp; the last batch is computed in full, only
 /// its outputs i < n are written), in parallel over batches with oneTBB. Isa: the
-/// instantiation tag of warp_batch.hpp. Arguments as generate_normal_float_cpu, already
-/// checked.
+/// instantiation tag of warp_batch.hpp. Arguments as cpu::generate_normal(float*, ...,
+/// float_table) (n = num_items), already checked.
 template <class Isa = void>
 inline void generate_normal_float_cpu_checked(float* out, std::size_t n, double mean, double stddev,
                                               std::uint64_t seed, const float_table& tab) {
@@ -151,25 +153,41 @@ inline void generate_normal_float_cpu_checked(float* out, std::size_t n, double 
 }
 }  // namespace detail
 
-/// Fills out[0..n) with N(mean, stddev^2) floats of the float-native generator on the CPU
-/// (output order in the file comment; article: whole generator, float form in
-/// float_lane.hpp). Bit-identical to generate_normal(out, n, mean, stddev, seed, tab,
-/// stream) on the GPU and to emulate_float_warp transform by transform (the rounds are
+namespace cpu {
+
+/// Fills out[0..num_items) with N(mean, stddev^2) floats of the float-native generator on
+/// the CPU (output order in the file comment; article: whole generator, float form in
+/// float_lane.hpp). Bit-identical to gpu::generate_normal(out, num_items, mean, stddev, seed,
+/// tab, stream) on the GPU and to emulate_float_warp transform by transform (the rounds are
 /// computed in batches, warp_batch.hpp). Parallel over batches of rounds with oneTBB;
-/// deterministic.
-/// out: n floats, caller-owned; n in [0, 2^62]; mean finite, |mean| <= 3.4e38 (rounded to
-/// float); stddev finite in [0, 1e30]; seed any; tab: a float_table (entries >= 0,
-/// worst_case_register <= 2^24, finite coefficients), default default_float_table().
-/// Throws onepass::error naming the argument (out, n, mean, stddev, tab) before writing.
-inline void generate_normal_float_cpu(float* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
-                                      const float_table& tab) {
-  detail::check_float_generate_args("generate_normal_cpu", out, n, mean, stddev, tab);
-  detail::generate_normal_float_cpu_checked(out, n, mean, stddev, seed, tab);
+/// deterministic. With default_float_table() it is cpu::generate_normal(out, num_items, mean,
+/// stddev, seed, method::float_native) (cpu_generate.hpp).
+/// out: num_items floats, caller-owned; num_items in [0, 2^62]; mean finite, |mean| <= 3.4e38
+/// (rounded to float); stddev finite in [0, 1e30]; seed any; tab: a float_table (entries >= 0,
+/// worst_case_register <= 2^24, finite coefficients; default_float_table()).
+/// Throws onepass::error naming the argument (out, num_items, mean, stddev, tab) before
+/// writing.
+inline void generate_normal(float* out, std::size_t num_items, double mean, double stddev, std::uint64_t seed,
+                            const float_table& tab) {
+  detail::check_float_generate_args("gaussian::cpu::generate_normal", out, num_items, mean, stddev, tab);
+  detail::generate_normal_float_cpu_checked(out, num_items, mean, stddev, seed, tab);
 }
 
-/// As above with default_float_table().
-inline void generate_normal_float_cpu(float* out, std::size_t n, double mean, double stddev, std::uint64_t seed) {
-  generate_normal_float_cpu(out, n, mean, stddev, seed, default_float_table());
+}  // namespace cpu
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// cpu::generate_normal(out, num_items, mean, stddev, seed, tab).
+[[deprecated("use onepass::gaussian::cpu::generate_normal")]] inline void generate_normal_float_cpu(
+    float* out, std::size_t num_items, double mean, double stddev, std::uint64_t seed, const float_table& tab) {
+  cpu::generate_normal(out, num_items, mean, stddev, seed, tab);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// cpu::generate_normal(out, num_items, mean, stddev, seed, default_float_table()), i.e.
+/// cpu::generate_normal(out, num_items, mean, stddev, seed, method::float_native).
+[[deprecated("use onepass::gaussian::cpu::generate_normal")]] inline void generate_normal_float_cpu(
+    float* out, std::size_t num_items, double mean, double stddev, std::uint64_t seed) {
+  cpu::generate_normal(out, num_items, mean, stddev, seed, default_float_table());
 }
 
 }  // namespace onepass::gaussian

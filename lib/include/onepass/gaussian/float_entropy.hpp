@@ -98,7 +98,7 @@ ONEPASS_HD inline words4 philox4x32(std::uint32_t c0, std::uint32_t c1, std::uin
 /// warp transform 4q + j of this stream.
 class float_entropy_source {
  public:
-  /// Stream `stream` (any 64-bit id, e.g. the global thread index or, in generate_normal,
+  /// Stream `stream` (any 64-bit id, e.g. the global thread index or, in gpu::generate_normal,
   /// the lane) under `seed` (any 64-bit value).
   ONEPASS_HD constexpr float_entropy_source(std::uint64_t seed, std::uint64_t stream)
       : k0_(static_cast<std::uint32_t>(seed) ^ float_seed_salt0),

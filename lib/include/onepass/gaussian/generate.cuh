@@ -1,11 +1,17 @@
 // onepass/gaussian/generate.cuh — device-wide generation of normal samples with the
-// warp Gaussian generator, and a per-thread API for use inside user kernels.
+// warp Gaussian generator (gpu::generate_normal), and a per-thread API for use inside user
+// kernels.
+//
+// Names (issue 31): gpu::generate_normal here and cpu::generate_normal (cpu_generate.hpp,
+// float_cpu_generate.hpp) have the same overloads and contracts (the CPU ones without the
+// stream); the element count is num_items. The old onepass::gaussian::generate_normal is a
+// deprecated alias of gpu::generate_normal, kept for one release.
 //
 // Article: "Training a random Gaussian generator" (whole generator; its point, section
 // "Tail tests and measuring the speed": generating in registers beats loading
 // precomputed numbers). Output order and entropy are those of cpu_generate.hpp:
 // output i = lane i % 32 of warp round i / 32, with entropy_source(seed, lane)(round),
-// so generate_normal equals generate_normal_cpu bit for bit.
+// so gpu::generate_normal equals cpu::generate_normal bit for bit.
 //
 // Floats (method): method::float_native is the default for float* without a table since the
 // float-native generator's GPU output and statistics were checked on an H100 (issue 30); it is the
@@ -98,7 +104,7 @@ class warp_normal_generator {
 
 namespace detail {
 
-/// Threads per block of generate_normal (a multiple of 32).
+/// Threads per block of gpu::generate_normal (a multiple of 32).
 inline constexpr unsigned generate_block = 256;
 
 /// Grid-stride over warp-round pairs: warp w handles pairs q = w, w + W, ...; pair q is
@@ -106,7 +112,7 @@ inline constexpr unsigned generate_block = 256;
 /// outputs 64q + lane and 64q + 32 + lane. The loop runs over the pairs whose 64 outputs
 /// all lie below n, with no bounds checks, a pointer that advances by W x 64 and the
 /// scales sigma * p_k formed once (passing them with sigma = 1 gives the same products,
-/// so the same bits as generate_normal_cpu); the partial last pair (n % 64 outputs) is
+/// so the same bits as cpu::generate_normal); the partial last pair (n % 64 outputs) is
 /// done by the warp whose turn it is. The table comes by value as a kernel parameter
 /// (16 KiB; needs CUDA >= 12.1, sm_70+).
 template <form F, class T>
@@ -200,60 +206,62 @@ __global__ void __launch_bounds__(generate_block) generate_normal_float_kernel(f
 
 }  // namespace detail
 
-/// Fills out[0..n) (device memory) with N(mean, stddev^2) floats of the FLOAT-NATIVE warp
-/// Gaussian generator (float_lane.hpp; article "Training a random Gaussian generator" in
+namespace gpu {
+
+/// Fills out[0..num_items) (device memory) with N(mean, stddev^2) floats of the FLOAT-NATIVE
+/// warp Gaussian generator (float_lane.hpp; article "Training a random Gaussian generator" in
 /// float form), asynchronously on `stream`. Bit-identical to
-/// generate_normal_float_cpu(out_host, n, mean, stddev, seed, tab).
-/// out: device pointer to n floats, caller-owned (16-byte aligned is fastest; any 4-byte
-/// aligned pointer works); n in [0, 2^62]; mean finite, |mean| <= 3.4e38 (rounded to
-/// float); stddev finite in [0, 1e30]; seed any; tab: a float_table (entries >= 0,
+/// cpu::generate_normal(out_host, num_items, mean, stddev, seed, tab).
+/// out: device pointer to num_items floats, caller-owned (16-byte aligned is fastest; any
+/// 4-byte aligned pointer works); num_items in [0, 2^62]; mean finite, |mean| <= 3.4e38
+/// (rounded to float); stddev finite in [0, 1e30]; seed any; tab: a float_table (entries >= 0,
 /// worst_case_register <= 2^24, finite coefficients; default_float_table()).
 /// Throws onepass::error naming the argument before launching anything;
 /// onepass::runtime_failure when a CUDA call or the launch fails.
-inline void generate_normal(float* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
+inline void generate_normal(float* out, std::size_t num_items, double mean, double stddev, std::uint64_t seed,
                             const float_table& tab, cudaStream_t stream = nullptr) {
-  detail::check_float_generate_args("generate_normal", out, n, mean, stddev, tab);
-  if (n == 0) return;
+  detail::check_float_generate_args("gaussian::gpu::generate_normal", out, num_items, mean, stddev, tab);
+  if (num_items == 0) return;
   // One wave: the resident blocks (occupancy query, cached), at most one per group of
   // warps_per_block rounds (at least 1: the tail block).
-  const std::uint64_t groups = static_cast<std::uint64_t>(n) / 128 / (detail::generate_block / 32);
+  const std::uint64_t groups = static_cast<std::uint64_t>(num_items) / 128 / (detail::generate_block / 32);
   const float_scaled k = float_lane::scale(tab.coeff, mean, stddev);
   if (reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
     constexpr auto kernel = detail::generate_normal_float_kernel<true>;
     const unsigned blocks = device::resident_grid<kernel>(detail::generate_block, groups);
-    kernel<<<blocks, detail::generate_block, 0, stream>>>(out, n, k, seed, tab);
+    kernel<<<blocks, detail::generate_block, 0, stream>>>(out, num_items, k, seed, tab);
   } else {
     constexpr auto kernel = detail::generate_normal_float_kernel<false>;
     const unsigned blocks = device::resident_grid<kernel>(detail::generate_block, groups);
-    kernel<<<blocks, detail::generate_block, 0, stream>>>(out, n, k, seed, tab);
+    kernel<<<blocks, detail::generate_block, 0, stream>>>(out, num_items, k, seed, tab);
   }
   ONEPASS_CUDA_CHECK_LAUNCH();
 }
 
 /// Floats by `m` (default method::float_native since it passed its GPU statistics, issue 30):
-/// float_native = the call above with default_float_table(); rounded_double = the double generator (default_table(),
-/// form::four) rounded to nearest, as generate_normal<float>(out, n, mean, stddev, seed,
-/// default_table(), form::four, stream). Bit-identical to generate_normal_cpu(out_host, n,
-/// mean, stddev, seed, m). Arguments and errors as the two calls (m must be one of the two
-/// methods: onepass::error naming m otherwise).
-inline void generate_normal(float* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
+/// float_native = the call above with default_float_table(); rounded_double = the double
+/// generator (default_table(), form::four) rounded to nearest, as generate_normal<float>(out,
+/// num_items, mean, stddev, seed, default_table(), form::four, stream). Bit-identical to
+/// cpu::generate_normal(out_host, num_items, mean, stddev, seed, m). Arguments and errors as
+/// the two calls (m must be one of the two methods: onepass::error naming m otherwise).
+inline void generate_normal(float* out, std::size_t num_items, double mean, double stddev, std::uint64_t seed,
                             method m = method::float_native, cudaStream_t stream = nullptr);
 
-/// Fills out[0..n) (device memory) with N(mean, stddev^2) samples of the warp Gaussian
-/// generator, asynchronously on `stream`. Bit-identical to
-/// generate_normal_cpu(out_host, n, mean, stddev, seed, tab, f).
-/// out: device pointer to n doubles, or n floats (each the double sample rounded to
-/// nearest), caller-owned; n in [0, 2^62]; mean finite; stddev finite >= 0; seed any;
-/// tab: entries >= 0 without int32 overflow (see solve_coefficients), finite
+/// Fills out[0..num_items) (device memory) with N(mean, stddev^2) samples of the warp
+/// Gaussian generator, asynchronously on `stream`. Bit-identical to
+/// cpu::generate_normal(out_host, num_items, mean, stddev, seed, tab, f).
+/// out: device pointer to num_items doubles, or num_items floats (each the double sample
+/// rounded to nearest), caller-owned; num_items in [0, 2^62]; mean finite; stddev finite >= 0;
+/// seed any; tab: entries >= 0 without int32 overflow (see solve_coefficients), finite
 /// coefficients; f: form::three or form::four.
 /// Throws onepass::error naming the argument before launching anything;
 /// onepass::runtime_failure when a CUDA call or the launch fails.
 template <class T, class = std::enable_if_t<std::is_same_v<T, double> || std::is_same_v<T, float>>>
-inline void generate_normal(T* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
+inline void generate_normal(T* out, std::size_t num_items, double mean, double stddev, std::uint64_t seed,
                             const table& tab, form f = form::four, cudaStream_t stream = nullptr) {
-  detail::check_generate_args("generate_normal", out, n, mean, stddev, tab, f);
-  if (n == 0) return;
-  const std::uint64_t rounds = (static_cast<std::uint64_t>(n) + 31) / 32;
+  detail::check_generate_args("gaussian::gpu::generate_normal", out, num_items, mean, stddev, tab, f);
+  if (num_items == 0) return;
+  const std::uint64_t rounds = (static_cast<std::uint64_t>(num_items) + 31) / 32;
   const std::uint64_t pairs = (rounds + 1) / 2;
   constexpr unsigned warps_per_block = detail::generate_block / 32;
   // Up to 16 blocks per SM (two waves of the 8 that fit) and the loop unrolled by 4: on the
@@ -263,10 +271,10 @@ inline void generate_normal(T* out, std::size_t n, double mean, double stddev, s
       device::stride_grid(pairs, warps_per_block, static_cast<std::uint64_t>(device::multiprocessors()) * 16);
   if (f == form::three) {
     detail::generate_normal_kernel<form::three, T>
-        <<<blocks, detail::generate_block, 0, stream>>>(out, n, mean, stddev, seed, tab);
+        <<<blocks, detail::generate_block, 0, stream>>>(out, num_items, mean, stddev, seed, tab);
   } else {
     detail::generate_normal_kernel<form::four, T>
-        <<<blocks, detail::generate_block, 0, stream>>>(out, n, mean, stddev, seed, tab);
+        <<<blocks, detail::generate_block, 0, stream>>>(out, num_items, mean, stddev, seed, tab);
   }
   ONEPASS_CUDA_CHECK_LAUNCH();
 }
@@ -274,32 +282,81 @@ inline void generate_normal(T* out, std::size_t n, double mean, double stddev, s
 /// Default generator of the dtype: doubles with the library's default_table() and the
 /// 4-coefficient form; floats from the float-native generator (method::float_native, the
 /// default since it passed its GPU statistics, issue 30; method::rounded_double gives the double
-/// generator rounded). Arguments and errors as the calls it makes.
+/// generator rounded). Bit-identical to cpu::generate_normal(out_host, num_items, mean, stddev,
+/// seed). Arguments and errors as the calls it makes.
 template <class T, class = std::enable_if_t<std::is_same_v<T, double> || std::is_same_v<T, float>>>
-inline void generate_normal(T* out, std::size_t n, double mean, double stddev, std::uint64_t seed,
+inline void generate_normal(T* out, std::size_t num_items, double mean, double stddev, std::uint64_t seed,
                             cudaStream_t stream = nullptr) {
   if constexpr (std::is_same_v<T, float>) {
-    generate_normal(out, n, mean, stddev, seed, default_float_table(), stream);
+    gpu::generate_normal(out, num_items, mean, stddev, seed, default_float_table(), stream);
   } else {
-    generate_normal<T>(out, n, mean, stddev, seed, default_table(), form::four, stream);
+    gpu::generate_normal<T>(out, num_items, mean, stddev, seed, default_table(), form::four, stream);
   }
 }
 
-inline void generate_normal(float* out, std::size_t n, double mean, double stddev, std::uint64_t seed, method m,
-                            cudaStream_t stream) {
-  require(m == method::float_native || m == method::rounded_double, "generate_normal", "m",
+inline void generate_normal(float* out, std::size_t num_items, double mean, double stddev, std::uint64_t seed,
+                            method m, cudaStream_t stream) {
+  require(m == method::float_native || m == method::rounded_double, "gaussian::gpu::generate_normal", "m",
           "must be method::float_native or method::rounded_double");
   if (m == method::float_native) {
-    generate_normal(out, n, mean, stddev, seed, default_float_table(), stream);
+    gpu::generate_normal(out, num_items, mean, stddev, seed, default_float_table(), stream);
   } else {
-    generate_normal<float>(out, n, mean, stddev, seed, default_table(), form::four, stream);
+    gpu::generate_normal<float>(out, num_items, mean, stddev, seed, default_table(), form::four, stream);
   }
 }
 
-/// A null `out` (argument checks: n must then be 0) reads as a null double pointer.
-inline void generate_normal(std::nullptr_t, std::size_t n, double mean, double stddev, std::uint64_t seed,
+/// A null `out` (argument checks: num_items must then be 0) reads as a null double pointer.
+inline void generate_normal(std::nullptr_t, std::size_t num_items, double mean, double stddev, std::uint64_t seed,
                             const table& tab = default_table(), form f = form::four, cudaStream_t stream = nullptr) {
-  generate_normal(static_cast<double*>(nullptr), n, mean, stddev, seed, tab, f, stream);
+  gpu::generate_normal(static_cast<double*>(nullptr), num_items, mean, stddev, seed, tab, f, stream);
+}
+
+}  // namespace gpu
+
+// Deprecated aliases (issue 31 naming convention): the old GPU names, each forwarding to the
+// gpu::generate_normal overload of the same parameters. Call gpu::generate_normal (and
+// cpu::generate_normal) qualified: an unqualified call with an argument of this namespace
+// (table, float_table, form, method) also finds these by argument-dependent lookup.
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::generate_normal(out, num_items, mean, stddev, seed, tab, stream).
+[[deprecated("use onepass::gaussian::gpu::generate_normal")]] inline void generate_normal(
+    float* out, std::size_t num_items, double mean, double stddev, std::uint64_t seed, const float_table& tab,
+    cudaStream_t stream = nullptr) {
+  gpu::generate_normal(out, num_items, mean, stddev, seed, tab, stream);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::generate_normal(out, num_items, mean, stddev, seed, m, stream).
+[[deprecated("use onepass::gaussian::gpu::generate_normal")]] inline void generate_normal(
+    float* out, std::size_t num_items, double mean, double stddev, std::uint64_t seed,
+    method m = method::float_native, cudaStream_t stream = nullptr) {
+  gpu::generate_normal(out, num_items, mean, stddev, seed, m, stream);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::generate_normal(out, num_items, mean, stddev, seed, tab, f, stream).
+template <class T, class = std::enable_if_t<std::is_same_v<T, double> || std::is_same_v<T, float>>>
+[[deprecated("use onepass::gaussian::gpu::generate_normal")]] inline void generate_normal(
+    T* out, std::size_t num_items, double mean, double stddev, std::uint64_t seed, const table& tab,
+    form f = form::four, cudaStream_t stream = nullptr) {
+  gpu::generate_normal<T>(out, num_items, mean, stddev, seed, tab, f, stream);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::generate_normal(out, num_items, mean, stddev, seed, stream).
+template <class T, class = std::enable_if_t<std::is_same_v<T, double> || std::is_same_v<T, float>>>
+[[deprecated("use onepass::gaussian::gpu::generate_normal")]] inline void generate_normal(
+    T* out, std::size_t num_items, double mean, double stddev, std::uint64_t seed, cudaStream_t stream = nullptr) {
+  gpu::generate_normal<T>(out, num_items, mean, stddev, seed, stream);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::generate_normal(nullptr, num_items, mean, stddev, seed, tab, f, stream).
+[[deprecated("use onepass::gaussian::gpu::generate_normal")]] inline void generate_normal(
+    std::nullptr_t, std::size_t num_items, double mean, double stddev, std::uint64_t seed,
+    const table& tab = default_table(), form f = form::four, cudaStream_t stream = nullptr) {
+  gpu::generate_normal(nullptr, num_items, mean, stddev, seed, tab, f, stream);
 }
 
 }  // namespace onepass::gaussian

@@ -1,6 +1,6 @@
 // onepass/gaussian/warp_batch.hpp — the CPU emulation of many warp rounds at once, for the
-// CPU twins generate_normal_cpu (cpu_generate.hpp) and generate_normal_float_cpu
-// (float_cpu_generate.hpp): the same numbers, bit for bit, as warp_emulation.hpp and
+// CPU twins cpu::generate_normal (cpu_generate.hpp; with a float_table,
+// float_cpu_generate.hpp): the same numbers, bit for bit, as warp_emulation.hpp and
 // emulate_float_warp (one warp round at a time) and as the CUDA kernels (generate.cuh).
 //
 // Article: "Training a random Gaussian generator" (A. P. Goucher, cp4space 2022), sections

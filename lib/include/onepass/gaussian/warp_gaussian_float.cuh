@@ -73,7 +73,7 @@ __device__ inline void load_float_table_to_shared(float* smem_table, const std::
 /// next4() together (converged). Holds the shared-memory table pointer, the scaled
 /// coefficients, this thread's float_entropy_source and a block counter; call b of thread
 /// t under seed s returns the four transforms of block b of stream t
-/// (float_entropy_source(s, t)(b)) — replayable, and equal to generate_normal's round b,
+/// (float_entropy_source(s, t)(b)) — replayable, and equal to gpu::generate_normal's round b,
 /// lane t when t is the lane. Typical use (32 KiB of shared memory per block):
 ///
 ///   __shared__ alignas(16) float smem[float_smem_entries];
