@@ -14,7 +14,7 @@
 //       A drop-in for GNU coreutils shuf: -n, -e, -i LO-HI, -o FILE (may be an input),
 //       -r, -z, --random-source=FILE, several FILEs, --help, --version; plus --seed S
 //       (reproducible; default: a fresh seed per run), --rounds R, --algorithm NAME.
-//       `shuf --seed S` orders the lines as variable_philox_shuffle_copy with seed S.
+//       `shuf --seed S` orders the lines as shuffle::cpu::variable_philox_shuffle with seed S.
 //
 //   onepass unshuf --seed S [OPTION]... [FILE]...
 //       The inverse: restores the order that `onepass shuf --seed S` (same --rounds,

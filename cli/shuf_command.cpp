@@ -10,7 +10,7 @@
 // (VariablePhilox with keys from std::mt19937_64(seed), or the LCG; domain 2^b,
 // b = max(4, ceil(log2 L))): the bijective shuffle of Mitchell et al., "Bandwidth-
 // Optimal Random Shuffling for GPUs", Algorithm 1, so `shuf --seed S` prints exactly
-// the lines the library's variable_philox_shuffle_copy(.., S, rounds) orders. The
+// the lines the library's cpu::variable_philox_shuffle(.., S, rounds) orders. The
 // images are evaluated in batches of 2^20 indices (oneTBB) and streamed to the
 // output: no permutation array. -n K prints the first min(K, L) lines of that same
 // order. unshuf scatters instead (line j of its input goes to position w_j), which
@@ -442,9 +442,9 @@ void put_lines(output_file& out, const Lines& lines, const Index* idx, std::size
 // ---------------------------------------------------------------------------------
 // Orders
 
-// The images f(i) < m in order: onepass::shuffle::for_each_image (shuffle/cpu_images.hpp),
+// The images f(i) < m in order: onepass::shuffle::cpu::for_each_image (shuffle/cpu_images.hpp),
 // Algorithm 1's evaluate-flag-compact without the gather.
-using onepass::shuffle::for_each_image;
+using onepass::shuffle::cpu::for_each_image;
 
 enum class kind { variable_philox, lcg, registry };
 

@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
       std::vector<std::uint64_t> got(sample), want(sample);
       ONEPASS_EXPERIMENT_CUDA(cudaMemcpy(got.data(), d_out + (batch - sample), sample * sizeof(std::uint64_t),
                                          cudaMemcpyDeviceToHost));
-      sh::walking_indices(sigma0, batch - sample, 1, sample, want.data());
+      sh::cpu::walking_indices(want.data(), batch - sample, 1, sample, sigma0);
       if (got != want) {
         failed.push_back(name + " at N = " + std::to_string(p.n) + ": batch differs from the CPU's walking_indices");
         ex::progress(experiment, "FAILED " + failed.back());

@@ -77,7 +77,7 @@ int run() {
   std::sort(sorted_shuffle.begin(), sorted_shuffle.end());
   if (sorted_shuffle != in) return fail("the GPU shuffle's output is not a permutation of its input");
   if (shuffled == in) return fail("the GPU shuffle left the input in order");
-  onepass::shuffle::variable_philox_shuffle_copy(in.data(), cpu_shuffled.data(), n, seed);
+  onepass::shuffle::cpu::variable_philox_shuffle(in.data(), cpu_shuffled.data(), n, seed);
   if (shuffled != cpu_shuffled) return fail("the GPU shuffle's permutation differs from the CPU shuffle's");
   if (restored != in) return fail("the GPU unshuffle did not restore the input");
 

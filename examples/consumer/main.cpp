@@ -23,9 +23,9 @@ int main() {
   std::vector<std::uint32_t> in(n), shuffled(n), restored(n), sorted(n);
   std::iota(in.begin(), in.end(), 0u);
 
-  onepass::shuffle::variable_philox_shuffle_copy(in.data(), shuffled.data(), n, seed);
+  onepass::shuffle::cpu::variable_philox_shuffle(in.data(), shuffled.data(), n, seed);
   if (shuffled == in) return fail("the shuffle left the input in order");
-  onepass::shuffle::variable_philox_unshuffle_copy(shuffled.data(), restored.data(), n, seed);
+  onepass::shuffle::cpu::variable_philox_unshuffle(shuffled.data(), restored.data(), n, seed);
   if (restored != in) return fail("the inverse shuffle did not restore the input");
 
   onepass::sort::radix_sort_keys(shuffled.data(), sorted.data(), n);

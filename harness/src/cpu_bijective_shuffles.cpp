@@ -16,7 +16,7 @@ shuffle_entry variable_philox_entry() {
   e.label = "VarPhilox";
   e.description = "bijective shuffle, VariablePhilox (paper §3.2), fused oneTBB scan (Algorithm 1)";
   e.run = [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const shuffle_params& p) {
-    onepass::shuffle::variable_philox_shuffle_copy(in, out, n, p.seed, p.rounds);
+    onepass::shuffle::cpu::variable_philox_shuffle(in, out, n, p.seed, p.rounds);
   };
   e.permutes = true;
   e.uses_rounds = true;
@@ -30,7 +30,7 @@ shuffle_entry lcg_entry() {
   e.label = "LCG";
   e.description = "bijective shuffle, LCG bijection (paper §3.1), fused oneTBB scan";
   e.run = [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const shuffle_params& p) {
-    onepass::shuffle::lcg_shuffle_copy(in, out, n, p.seed);
+    onepass::shuffle::cpu::lcg_shuffle(in, out, n, p.seed);
   };
   e.permutes = true;
   e.uses_rounds = false;
@@ -52,7 +52,7 @@ shuffle_entry walking_entry() {
       "walking permutation: cycle walking (Black & Rogaway, CT-RSA 2002) over VariablePhilox, "
       "out[j] = in[sigma(j)], oneTBB";
   e.run = [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const shuffle_params& p) {
-    onepass::shuffle::walking_shuffle(in, out, n,
+    onepass::shuffle::cpu::walking_shuffle(in, out, n,
                                       onepass::shuffle::walking_permutation::for_length(n, p.seed, p.rounds));
   };
   e.permutes = true;

@@ -4,7 +4,7 @@ arrays of PyTorch, CuPy and JAX (GPU, zero-copy).
 The permutation is the bijective shuffle of Mitchell et al., "Bandwidth-Optimal Random
 Shuffling for GPUs" (§3.2 VariablePhilox bijection, §4 Algorithm 1, the fused scan),
 computed by the C++ library: for the same (n, seed, rounds) it is the permutation of the
-C++ function ``onepass::shuffle::variable_philox_shuffle_copy`` (CPU), of
+C++ function ``onepass::shuffle::cpu::variable_philox_shuffle`` (CPU), of
 ``onepass::shuffle::gpu::bijective_shuffle`` (GPU) and of ``onepass permutation --n N
 --seed S`` (output j = input ``p[j]``) — the same numbers on the CPU and the GPU.
 
@@ -178,7 +178,7 @@ def unshuffle(x: _npt.ArrayLike, seed: int, *, axis: int = 0, out: Optional[_np.
               rounds: int = DEFAULT_ROUNDS) -> _np.ndarray:
     """The inverse of :func:`shuffle` for the same seed, rounds and axis:
     ``unshuffle(shuffle(x, s), s)`` equals ``x``. Arguments, shapes and errors as
-    :func:`shuffle` (the library's bijective_unshuffle_copy, which scatters along the same
+    :func:`shuffle` (the library's cpu::bijective_unshuffle, which scatters along the same
     fused scan)."""
     return _run(x, seed, axis, out, rounds, True, _onepass.shuffle_bytes)
 

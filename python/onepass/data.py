@@ -10,7 +10,7 @@ g(g(j)), ... that is below N, g = f followed by the exchange of 0 and 1 when an 
 is set (every VariablePhilox bijection is an even permutation; the exchange makes sigma_e odd
 or even with equal chance) — under 2 evaluations of f per index on average, no state, no
 table. f is ``variable_philox::for_length(N, epoch_seed(seed, e), rounds)``, so the values
-are those of the C++ ``onepass::shuffle::walking_permutation`` (CPU ``walking_indices``,
+are those of the C++ ``onepass::shuffle::walking_permutation`` (CPU ``cpu::walking_indices``,
 GPU ``gpu::walking_indices``) for that seed. The *global order* of an epoch is the infinite
 sequence of positions p = 0, 1, 2, ... with element sigma_e(p mod N): the first N positions
 are the permutation, later ones repeat it (this is how a distributed sampler pads).

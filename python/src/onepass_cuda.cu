@@ -6,7 +6,7 @@
 //                        variable_philox::for_length(n, seed, rounds) (Mitchell et al.,
 //                        "Bandwidth-Optimal Random Shuffling for GPUs", §3.2, §4 Algorithm 1,
 //                        §6 the single-pass fusion): the permutation of the CPU
-//                        variable_philox_shuffle_copy, element for element.
+//                        cpu::variable_philox_shuffle, element for element.
 //   segmented            onepass::shuffle::gpu::segmented_shuffle / segmented_unshuffle.
 //   walking_indices      onepass::shuffle::gpu::walking_indices (cycle walking, Black & Rogaway
 //                        CT-RSA 2002, over VariablePhilox): a batch of onepass.data's order.

@@ -48,9 +48,9 @@ void shuffle_rows(const std::uint8_t* in, std::uint8_t* out, std::size_t n, std:
   const T* src = reinterpret_cast<const T*>(in);
   T* dst = reinterpret_cast<T*>(out);
   if (inverse) {
-    onepass::shuffle::variable_philox_unshuffle_copy(src, dst, n, seed, rounds);
+    onepass::shuffle::cpu::variable_philox_unshuffle(src, dst, n, seed, rounds);
   } else {
-    onepass::shuffle::variable_philox_shuffle_copy(src, dst, n, seed, rounds);
+    onepass::shuffle::cpu::variable_philox_shuffle(src, dst, n, seed, rounds);
   }
 }
 
@@ -60,7 +60,7 @@ void shuffle_rows_generic(const std::uint8_t* in, std::uint8_t* out, std::size_t
                           std::uint64_t seed, unsigned rounds, bool inverse) {
   std::vector<std::uint64_t> identity(n), p(n);
   std::iota(identity.begin(), identity.end(), std::uint64_t{0});
-  onepass::shuffle::variable_philox_shuffle_copy(identity.data(), p.data(), n, seed, rounds);
+  onepass::shuffle::cpu::variable_philox_shuffle(identity.data(), p.data(), n, seed, rounds);
   tbb::parallel_for(std::size_t{0}, n, [&](std::size_t j) {
     if (inverse) {
       std::memcpy(out + p[j] * row_bytes, in + j * row_bytes, row_bytes);
@@ -96,7 +96,7 @@ void permutation_into(index_1d p, std::uint64_t seed, unsigned rounds) {
   nb::gil_scoped_release release;
   std::vector<std::uint64_t> identity(n);
   std::iota(identity.begin(), identity.end(), std::uint64_t{0});
-  onepass::shuffle::variable_philox_shuffle_copy(identity.data(), dst, n, seed, rounds);
+  onepass::shuffle::cpu::variable_philox_shuffle(identity.data(), dst, n, seed, rounds);
 }
 
 /// out: count uint64, out[k] = sigma((first + k * stride) mod num_items) with sigma =
@@ -197,7 +197,7 @@ void argsort_into(nb::ndarray<const Key, nb::ndim<1>, nb::c_contig, nb::device::
 
 /// Segmented shuffle of items of `item` bytes (1, 2, 4, 8 or 16; checked in Python): x and
 /// out hold num_items items as raw bytes; offsets (int64, num_segments + 1) or, when empty,
-/// rows of `row_length` items. The library's segmented_shuffle / segmented_unshuffle.
+/// rows of `row_length` items. The library's shuffle::cpu::segmented_shuffle / segmented_unshuffle.
 template <class T>
 void segmented_typed(const std::uint8_t* in, std::uint8_t* out, std::uint64_t num_items, const std::int64_t* offsets,
                      std::uint64_t num_segments, std::uint64_t row_length, std::uint64_t seed, unsigned rounds,
@@ -206,11 +206,11 @@ void segmented_typed(const std::uint8_t* in, std::uint8_t* out, std::uint64_t nu
   const T* src = reinterpret_cast<const T*>(in);
   T* dst = reinterpret_cast<T*>(out);
   if (offsets != nullptr) {
-    if (inverse) sh::segmented_unshuffle(src, dst, num_items, offsets, num_segments, seed, rounds);
-    else sh::segmented_shuffle(src, dst, num_items, offsets, num_segments, seed, rounds);
+    if (inverse) sh::cpu::segmented_unshuffle(src, dst, num_items, offsets, num_segments, seed, rounds);
+    else sh::cpu::segmented_shuffle(src, dst, num_items, offsets, num_segments, seed, rounds);
   } else {
-    if (inverse) sh::segmented_unshuffle(src, dst, num_segments, row_length, seed, rounds);
-    else sh::segmented_shuffle(src, dst, num_segments, row_length, seed, rounds);
+    if (inverse) sh::cpu::segmented_unshuffle(src, dst, num_segments, row_length, seed, rounds);
+    else sh::cpu::segmented_shuffle(src, dst, num_segments, row_length, seed, rounds);
   }
 }
 

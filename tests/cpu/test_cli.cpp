@@ -128,7 +128,7 @@ TEST_F(CliTest, PermutationEqualsLibraryForSeedsSPlusK) {
       std::sort(sorted.begin(), sorted.end());
       EXPECT_EQ(sorted, in) << "sample " << k << " is not a permutation of 0..n-1";
       std::vector<std::uint64_t> expected(n);
-      onepass::shuffle::variable_philox_shuffle_copy(in.data(), expected.data(), n, seed + k, rounds);
+      onepass::shuffle::cpu::variable_philox_shuffle(in.data(), expected.data(), n, seed + k, rounds);
       EXPECT_EQ(perm, expected) << "sample " << k << ", rounds " << rounds;
     }
     EXPECT_NE(lines[0], lines[1]);
@@ -140,13 +140,13 @@ TEST_F(CliTest, PermutationDefaultsAndOtherAlgorithms) {
   const std::size_t n = 37;
   const auto in = iota_vec(n);
   std::vector<std::uint64_t> expected(n);
-  onepass::shuffle::variable_philox_shuffle_copy(in.data(), expected.data(), n, 0, 24);
+  onepass::shuffle::cpu::variable_philox_shuffle(in.data(), expected.data(), n, 0, 24);
   outcome r = run("permutation --n 37");
   ASSERT_EQ(r.status, 0) << r.err;
   ASSERT_EQ(split_lines(r.out).size(), 1u);
   EXPECT_EQ(parse_numbers(r.out), expected);
 
-  onepass::shuffle::lcg_shuffle_copy(in.data(), expected.data(), n, 9);
+  onepass::shuffle::cpu::lcg_shuffle(in.data(), expected.data(), n, 9);
   r = run("permutation --algorithm lcg --n 37 --seed 9");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(parse_numbers(r.out), expected);
@@ -201,7 +201,7 @@ TEST_F(CliTest, ShufKeepsLinesIsDeterministicPerSeedAndReadsStdin) {
   // Line j of the output is input line perm[j], perm the library's shuffle of the indices.
   const auto in = iota_vec(lines.size());
   std::vector<std::uint64_t> perm(lines.size());
-  onepass::shuffle::variable_philox_shuffle_copy(in.data(), perm.data(), lines.size(), 11, 24);
+  onepass::shuffle::cpu::variable_philox_shuffle(in.data(), perm.data(), lines.size(), 11, 24);
   for (std::size_t j = 0; j < lines.size(); ++j) EXPECT_EQ(shuffled[j], lines[perm[j]]) << j;
 
   const outcome again = run("shuf '" + file.string() + "' --seed 11");

@@ -1,4 +1,4 @@
-// shuffle::for_each_image (onepass/shuffle/cpu_images.hpp): the stream of images in order is
+// shuffle::cpu::for_each_image (onepass/shuffle/cpu_images.hpp): the stream of images in order is
 // the permutation the CPU bijective shuffle applies, for VariablePhilox and LCG, whole or its
 // first `limit` indices, across batch boundaries; bad bijections are named.
 #include <gtest/gtest.h>
@@ -22,7 +22,7 @@ namespace sh = onepass::shuffle;
 template <class Bijection>
 std::vector<std::uint64_t> streamed(const Bijection& f, std::uint64_t m, std::uint64_t limit, int* calls = nullptr) {
   std::vector<std::uint64_t> out;
-  sh::for_each_image(f, m, limit, [&](const std::uint64_t* w, std::size_t c) {
+  sh::cpu::for_each_image(f, m, limit, [&](const std::uint64_t* w, std::size_t c) {
     out.insert(out.end(), w, w + c);
     if (calls) ++*calls;
   });
@@ -34,7 +34,7 @@ template <class Bijection>
 std::vector<std::uint64_t> shuffled_iota(const Bijection& f, std::uint64_t m) {
   std::vector<std::uint64_t> in(m), out(m);
   std::iota(in.begin(), in.end(), std::uint64_t{0});
-  sh::bijective_shuffle_copy(in.data(), out.data(), m, f);
+  sh::cpu::bijective_shuffle(in.data(), out.data(), m, f);
   return out;
 }
 

@@ -36,13 +36,13 @@ TEST(CpuShuffle, MatchesSequentialAlgorithm1AndIsAPermutation) {
     const auto in = iota_vec(m);
     std::vector<std::uint64_t> out(m, ~0ull);
     const auto f = variable_philox::for_length(m, 9);
-    sh::bijective_shuffle_copy(in.data(), out.data(), m, f);
+    sh::cpu::bijective_shuffle(in.data(), out.data(), m, f);
     EXPECT_EQ(out, sequential_reference(m, f)) << m;
     auto sorted = out;
     std::sort(sorted.begin(), sorted.end());
     EXPECT_EQ(sorted, in) << m;
     const auto g = lcg::for_length(m, 9);
-    sh::bijective_shuffle_copy(in.data(), out.data(), m, g);
+    sh::cpu::bijective_shuffle(in.data(), out.data(), m, g);
     EXPECT_EQ(out, sequential_reference(m, g)) << m;
   }
 }
@@ -51,10 +51,10 @@ TEST(CpuShuffle, DeterministicPerSeedAndRounds) {
   const std::size_t m = 50000;
   const auto in = iota_vec(m);
   std::vector<std::uint64_t> a(m), b(m), c(m), d(m);
-  sh::variable_philox_shuffle_copy(in.data(), a.data(), m, 5);
-  sh::variable_philox_shuffle_copy(in.data(), b.data(), m, 5);
-  sh::variable_philox_shuffle_copy(in.data(), c.data(), m, 6);
-  sh::variable_philox_shuffle_copy(in.data(), d.data(), m, 5, 12);
+  sh::cpu::variable_philox_shuffle(in.data(), a.data(), m, 5);
+  sh::cpu::variable_philox_shuffle(in.data(), b.data(), m, 5);
+  sh::cpu::variable_philox_shuffle(in.data(), c.data(), m, 6);
+  sh::cpu::variable_philox_shuffle(in.data(), d.data(), m, 5, 12);
   EXPECT_EQ(a, b);
   EXPECT_NE(a, c);
   EXPECT_NE(a, d);
@@ -65,13 +65,13 @@ TEST(CpuShuffle, UnshuffleInvertsShuffle) {
     const auto in = iota_vec(m);
     std::vector<std::uint64_t> shuffled(m), back(m);
     for (unsigned rounds : {1u, 24u}) {
-      sh::variable_philox_shuffle_copy(in.data(), shuffled.data(), m, 77, rounds);
-      sh::variable_philox_unshuffle_copy(shuffled.data(), back.data(), m, 77, rounds);
+      sh::cpu::variable_philox_shuffle(in.data(), shuffled.data(), m, 77, rounds);
+      sh::cpu::variable_philox_unshuffle(shuffled.data(), back.data(), m, 77, rounds);
       EXPECT_EQ(back, in) << m;
     }
     const auto f = lcg::for_length(m, 3);
-    sh::bijective_shuffle_copy(in.data(), shuffled.data(), m, f);
-    sh::bijective_unshuffle_copy(shuffled.data(), back.data(), m, f);
+    sh::cpu::bijective_shuffle(in.data(), shuffled.data(), m, f);
+    sh::cpu::bijective_unshuffle(shuffled.data(), back.data(), m, f);
     EXPECT_EQ(back, in) << m;
   }
 }
@@ -81,10 +81,10 @@ TEST(CpuShuffle, InPlaceWrapperEqualsOutOfPlace) {
   const auto in = iota_vec(m);
   std::vector<std::uint64_t> out(m), data = in;
   const auto f = variable_philox::for_length(m, 11);
-  sh::bijective_shuffle_copy(in.data(), out.data(), m, f);
-  sh::bijective_shuffle(data.data(), m, f);
+  sh::cpu::bijective_shuffle(in.data(), out.data(), m, f);
+  sh::cpu::bijective_shuffle_in_place(data.data(), m, f);
   EXPECT_EQ(data, out);
-  sh::bijective_unshuffle(data.data(), m, f);
+  sh::cpu::bijective_unshuffle_in_place(data.data(), m, f);
   EXPECT_EQ(data, in);
 }
 
@@ -102,8 +102,8 @@ TEST(CpuShuffle, AnyTriviallyCopyableType) {
     small[i] = static_cast<std::uint8_t>(i);
   }
   const auto f = variable_philox::for_length(m, 4);
-  sh::bijective_shuffle_copy(in.data(), out.data(), m, f);
-  sh::bijective_shuffle_copy(small.data(), small_out.data(), m, f);
+  sh::cpu::bijective_shuffle(in.data(), out.data(), m, f);
+  sh::cpu::bijective_shuffle(small.data(), small_out.data(), m, f);
   const auto order = sequential_reference(m, f);
   for (std::size_t j = 0; j < m; ++j) {
     EXPECT_EQ(out[j], in[order[j]]);
@@ -114,14 +114,14 @@ TEST(CpuShuffle, AnyTriviallyCopyableType) {
 TEST(CpuShuffle, BadArgumentsThrowAndLeaveOutputUntouched) {
   std::vector<std::uint64_t> in = iota_vec(100), out(100, 7);
   const auto f = variable_philox::for_length(100, 1);
-  EXPECT_THROW(sh::bijective_shuffle_copy<std::uint64_t>(nullptr, out.data(), 100, f), onepass::error);
-  EXPECT_THROW(sh::bijective_shuffle_copy<std::uint64_t>(in.data(), nullptr, 100, f), onepass::error);
-  EXPECT_THROW(sh::bijective_shuffle_copy(in.data(), in.data() + 10, 50, f), onepass::error);
+  EXPECT_THROW(sh::cpu::bijective_shuffle<std::uint64_t>(nullptr, out.data(), 100, f), onepass::error);
+  EXPECT_THROW(sh::cpu::bijective_shuffle<std::uint64_t>(in.data(), nullptr, 100, f), onepass::error);
+  EXPECT_THROW(sh::cpu::bijective_shuffle(in.data(), in.data() + 10, 50, f), onepass::error);
   const auto small = variable_philox::for_length(10, 1);  // domain 16 < 100
-  EXPECT_THROW(sh::bijective_shuffle_copy(in.data(), out.data(), 100, small), onepass::error);
-  EXPECT_THROW(sh::variable_philox_shuffle_copy(in.data(), out.data(), 100, 1, 0), onepass::error);
+  EXPECT_THROW(sh::cpu::bijective_shuffle(in.data(), out.data(), 100, small), onepass::error);
+  EXPECT_THROW(sh::cpu::variable_philox_shuffle(in.data(), out.data(), 100, 1, 0), onepass::error);
   EXPECT_EQ(out, std::vector<std::uint64_t>(100, 7));
-  EXPECT_NO_THROW(sh::bijective_shuffle_copy<std::uint64_t>(nullptr, nullptr, 0, f));
+  EXPECT_NO_THROW(sh::cpu::bijective_shuffle<std::uint64_t>(nullptr, nullptr, 0, f));
 }
 
 }  // namespace

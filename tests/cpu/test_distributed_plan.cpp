@@ -300,7 +300,7 @@ TEST(DistributedShufflePlan, WorldSizeInvariantAndEqualToTheWholeShuffle) {
       for (auto& x : in) x = rng();
       const auto sigma = walking_permutation::for_length(n, seed);
       std::vector<std::uint64_t> whole(n);
-      onepass::shuffle::walking_shuffle(in.data(), whole.data(), n, sigma);
+      onepass::shuffle::cpu::walking_shuffle(in.data(), whole.data(), n, sigma);
       for (std::uint64_t j = 0; j < n; ++j) ASSERT_EQ(whole[j], in[sigma(j)]);
       for (std::size_t P = 1; P <= 8; ++P) {
         for (int mode = 0; mode < 4; ++mode) {
@@ -534,8 +534,8 @@ TEST(DistributedShuffleDomainWalk, EqualsTheWholeShuffleOnEveryWorldSizeAndSplit
     const auto f = onepass::bijection::variable_philox::for_length(N, seed);
     const auto sigma = walking_permutation::for_length(N, seed);
     std::vector<std::uint64_t> bijective(N), walking(N);
-    onepass::shuffle::bijective_shuffle_copy(in.data(), bijective.data(), N, f);
-    onepass::shuffle::walking_shuffle(in.data(), walking.data(), N, sigma);
+    onepass::shuffle::cpu::bijective_shuffle(in.data(), bijective.data(), N, f);
+    onepass::shuffle::cpu::walking_shuffle(in.data(), walking.data(), N, sigma);
     const auto g_f = [&](std::uint64_t i) { return f(i); };
     const auto g_sigma = [&](std::uint64_t j) { return sigma(j); };
     const std::uint64_t D = std::uint64_t{1} << f.domain_bits();

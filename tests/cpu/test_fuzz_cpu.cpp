@@ -3,12 +3,12 @@
 // value types, key distributions, seeds, rounds and segment layouts, each against an oracle that
 // does not share the primitive's algorithm:
 //   sort::radix_sort_keys / _pairs      baselines' stable_sort_oracle (std::stable_sort of indices)
-//   shuffle::variable_philox_shuffle_copy / _unshuffle_copy
+//   shuffle::cpu::variable_philox_shuffle / _unshuffle
 //                                       Algorithm 1 written as its definition: out[j] = in[f(i_j)],
 //                                       i_j the j-th index of [0, 2^b) with f(i) < m (a plain loop)
-//   shuffle::walking_shuffle / _unshuffle   out[j] = in[sigma(j)]
-//   shuffle::segmented_shuffle / _unshuffle (offsets and uniform)
-//                                       each segment = variable_philox_shuffle_copy with
+//   shuffle::cpu::walking_shuffle / _unshuffle out[j] = in[sigma(j)]
+//   shuffle::cpu::segmented_shuffle / _unshuffle (offsets and uniform)
+//                                       each segment = cpu::variable_philox_shuffle with
 //                                       segment_seed(seed, s), the tail copied
 // plus the inverse of every shuffle. Seeded and bounded in time: case k of seed s draws its
 // arguments from std::mt19937_64(s * 2^20 + k); a failure prints the one-line reproducer
@@ -171,13 +171,13 @@ std::string shuffle_case(std::mt19937_64& rng) {
   std::ostringstream what;
   what << "shuffle n=" << n << " seed=" << seed << " rounds=" << rounds << " kind=" << kind;
   if (kind == 0) {
-    sh::variable_philox_shuffle_copy(in.data(), out.data(), n, seed, rounds);
-    sh::variable_philox_unshuffle_copy(out.data(), back.data(), n, seed, rounds);
+    sh::cpu::variable_philox_shuffle(in.data(), out.data(), n, seed, rounds);
+    sh::cpu::variable_philox_unshuffle(out.data(), back.data(), n, seed, rounds);
     want = definition_shuffle(in, onepass::bijection::variable_philox::for_length(n, seed, rounds));
   } else if (kind == 1) {
     const auto sigma = sh::walking_permutation::for_length(n, seed, rounds);
-    sh::walking_shuffle(in.data(), out.data(), n, sigma);
-    sh::walking_unshuffle(out.data(), back.data(), n, sigma);
+    sh::cpu::walking_shuffle(in.data(), out.data(), n, sigma);
+    sh::cpu::walking_unshuffle(out.data(), back.data(), n, sigma);
     want.resize(n);
     for (std::uint64_t j = 0; j < n; ++j) want[j] = in[sigma(j)];
   } else {
@@ -191,16 +191,16 @@ std::string shuffle_case(std::mt19937_64& rng) {
       offsets.push_back(rng() % 2 || n == 0 ? n : rng() % (n + 1));
       std::sort(offsets.begin(), offsets.end());
       offsets.resize(segments + 1);
-      sh::segmented_shuffle(in.data(), out.data(), n, offsets.data(), segments, seed, rounds);
-      sh::segmented_unshuffle(out.data(), back.data(), n, offsets.data(), segments, seed, rounds);
+      sh::cpu::segmented_shuffle(in.data(), out.data(), n, offsets.data(), segments, seed, rounds);
+      sh::cpu::segmented_unshuffle(out.data(), back.data(), n, offsets.data(), segments, seed, rounds);
     } else {
       length = 1 + rng() % std::max<std::uint64_t>(1, std::min<std::uint64_t>(n, 5000));
       segments = n / length;
       in.resize(segments * length), out.resize(segments * length), back.resize(segments * length);
       for (std::uint64_t s = 0; s <= segments; ++s) offsets.push_back(s * length);
       offsets.erase(offsets.begin());
-      sh::segmented_shuffle(in.data(), out.data(), segments, length, seed, rounds);
-      sh::segmented_unshuffle(out.data(), back.data(), segments, length, seed, rounds);
+      sh::cpu::segmented_shuffle(in.data(), out.data(), segments, length, seed, rounds);
+      sh::cpu::segmented_unshuffle(out.data(), back.data(), segments, length, seed, rounds);
     }
     what << " segments=" << segments << " length=" << length;
     want = in;  // the tail past the last segment stays
@@ -259,7 +259,7 @@ TEST(CpuFuzz, PublicCallsAgreeWithTheirOracles) {
 TEST(CpuFuzz, TheShuffleOracleAndTheFailureMark) {
   std::vector<std::uint64_t> in(1000), out(1000);
   for (std::uint64_t i = 0; i < in.size(); ++i) in[i] = i;
-  sh::variable_philox_shuffle_copy(in.data(), out.data(), in.size(), 1);
+  sh::cpu::variable_philox_shuffle(in.data(), out.data(), in.size(), 1);
   EXPECT_NE(out, in);
   EXPECT_EQ(definition_shuffle(in, onepass::bijection::variable_philox::for_length(in.size(), 1)), out);
   EXPECT_TRUE(failed("x FAILED"));

@@ -50,10 +50,10 @@ std::vector<T> reference(const std::vector<T>& in, const std::vector<Offset>& of
     const auto begin = static_cast<std::size_t>(offsets[s]);
     const auto length = static_cast<std::size_t>(offsets[s + 1]) - begin;
     if (inverse) {
-      sh::variable_philox_unshuffle_copy(in.data() + begin, out.data() + begin, length, sh::segment_seed(seed, s),
+      sh::cpu::variable_philox_unshuffle(in.data() + begin, out.data() + begin, length, sh::segment_seed(seed, s),
                                          rounds);
     } else {
-      sh::variable_philox_shuffle_copy(in.data() + begin, out.data() + begin, length, sh::segment_seed(seed, s),
+      sh::cpu::variable_philox_shuffle(in.data() + begin, out.data() + begin, length, sh::segment_seed(seed, s),
                                        rounds);
     }
   }
@@ -111,7 +111,7 @@ void expect_segments_equal_single_shuffles(const std::vector<u64>& lengths, u64 
   const u64 n = offsets.back();
   const auto in = iota_vec(n);
   std::vector<u64> out(n, ~u64{0});
-  sh::segmented_shuffle(in.data(), out.data(), n, offsets.data(), lengths.size(), seed, rounds);
+  sh::cpu::segmented_shuffle(in.data(), out.data(), n, offsets.data(), lengths.size(), seed, rounds);
   const auto expected = reference(in, offsets, seed, rounds);
   for (std::size_t s = 0; s < lengths.size(); ++s) {
     const auto first = out.begin() + static_cast<std::ptrdiff_t>(offsets[s]);
@@ -154,13 +154,13 @@ TEST(SegmentedShuffle, RaggedOffsetsAndTailPastTheLastOffset) {
   const u64 n = offsets.back() + 1000;
   const auto in = iota_vec(n);
   std::vector<u64> out(n, ~u64{0});
-  sh::segmented_shuffle(in.data(), out.data(), n, offsets.data(), lengths.size(), 2024);
+  sh::cpu::segmented_shuffle(in.data(), out.data(), n, offsets.data(), lengths.size(), 2024);
   EXPECT_EQ(out, reference(in, offsets, 2024, 24));
   EXPECT_TRUE(std::equal(out.end() - 1000, out.end(), in.end() - 1000));
   // Equal contents, different seeds per segment: two equal-length segments differ.
   std::vector<u64> rows(4 * 100, 0), rows_out(4 * 100);
   for (u64 i = 0; i < rows.size(); ++i) rows[i] = i % 100;
-  sh::segmented_shuffle(rows.data(), rows_out.data(), 4, 100, 5);
+  sh::cpu::segmented_shuffle(rows.data(), rows_out.data(), 4, 100, 5);
   for (int r = 1; r < 4; ++r)
     EXPECT_FALSE(std::equal(rows_out.begin(), rows_out.begin() + 100, rows_out.begin() + 100 * r)) << r;
 }
@@ -170,10 +170,10 @@ TEST(SegmentedShuffle, AnyIntegralOffsetTypeGivesTheSameResult) {
   const u64 n = 5 + 17 + 300 + 1 + 2 + 4097;
   const auto in = iota_vec(n);
   std::vector<u64> a(n), b(n), c(n), d(n);
-  sh::segmented_shuffle(in.data(), a.data(), n, offsets_of<std::int32_t>(lengths).data(), lengths.size(), 3);
-  sh::segmented_shuffle(in.data(), b.data(), n, offsets_of<std::uint32_t>(lengths).data(), lengths.size(), 3);
-  sh::segmented_shuffle(in.data(), c.data(), n, offsets_of<std::int64_t>(lengths).data(), lengths.size(), 3);
-  sh::segmented_shuffle(in.data(), d.data(), n, offsets_of<u64>(lengths).data(), lengths.size(), 3);
+  sh::cpu::segmented_shuffle(in.data(), a.data(), n, offsets_of<std::int32_t>(lengths).data(), lengths.size(), 3);
+  sh::cpu::segmented_shuffle(in.data(), b.data(), n, offsets_of<std::uint32_t>(lengths).data(), lengths.size(), 3);
+  sh::cpu::segmented_shuffle(in.data(), c.data(), n, offsets_of<std::int64_t>(lengths).data(), lengths.size(), 3);
+  sh::cpu::segmented_shuffle(in.data(), d.data(), n, offsets_of<u64>(lengths).data(), lengths.size(), 3);
   EXPECT_EQ(a, b);
   EXPECT_EQ(a, c);
   EXPECT_EQ(a, d);
@@ -195,8 +195,8 @@ TEST(SegmentedShuffle, AnyTriviallyCopyableType) {
     in[i].bytes[0] = static_cast<char>(i >> 8);
     small[i] = static_cast<std::uint8_t>(i);
   }
-  sh::segmented_shuffle(in.data(), out.data(), n, offsets.data(), lengths.size(), 8);
-  sh::segmented_shuffle(small.data(), small_out.data(), n, offsets.data(), lengths.size(), 8);
+  sh::cpu::segmented_shuffle(in.data(), out.data(), n, offsets.data(), lengths.size(), 8);
+  sh::cpu::segmented_shuffle(small.data(), small_out.data(), n, offsets.data(), lengths.size(), 8);
   EXPECT_TRUE(out == reference(in, offsets, 8, 24));
   EXPECT_EQ(small_out, reference(small, offsets, 8, 24));
 }
@@ -210,8 +210,8 @@ TEST(SegmentedShuffle, UniformOverloadEqualsOffsets) {
     std::vector<u64> offsets(rows + 1);
     for (u64 s = 0; s <= rows; ++s) offsets[s] = s * length;
     std::vector<u64> uniform(n, 1), with_offsets(n, 2);
-    sh::segmented_shuffle(in.data(), uniform.data(), rows, length, 11, 20);
-    sh::segmented_shuffle(in.data(), with_offsets.data(), n, offsets.data(), rows, 11, 20);
+    sh::cpu::segmented_shuffle(in.data(), uniform.data(), rows, length, 11, 20);
+    sh::cpu::segmented_shuffle(in.data(), with_offsets.data(), n, offsets.data(), rows, 11, 20);
     EXPECT_EQ(uniform, with_offsets) << rows << " x " << length;
     EXPECT_EQ(uniform, reference(in, offsets, 11, 20)) << rows << " x " << length;
   }
@@ -224,17 +224,17 @@ TEST(SegmentedShuffle, UnshuffleInvertsShuffle) {
   const auto in = iota_vec(n);
   for (unsigned rounds : {1u, 24u}) {
     std::vector<u64> shuffled(n), back(n, ~u64{0});
-    sh::segmented_shuffle(in.data(), shuffled.data(), n, offsets.data(), lengths.size(), 31, rounds);
+    sh::cpu::segmented_shuffle(in.data(), shuffled.data(), n, offsets.data(), lengths.size(), 31, rounds);
     EXPECT_NE(shuffled, in);
-    sh::segmented_unshuffle(shuffled.data(), back.data(), n, offsets.data(), lengths.size(), 31, rounds);
+    sh::cpu::segmented_unshuffle(shuffled.data(), back.data(), n, offsets.data(), lengths.size(), 31, rounds);
     EXPECT_EQ(back, in) << rounds;
     EXPECT_EQ(back, reference(shuffled, offsets, 31, rounds, true));
   }
   for (const auto& [rows, length] : std::vector<std::pair<u64, u64>>{{1, 1}, {100, 3}, {17, 1000}, {3, 4097}}) {
     const auto x = iota_vec(rows * length);
     std::vector<u64> shuffled(x.size()), back(x.size());
-    sh::segmented_shuffle(x.data(), shuffled.data(), rows, length, 9);
-    sh::segmented_unshuffle(shuffled.data(), back.data(), rows, length, 9);
+    sh::cpu::segmented_shuffle(x.data(), shuffled.data(), rows, length, 9);
+    sh::cpu::segmented_unshuffle(shuffled.data(), back.data(), rows, length, 9);
     EXPECT_EQ(back, x) << rows << " x " << length;
   }
 }
@@ -287,7 +287,7 @@ std::string describe(const st::chi_square_result& r) {
          ", p = " + std::to_string(r.p_value);
 }
 
-void segmented_rows(const u64* in, u64* out, u64 seed) { sh::segmented_shuffle(in, out, rows, 3, seed); }
+void segmented_rows(const u64* in, u64* out, u64 seed) { sh::cpu::segmented_shuffle(in, out, rows, 3, seed); }
 
 TEST(SegmentedShuffleUniformity, ChiSquarePerPositionAndNeighbours) {
   const auto c = count_outcomes(segmented_rows);
@@ -308,7 +308,7 @@ TEST(SegmentedShuffleUniformity, BrokenSeedRuleIsCaughtByTheIndependenceTest) {
   // the per-position test passes, but neighbours are identical, which the joint test must see.
   const auto c = count_outcomes([](const u64* in, u64* out, u64 seed) {
     for (u64 s = 0; s < rows; ++s)
-      sh::variable_philox_shuffle_copy(in + 3 * s, out + 3 * s, 3, sh::segment_seed(seed, 0));
+      sh::cpu::variable_philox_shuffle(in + 3 * s, out + 3 * s, 3, sh::segment_seed(seed, 0));
   });
   for (u64 s = 0; s < rows; ++s) {
     const auto r = st::chi_square_permutations(c.position[s], 3, alpha);
@@ -325,7 +325,7 @@ TEST(SegmentedShuffleUniformity, NonUniformShuffleIsCaughtByThePositionTest) {
   // One Feistel round is far from uniform (paper Fig. 6; for n = 3 it gives the same
   // permutation for every seed): the per-position test must fail.
   const auto c = count_outcomes(
-      [](const u64* in, u64* out, u64 seed) { sh::segmented_shuffle(in, out, rows, 3, seed, 1); });
+      [](const u64* in, u64* out, u64 seed) { sh::cpu::segmented_shuffle(in, out, rows, 3, seed, 1); });
   for (u64 s = 0; s < rows; ++s) {
     const auto r = st::chi_square_permutations(c.position[s], 3, alpha);
     EXPECT_FALSE(r.passes) << "segment " << s << ": " << describe(r);
@@ -358,8 +358,10 @@ TEST(SegmentedShuffleErrors, BadOffsets) {
   std::vector<u64> out(n, sentinel);
   auto offsets_case = [&](const auto& offsets, const std::vector<std::string>& parts) {
     const u64 segments = offsets.size() - 1;
-    expect_error([&] { sh::segmented_shuffle(in.data(), out.data(), n, offsets.data(), segments, 1); }, parts, out);
-    expect_error([&] { sh::segmented_unshuffle(in.data(), out.data(), n, offsets.data(), segments, 1); }, parts, out);
+    expect_error([&] { sh::cpu::segmented_shuffle(in.data(), out.data(), n, offsets.data(), segments, 1); }, parts,
+                 out);
+    expect_error([&] { sh::cpu::segmented_unshuffle(in.data(), out.data(), n, offsets.data(), segments, 1); }, parts,
+                 out);
   };
   offsets_case(std::vector<u64>{0, 10, 5, 100},
                {"segmented_", "segment_offsets", "non-decreasing", "segment_offsets[1] = 10 > segment_offsets[2] = 5"});
@@ -385,50 +387,52 @@ TEST(SegmentedShuffleErrors, BadPointersSizesAndRounds) {
   const auto in = iota_vec(n);
   std::vector<u64> out(n, sentinel);
   const std::vector<u64> offsets = {0, 40, 100};
-  expect_error([&] { sh::segmented_shuffle<u64>(nullptr, out.data(), n, offsets.data(), 2, 1); },
+  expect_error([&] { sh::cpu::segmented_shuffle<u64>(nullptr, out.data(), n, offsets.data(), 2, 1); },
                {"segmented_shuffle", "in", "must not be null when num_items > 0"}, out);
-  expect_error([&] { sh::segmented_unshuffle<u64>(in.data(), nullptr, n, offsets.data(), 2, 1); },
+  expect_error([&] { sh::cpu::segmented_unshuffle<u64>(in.data(), nullptr, n, offsets.data(), 2, 1); },
                {"segmented_unshuffle", "out", "must not be null"}, out);
-  expect_error([&] { sh::segmented_shuffle<u64, u64>(in.data(), out.data(), n, nullptr, 2, 1); },
+  expect_error([&] { sh::cpu::segmented_shuffle<u64, u64>(in.data(), out.data(), n, nullptr, 2, 1); },
                {"segment_offsets", "must not be null when num_segments > 0"}, out);
-  expect_error([&] { sh::segmented_shuffle(in.data(), out.data(), n, offsets.data(), 2, 1, 0); },
+  expect_error([&] { sh::cpu::segmented_shuffle(in.data(), out.data(), n, offsets.data(), 2, 1, 0); },
                {"rounds", "must be in [1, 64], got 0"}, out);
-  expect_error([&] { sh::segmented_unshuffle(in.data(), out.data(), n, offsets.data(), 2, 1, 65); },
+  expect_error([&] { sh::cpu::segmented_unshuffle(in.data(), out.data(), n, offsets.data(), 2, 1, 65); },
                {"rounds", "must be in [1, 64], got 65"}, out);
-  expect_error([&] { sh::segmented_shuffle(in.data(), out.data(), (u64{1} << 63) + 1, offsets.data(), 2, 1); },
+  expect_error([&] { sh::cpu::segmented_shuffle(in.data(), out.data(), (u64{1} << 63) + 1, offsets.data(), 2, 1); },
                {"num_items", "must be in [0, 2^63]"}, out);
-  expect_error([&] { sh::segmented_shuffle(in.data(), out.data(), n, offsets.data(), u64{1} << 63, 1); },
+  expect_error([&] { sh::cpu::segmented_shuffle(in.data(), out.data(), n, offsets.data(), u64{1} << 63, 1); },
                {"num_segments", "must be in [0, 2^63)"}, out);
   // Overlapping in and out (one buffer: in is its first 100 items), and in == out.
   std::vector<u64> buffer(2 * n, sentinel);
   for (u64 shift : {u64{0}, u64{1}, u64{50}, u64{99}}) {
-    expect_error([&] { sh::segmented_shuffle(buffer.data(), buffer.data() + shift, n, offsets.data(), 2, 1); },
+    expect_error([&] { sh::cpu::segmented_shuffle(buffer.data(), buffer.data() + shift, n, offsets.data(), 2, 1); },
                  {"out", "must not overlap in"}, buffer);
-    expect_error([&] { sh::segmented_shuffle(buffer.data() + shift, buffer.data(), n, offsets.data(), 2, 1); },
+    expect_error([&] { sh::cpu::segmented_shuffle(buffer.data() + shift, buffer.data(), n, offsets.data(), 2, 1); },
                  {"out", "must not overlap in"}, buffer);
   }
-  EXPECT_NO_THROW(sh::segmented_shuffle(buffer.data(), buffer.data() + n, n, offsets.data(), 2, 1));  // adjacent
+  EXPECT_NO_THROW(sh::cpu::segmented_shuffle(buffer.data(), buffer.data() + n, n, offsets.data(), 2, 1));  // adjacent
   // Nothing to do: null pointers are fine.
-  EXPECT_NO_THROW((sh::segmented_shuffle<u64, u64>(nullptr, nullptr, 0, nullptr, 0, 1)));
+  EXPECT_NO_THROW((sh::cpu::segmented_shuffle<u64, u64>(nullptr, nullptr, 0, nullptr, 0, 1)));
   const std::vector<u64> empty_segments = {0, 0, 0};
-  EXPECT_NO_THROW(sh::segmented_shuffle<u64>(nullptr, nullptr, 0, empty_segments.data(), 2, 1));
+  EXPECT_NO_THROW(sh::cpu::segmented_shuffle<u64>(nullptr, nullptr, 0, empty_segments.data(), 2, 1));
 }
 
 TEST(SegmentedShuffleErrors, UniformOverload) {
   const auto in = iota_vec(100);
   std::vector<u64> out(100, sentinel);
-  expect_error([&] { sh::segmented_shuffle<u64>(nullptr, out.data(), 10, 10, 1); }, {"in", "must not be null"}, out);
-  expect_error([&] { sh::segmented_unshuffle<u64>(in.data(), nullptr, 10, 10, 1); }, {"out", "must not be null"}, out);
-  expect_error([&] { sh::segmented_shuffle(in.data(), out.data(), u64{1} << 40, u64{1} << 30, 1); },
+  expect_error([&] { sh::cpu::segmented_shuffle<u64>(nullptr, out.data(), 10, 10, 1); }, {"in", "must not be null"},
+               out);
+  expect_error([&] { sh::cpu::segmented_unshuffle<u64>(in.data(), nullptr, 10, 10, 1); }, {"out", "must not be null"},
+               out);
+  expect_error([&] { sh::cpu::segmented_shuffle(in.data(), out.data(), u64{1} << 40, u64{1} << 30, 1); },
                {"num_segments", "must be in [0, 2^63 / segment_length] = [0, 8589934592], got 1099511627776"}, out);
-  expect_error([&] { sh::segmented_shuffle(in.data(), out.data(), 1, (u64{1} << 63) + 1, 1); },
+  expect_error([&] { sh::cpu::segmented_shuffle(in.data(), out.data(), 1, (u64{1} << 63) + 1, 1); },
                {"segment_length", "must be in [0, 2^63]"}, out);
-  expect_error([&] { sh::segmented_shuffle(in.data(), out.data(), 10, 10, 1, 0); }, {"rounds", "[1, 64]"}, out);
+  expect_error([&] { sh::cpu::segmented_shuffle(in.data(), out.data(), 10, 10, 1, 0); }, {"rounds", "[1, 64]"}, out);
   std::vector<u64> buffer(200, sentinel);
-  expect_error([&] { sh::segmented_shuffle(buffer.data(), buffer.data() + 30, 10, 10, 1); },
+  expect_error([&] { sh::cpu::segmented_shuffle(buffer.data(), buffer.data() + 30, 10, 10, 1); },
                {"out", "must not overlap in"}, buffer);
-  EXPECT_NO_THROW(sh::segmented_shuffle<u64>(nullptr, nullptr, 0, 10, 1));
-  EXPECT_NO_THROW(sh::segmented_shuffle<u64>(nullptr, nullptr, 10, 0, 1));
+  EXPECT_NO_THROW(sh::cpu::segmented_shuffle<u64>(nullptr, nullptr, 0, 10, 1));
+  EXPECT_NO_THROW(sh::cpu::segmented_shuffle<u64>(nullptr, nullptr, 10, 0, 1));
 }
 
 }  // namespace

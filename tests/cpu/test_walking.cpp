@@ -127,8 +127,8 @@ TEST(WalkingIndices, BatchEqualsTheElementwiseWalk) {
   for (std::uint64_t n : sizes) {
     const auto sigma = walking_permutation::for_length(n, 42, 24);
     std::vector<std::uint64_t> out(n), inv(n);
-    onepass::shuffle::walking_indices(sigma, 0, 1, n, out.data());
-    onepass::shuffle::walking_inverse_indices(sigma, 0, 1, n, inv.data());
+    onepass::shuffle::cpu::walking_indices(out.data(), 0, 1, n, sigma);
+    onepass::shuffle::cpu::walking_inverse_indices(inv.data(), 0, 1, n, sigma);
     for (std::uint64_t j = 0; j < n; ++j) {
       ASSERT_EQ(out[j], sigma(j)) << "n " << n << " j " << j;
       ASSERT_EQ(inv[j], sigma.inverse(j)) << "n " << n << " j " << j;
@@ -141,7 +141,7 @@ TEST(WalkingIndices, OtherRoundCountsAndOddDomains) {
     for (std::uint64_t n : {3ull, 77ull, 5000ull, 70000ull}) {
       const auto sigma = walking_permutation::for_length(n, rounds * 13, rounds);
       std::vector<std::uint64_t> out(n);
-      onepass::shuffle::walking_indices(sigma, 0, 1, n, out.data());
+      onepass::shuffle::cpu::walking_indices(out.data(), 0, 1, n, sigma);
       for (std::uint64_t j = 0; j < n; ++j) ASSERT_EQ(out[j], sigma(j));
     }
   }
@@ -153,13 +153,13 @@ TEST(WalkingIndices, StridedReadsInterleaveToTheGlobalOrder) {
   const std::uint64_t n = 10007;
   const auto sigma = walking_permutation::for_length(n, 3);
   std::vector<std::uint64_t> global(n + 9);
-  onepass::shuffle::walking_indices(sigma, 0, 1, global.size(), global.data());  // positions past n wrap
+  onepass::shuffle::cpu::walking_indices(global.data(), 0, 1, global.size(), sigma);  // positions past n wrap
   for (std::uint64_t p = 0; p < global.size(); ++p) ASSERT_EQ(global[p], sigma(p % n));
   for (std::uint64_t ranks = 1; ranks <= 8; ++ranks) {
     const std::uint64_t per_rank = (n + ranks - 1) / ranks;
     for (std::uint64_t r = 0; r < ranks; ++r) {
       std::vector<std::uint64_t> mine(per_rank);
-      onepass::shuffle::walking_indices(sigma, r, ranks, per_rank, mine.data());
+      onepass::shuffle::cpu::walking_indices(mine.data(), r, ranks, per_rank, sigma);
       for (std::uint64_t k = 0; k < per_rank; ++k) ASSERT_EQ(mine[k], global[r + k * ranks]) << "P " << ranks;
     }
   }
@@ -178,7 +178,7 @@ TEST(WalkingIndices, HugeDomains) {
     const auto sigma = walking_permutation::for_length(n, 11);
     std::vector<std::uint64_t> out(4096);
     const std::uint64_t first = n - 2000;  // crosses the wrap to position 0
-    onepass::shuffle::walking_indices(sigma, first, 1, out.size(), out.data());
+    onepass::shuffle::cpu::walking_indices(out.data(), first, 1, out.size(), sigma);
     for (std::uint64_t k = 0; k < out.size(); ++k) {
       const std::uint64_t y = sigma((first + k) % n);
       ASSERT_EQ(out[k], y);
@@ -193,9 +193,9 @@ TEST(WalkingShuffle, ShuffleThenUnshuffleIsIdentity) {
     const auto sigma = walking_permutation::for_length(n, 5);
     std::vector<double> x(n), y(n), z(n);
     for (std::uint64_t i = 0; i < n; ++i) x[i] = 0.5 * static_cast<double>(i);
-    onepass::shuffle::walking_shuffle(x.data(), y.data(), n, sigma);
+    onepass::shuffle::cpu::walking_shuffle(x.data(), y.data(), n, sigma);
     for (std::uint64_t j = 0; j < n; ++j) ASSERT_EQ(y[j], x[sigma(j)]);
-    onepass::shuffle::walking_unshuffle(y.data(), z.data(), n, sigma);
+    onepass::shuffle::cpu::walking_unshuffle(y.data(), z.data(), n, sigma);
     EXPECT_EQ(z, x);
   }
 }
@@ -218,21 +218,24 @@ TEST(WalkingPermutation, BadArgumentsAreNamed) {
             std::string::npos);
   const auto sigma = walking_permutation::for_length(100, 1);
   std::vector<std::uint64_t> out(10, 7);
-  EXPECT_NE(error_of([&] { onepass::shuffle::walking_indices(sigma, 0, 0, 10, out.data()); }).find("stride"),
+  EXPECT_NE(error_of([&] { onepass::shuffle::cpu::walking_indices(out.data(), 0, 0, 10, sigma); }).find("stride"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { onepass::shuffle::walking_indices(sigma, 0, 1, 10, nullptr); }).find("out"),
+  EXPECT_NE(error_of([&] { onepass::shuffle::cpu::walking_indices(nullptr, 0, 1, 10, sigma); }).find("out"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { onepass::shuffle::walking_indices(sigma, ~0ull - 3, 2, 10, out.data()); }).find("count"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { onepass::shuffle::cpu::walking_indices(out.data(), ~0ull - 3, 2, 10, sigma); }).find("count"),
+      std::string::npos);
   const auto empty = walking_permutation::for_length(0, 1);
-  EXPECT_NE(error_of([&] { onepass::shuffle::walking_indices(empty, 0, 1, 1, out.data()); }).find("count"),
+  EXPECT_NE(error_of([&] { onepass::shuffle::cpu::walking_indices(out.data(), 0, 1, 1, empty); }).find("count"),
             std::string::npos);
   EXPECT_EQ(out, std::vector<std::uint64_t>(10, 7));  // untouched
   std::vector<int> a(100), b(99);
-  EXPECT_NE(error_of([&] { onepass::shuffle::walking_shuffle(a.data(), b.data(), 99, sigma); }).find("num_items"),
-            std::string::npos);
-  EXPECT_NE(error_of([&] { onepass::shuffle::walking_shuffle(a.data(), a.data() + 1, 100, sigma); }).find("overlap"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { onepass::shuffle::cpu::walking_shuffle(a.data(), b.data(), 99, sigma); }).find("num_items"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of([&] { onepass::shuffle::cpu::walking_shuffle(a.data(), a.data() + 1, 100, sigma); }).find("overlap"),
+      std::string::npos);
   EXPECT_NE(error_of([&] { onepass::shuffle::walking_range(sigma, 0, 0, 3); }).find("stride"), std::string::npos);
 }
 

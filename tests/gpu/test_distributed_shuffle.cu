@@ -152,8 +152,8 @@ std::vector<T> reference(const std::vector<T>& input, bool forward, const call_o
   if (N == 0) return out;
   if (o.kind == permutation::walking) {
     const auto sigma = onepass::shuffle::walking_permutation::for_length(N, o.seed, o.rounds);
-    if (forward) onepass::shuffle::walking_shuffle(input.data(), out.data(), N, sigma);
-    else onepass::shuffle::walking_unshuffle(input.data(), out.data(), N, sigma);
+    if (forward) onepass::shuffle::cpu::walking_shuffle(input.data(), out.data(), N, sigma);
+    else onepass::shuffle::cpu::walking_unshuffle(input.data(), out.data(), N, sigma);
     return out;
   }
   ot::cuda_ok(cudaSetDevice(0), "cudaSetDevice");

@@ -138,7 +138,7 @@ TEST_F(GpuSegmentedShuffle, EveryRegistryEntryPermutesEachSegment) {
     std::vector<std::uint64_t> in(n);
     std::iota(in.begin(), in.end(), std::uint64_t{0});
     std::vector<std::uint64_t> want(n);
-    onepass::shuffle::segmented_shuffle(in.data(), want.data(), n, sh.offsets.data(), rows, seed);
+    onepass::shuffle::cpu::segmented_shuffle(in.data(), want.data(), n, sh.offsets.data(), rows, seed);
     dev din(n * 8 + 8), dout(n * 8 + 8), doff(sh.offsets.size() * 8);
     upload(din.as<std::uint64_t>(), in);
     upload(doff.as<std::int64_t>(), sh.offsets);
@@ -183,7 +183,7 @@ TEST_F(GpuSegmentedShuffle, UniformRowsEqualTheCpuTwin) {
     const std::uint64_t rows = len == 0 ? 5 : std::max<std::uint64_t>(2, std::min<std::uint64_t>(300, (std::uint64_t{3} << 20) / len));
     const auto in = items<std::uint64_t>(rows * len);
     std::vector<std::uint64_t> want(in.size());
-    onepass::shuffle::segmented_shuffle(in.data(), want.data(), rows, len, 42);
+    onepass::shuffle::cpu::segmented_shuffle(in.data(), want.data(), rows, len, 42);
     const auto got = gpu_uniform(in, rows, len, 42);
     ASSERT_TRUE(got == want) << "rows " << rows << " of length " << len;
     const auto back = gpu_uniform(got, rows, len, 42, true);
@@ -205,7 +205,7 @@ TEST_F(GpuSegmentedShuffle, RaggedOffsetsEqualTheCpuTwin) {
   for (unsigned rounds : {24u, 7u}) {
     const auto in = items<std::uint64_t>(n);
     std::vector<std::uint64_t> want(n);
-    onepass::shuffle::segmented_shuffle(in.data(), want.data(), n, off.data(), off.size() - 1, 99, rounds);
+    onepass::shuffle::cpu::segmented_shuffle(in.data(), want.data(), n, off.data(), off.size() - 1, 99, rounds);
     const auto got = gpu_offsets(in, off, 99, false, rounds);
     ASSERT_TRUE(got == want) << "rounds " << rounds;
     EXPECT_TRUE(gpu_offsets(got, off, 99, true, rounds) == in) << "unshuffle, rounds " << rounds;
@@ -216,12 +216,12 @@ TEST_F(GpuSegmentedShuffle, RaggedOffsetsEqualTheCpuTwin) {
   const std::size_t n32 = off32.back();
   const auto in8 = items<std::uint8_t>(n32);
   std::vector<std::uint8_t> want8(n32);
-  onepass::shuffle::segmented_shuffle(in8.data(), want8.data(), n32, off32.data(), off32.size() - 1, 5);
+  onepass::shuffle::cpu::segmented_shuffle(in8.data(), want8.data(), n32, off32.data(), off32.size() - 1, 5);
   EXPECT_TRUE(gpu_offsets(in8, off32, 5) == want8) << "uint8 items";
   std::vector<wide> in16(n32);
   for (std::size_t i = 0; i < n32; ++i) in16[i] = wide{i, ~i};
   std::vector<wide> want16(n32);
-  onepass::shuffle::segmented_shuffle(in16.data(), want16.data(), n32, off32.data(), off32.size() - 1, 5);
+  onepass::shuffle::cpu::segmented_shuffle(in16.data(), want16.data(), n32, off32.data(), off32.size() - 1, 5);
   EXPECT_TRUE(gpu_offsets(in16, off32, 5) == want16) << "16-byte items";
 }
 
@@ -232,7 +232,8 @@ TEST_F(GpuSegmentedShuffle, RowIsTheSingleShuffleWithTheDerivedSeed) {
   const auto got = gpu_uniform(in, rows, len, 1234);
   for (std::uint64_t s = 0; s < rows; ++s) {
     std::vector<std::uint64_t> row(in.begin() + s * len, in.begin() + (s + 1) * len), want(len);
-    onepass::shuffle::variable_philox_shuffle_copy(row.data(), want.data(), len, onepass::shuffle::segment_seed(1234, s));
+    onepass::shuffle::cpu::variable_philox_shuffle(row.data(), want.data(), len,
+                                                   onepass::shuffle::segment_seed(1234, s));
     EXPECT_TRUE(std::equal(want.begin(), want.end(), got.begin() + s * len)) << "row " << s;
   }
 }
@@ -258,7 +259,8 @@ TEST_F(GpuSegmentedShuffle, MoreThan2Pow31Items) {
   for (std::uint64_t s : {std::uint64_t{0}, std::uint64_t{1} << 18, rows - 1}) {
     std::vector<std::uint8_t> got(len), want(len);
     cuda_ok(cudaMemcpy(got.data(), dout.as<std::uint8_t>() + s * len, len, cudaMemcpyDeviceToHost), "row");
-    onepass::shuffle::variable_philox_shuffle_copy(pattern.data(), want.data(), len, onepass::shuffle::segment_seed(3, s));
+    onepass::shuffle::cpu::variable_philox_shuffle(pattern.data(), want.data(), len,
+                                                   onepass::shuffle::segment_seed(3, s));
     EXPECT_TRUE(got == want) << "row " << s;
   }
 }

@@ -33,7 +33,7 @@
 namespace {
 
 namespace gpu = onepass::shuffle::gpu;
-namespace cpu = onepass::shuffle;
+namespace cpu = onepass::shuffle::cpu;
 using gpu::fusion;
 using onepass::bijection::lcg;
 using onepass::bijection::variable_philox;
@@ -229,9 +229,9 @@ template <class T, class Bijection>
 std::vector<T> run_cpu(const std::vector<T>& in, const Bijection& f, operation op) {
   std::vector<T> out(in.size());
   if (op == operation::shuffle) {
-    cpu::bijective_shuffle_copy(in.data(), out.data(), in.size(), f);
+    cpu::bijective_shuffle(in.data(), out.data(), in.size(), f);
   } else {
-    cpu::bijective_unshuffle_copy(in.data(), out.data(), in.size(), f);
+    cpu::bijective_unshuffle(in.data(), out.data(), in.size(), f);
   }
   return out;
 }

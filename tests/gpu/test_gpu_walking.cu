@@ -52,8 +52,8 @@ TEST(GpuWalking, IndicesEqualTheCpuBatch) {
     for (unsigned rounds : {24u, 7u}) {
       const auto sigma = walking_permutation::for_length(n, n * 3 + rounds, rounds);
       std::vector<std::uint64_t> cpu(n), cpu_inverse(n);
-      onepass::shuffle::walking_indices(sigma, 0, 1, n, cpu.data());
-      onepass::shuffle::walking_inverse_indices(sigma, 0, 1, n, cpu_inverse.data());
+      onepass::shuffle::cpu::walking_indices(cpu.data(), 0, 1, n, sigma);
+      onepass::shuffle::cpu::walking_inverse_indices(cpu_inverse.data(), 0, 1, n, sigma);
       for (walk_structure s : {walk_structure::warp_queue, walk_structure::one_per_lane}) {
         EXPECT_EQ(gpu_indices(sigma, 0, 1, n, s, false), cpu) << "n " << n << " " << to_string(s);
         EXPECT_EQ(gpu_indices(sigma, 0, 1, n, s, true), cpu_inverse) << "n " << n << " " << to_string(s);
@@ -70,7 +70,7 @@ TEST(GpuWalking, StridedReadsThatWrapAndHugeDomains) {
       const std::uint64_t count = 200000;
       const std::uint64_t first = n > count ? n - count : 5;  // wraps past n
       std::vector<std::uint64_t> cpu(count);
-      onepass::shuffle::walking_indices(sigma, first, stride, count, cpu.data());
+      onepass::shuffle::cpu::walking_indices(cpu.data(), first, stride, count, sigma);
       for (walk_structure s : {walk_structure::warp_queue, walk_structure::one_per_lane})
         EXPECT_EQ(gpu_indices(sigma, first, stride, count, s, false), cpu) << "n " << n << " stride " << stride;
     }
@@ -87,7 +87,7 @@ void check_shuffle(std::uint64_t n, walk_structure structure) {
     for (std::size_t b = 0; b < sizeof(T); ++b) bytes[b] = static_cast<unsigned char>((i * 131 + b * 7) ^ (i >> 8));
   }
   std::vector<T> expected(n);
-  onepass::shuffle::walking_shuffle(x.data(), expected.data(), n, sigma);
+  onepass::shuffle::cpu::walking_shuffle(x.data(), expected.data(), n, sigma);
   ot::dev din(n * sizeof(T)), dout((n + guard) * sizeof(T)), dback(n * sizeof(T));
   ot::upload(din.as<T>(), x);
   ot::cuda_ok(cudaMemset(dout.p, 0xa5, (n + guard) * sizeof(T)), "memset");

@@ -43,7 +43,7 @@
 // (shuffle/walking_permutation.hpp) sigma^-1(x) is computable alone, so every rank finds the
 // destination and offset of each of its items with no communication and the items move in one
 // exchange of their bytes (no sort, no splitters). The global output depends only on (N,
-// seed, rounds), never on P or on the split: it is onepass::shuffle::walking_shuffle over the
+// seed, rounds), never on P or on the split: it is onepass::shuffle::cpu::walking_shuffle over the
 // concatenation.
 //
 // What the NCCL layer (distributed/sort.cuh, distributed/shuffle.cuh, to come) does with

@@ -125,7 +125,7 @@ namespace onepass::distributed {
 /// Which global permutation a distributed shuffle applies (both depend only on N, seed, rounds).
 enum class permutation {
   bijective,  ///< Algorithm 1's compacting permutation: gpu::bijective_shuffle of the concatenation
-  walking,    ///< the cycle-walking permutation: shuffle::walking_shuffle of the concatenation
+  walking,    ///< the cycle-walking permutation: shuffle::cpu::walking_shuffle of the concatenation
 };
 
 /// "bijective" or "walking".
@@ -1066,7 +1066,7 @@ void shuffle_call(const char* function, void* d_temp, std::size_t& temp_bytes, c
 ///   - permutation::bijective: gpu::bijective_shuffle of the concatenation with f =
 ///     variable_philox::for_length(N, seed, rounds): out[j] = in[f(i_j)], i_j the j-th index
 ///     of [0, 2^b) (increasing) with f(i) < N;
-///   - permutation::walking: shuffle::walking_shuffle of the concatenation with sigma =
+///   - permutation::walking: shuffle::cpu::walking_shuffle of the concatenation with sigma =
 ///     walking_permutation::for_length(N, seed, rounds): out[j] = in[sigma(j)].
 /// Only the items' bytes and O(P) words per rank cross the network.
 ///

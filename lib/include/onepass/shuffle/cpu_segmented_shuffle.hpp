@@ -1,13 +1,15 @@
 // onepass/shuffle/cpu_segmented_shuffle.hpp — many independent bijective shuffles in
-// one call on the CPU (oneTBB): the segmented (batched) shuffle. Its GPU twin is
-// shuffle/gpu_segmented_shuffle.cuh.
+// one call on the CPU (oneTBB): the segmented (batched) shuffle,
+// onepass::shuffle::cpu::segmented_shuffle / segmented_unshuffle (issue 31 names; the old
+// onepass::shuffle::segmented_shuffle / segmented_unshuffle stay one release as deprecated
+// forwarders). Its GPU twin is shuffle/gpu_segmented_shuffle.cuh (gpu::segmented_shuffle).
 //
 // Definition — one permutation for everyone (CPU and GPU):
 //
 //   Segment s = [segment_offsets[s], segment_offsets[s + 1]) of length
 //   m_s = segment_offsets[s + 1] - segment_offsets[s] is shuffled exactly as
 //
-//       variable_philox_shuffle_copy(in + segment_offsets[s], out + segment_offsets[s],
+//       cpu::variable_philox_shuffle(in + segment_offsets[s], out + segment_offsets[s],
 //                                    m_s, segment_seed(seed, s), rounds)
 //
 //   (cpu_shuffle.hpp: VariablePhilox on [0, 2^b), b = max(4, ceil(log2 m_s)), round keys
@@ -118,9 +120,9 @@ template <bool Inverse, class T>
 void shuffle_segment(const T* in, T* out, std::uint64_t begin, std::uint64_t length, std::uint64_t seed,
                      std::uint64_t s, unsigned rounds) {
   if constexpr (Inverse) {
-    variable_philox_unshuffle_copy(in + begin, out + begin, length, segment_seed(seed, s), rounds);
+    cpu::variable_philox_unshuffle(in + begin, out + begin, length, segment_seed(seed, s), rounds);
   } else {
-    variable_philox_shuffle_copy(in + begin, out + begin, length, segment_seed(seed, s), rounds);
+    cpu::variable_philox_shuffle(in + begin, out + begin, length, segment_seed(seed, s), rounds);
   }
 }
 
@@ -178,12 +180,16 @@ void segmented_uniform(const char* function, const T* in, T* out, std::uint64_t 
 
 }  // namespace detail
 
+namespace cpu {
+
 /// Segmented shuffle: for s in [0, num_segments), segment s = [segment_offsets[s],
 /// segment_offsets[s + 1]) of in is shuffled into the same range of out exactly as
-/// variable_philox_shuffle_copy(in + offsets[s], out + offsets[s], m_s,
+/// cpu::variable_philox_shuffle(in + offsets[s], out + offsets[s], m_s,
 /// segment_seed(seed, s), rounds) (the file comment has the definition); items in
 /// [segment_offsets[num_segments], num_items) are copied unchanged. Parallel over segments
-/// and, through the single shuffle's parallel_scan, inside long segments.
+/// and, through the single shuffle's parallel_scan, inside long segments. The same name,
+/// arguments (in, out, num_items, segment_offsets, num_segments, seed, rounds) and output,
+/// bit for bit, as gpu::segmented_shuffle without its temporary storage and stream.
 ///
 /// T: any trivially copyable type. in, out: num_items elements each, not overlapping
 /// (may be null when num_items == 0). num_items in [0, 2^63].
@@ -196,19 +202,19 @@ void segmented_uniform(const char* function, const T* in, T* out, std::uint64_t 
 template <class T, class Offset>
 void segmented_shuffle(const T* in, T* out, std::uint64_t num_items, const Offset* segment_offsets,
                        std::uint64_t num_segments, std::uint64_t seed, unsigned rounds = bijection::default_rounds) {
-  detail::segmented_offsets<false>("segmented_shuffle", in, out, num_items, segment_offsets, num_segments, seed,
-                                   rounds);
+  detail::segmented_offsets<false>("onepass::shuffle::cpu::segmented_shuffle", in, out, num_items, segment_offsets,
+                                   num_segments, seed, rounds);
 }
 
 /// Inverse of segmented_shuffle for the same offsets, seed and rounds:
 /// segmented_unshuffle(segmented_shuffle(x)) == x. Segment s is
-/// variable_philox_unshuffle_copy(..., segment_seed(seed, s), rounds); the tail past the
+/// cpu::variable_philox_unshuffle(..., segment_seed(seed, s), rounds); the tail past the
 /// last offset is copied unchanged. Arguments and errors as segmented_shuffle.
 template <class T, class Offset>
 void segmented_unshuffle(const T* in, T* out, std::uint64_t num_items, const Offset* segment_offsets,
                          std::uint64_t num_segments, std::uint64_t seed, unsigned rounds = bijection::default_rounds) {
-  detail::segmented_offsets<true>("segmented_unshuffle", in, out, num_items, segment_offsets, num_segments, seed,
-                                  rounds);
+  detail::segmented_offsets<true>("onepass::shuffle::cpu::segmented_unshuffle", in, out, num_items, segment_offsets,
+                                  num_segments, seed, rounds);
 }
 
 /// Uniform-length overload: num_segments rows of segment_length items each, row s =
@@ -220,14 +226,57 @@ void segmented_unshuffle(const T* in, T* out, std::uint64_t num_items, const Off
 template <class T>
 void segmented_shuffle(const T* in, T* out, std::uint64_t num_segments, std::uint64_t segment_length,
                        std::uint64_t seed, unsigned rounds = bijection::default_rounds) {
-  detail::segmented_uniform<false>("segmented_shuffle", in, out, num_segments, segment_length, seed, rounds);
+  detail::segmented_uniform<false>("onepass::shuffle::cpu::segmented_shuffle", in, out, num_segments, segment_length,
+                                   seed, rounds);
 }
 
 /// Inverse of the uniform-length segmented_shuffle for the same shape, seed and rounds.
 template <class T>
 void segmented_unshuffle(const T* in, T* out, std::uint64_t num_segments, std::uint64_t segment_length,
                          std::uint64_t seed, unsigned rounds = bijection::default_rounds) {
-  detail::segmented_uniform<true>("segmented_unshuffle", in, out, num_segments, segment_length, seed, rounds);
+  detail::segmented_uniform<true>("onepass::shuffle::cpu::segmented_unshuffle", in, out, num_segments, segment_length,
+                                  seed, rounds);
+}
+
+}  // namespace cpu
+
+// Deprecated aliases (issue 31 naming convention), removed after one release: the old
+// onepass::shuffle names of the four overloads above. Call the new names qualified.
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// cpu::segmented_shuffle(in, out, num_items, segment_offsets, num_segments, seed, rounds).
+template <class T, class Offset>
+[[deprecated("use onepass::shuffle::cpu::segmented_shuffle")]] void segmented_shuffle(
+    const T* in, T* out, std::uint64_t num_items, const Offset* segment_offsets, std::uint64_t num_segments,
+    std::uint64_t seed, unsigned rounds = bijection::default_rounds) {
+  cpu::segmented_shuffle(in, out, num_items, segment_offsets, num_segments, seed, rounds);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// cpu::segmented_unshuffle(in, out, num_items, segment_offsets, num_segments, seed, rounds).
+template <class T, class Offset>
+[[deprecated("use onepass::shuffle::cpu::segmented_unshuffle")]] void segmented_unshuffle(
+    const T* in, T* out, std::uint64_t num_items, const Offset* segment_offsets, std::uint64_t num_segments,
+    std::uint64_t seed, unsigned rounds = bijection::default_rounds) {
+  cpu::segmented_unshuffle(in, out, num_items, segment_offsets, num_segments, seed, rounds);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// cpu::segmented_shuffle(in, out, num_segments, segment_length, seed, rounds).
+template <class T>
+[[deprecated("use onepass::shuffle::cpu::segmented_shuffle")]] void segmented_shuffle(
+    const T* in, T* out, std::uint64_t num_segments, std::uint64_t segment_length, std::uint64_t seed,
+    unsigned rounds = bijection::default_rounds) {
+  cpu::segmented_shuffle(in, out, num_segments, segment_length, seed, rounds);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// cpu::segmented_unshuffle(in, out, num_segments, segment_length, seed, rounds).
+template <class T>
+[[deprecated("use onepass::shuffle::cpu::segmented_unshuffle")]] void segmented_unshuffle(
+    const T* in, T* out, std::uint64_t num_segments, std::uint64_t segment_length, std::uint64_t seed,
+    unsigned rounds = bijection::default_rounds) {
+  cpu::segmented_unshuffle(in, out, num_segments, segment_length, seed, rounds);
 }
 
 }  // namespace onepass::shuffle

@@ -1,6 +1,12 @@
 // onepass/shuffle/cpu_walking.hpp — the walking permutation on the CPU (oneTBB): batches of
 // its images (the data-loader sampler's indices), and the shuffle through it.
 //
+// Public names (issue 31): onepass::shuffle::cpu::walking_indices / walking_inverse_indices
+// and cpu::walking_shuffle / walking_unshuffle, with the arguments in the order of their GPU
+// twins (gpu_walking.cuh: out first for the indices, in, out, num_items, sigma for the
+// shuffle). The old onepass::shuffle names stay one release as deprecated forwarders; the
+// old walking_indices(sigma, first, stride, count, out) keeps its old argument order.
+//
 // Source: the cycle-walking permutation of shuffle/walking_permutation.hpp (Black &
 // Rogaway, CT-RSA 2002, over the VariablePhilox bijection of Mitchell et al., §3.2).
 //
@@ -175,36 +181,39 @@ void check_walking_shuffle(const char* function, const T* in, const T* out, std:
 
 }  // namespace detail
 
+namespace cpu {
+
 /// out[k] = sigma((first + k * stride) mod N) for k in [0, count), N = sigma.num_items():
 /// a batch of the global order sigma, read with a stride (a data-loader rank r of P reads
 /// first = g + r, stride = P). Parallel over oneTBB; the values equal walking_permutation's
-/// operator() (and the GPU's gpu::walking_indices) bit for bit.
+/// operator() (and gpu::walking_indices, whose arguments come in the same order) bit for bit.
 ///
 /// out: count uint64 (host memory). stride >= 1; first + (count - 1) * stride < 2^64.
 /// Throws onepass::error naming count, stride or out (null with count > 0) — out untouched.
-inline void walking_indices(const walking_permutation& sigma, std::uint64_t first, std::uint64_t stride,
-                            std::uint64_t count, std::uint64_t* out) {
-  detail::check_strided("walking_indices", sigma, first, stride, count, out);
+inline void walking_indices(std::uint64_t* out, std::uint64_t first, std::uint64_t stride, std::uint64_t count,
+                            const walking_permutation& sigma) {
+  detail::check_strided("onepass::shuffle::cpu::walking_indices", sigma, first, stride, count, out);
   detail::walk_all<true>(sigma, first, stride, count, [out](std::uint64_t k, std::uint64_t y) { out[k] = y; });
 }
 
 /// out[k] = sigma^-1((first + k * stride) mod N): the positions at which the indices
 /// first, first + stride, ... stand in the global order. Arguments and errors as
 /// walking_indices.
-inline void walking_inverse_indices(const walking_permutation& sigma, std::uint64_t first, std::uint64_t stride,
-                                    std::uint64_t count, std::uint64_t* out) {
-  detail::check_strided("walking_inverse_indices", sigma, first, stride, count, out);
+inline void walking_inverse_indices(std::uint64_t* out, std::uint64_t first, std::uint64_t stride,
+                                    std::uint64_t count, const walking_permutation& sigma) {
+  detail::check_strided("onepass::shuffle::cpu::walking_inverse_indices", sigma, first, stride, count, out);
   detail::walk_all<false>(sigma, first, stride, count, [out](std::uint64_t k, std::uint64_t y) { out[k] = y; });
 }
 
 /// Out-of-place shuffle through the walking permutation: out[j] = in[sigma(j)] for j in
-/// [0, num_items). T: trivially copyable. in, out: num_items elements, not overlapping.
+/// [0, num_items) — the contract of gpu::walking_shuffle, without its temporary storage and
+/// stream. T: trivially copyable. in, out: num_items elements, not overlapping.
 /// num_items must equal sigma.num_items() (<= 2^63). Throws onepass::error naming the
 /// argument (null pointers, overlap, a num_items that is not sigma's) — out untouched.
 template <class T>
 void walking_shuffle(const T* in, T* out, std::uint64_t num_items, const walking_permutation& sigma) {
-  static_assert(std::is_trivially_copyable_v<T>, "walking_shuffle: T must be trivially copyable");
-  detail::check_walking_shuffle("walking_shuffle", in, out, num_items, sigma);
+  static_assert(std::is_trivially_copyable_v<T>, "cpu::walking_shuffle: T must be trivially copyable");
+  detail::check_walking_shuffle("onepass::shuffle::cpu::walking_shuffle", in, out, num_items, sigma);
   detail::walk_all<true>(sigma, 0, 1, num_items, [in, out](std::uint64_t j, std::uint64_t y) { out[j] = in[y]; });
 }
 
@@ -213,9 +222,43 @@ void walking_shuffle(const T* in, T* out, std::uint64_t num_items, const walking
 /// gather through the inverse walk). Arguments and errors as walking_shuffle.
 template <class T>
 void walking_unshuffle(const T* in, T* out, std::uint64_t num_items, const walking_permutation& sigma) {
-  static_assert(std::is_trivially_copyable_v<T>, "walking_unshuffle: T must be trivially copyable");
-  detail::check_walking_shuffle("walking_unshuffle", in, out, num_items, sigma);
+  static_assert(std::is_trivially_copyable_v<T>, "cpu::walking_unshuffle: T must be trivially copyable");
+  detail::check_walking_shuffle("onepass::shuffle::cpu::walking_unshuffle", in, out, num_items, sigma);
   detail::walk_all<false>(sigma, 0, 1, num_items, [in, out](std::uint64_t i, std::uint64_t j) { out[i] = in[j]; });
+}
+
+}  // namespace cpu
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// cpu::walking_indices(out, first, stride, count, sigma) — note the new argument order.
+[[deprecated("use onepass::shuffle::cpu::walking_indices (out first)")]] inline void walking_indices(
+    const walking_permutation& sigma, std::uint64_t first, std::uint64_t stride, std::uint64_t count,
+    std::uint64_t* out) {
+  cpu::walking_indices(out, first, stride, count, sigma);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// cpu::walking_inverse_indices(out, first, stride, count, sigma) — note the new argument order.
+[[deprecated("use onepass::shuffle::cpu::walking_inverse_indices (out first)")]] inline void walking_inverse_indices(
+    const walking_permutation& sigma, std::uint64_t first, std::uint64_t stride, std::uint64_t count,
+    std::uint64_t* out) {
+  cpu::walking_inverse_indices(out, first, stride, count, sigma);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// cpu::walking_shuffle(in, out, num_items, sigma).
+template <class T>
+[[deprecated("use onepass::shuffle::cpu::walking_shuffle")]] void walking_shuffle(
+    const T* in, T* out, std::uint64_t num_items, const walking_permutation& sigma) {
+  cpu::walking_shuffle(in, out, num_items, sigma);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// cpu::walking_unshuffle(in, out, num_items, sigma).
+template <class T>
+[[deprecated("use onepass::shuffle::cpu::walking_unshuffle")]] void walking_unshuffle(
+    const T* in, T* out, std::uint64_t num_items, const walking_permutation& sigma) {
+  cpu::walking_unshuffle(in, out, num_items, sigma);
 }
 
 }  // namespace onepass::shuffle

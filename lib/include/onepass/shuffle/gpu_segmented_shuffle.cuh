@@ -895,7 +895,7 @@ void segmented_uniform(const char* function, void* d_temp, std::size_t& temp_byt
 /// Segmented shuffle on the GPU: for s in [0, num_segments), segment s = [offsets[s],
 /// offsets[s + 1]) of d_in is shuffled into the same range of d_out exactly as the single
 /// shuffle of its m_s items with seed segment_seed(seed, s) and `rounds` VariablePhilox
-/// rounds — bit for bit the output of the CPU twin shuffle::segmented_shuffle
+/// rounds — bit for bit the output of the CPU twin shuffle::cpu::segmented_shuffle
 /// (shuffle/cpu_segmented_shuffle.hpp) and of gpu::bijective_shuffle with
 /// variable_philox::for_length(m_s, segment_seed(seed, s), rounds) on the segment
 /// (Mitchell et al. §4, Algorithm 1, per segment). Items in [offsets[num_segments],

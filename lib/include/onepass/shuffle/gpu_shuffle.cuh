@@ -66,7 +66,7 @@ inline const char* to_string(fusion variant) {
 
 /// Bijective shuffle on the GPU (paper §4, Algorithm 1; fusion levels of §6):
 /// d_out[j] = d_in[f(i_j)], where i_0 < i_1 < ... are the indices of [0, 2^b) that f
-/// maps below num_items. The same permutation as the CPU bijective_shuffle_copy for f.
+/// maps below num_items. The same permutation as the CPU cpu::bijective_shuffle for f.
 ///
 /// CUB's two-phase temporary storage: with d_temp == nullptr only temp_bytes is set
 /// (to the bytes `variant` needs for num_items and f; d_in, d_out are not looked at), and

@@ -226,7 +226,7 @@ void walking_shuffle_impl(const char* function, void* d_temp, std::size_t& temp_
 /// d_out[k] = sigma((first + k * stride) mod N) for k in [0, count), N = sigma.num_items():
 /// a batch of the global order sigma read with a stride (a data-loader rank r of P from
 /// global position g: first = g + r, stride = P). Bit-identical to the host's
-/// walking_permutation::operator() and the CPU walking_indices.
+/// walking_permutation::operator() and the CPU cpu::walking_indices.
 ///
 /// d_out: device memory for count uint64. stride >= 1; first + (count - 1) * stride < 2^64.
 /// Enqueued on `stream`, not waited for; no temporary storage. Throws onepass::error naming
@@ -250,7 +250,7 @@ inline void walking_inverse_indices(std::uint64_t* d_out, std::uint64_t first, s
 }
 
 /// Shuffle through the walking permutation: d_out[j] = d_in[sigma(j)], j in [0, num_items)
-/// — the same permutation as the CPU walking_shuffle for sigma. One pass, no scan: each
+/// — the same permutation as the CPU cpu::walking_shuffle for sigma. One pass, no scan: each
 /// element is read once (a random gather) and written once.
 ///
 /// CUB's two-phase protocol: with d_temp == nullptr only temp_bytes is set (1: no storage is
