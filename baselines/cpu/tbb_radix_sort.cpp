@@ -12,9 +12,9 @@ struct tbb_radix_impl {
   template <class Key, class Value>
   static void run(const Key* ki, Key* ko, const Value* vi, Value* vo, std::size_t n, const registry::sort_params& p) {
     if (vi == nullptr && vo == nullptr) {
-      sort::radix_sort_keys(ki, ko, n, p.begin_bit, p.end_bit, p.descending);
+      sort::cpu::sort_keys(ki, ko, n, p.begin_bit, p.end_bit, p.descending);
     } else {
-      sort::radix_sort_pairs(ki, ko, vi, vo, n, p.begin_bit, p.end_bit, p.descending);
+      sort::cpu::sort_pairs(ki, ko, vi, vo, n, p.begin_bit, p.end_bit, p.descending);
     }
   }
 };

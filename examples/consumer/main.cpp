@@ -28,7 +28,7 @@ int main() {
   onepass::shuffle::cpu::variable_philox_unshuffle(shuffled.data(), restored.data(), n, seed);
   if (restored != in) return fail("the inverse shuffle did not restore the input");
 
-  onepass::sort::radix_sort_keys(shuffled.data(), sorted.data(), n);
+  onepass::sort::cpu::sort_keys(shuffled.data(), sorted.data(), n);
   if (sorted != in) return fail("sorting the shuffle did not give 0..n-1 (not a permutation?)");
 
   if (!(onepass::gaussian::default_table().coeff.p[0] > 0)) return fail("the Gaussian table has no weights");

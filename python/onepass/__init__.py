@@ -352,7 +352,7 @@ def sort(keys: _npt.ArrayLike, values: Optional[_npt.ArrayLike] = None, *, desce
     "total" (IEEE 754 totalOrder, the C++ library's order: -0.0 before +0.0, NaNs by sign and
     payload, negative NaNs first); integer keys ignore it. With "numpy", keys are ordered by
     their canonical form (NaN -> +NaN, -0.0 -> +0.0), and the bit range applies to that form:
-    NumPy input reads it in the sort itself (``onepass::sort::radix_sort_keys_numpy_order``),
+    NumPy input reads it in the sort itself (``onepass::sort::cpu::sort_keys_numpy_order``),
     GPU input holding -0.0 or another NaN sorts a canonical copy with the originals carried as
     values (``onepass._float_order``); the keys returned keep their own bits. Returns
     ``keys_sorted`` or ``(keys_sorted, values_sorted)``.

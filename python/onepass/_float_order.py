@@ -10,7 +10,7 @@ which totalOrder places exactly as NumPy places the originals — while the orig
 travel as values. When no key changes (no NaN but the positive quiet one, no -0.0: the
 usual case, found with one or two passes over the keys), the keys are sorted directly.
 NumPy (CPU) keys need none of this: the CPU radix sort reads each key's canonical form
-itself (``onepass::sort::radix_sort_keys_numpy_order``), with no copy and no extra pass;
+itself (``onepass::sort::cpu::sort_keys_numpy_order``), with no copy and no extra pass;
 these functions serve the GPU arrays.
 
 Works on NumPy arrays and on torch, CuPy and JAX CUDA arrays with their own element-wise

@@ -8,23 +8,23 @@ namespace onepass_py {
 template <class Key>
 void cpu_sort_keys(const Key* keys_in, Key* keys_out, std::size_t n, unsigned begin_bit, unsigned end_bit,
                    bool descending, bool numpy_order) {
-  if (numpy_order) onepass::sort::radix_sort_keys_numpy_order(keys_in, keys_out, n, begin_bit, end_bit, descending);
-  else onepass::sort::radix_sort_keys(keys_in, keys_out, n, begin_bit, end_bit, descending);
+  if (numpy_order) onepass::sort::cpu::sort_keys_numpy_order(keys_in, keys_out, n, begin_bit, end_bit, descending);
+  else onepass::sort::cpu::sort_keys(keys_in, keys_out, n, begin_bit, end_bit, descending);
 }
 
 template <class Key, class Value>
 void cpu_sort_pairs(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::size_t n,
                     unsigned begin_bit, unsigned end_bit, bool descending, bool numpy_order) {
   if (numpy_order)
-    onepass::sort::radix_sort_pairs_numpy_order(keys_in, keys_out, values_in, values_out, n, begin_bit, end_bit,
+    onepass::sort::cpu::sort_pairs_numpy_order(keys_in, keys_out, values_in, values_out, n, begin_bit, end_bit,
                                                 descending);
-  else onepass::sort::radix_sort_pairs(keys_in, keys_out, values_in, values_out, n, begin_bit, end_bit, descending);
+  else onepass::sort::cpu::sort_pairs(keys_in, keys_out, values_in, values_out, n, begin_bit, end_bit, descending);
 }
 
 template <class Key>
 void cpu_argsort(const Key* keys_in, Key* keys_out, std::uint64_t* index_out, std::size_t n, unsigned begin_bit,
                  unsigned end_bit, bool descending, bool numpy_order) {
-  onepass::sort::radix_argsort(keys_in, keys_out, index_out, n, begin_bit, end_bit, descending, numpy_order);
+  onepass::sort::cpu::argsort(keys_in, keys_out, index_out, n, begin_bit, end_bit, descending, numpy_order);
 }
 
 #define ONEPASS_PY_CPU_SORT(Key)                                                                                   \

@@ -148,7 +148,7 @@ void normal_into(nb::ndarray<T, nb::ndim<1>, nb::c_contig, nb::device::cpu> out,
 /// C-contiguous, distinct memory — checked in Python). Values of 4 or 8 bytes move with
 /// their keys; none: keys only. Bits [begin_bit, end_bit) of the order-preserving key
 /// transform (end_bit 0: all). numpy_order: floats in NumPy's order (NaNs last, -0.0 ==
-/// +0.0; radix_sort_keys_numpy_order), else IEEE totalOrder. The sorts are cpu_sort.cpp's.
+/// +0.0; cpu::sort_keys_numpy_order), else IEEE totalOrder. The sorts are cpu_sort.cpp's.
 template <class Key>
 void sort_keys_into(nb::ndarray<const Key, nb::ndim<1>, nb::c_contig, nb::device::cpu> keys_in,
                     nb::ndarray<Key, nb::ndim<1>, nb::c_contig, nb::device::cpu> keys_out, unsigned begin_bit,
@@ -179,7 +179,7 @@ void sort_pairs_into(nb::ndarray<const Key, nb::ndim<1>, nb::c_contig, nb::devic
 }
 
 /// index_out = the stable argsort of keys (uint64), keys_out = the sorted keys
-/// (radix_argsort: the indices are made in the first pass, not read).
+/// (cpu::argsort: the indices are made in the first pass, not read).
 template <class Key>
 void argsort_into(nb::ndarray<const Key, nb::ndim<1>, nb::c_contig, nb::device::cpu> keys_in,
                   nb::ndarray<Key, nb::ndim<1>, nb::c_contig, nb::device::cpu> keys_out,

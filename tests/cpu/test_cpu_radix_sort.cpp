@@ -6,8 +6,8 @@
 // uniform words, q = 1, 2, 3, 4, 8, 16), all-equal, sorted and reversed inputs; pairs are
 // stable; floats place -0.0, +0.0 and NaNs as key_traits.hpp documents; bad input throws
 // onepass::error. Also: many blocks (an arena of 5 workers), skipped digit places, NumPy's
-// float order (radix_sort_*_numpy_order: the oracle sorts canonical keys carrying their
-// index) and radix_argsort (equal to radix_sort_pairs with the values 0..n-1).
+// float order (cpu::sort_*_numpy_order: the oracle sorts canonical keys carrying their
+// index) and cpu::argsort (equal to cpu::sort_pairs with the values 0..n-1).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -57,7 +57,7 @@ template <class Key>
 void expect_keys_match(const std::vector<Key>& in, unsigned begin, unsigned end, bool descending,
                        const std::string& what) {
   std::vector<Key> ours(in.size()), oracle(in.size());
-  s::radix_sort_keys(in.data(), ours.data(), in.size(), begin, end, descending);
+  s::cpu::sort_keys(in.data(), ours.data(), in.size(), begin, end, descending);
   stable_sort_oracle(in.data(), oracle.data(), in.size(), begin, end, descending);
   EXPECT_TRUE(same_bits(ours, oracle)) << what << " n=" << in.size() << " bits [" << begin << "," << end << ") "
                                        << (descending ? "descending" : "ascending");
@@ -71,7 +71,7 @@ void expect_pairs_match(const std::vector<Key>& in, unsigned begin, unsigned end
   std::iota(values.begin(), values.end(), 0u);
   std::vector<Key> ours(n), oracle(n);
   std::vector<std::uint32_t> ours_v(n), oracle_v(n);
-  s::radix_sort_pairs(in.data(), ours.data(), values.data(), ours_v.data(), n, begin, end, descending);
+  s::cpu::sort_pairs(in.data(), ours.data(), values.data(), ours_v.data(), n, begin, end, descending);
   stable_sort_oracle(in.data(), oracle.data(), values.data(), oracle_v.data(), n, begin, end, descending);
   EXPECT_TRUE(same_bits(ours, oracle)) << what << " keys, n=" << n;
   EXPECT_EQ(ours_v, oracle_v) << what << " values, n=" << n;
@@ -160,7 +160,7 @@ TEST(CpuRadixSortFloat, SpecialValuesAreOrderedAsDocumented) {
   const float inf = std::numeric_limits<float>::infinity();
   const std::vector<float> in = {1.0f, nan, -0.0f, 0.0f, -inf, neg_nan, -2.5f, inf, 0.0f, -0.0f};
   std::vector<float> out(in.size());
-  s::radix_sort_keys(in.data(), out.data(), in.size());
+  s::cpu::sort_keys(in.data(), out.data(), in.size());
   EXPECT_TRUE(std::isnan(out[0]) && std::signbit(out[0]));
   EXPECT_EQ(out[1], -inf);
   EXPECT_EQ(out[2], -2.5f);
@@ -170,7 +170,7 @@ TEST(CpuRadixSortFloat, SpecialValuesAreOrderedAsDocumented) {
   EXPECT_EQ(out[8], inf);
   EXPECT_TRUE(std::isnan(out[9]) && !std::signbit(out[9]));
   std::vector<float> desc(in.size());
-  s::radix_sort_keys(in.data(), desc.data(), in.size(), 0, 0, true);
+  s::cpu::sort_keys(in.data(), desc.data(), in.size(), 0, 0, true);
   std::vector<float> reversed(out.rbegin(), out.rend());
   EXPECT_EQ(std::memcmp(desc.data(), reversed.data(), in.size() * sizeof(float)), 0);
 }
@@ -178,20 +178,20 @@ TEST(CpuRadixSortFloat, SpecialValuesAreOrderedAsDocumented) {
 TEST(CpuRadixSortErrors, BadInputThrows) {
   std::vector<std::uint32_t> a(10, 1), b(10);
   std::vector<std::uint32_t> va(10), vb(10);
-  EXPECT_THROW(s::radix_sort_keys(a.data(), b.data(), a.size(), 5, 5), onepass::error);     // begin == end
-  EXPECT_THROW(s::radix_sort_keys(a.data(), b.data(), a.size(), 8, 4), onepass::error);     // begin > end
-  EXPECT_THROW(s::radix_sort_keys(a.data(), b.data(), a.size(), 0, 33), onepass::error);    // end > width
-  EXPECT_THROW(s::radix_sort_keys(a.data(), b.data(), a.size(), 32, 0), onepass::error);    // begin >= width
-  EXPECT_THROW(s::radix_sort_keys<std::uint32_t>(nullptr, b.data(), 10), onepass::error);   // null input
-  EXPECT_THROW(s::radix_sort_keys<std::uint32_t>(a.data(), nullptr, 10), onepass::error);   // null output
-  EXPECT_THROW(s::radix_sort_keys(a.data(), a.data() + 2, 8), onepass::error);              // overlap
-  EXPECT_THROW(s::radix_sort_pairs(a.data(), b.data(), va.data(), va.data(), 10), onepass::error);
-  EXPECT_THROW(s::radix_sort_pairs(a.data(), b.data(), va.data(), b.data(), 10), onepass::error);
-  EXPECT_THROW((s::radix_sort_pairs<std::uint32_t, std::uint32_t>(a.data(), b.data(), nullptr, vb.data(), 10)),
+  EXPECT_THROW(s::cpu::sort_keys(a.data(), b.data(), a.size(), 5, 5), onepass::error);     // begin == end
+  EXPECT_THROW(s::cpu::sort_keys(a.data(), b.data(), a.size(), 8, 4), onepass::error);     // begin > end
+  EXPECT_THROW(s::cpu::sort_keys(a.data(), b.data(), a.size(), 0, 33), onepass::error);    // end > width
+  EXPECT_THROW(s::cpu::sort_keys(a.data(), b.data(), a.size(), 32, 0), onepass::error);    // begin >= width
+  EXPECT_THROW(s::cpu::sort_keys<std::uint32_t>(nullptr, b.data(), 10), onepass::error);   // null input
+  EXPECT_THROW(s::cpu::sort_keys<std::uint32_t>(a.data(), nullptr, 10), onepass::error);   // null output
+  EXPECT_THROW(s::cpu::sort_keys(a.data(), a.data() + 2, 8), onepass::error);              // overlap
+  EXPECT_THROW(s::cpu::sort_pairs(a.data(), b.data(), va.data(), va.data(), 10), onepass::error);
+  EXPECT_THROW(s::cpu::sort_pairs(a.data(), b.data(), va.data(), b.data(), 10), onepass::error);
+  EXPECT_THROW((s::cpu::sort_pairs<std::uint32_t, std::uint32_t>(a.data(), b.data(), nullptr, vb.data(), 10)),
                onepass::error);
-  EXPECT_NO_THROW(s::radix_sort_keys<std::uint32_t>(nullptr, nullptr, 0));  // n = 0 accepts null
+  EXPECT_NO_THROW(s::cpu::sort_keys<std::uint32_t>(nullptr, nullptr, 0));  // n = 0 accepts null
   try {
-    s::radix_sort_keys(a.data(), b.data(), a.size(), 0, 40);
+    s::cpu::sort_keys(a.data(), b.data(), a.size(), 0, 40);
     FAIL() << "no exception";
   } catch (const onepass::error& e) {
     EXPECT_NE(std::string(e.what()).find("end_bit"), std::string::npos) << e.what();
@@ -244,15 +244,15 @@ void expect_numpy_order_matches(const std::vector<Key>& in, unsigned begin, unsi
   std::iota(index.begin(), index.end(), std::uint64_t{0});
   stable_sort_oracle(canon.data(), canon_sorted.data(), index.data(), index_sorted.data(), n, begin, end, descending);
   for (std::size_t i = 0; i < n; ++i) expected[i] = in[index_sorted[i]];
-  s::radix_sort_keys_numpy_order(in.data(), ours.data(), n, begin, end, descending);
+  s::cpu::sort_keys_numpy_order(in.data(), ours.data(), n, begin, end, descending);
   EXPECT_TRUE(same_bits(ours, expected)) << what << " keys n=" << n << " [" << begin << "," << end << ") "
                                          << (descending ? "descending" : "ascending");
-  s::radix_sort_pairs_numpy_order(in.data(), ours_pairs.data(), index.data(), ours_v.data(), n, begin, end,
+  s::cpu::sort_pairs_numpy_order(in.data(), ours_pairs.data(), index.data(), ours_v.data(), n, begin, end,
                                   descending);
   EXPECT_TRUE(same_bits(ours_pairs, expected)) << what << " pairs keys";
   EXPECT_EQ(ours_v, index_sorted) << what << " pairs values";
   std::vector<Key> ours_argsort_keys(n);
-  s::radix_argsort(in.data(), ours_argsort_keys.data(), ours_index.data(), n, begin, end, descending, true);
+  s::cpu::argsort(in.data(), ours_argsort_keys.data(), ours_index.data(), n, begin, end, descending, true);
   EXPECT_EQ(ours_index, index_sorted) << what << " argsort";
   EXPECT_TRUE(same_bits(ours_argsort_keys, expected)) << what << " argsort keys";
 }
@@ -275,14 +275,14 @@ TYPED_TEST(CpuRadixSortFloatOrder, NumpyOrderSortsCanonicalKeysStablyKeepingThei
   const Key nan = std::numeric_limits<Key>::quiet_NaN();
   const std::vector<Key> in = {-nan, Key(1), -Key(0), nan, Key(0), -Key(2)};
   std::vector<Key> out(in.size());
-  s::radix_sort_keys_numpy_order(in.data(), out.data(), in.size());
+  s::cpu::sort_keys_numpy_order(in.data(), out.data(), in.size());
   EXPECT_EQ(out[0], -Key(2));
   EXPECT_TRUE(out[1] == Key(0) && std::signbit(out[1]));   // -0.0 first: input order among equal zeros
   EXPECT_TRUE(out[2] == Key(0) && !std::signbit(out[2]));
   EXPECT_EQ(out[3], Key(1));
   EXPECT_TRUE(std::isnan(out[4]) && std::signbit(out[4]));  // NaNs last, in input order, bits kept
   EXPECT_TRUE(std::isnan(out[5]) && !std::signbit(out[5]));
-  s::radix_sort_keys_numpy_order(in.data(), out.data(), in.size(), 0, 0, true);
+  s::cpu::sort_keys_numpy_order(in.data(), out.data(), in.size(), 0, 0, true);
   EXPECT_TRUE(std::isnan(out[0]) && std::signbit(out[0]));
   EXPECT_TRUE(std::isnan(out[1]) && !std::signbit(out[1]));
   EXPECT_EQ(out[2], Key(1));
@@ -318,8 +318,8 @@ TYPED_TEST(CpuRadixSort, ManyBlocksSkippedPlacesAndArgsortEqualTheOracle) {
         std::vector<Key> sorted(n), sorted_pairs(n);
         std::vector<std::uint32_t> index(n), values(n), values_out(n);
         std::iota(values.begin(), values.end(), 0u);
-        s::radix_argsort(keys->data(), sorted.data(), index.data(), n, 0, 0, desc);
-        s::radix_sort_pairs(keys->data(), sorted_pairs.data(), values.data(), values_out.data(), n, 0, 0, desc);
+        s::cpu::argsort(keys->data(), sorted.data(), index.data(), n, 0, 0, desc);
+        s::cpu::sort_pairs(keys->data(), sorted_pairs.data(), values.data(), values_out.data(), n, 0, 0, desc);
         EXPECT_EQ(index, values_out) << "argsort";
         EXPECT_TRUE(same_bits(sorted, sorted_pairs)) << "argsort keys";
       }
@@ -328,7 +328,7 @@ TYPED_TEST(CpuRadixSort, ManyBlocksSkippedPlacesAndArgsortEqualTheOracle) {
   // Every place trivial (all keys equal): the identity, indices 0..n-1.
   std::vector<Key> equal(70000, band_keys<Key>(1, 1, 3)[0]), out(70000);
   std::vector<std::uint64_t> index(70000);
-  s::radix_argsort(equal.data(), out.data(), index.data(), equal.size());
+  s::cpu::argsort(equal.data(), out.data(), index.data(), equal.size());
   for (std::size_t i = 0; i < index.size(); ++i) ASSERT_EQ(index[i], i);
   EXPECT_TRUE(same_bits(out, equal));
 }
@@ -336,13 +336,13 @@ TYPED_TEST(CpuRadixSort, ManyBlocksSkippedPlacesAndArgsortEqualTheOracle) {
 TEST(CpuRadixSortErrors, ArgsortBadInputThrows) {
   std::vector<std::uint32_t> a(10, 1), b(10);
   std::vector<std::uint64_t> index(10);
-  EXPECT_THROW(s::radix_argsort(a.data(), b.data(), static_cast<std::uint64_t*>(nullptr), 10), onepass::error);
-  EXPECT_THROW(s::radix_argsort(a.data(), b.data(), reinterpret_cast<std::uint64_t*>(b.data()), 4), onepass::error);
-  EXPECT_THROW(s::radix_argsort(a.data(), b.data(), index.data(), 10, 0, 33), onepass::error);
+  EXPECT_THROW(s::cpu::argsort(a.data(), b.data(), static_cast<std::uint64_t*>(nullptr), 10), onepass::error);
+  EXPECT_THROW(s::cpu::argsort(a.data(), b.data(), reinterpret_cast<std::uint64_t*>(b.data()), 4), onepass::error);
+  EXPECT_THROW(s::cpu::argsort(a.data(), b.data(), index.data(), 10, 0, 33), onepass::error);
   std::vector<std::uint8_t> small_index(300);
   std::vector<std::uint32_t> c(300, 2), d(300);
-  EXPECT_THROW(s::radix_argsort(c.data(), d.data(), small_index.data(), 300), onepass::error);  // 299 > 255
-  EXPECT_NO_THROW(s::radix_argsort(c.data(), d.data(), small_index.data(), 256));
+  EXPECT_THROW(s::cpu::argsort(c.data(), d.data(), small_index.data(), 300), onepass::error);  // 299 > 255
+  EXPECT_NO_THROW(s::cpu::argsort(c.data(), d.data(), small_index.data(), 256));
 }
 
 TEST(CpuSortRegistry, TbbRadixAndOracleAreRegisteredForEveryShapeAndAgree) {

@@ -1,6 +1,6 @@
 // float_order (lib/include/onepass/sort/key_traits.hpp) on the CPU: digit_word, the
 // oracle stable_sort_oracle<Order> (onepass_baselines/cpu/stable_sort_oracle.hpp) and the
-// oneTBB radix_sort_keys/pairs<Order>.
+// oneTBB cpu::sort_keys/pairs<Order>.
 //   - digit_word: under signed_zero_equal only the float/double word 0x7F..F changes
 //     (to 0x80..0); integer keys and total_order leave every word alone.
 //   - The oracle under both orders equals an independent model (a std::stable_sort by a
@@ -102,10 +102,10 @@ void check_against_model(const std::vector<F>& keys, range r, bool desc, const s
   ASSERT_EQ(out_v32, expected_v32) << what << ": oracle pairs, values (stability)";
 
   std::vector<F> tbb(n);
-  s::radix_sort_keys<Order>(keys.data(), tbb.data(), n, r.begin, r.end, desc);
+  s::cpu::sort_keys<Order>(keys.data(), tbb.data(), n, r.begin, r.end, desc);
   ASSERT_TRUE(same_bits(tbb, expected)) << what << ": oneTBB radix keys";
   std::vector<std::uint64_t> tbb_v64(n);
-  s::radix_sort_pairs<Order>(keys.data(), tbb.data(), v64.data(), tbb_v64.data(), n, r.begin, r.end, desc);
+  s::cpu::sort_pairs<Order>(keys.data(), tbb.data(), v64.data(), tbb_v64.data(), n, r.begin, r.end, desc);
   ASSERT_TRUE(same_bits(tbb, expected)) << what << ": oneTBB radix pairs, keys";
   ASSERT_EQ(tbb_v64, expected_v64) << what << ": oneTBB radix pairs, values (stability)";
 }
@@ -177,8 +177,8 @@ TYPED_TEST(FloatOrder, DefaultOverloadsAreTotalOrder) {
     std::vector<F> a(keys.size()), b(keys.size()), c(keys.size()), d(keys.size());
     stable_sort_oracle(keys.data(), a.data(), keys.size(), 0, 0, desc);
     stable_sort_oracle<float_order::total_order>(keys.data(), b.data(), keys.size(), 0, 0, desc);
-    s::radix_sort_keys(keys.data(), c.data(), keys.size(), 0, 0, desc);
-    s::radix_sort_keys<float_order::total_order>(keys.data(), d.data(), keys.size(), 0, 0, desc);
+    s::cpu::sort_keys(keys.data(), c.data(), keys.size(), 0, 0, desc);
+    s::cpu::sort_keys<float_order::total_order>(keys.data(), d.data(), keys.size(), 0, 0, desc);
     EXPECT_TRUE(same_bits(a, b));
     EXPECT_TRUE(same_bits(a, c));
     EXPECT_TRUE(same_bits(a, d));
@@ -254,7 +254,7 @@ TYPED_TEST(FloatOrder, AllEqualKeysKeepInputOrder) {
         std::vector<F> out(n), tbb(n);
         stable_sort_oracle<float_order::signed_zero_equal>(keys.data(), out.data(), v.data(), out_v.data(), n,
                                                               r.begin, r.end, desc);
-        s::radix_sort_pairs<float_order::signed_zero_equal>(keys.data(), tbb.data(), v.data(), tbb_v.data(), n,
+        s::cpu::sort_pairs<float_order::signed_zero_equal>(keys.data(), tbb.data(), v.data(), tbb_v.data(), n,
                                                             r.begin, r.end, desc);
         ASSERT_EQ(out_v, v) << fk::to_string(in) << ": not the identity";
         ASSERT_EQ(tbb_v, v) << fk::to_string(in) << ": oneTBB not the identity";
@@ -304,7 +304,7 @@ TYPED_TEST(IntegerKeys, SignedZeroEqualHasNoEffect) {
       std::vector<I> a(keys.size()), b(keys.size()), c(keys.size());
       stable_sort_oracle<float_order::total_order>(keys.data(), a.data(), keys.size(), r.begin, r.end, desc);
       stable_sort_oracle<float_order::signed_zero_equal>(keys.data(), b.data(), keys.size(), r.begin, r.end, desc);
-      s::radix_sort_keys<float_order::signed_zero_equal>(keys.data(), c.data(), keys.size(), r.begin, r.end, desc);
+      s::cpu::sort_keys<float_order::signed_zero_equal>(keys.data(), c.data(), keys.size(), r.begin, r.end, desc);
       EXPECT_EQ(a, b);
       EXPECT_EQ(a, c);
     }

@@ -2,7 +2,7 @@
 // (0 .. 2^22, log-uniform, odd ones included), key types, bit ranges, descending, float orders,
 // value types, key distributions, seeds, rounds and segment layouts, each against an oracle that
 // does not share the primitive's algorithm:
-//   sort::radix_sort_keys / _pairs      baselines' stable_sort_oracle (std::stable_sort of indices)
+//   sort::cpu::sort_keys / _pairs      baselines' stable_sort_oracle (std::stable_sort of indices)
 //   shuffle::cpu::variable_philox_shuffle / _unshuffle
 //                                       Algorithm 1 written as its definition: out[j] = in[f(i_j)],
 //                                       i_j the j-th index of [0, 2^b) with f(i) < m (a plain loop)
@@ -122,20 +122,20 @@ std::string sort_case(std::mt19937_64& rng) {
       if constexpr (std::is_floating_point_v<Key>) {
         constexpr auto O = os::float_order::signed_zero_equal;
         if (values) {
-          os::radix_sort_pairs<O>(keys.data(), got.data(), vin.data(), vgot.data(), n, begin, end, descending);
+          os::cpu::sort_pairs<O>(keys.data(), got.data(), vin.data(), vgot.data(), n, begin, end, descending);
           onepass::baselines::stable_sort_oracle<O>(keys.data(), want.data(), vin.data(), vwant.data(), n, begin, end,
                                                     descending);
         } else {
-          os::radix_sort_keys<O>(keys.data(), got.data(), n, begin, end, descending);
+          os::cpu::sort_keys<O>(keys.data(), got.data(), n, begin, end, descending);
           onepass::baselines::stable_sort_oracle<O>(keys.data(), want.data(), n, begin, end, descending);
         }
       }
     } else if (values) {
-      os::radix_sort_pairs(keys.data(), got.data(), vin.data(), vgot.data(), n, begin, end, descending);
+      os::cpu::sort_pairs(keys.data(), got.data(), vin.data(), vgot.data(), n, begin, end, descending);
       onepass::baselines::stable_sort_oracle(keys.data(), want.data(), vin.data(), vwant.data(), n, begin, end,
                                              descending);
     } else {
-      os::radix_sort_keys(keys.data(), got.data(), n, begin, end, descending);
+      os::cpu::sort_keys(keys.data(), got.data(), n, begin, end, descending);
       onepass::baselines::stable_sort_oracle(keys.data(), want.data(), n, begin, end, descending);
     }
     if (!same_bytes(got.data(), want.data(), n * sizeof(Key))) what << ": keys differ from the oracle";

@@ -1,6 +1,11 @@
 // onepass/sort/cpu_radix_sort.hpp — the CPU counterpart of the GPU sorts: a oneTBB
-// parallel LSD radix sort. (The std::stable_sort oracle the tests compare every sort with
-// is a baseline: <onepass_baselines/cpu/stable_sort_oracle.hpp>.)
+// parallel LSD radix sort, onepass::sort::cpu:: sort_keys / sort_pairs (the argument order
+// and output of the GPU onepass::sort::sort_keys / sort_pairs, sort.cuh, without temporary
+// storage and stream), sort_keys_numpy_order / sort_pairs_numpy_order and argsort (issue 31
+// naming: the device as a namespace, the count num_items; the old radix_sort_keys,
+// radix_sort_pairs, radix_sort_*_numpy_order and radix_argsort stay one release as deprecated
+// forwarders at the end of this file). (The std::stable_sort oracle the tests compare every
+// sort with is a baseline: <onepass_baselines/cpu/stable_sort_oracle.hpp>.)
 //
 // It sorts by the order of key_traits.hpp: the unsigned order of ordered_bits(key,
 // descending), restricted to bits [begin_bit, end_bit) (key_field), stable (keys equal on
@@ -11,11 +16,11 @@
 // first template argument is a float_order take digit_word<Order, Key>(ordered_bits(...))
 // instead, so float_order::signed_zero_equal orders like cub::DeviceRadixSort (-0.0 ==
 // +0.0, stable; key_traits.hpp) -- the same option as onesweep::sort_keys/sort_pairs.
-// radix_sort_keys_numpy_order / radix_sort_pairs_numpy_order sort floats in NumPy's order
-// (NaNs last, -0.0 == +0.0, stable) by reading each key's canonical form in place of the key;
-// radix_argsort makes the values 0..n-1 in its first pass (both: the Python package's sorts).
+// cpu::sort_keys_numpy_order / sort_pairs_numpy_order sort floats in NumPy's order (NaNs
+// last, -0.0 == +0.0, stable) by reading each key's canonical form in place of the key;
+// cpu::argsort makes the values 0..num_items-1 in its first pass (both: the Python package's sorts).
 //
-// Parallel LSD radix sort (radix_sort_keys / radix_sort_pairs). Digits of at most 11 bits:
+// Parallel LSD radix sort (cpu::sort_keys / cpu::sort_pairs). Digits of at most 11 bits:
 // the sorted width w = end_bit - begin_bit is cut into P = ceil(w / 11) digit places of
 // ceil(w / P) bits (uint32: 3 places of 11, 11, 10 bits; uint64: 6; inputs under 64 Ki keys
 // use digits of at most 8 bits). The input is cut into B contiguous blocks, one per worker
@@ -255,13 +260,13 @@ void radix_sort(const char* fn, const Key* keys_in, Key* keys_out, const typenam
     check_sort_buffers(fn, keys_in, keys_out, nullptr, nullptr, n, sizeof(Key), 0);
     if (n != 0) {
       protocol::check_not_null(fn, "index_out", values_out, "when n > 0");
-      protocol::check_byte_count(fn, "n", n, sizeof(Value));
+      protocol::check_byte_count(fn, "num_items", n, sizeof(Value));
       protocol::check_disjoint_bytes(fn, "index_out", values_out, n * sizeof(Value), "keys_in", keys_in,
                                      n * sizeof(Key));
       protocol::check_disjoint_bytes(fn, "index_out", values_out, n * sizeof(Value), "keys_out", keys_out,
                                      n * sizeof(Key));
       if (n - 1 > static_cast<std::size_t>(std::numeric_limits<Value>::max()))
-        throw error(std::string(fn) + ": n: must be at most " +
+        throw error(std::string(fn) + ": num_items: must be at most " +
                     std::to_string(static_cast<unsigned long long>(std::numeric_limits<Value>::max()) + 1) +
                     " for this index type, got " + std::to_string(n));
     }
@@ -395,89 +400,194 @@ void radix_sort(const char* fn, const Key* keys_in, Key* keys_out, const typenam
 
 }  // namespace cpu_detail
 
-/// Parallel (oneTBB) stable LSD radix sort of keys_in[0, n) into keys_out[0, n), ascending
-/// by key_traits.hpp's order (descending: its reverse), on bits [begin_bit, end_bit) of the
-/// transformed key (end_bit = 0: the key width). Throws onepass::error on a bad bit range,
-/// null pointers with n > 0 or overlapping buffers.
+namespace cpu {
+
+/// Parallel (oneTBB) stable LSD radix sort of keys_in[0, num_items) into
+/// keys_out[0, num_items), ascending by key_traits.hpp's order (descending: its reverse),
+/// on bits [begin_bit, end_bit) of the transformed key; stable: keys equal on those bits
+/// keep their input order. The name, argument order (keys_in, keys_out, num_items,
+/// begin_bit, end_bit, descending) and output of the GPU sort_keys (sort.cuh; onesweep and
+/// hybrid_msd) without its temporary storage and stream: the same key types, key order,
+/// stability and descending flag, the same sorted keys. Differences: end_bit defaults to 0,
+/// which means the key width (the GPU's default is the width itself, the same sort; an
+/// explicit end_bit = 0 is accepted here, rejected by the GPU sort); nothing is returned
+/// (the GPU one returns the algorithm it ran); and the float order is chosen by the
+/// overload below (the GPU's is onesweep::sort_keys<Order>).
+///
+/// Key: uint32_t, int32_t, float, uint64_t, int64_t or double (radix_traits). keys_in,
+/// keys_out: num_items keys each, not overlapping (null allowed when num_items == 0).
+/// begin_bit < end_bit <= 8 * sizeof(Key) (end_bit = 0: the key width). Memory: num_items
+/// keys of scratch. Throws onepass::error on a bad bit range, null pointers with
+/// num_items > 0 or overlapping buffers; keys_out is untouched then.
 template <class Key>
-void radix_sort_keys(const Key* keys_in, Key* keys_out, std::size_t n, unsigned begin_bit = 0, unsigned end_bit = 0,
-                     bool descending = false) {
-  cpu_detail::radix_sort<Key, cpu_detail::no_value>("onepass::sort::radix_sort_keys", keys_in, keys_out, nullptr,
-                                                    nullptr, n, begin_bit, end_bit, descending);
+void sort_keys(const Key* keys_in, Key* keys_out, std::size_t num_items, unsigned begin_bit = 0,
+               unsigned end_bit = 0, bool descending = false) {
+  cpu_detail::radix_sort<Key, cpu_detail::no_value>("onepass::sort::cpu::sort_keys", keys_in, keys_out, nullptr,
+                                                    nullptr, num_items, begin_bit, end_bit, descending);
 }
 
-/// As radix_sort_keys, with values_in[0, n) permuted alongside into values_out[0, n).
+/// As sort_keys, with values_in[0, num_items) permuted alongside into
+/// values_out[0, num_items): values_out[i] is the value that came with keys_out[i]. The
+/// GPU sort_pairs's (sort.cuh) argument order (keys_in, keys_out, values_in, values_out,
+/// num_items, begin_bit, end_bit, descending) and output, with sort_keys's differences; and
+/// Value: any trivially copyable type (the GPU's: 4 or 8 bytes). values_in, values_out:
+/// num_items values each, overlapping neither each other nor the keys. Errors as sort_keys,
+/// also for null or overlapping value pointers.
 template <class Key, class Value>
-void radix_sort_pairs(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::size_t n,
-                      unsigned begin_bit = 0, unsigned end_bit = 0, bool descending = false) {
-  cpu_detail::radix_sort<Key, Value>("onepass::sort::radix_sort_pairs", keys_in, keys_out, values_in, values_out, n,
-                                     begin_bit, end_bit, descending);
+void sort_pairs(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::size_t num_items,
+                unsigned begin_bit = 0, unsigned end_bit = 0, bool descending = false) {
+  cpu_detail::radix_sort<Key, Value>("onepass::sort::cpu::sort_pairs", keys_in, keys_out, values_in, values_out,
+                                     num_items, begin_bit, end_bit, descending);
 }
 
-/// radix_sort_keys with floating-point keys ordered by `Order` (key_traits.hpp):
-/// radix_sort_keys<float_order::signed_zero_equal>(...) treats -0.0 and +0.0 as equal
-/// (stable among themselves), as cub::DeviceRadixSort; float_order::total_order is the
-/// overload above. Integer keys: same result under both. Arguments and errors as above.
+/// sort_keys with floating-point keys ordered by `Order` (key_traits.hpp):
+/// cpu::sort_keys<float_order::signed_zero_equal>(...) treats -0.0 and +0.0 as equal
+/// (stable among themselves), as cub::DeviceRadixSort and onesweep::sort_keys<Order>;
+/// float_order::total_order is the overload above. Integer keys: the same result under
+/// both. Arguments and errors as sort_keys.
 template <float_order Order, class Key>
-void radix_sort_keys(const Key* keys_in, Key* keys_out, std::size_t n, unsigned begin_bit = 0, unsigned end_bit = 0,
-                     bool descending = false) {
-  cpu_detail::radix_sort<Key, cpu_detail::no_value, Order>("onepass::sort::radix_sort_keys", keys_in, keys_out,
-                                                           nullptr, nullptr, n, begin_bit, end_bit, descending);
+void sort_keys(const Key* keys_in, Key* keys_out, std::size_t num_items, unsigned begin_bit = 0,
+               unsigned end_bit = 0, bool descending = false) {
+  cpu_detail::radix_sort<Key, cpu_detail::no_value, Order>("onepass::sort::cpu::sort_keys", keys_in, keys_out,
+                                                           nullptr, nullptr, num_items, begin_bit, end_bit,
+                                                           descending);
 }
 
-/// radix_sort_pairs with floating-point keys ordered by `Order` (as radix_sort_keys<Order>).
+/// sort_pairs with floating-point keys ordered by `Order` (as sort_keys<Order>).
 template <float_order Order, class Key, class Value>
-void radix_sort_pairs(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::size_t n,
-                      unsigned begin_bit = 0, unsigned end_bit = 0, bool descending = false) {
-  cpu_detail::radix_sort<Key, Value, Order>("onepass::sort::radix_sort_pairs", keys_in, keys_out, values_in,
-                                            values_out, n, begin_bit, end_bit, descending);
+void sort_pairs(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::size_t num_items,
+                unsigned begin_bit = 0, unsigned end_bit = 0, bool descending = false) {
+  cpu_detail::radix_sort<Key, Value, Order>("onepass::sort::cpu::sort_pairs", keys_in, keys_out, values_in,
+                                            values_out, num_items, begin_bit, end_bit, descending);
 }
 
-/// radix_sort_keys in NumPy's float order (Python's float_order="numpy"; the order of
-/// np.sort, torch.sort and cupy.sort): every NaN after every number whatever its sign and
-/// payload, NaNs equal to each other, -0.0 equal to +0.0, ties in input order (descending:
-/// the reverse order, NaNs first, still stable). Each float key is ordered as its canonical
-/// form -- a NaN as the positive quiet NaN (0x7FC00000, 0x7FF8000000000000), -0.0 as +0.0 --
-/// in totalOrder, and [begin_bit, end_bit) are bits of that form's transformed word; the keys
-/// written out keep their own bits. Integer keys: as radix_sort_keys. Arguments and errors as
-/// radix_sort_keys.
+/// sort_keys in NumPy's float order (Python's float_order="numpy"; the order of np.sort,
+/// torch.sort and cupy.sort; CPU only): every NaN after every number whatever its sign
+/// and payload, NaNs equal to each other, -0.0 equal to +0.0, ties in input order
+/// (descending: the reverse order, NaNs first, still stable). Each float key is ordered as
+/// its canonical form -- a NaN as the positive quiet NaN (0x7FC00000, 0x7FF8000000000000),
+/// -0.0 as +0.0 -- in totalOrder, and [begin_bit, end_bit) are bits of that form's
+/// transformed word; the keys written out keep their own bits. Integer keys: as sort_keys.
+/// Arguments and errors as sort_keys.
 template <class Key>
-void radix_sort_keys_numpy_order(const Key* keys_in, Key* keys_out, std::size_t n, unsigned begin_bit = 0,
-                                 unsigned end_bit = 0, bool descending = false) {
+void sort_keys_numpy_order(const Key* keys_in, Key* keys_out, std::size_t num_items, unsigned begin_bit = 0,
+                           unsigned end_bit = 0, bool descending = false) {
   cpu_detail::radix_sort<Key, cpu_detail::no_value, float_order::total_order, true>(
-      "onepass::sort::radix_sort_keys_numpy_order", keys_in, keys_out, nullptr, nullptr, n, begin_bit, end_bit,
+      "onepass::sort::cpu::sort_keys_numpy_order", keys_in, keys_out, nullptr, nullptr, num_items, begin_bit, end_bit,
       descending);
 }
 
-/// radix_sort_pairs in NumPy's float order (as radix_sort_keys_numpy_order).
+/// sort_pairs in NumPy's float order (as sort_keys_numpy_order; CPU only).
 template <class Key, class Value>
-void radix_sort_pairs_numpy_order(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
-                                  std::size_t n, unsigned begin_bit = 0, unsigned end_bit = 0,
-                                  bool descending = false) {
-  cpu_detail::radix_sort<Key, Value, float_order::total_order, true>("onepass::sort::radix_sort_pairs_numpy_order",
-                                                                     keys_in, keys_out, values_in, values_out, n,
-                                                                     begin_bit, end_bit, descending);
+void sort_pairs_numpy_order(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
+                            std::size_t num_items, unsigned begin_bit = 0, unsigned end_bit = 0,
+                            bool descending = false) {
+  cpu_detail::radix_sort<Key, Value, float_order::total_order, true>("onepass::sort::cpu::sort_pairs_numpy_order",
+                                                                     keys_in, keys_out, values_in, values_out,
+                                                                     num_items, begin_bit, end_bit, descending);
 }
 
-/// Stable argsort: keys_out = keys_in sorted as radix_sort_keys (numpy_order: as
-/// radix_sort_keys_numpy_order) and index_out[i] = the position in keys_in of keys_out[i],
-/// i.e. radix_sort_pairs with the values 0, 1, ..., n-1, which are made during the first
-/// pass instead of read. Index: an unsigned integer type that holds n - 1. Throws
-/// onepass::error as radix_sort_keys, and for a null index_out with n > 0, an index_out
-/// overlapping keys_in or keys_out, or n - 1 above the Index type's maximum.
+/// Stable argsort (CPU only): keys_out = keys_in sorted as sort_keys (numpy_order: as
+/// sort_keys_numpy_order) and index_out[i] = the position in keys_in of keys_out[i], i.e.
+/// sort_pairs with the values 0, 1, ..., num_items - 1, which are made during the first
+/// pass instead of read. Index: an unsigned integer type that holds num_items - 1;
+/// index_out: num_items indices. Throws onepass::error as sort_keys, and for a null
+/// index_out with num_items > 0, an index_out overlapping keys_in or keys_out, or
+/// num_items - 1 above the Index type's maximum.
 template <class Key, class Index>
-void radix_argsort(const Key* keys_in, Key* keys_out, Index* index_out, std::size_t n, unsigned begin_bit = 0,
-                   unsigned end_bit = 0, bool descending = false, bool numpy_order = false) {
+void argsort(const Key* keys_in, Key* keys_out, Index* index_out, std::size_t num_items, unsigned begin_bit = 0,
+             unsigned end_bit = 0, bool descending = false, bool numpy_order = false) {
   static_assert(std::is_integral_v<Index> && std::is_unsigned_v<Index>, "Index: an unsigned integer type");
   using iota = cpu_detail::iota_value<Index>;
   if (numpy_order)
-    cpu_detail::radix_sort<Key, iota, float_order::total_order, true>("onepass::sort::radix_argsort", keys_in,
-                                                                      keys_out, nullptr, index_out, n, begin_bit,
-                                                                      end_bit, descending);
+    cpu_detail::radix_sort<Key, iota, float_order::total_order, true>("onepass::sort::cpu::argsort", keys_in,
+                                                                      keys_out, nullptr, index_out, num_items,
+                                                                      begin_bit, end_bit, descending);
   else
-    cpu_detail::radix_sort<Key, iota, float_order::total_order, false>("onepass::sort::radix_argsort", keys_in,
-                                                                       keys_out, nullptr, index_out, n, begin_bit,
-                                                                       end_bit, descending);
+    cpu_detail::radix_sort<Key, iota, float_order::total_order, false>("onepass::sort::cpu::argsort", keys_in,
+                                                                       keys_out, nullptr, index_out, num_items,
+                                                                       begin_bit, end_bit, descending);
+}
+
+}  // namespace cpu
+
+// Deprecated aliases (issue 31 naming convention: the device as a namespace, one name one
+// contract on both devices, the count num_items), removed after one release. Each forwards
+// to its cpu:: name with the same arguments (same output, same errors, which name the new
+// function). Call the new names qualified (cpu::...). The GPU sort keeps
+// onepass::sort::sort_keys / sort_pairs (sort.cuh) until it moves to sort::gpu::.
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// cpu::sort_keys(keys_in, keys_out, num_items, begin_bit, end_bit, descending).
+template <class Key>
+[[deprecated("use onepass::sort::cpu::sort_keys")]] void radix_sort_keys(const Key* keys_in, Key* keys_out,
+                                                                        std::size_t num_items, unsigned begin_bit = 0,
+                                                                        unsigned end_bit = 0,
+                                                                        bool descending = false) {
+  cpu::sort_keys(keys_in, keys_out, num_items, begin_bit, end_bit, descending);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// cpu::sort_pairs(keys_in, keys_out, values_in, values_out, num_items, begin_bit, end_bit,
+/// descending).
+template <class Key, class Value>
+[[deprecated("use onepass::sort::cpu::sort_pairs")]] void radix_sort_pairs(const Key* keys_in, Key* keys_out,
+                                                                          const Value* values_in, Value* values_out,
+                                                                          std::size_t num_items,
+                                                                          unsigned begin_bit = 0,
+                                                                          unsigned end_bit = 0,
+                                                                          bool descending = false) {
+  cpu::sort_pairs(keys_in, keys_out, values_in, values_out, num_items, begin_bit, end_bit, descending);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// cpu::sort_keys<Order>(keys_in, keys_out, num_items, begin_bit, end_bit, descending).
+template <float_order Order, class Key>
+[[deprecated("use onepass::sort::cpu::sort_keys<Order>")]] void radix_sort_keys(
+    const Key* keys_in, Key* keys_out, std::size_t num_items, unsigned begin_bit = 0, unsigned end_bit = 0,
+    bool descending = false) {
+  cpu::sort_keys<Order>(keys_in, keys_out, num_items, begin_bit, end_bit, descending);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// cpu::sort_pairs<Order>(keys_in, keys_out, values_in, values_out, num_items, begin_bit,
+/// end_bit, descending).
+template <float_order Order, class Key, class Value>
+[[deprecated("use onepass::sort::cpu::sort_pairs<Order>")]] void radix_sort_pairs(
+    const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::size_t num_items,
+    unsigned begin_bit = 0, unsigned end_bit = 0, bool descending = false) {
+  cpu::sort_pairs<Order>(keys_in, keys_out, values_in, values_out, num_items, begin_bit, end_bit, descending);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// cpu::sort_keys_numpy_order(keys_in, keys_out, num_items, begin_bit, end_bit, descending).
+template <class Key>
+[[deprecated("use onepass::sort::cpu::sort_keys_numpy_order")]] void radix_sort_keys_numpy_order(
+    const Key* keys_in, Key* keys_out, std::size_t num_items, unsigned begin_bit = 0, unsigned end_bit = 0,
+    bool descending = false) {
+  cpu::sort_keys_numpy_order(keys_in, keys_out, num_items, begin_bit, end_bit, descending);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// cpu::sort_pairs_numpy_order(keys_in, keys_out, values_in, values_out, num_items,
+/// begin_bit, end_bit, descending).
+template <class Key, class Value>
+[[deprecated("use onepass::sort::cpu::sort_pairs_numpy_order")]] void radix_sort_pairs_numpy_order(
+    const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::size_t num_items,
+    unsigned begin_bit = 0, unsigned end_bit = 0, bool descending = false) {
+  cpu::sort_pairs_numpy_order(keys_in, keys_out, values_in, values_out, num_items, begin_bit, end_bit, descending);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// cpu::argsort(keys_in, keys_out, index_out, num_items, begin_bit, end_bit, descending,
+/// numpy_order).
+template <class Key, class Index>
+[[deprecated("use onepass::sort::cpu::argsort")]] void radix_argsort(const Key* keys_in, Key* keys_out,
+                                                                    Index* index_out, std::size_t num_items,
+                                                                    unsigned begin_bit = 0, unsigned end_bit = 0,
+                                                                    bool descending = false,
+                                                                    bool numpy_order = false) {
+  cpu::argsort(keys_in, keys_out, index_out, num_items, begin_bit, end_bit, descending, numpy_order);
 }
 
 }  // namespace onepass::sort
