@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "alias_test_support.hpp"
 #include "onepass/error.hpp"
 #include "onepass/gaussian/cpu_generate.hpp"
 #include "onepass/gaussian/float_cpu_generate.hpp"
@@ -26,24 +27,12 @@ namespace g = onepass::gaussian;
 
 namespace {
 
+using onepass::testing::error_of;
+using onepass::testing::same_bits;
+
 // Not a multiple of a round (32 doubles, 128 floats) nor of a batch of rounds: the partial
 // last batch is compared too.
 constexpr std::size_t num_items = 5 * 4096 + 77;
-
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
-
-template <class F>
-std::string error_of(F&& call) {
-  try {
-    call();
-  } catch (const onepass::error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 }  // namespace
 

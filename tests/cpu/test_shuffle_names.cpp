@@ -16,6 +16,7 @@
 
 #include "onepass/bijection/lcg.hpp"
 #include "onepass/bijection/variable_philox.hpp"
+#include "alias_test_support.hpp"
 #include "onepass/error.hpp"
 #include "onepass/shuffle/cpu_images.hpp"
 #include "onepass/shuffle/cpu_segmented_shuffle.hpp"
@@ -30,6 +31,9 @@ using u64 = std::uint64_t;
 
 namespace {
 
+using onepass::testing::error_of;
+using onepass::testing::same_bits;
+
 // Not a power of two, larger than one oneTBB task of the scan (2^14 indices).
 constexpr std::size_t num_items = 3 * 16384 + 77;
 
@@ -37,16 +41,6 @@ std::vector<u64> iota_vec(std::size_t n, u64 first = 1000) {
   std::vector<u64> v(n);
   std::iota(v.begin(), v.end(), first);
   return v;
-}
-
-template <class F>
-std::string error_of(F&& call) {
-  try {
-    call();
-  } catch (const onepass::error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "alias_test_support.hpp"
 #include "onepass/error.hpp"
 #include "onepass/sort/cpu_radix_sort.hpp"
 #include "onepass/sort/key_traits.hpp"
@@ -29,6 +30,9 @@ using u32 = std::uint32_t;
 using u64 = std::uint64_t;
 
 namespace {
+
+using onepass::testing::error_of;
+using onepass::testing::same_bits;
 
 // Above small_input (2^16: 11-bit digits) and several 16 Ki-key blocks, not a power of two.
 constexpr std::size_t num_items = 5 * 16384 + 77;
@@ -55,22 +59,6 @@ std::vector<Key> keys_of(std::size_t n, u64 seed) {
     }
   }
   return k;
-}
-
-// Bytes compared (NaN payloads and the sign of zero included).
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
-
-template <class F>
-std::string error_of(F&& call) {
-  try {
-    call();
-  } catch (const onepass::error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 struct range {
