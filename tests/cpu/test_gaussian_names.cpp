@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "alias_test_support.hpp"
+#include "test_support.hpp"
 #include "onepass/error.hpp"
 #include "onepass/gaussian/cpu_generate.hpp"
 #include "onepass/gaussian/float_cpu_generate.hpp"

@@ -16,7 +16,7 @@
 
 #include "onepass/bijection/lcg.hpp"
 #include "onepass/bijection/variable_philox.hpp"
-#include "alias_test_support.hpp"
+#include "test_support.hpp"
 #include "onepass/error.hpp"
 #include "onepass/shuffle/cpu_images.hpp"
 #include "onepass/shuffle/cpu_segmented_shuffle.hpp"

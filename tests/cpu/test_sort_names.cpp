@@ -19,7 +19,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "alias_test_support.hpp"
+#include "test_support.hpp"
 #include "onepass/error.hpp"
 #include "onepass/sort/cpu_radix_sort.hpp"
 #include "onepass/sort/key_traits.hpp"

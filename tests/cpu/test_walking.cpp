@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "test_support.hpp"
 #include "onepass/bits.hpp"
 #include "onepass/error.hpp"
 #include "onepass/shuffle/cpu_walking.hpp"
@@ -200,15 +201,7 @@ TEST(WalkingShuffle, ShuffleThenUnshuffleIsIdentity) {
   }
 }
 
-template <class Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const onepass::error& e) {
-    return e.what();
-  }
-  return "";
-}
+using onepass::testing::error_of;
 
 TEST(WalkingPermutation, BadArgumentsAreNamed) {
   using onepass::bijection::variable_philox;

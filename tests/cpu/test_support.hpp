@@ -1,6 +1,6 @@
-// tests/cpu/alias_test_support.hpp — what the naming-convention tests (issue 31:
-// test_gaussian_names, test_shuffle_names, test_sort_names) share to compare a deprecated
-// alias with its new name: the bytes of two outputs, and the message a call throws.
+// tests/cpu/test_support.hpp — small helpers CPU tests share: the bytes of two outputs
+// compared, and the message a call throws (the naming-convention tests of issue 31 compare
+// each deprecated alias with its new name by both; test_walking checks argument errors).
 #pragma once
 
 #include <cstring>
