@@ -346,7 +346,7 @@ TEST_P(DistributedShuffle, LongChunksManySegmentsAndTileBatches) {
     o.tuning.max_segment_tiles = 2;
     o.tuning.min_tile_batch = 1;
     o.tuning.max_tile_batch = 3;
-    configs.push_back({20011, o});  // more pieces (8) than chunks: some pieces empty
+    configs.push_back({20011, o});  // more pieces (8 / (P - 1)) than chunks: some pieces empty
     // The forward exchange in one piece per group, and in the most pieces over many chunks.
     for (const std::uint64_t pieces : {std::uint64_t{1}, od::detail::max_pieces}) {
       call_options p;

@@ -38,17 +38,16 @@
 //   3. Receive plan: over its own indices the rank counts, per chunk of indices and per source
 //      s, the flagged indices (one warp per chunk, __match_any_sync; from the recorded sources);
 //      exclusive scans give each (source, chunk) its place in the receive buffer and each chunk
-//      its first output. The chunks are cut into K = 8 pieces (runs of whole chunks); one
-//      all-gather of the P K counts per (source, piece) gives every rank the size of every
-//      piece it sends and receives.
-//   4. Walk and exchange, pipelined, in K rounds: round j walks piece j of every other rank
-//      q's index range (q = r + 1, r + 2, ...), filling its place in q's group of the send
-//      buffer in q's output order, then a grouped ncclSend of piece j to every other rank and
-//      ncclRecv of piece j from every other rank run on a high-priority side stream during the
-//      next round's walk (all peers at once, the pattern of the all-to-all bound). Over steps 2
-//      and 4 each rank walks the WHOLE index domain once. Receiver r's buffer holds source 0's
-//      group, then source 1's, ..., each in index order; its own group is not copied there but
-//      read in place from the send buffer.
+//      its first output. The chunks are cut into K pieces (runs of whole chunks; K about
+//      8 / (P - 1)); one all-gather of the P K counts per (source, piece) gives every rank the
+//      size of every piece it sends and receives.
+//   4. Walk and exchange, pipelined: for k = 1 .. P - 1, piece by piece, the same walk over
+//      rank q = (r + k) % P's index range fills q's group of the send buffer in q's output
+//      order, and a grouped ncclSend of that piece to q and ncclRecv of the same piece from
+//      rank (r - k) % P run on a high-priority side stream during the walk of the next piece
+//      (each step a permutation of the ranks). Over steps 2 and 4 each rank walks the WHOLE
+//      index domain once. Receiver r's buffer holds source 0's group, then source 1's, ..., each
+//      in index order; its own group is not copied there but read in place from the send buffer.
 //   5. Place: the counting pass of step 3 again, now moving: out[k] = recv[place of (source s,
 //      chunk) + rank of i among the chunk's indices from s]; reads run along P streams, writes
 //      are consecutive. (A range longer than the owner array — only for uneven splits — is
@@ -191,14 +190,13 @@ struct shuffle_tuning {
 /// Most pieces per destination group of the forward exchange.
 inline constexpr std::uint64_t max_pieces = 16;
 
-/// Pieces per destination group of the forward exchange (the rounds of walk_and_exchange): 8
-/// on any number of ranks, so the walk of one round hides the transfer of the one before and
-/// only the last round's transfer, 1/8 of the exchange, follows the walk; every rank computes
-/// the same number.
+/// Pieces per destination group of the forward exchange on P ranks: about 8 sends in all
+/// (P - 1 groups), so the walk of one piece hides the transfer of the one before; every rank
+/// computes the same number.
 inline std::uint64_t pieces_of(int num_ranks, const shuffle_tuning& tuning) {
-  (void)num_ranks;
   if (tuning.pieces != 0) return std::min(tuning.pieces, max_pieces);
-  return 8;
+  const auto others = static_cast<std::uint64_t>(num_ranks > 1 ? num_ranks - 1 : 1);
+  return std::clamp<std::uint64_t>(ceil_div(8, others), 1, max_pieces);
 }
 
 /// C, the chunk budget of a range pass of a rank holding n items.
@@ -833,16 +831,12 @@ class priority_side_stream {
 };
 
 /// The forward walk of the other ranks' index ranges, pipelined with the exchange (steps 2 and
-/// 4 for q != r), in K rounds: round j walks piece j of every other rank's range (ranks r + 1,
-/// r + 2, ... in that order), each into its place in the send buffer (own group first, then
-/// the groups of ranks r + 1, r + 2, ..., each in its receiver's order, pieces in order), and
-/// then enqueues on a side stream one grouped ncclSend of piece j to every other rank and
-/// ncclRecv of piece j from every other rank (into the receive buffer: sources in rank order,
-/// pieces in order), so that round j's transfer runs during round j + 1's walk, with all peers
-/// at once (as the all-to-all bound does). `index_bounds`: i_0 .. i_P; `counts`: the ranks' item
-/// counts. (Until this change the rounds went peer by peer, one send and one receive at a time:
-/// on 4 H100s at P = 3 only about a third of the exchange then hid behind the walk; see the
-/// README, issue 29.)
+/// 4 for q != r): for step k = 1 .. P - 1 and piece j = 0 .. K - 1 the walk of piece j of rank
+/// (r + k) % P's range writes its items into the send buffer (own group first, then the groups
+/// of ranks r + 1, r + 2, ... in that order), and a grouped ncclSend of them to that rank and
+/// ncclRecv of piece j from rank (r - k) % P (into the receive buffer, sources in rank order,
+/// pieces in order) are enqueued on a side stream after it, so that each piece's transfer runs
+/// during the next piece's walk. `index_bounds`: i_0 .. i_P; `counts`: the ranks' item counts.
 template <class T, class E>
 void walk_and_exchange(const char* function, const E& g, const std::vector<std::uint64_t>& index_bounds,
                        const std::vector<std::uint64_t>& counts, const piece_plan& plan, const T* d_in,
@@ -852,45 +846,31 @@ void walk_and_exchange(const char* function, const E& g, const std::vector<std::
   const std::uint64_t K = plan.pieces;
   T* send = reinterpret_cast<T*>(b.send);
   T* recv = reinterpret_cast<T*>(b.recv);
-  // Where each peer's next piece goes: sent[to] in the send buffer (groups in step order after
-  // the own group), received[from] in the receive buffer (groups in rank order).
-  std::vector<std::uint64_t> sent(static_cast<std::size_t>(P), 0), received = offsets_of(plan.recv_counts);
-  std::vector<range_chunks> theirs(static_cast<std::size_t>(P));
-  std::uint64_t group = plan.send_counts[static_cast<std::size_t>(me)];  // the own group comes first
-  for (int step = 1; step < P; ++step) {
-    const auto to = static_cast<std::size_t>((me + step) % P);
-    sent[to] = group;
-    group += plan.send_counts[to];
-    theirs[to] = chunks_of(index_bounds[to], index_bounds[to + 1], chunk_budget_of(counts[to], tuning));
-  }
+  const auto recv_offsets = offsets_of(plan.recv_counts);
   priority_side_stream side(stream);
-  for (std::uint64_t j = 0; j < K; ++j) {
-    bool any = false;
-    for (int step = 1; step < P; ++step) {
-      const auto to = static_cast<std::size_t>((me + step) % P);
-      const std::uint64_t out = plan.send[to * K + j];
-      const auto [lo, hi] = piece_indices(theirs[to], j, K);
-      domain_range_pass<false>(g, lo, hi, first, n, b, d_in, send + sent[to], stream, owner_record{}, out);
-      any = any || out > 0 || plan.recv[to * K + j] > 0;
-    }
-    if (!any) continue;
-    side.wait_for_main();
-    check_nccl(ncclGroupStart(), function, "ncclGroupStart");
-    for (int step = 1; step < P; ++step) {
-      const auto to = static_cast<std::size_t>((me + step) % P);
-      const auto from = static_cast<std::size_t>((me - step + P) % P);
-      const std::uint64_t out = plan.send[to * K + j], in = plan.recv[from * K + j];
+  std::uint64_t sent = plan.send_counts[static_cast<std::size_t>(me)];  // the own group comes first
+  for (int step = 1; step < P; ++step) {
+    const int to = (me + step) % P, from = (me - step + P) % P;
+    const range_chunks theirs = chunks_of(index_bounds[to], index_bounds[to + 1],
+                                          chunk_budget_of(counts[static_cast<std::size_t>(to)], tuning));
+    std::uint64_t received = recv_offsets[static_cast<std::size_t>(from)];
+    for (std::uint64_t j = 0; j < K; ++j) {
+      const std::uint64_t out = plan.send[static_cast<std::size_t>(to) * K + j];
+      const std::uint64_t in = plan.recv[static_cast<std::size_t>(from) * K + j];
+      const auto [lo, hi] = piece_indices(theirs, j, K);
+      domain_range_pass<false>(g, lo, hi, first, n, b, d_in, send + sent, stream, owner_record{}, out);
+      if (out == 0 && in == 0) continue;
+      side.wait_for_main();
+      check_nccl(ncclGroupStart(), function, "ncclGroupStart");
       if (out > 0)
-        check_nccl(ncclSend(send + sent[to], out * sizeof(T), ncclUint8, static_cast<int>(to), comm, side.get()),
-                   function, "ncclSend");
+        check_nccl(ncclSend(send + sent, out * sizeof(T), ncclUint8, to, comm, side.get()), function, "ncclSend");
       if (in > 0)
-        check_nccl(ncclRecv(recv + received[from], in * sizeof(T), ncclUint8, static_cast<int>(from), comm,
-                            side.get()),
-                   function, "ncclRecv");
-      sent[to] += out;
-      received[from] += in;
+        check_nccl(ncclRecv(recv + received, in * sizeof(T), ncclUint8, from, comm, side.get()), function,
+                   "ncclRecv");
+      check_nccl(ncclGroupEnd(), function, "ncclGroupEnd");
+      sent += out;
+      received += in;
     }
-    check_nccl(ncclGroupEnd(), function, "ncclGroupEnd");
   }
 }
 
