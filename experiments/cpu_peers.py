@@ -65,9 +65,9 @@ import sys
 import time
 
 try:  # imported as experiments.<name> (tests, python -m)
-    from experiments.host_info import loadavg, run_provenance
+    from experiments.host_info import loadavg, proc_kib, run_provenance
 except ImportError:  # run as a script: experiments/ is sys.path[0]
-    from host_info import loadavg, run_provenance
+    from host_info import loadavg, proc_kib, run_provenance
 
 import numpy as np
 
@@ -119,17 +119,6 @@ def parse_items(text):
 
 # ----------------------------------------------------------------------------- provenance
 
-def memory_total_bytes():
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemTotal:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
 def numpy_simd():
     """NumPy's SIMD on this CPU: its compiled baseline and the dispatched extensions the CPU has
     (np.sort's speed depends on them), or None where this NumPy does not say."""
@@ -147,7 +136,7 @@ def numpy_simd():
 def provenance(args):
     out = {"experiment": EXPERIMENT, "program": "experiments/cpu_peers.py"}
     out.update(run_provenance(measured_code()))
-    out.update({"memory_total_bytes": memory_total_bytes(), "scale": args.scale})
+    out.update({"memory_total_bytes": proc_kib("/proc/meminfo", "MemTotal"), "scale": args.scale})
     return out
 
 

@@ -84,11 +84,7 @@ int main(int argc, char** argv) {
   }
 
   for (const char* name : {"lcg", "std_shuffle"}) {
-    if (!onepass::registry::contains_shuffle(name)) {
-      ex::progress(r.name(), std::string("skipping ") + name + ": not registered in this build");
-      r.note(std::string("skipped_") + name, "not registered in this build");
-      continue;
-    }
+    if (!ex::registered_or_skipped(r, name, onepass::registry::contains_shuffle(name))) continue;
     const auto c = st::chi_square_shuffle(onepass::registry::find_shuffle(name),
                                           st::sampling_plan{n, samples, r.seed(), onepass::bijection::default_rounds},
                                           alpha);

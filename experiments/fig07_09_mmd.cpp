@@ -129,11 +129,7 @@ int main(int argc, char** argv) {
              last_failing == rounds_list.back() ? "none" : std::to_string(last_failing + 1));
     }
     for (const char* name : {"lcg", "std_shuffle"}) {
-      if (!onepass::registry::contains_shuffle(name)) {
-        ex::progress(r.name(), std::string("skipping ") + name + ": not registered in this build");
-        r.note(std::string("skipped_") + name, "not registered in this build");
-        continue;
-      }
+      if (!ex::registered_or_skipped(r, name, onepass::registry::contains_shuffle(name))) continue;
       const auto m = st::mmd_shuffle(onepass::registry::find_shuffle(name),
                                      st::sampling_plan{n, samples, r.seed(), onepass::bijection::default_rounds},
                                      lambda, alpha);

@@ -361,16 +361,12 @@ struct row_data {
 int main(int argc, char** argv) {
   CLI::App app{"Warp Gaussian generator vs cuRAND: N(0,1) doubles per second, in registers and to memory"};
   ex::run r(experiment, app);
-  gpu::timing_cli timing_cli;
   int register_log2 = 0, memory_log2 = 0;
   app.add_option("--register-log2", register_log2, "outputs per in-register run = 2^L, L in [16, 40] (default 24/34/36)")
       ->check(CLI::Range(16, 40));
   app.add_option("--memory-log2", memory_log2, "outputs per to-memory run = 2^M, M in [10, 31] (default 20/28/28)")
       ->check(CLI::Range(10, 31));
-  gpu::add_timing_options(app, timing_cli);
-  r.parse(argc, argv);
-
-  const auto started = gpu::start_timed_run(r, experiment, timing_cli, {5, 7, 11});
+  const auto started = gpu::parse_and_start_timed_run(r, app, argc, argv, experiment, {5, 7, 11});
   if (!started) return 3;
   const gpu::timing_options options = *started;
   const unsigned reg_log2 = register_log2 ? static_cast<unsigned>(register_log2) : r.pick(24u, 34u, 36u);

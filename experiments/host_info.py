@@ -1,7 +1,7 @@
 """What the Python experiments record about the machine and the checkout they ran on (shared by
 experiments/cpu_peers.py and experiments/sampler.py): git's output for this repository, the load
-averages, the CPU model, and the provenance fields every meta.json of theirs starts with. Not an
-experiment itself."""
+averages, the CPU model, fields of /proc files (memory, the process's resident set), and the
+provenance fields every meta.json of theirs starts with. Not an experiment itself."""
 
 import datetime
 import os
@@ -32,15 +32,37 @@ def loadavg():
         return None
 
 
-def cpu_model():
-    """The CPU's model name from /proc/cpuinfo, else platform.processor(), else "unknown"."""
+def proc_line(path, prefix):
+    """The rest of the first line of the text file `path` (a /proc file, e.g. /proc/meminfo) that
+    starts with `prefix`, the prefix cut off (newline kept); None where no line does or the file
+    cannot be read (not Linux)."""
     try:
-        with open("/proc/cpuinfo") as f:
+        with open(path) as f:
             for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                if line.startswith(prefix):
+                    return line[len(prefix):]
     except OSError:
         pass
+    return None
+
+
+def proc_kib(path, key):
+    """The field `key` of a /proc file of "Key:   N kB" lines (/proc/meminfo, /proc/self/status), in
+    bytes (N * 1024); None where the file, the field or its number is missing."""
+    rest = proc_line(path, key + ":")
+    if rest is None:
+        return None
+    try:
+        return int(rest.split()[0]) * 1024
+    except (ValueError, IndexError):
+        return None
+
+
+def cpu_model():
+    """The CPU's model name from /proc/cpuinfo, else platform.processor(), else "unknown"."""
+    rest = proc_line("/proc/cpuinfo", "model name")
+    if rest is not None:
+        return rest.split(":", 1)[1].strip()
     return platform.processor() or "unknown"
 
 

@@ -62,9 +62,9 @@ import sys
 import time
 
 try:  # imported as experiments.<name> (tests, python -m)
-    from experiments.host_info import loadavg, run_provenance
+    from experiments.host_info import loadavg, proc_kib, run_provenance
 except ImportError:  # run as a script: experiments/ is sys.path[0]
-    from host_info import loadavg, run_provenance
+    from host_info import loadavg, proc_kib, run_provenance
 
 COLUMNS = ["algorithm", "num_samples", "world_size", "indices_per_second", "peak_rss_bytes",
            "first_index_seconds", "bytes_beyond_batch", "status", "note"]
@@ -152,16 +152,7 @@ def peer_bytes(algorithm, n, world_size, itemsize=8):
 
 def meminfo():
     """{MemTotal, MemAvailable} in bytes from /proc/meminfo (None where unreadable)."""
-    out = {"MemTotal": None, "MemAvailable": None}
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                if key in out:
-                    out[key] = int(value.split()[0]) * 1024
-    except OSError:
-        pass
-    return out
+    return {key: proc_kib("/proc/meminfo", key) for key in ("MemTotal", "MemAvailable")}
 
 
 def gib(x):
@@ -170,27 +161,16 @@ def gib(x):
 
 def rss_now():
     """The process's resident set now (VmRSS), bytes; None off Linux."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return None
+    return proc_kib("/proc/self/status", "VmRSS")
 
 
 def peak_rss():
     """This process's peak resident set in bytes: VmHWM, the high-water mark of its own address
     space. (ru_maxrss is not used where VmHWM exists: Linux carries the parent's RSS at fork into
     the child's ru_maxrss across exec, so a child would report at least its parent's size.)"""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
+    hwm = proc_kib("/proc/self/status", "VmHWM")
+    if hwm is not None:
+        return hwm
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux, bytes on macOS
 
 

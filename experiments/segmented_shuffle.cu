@@ -69,12 +69,9 @@ int main(int argc, char** argv) {
                "sorts, the segment-id sort, a loop of single shuffles and a copy"};
   ex::run r(experiment, app);
   int log2_total_option = 0;
-  gpu::timing_cli timing_cli;
   app.add_option("--log2-items", log2_total_option, "log2 of B n, in [12, 31]; default by scale 20/28/28")
       ->check(CLI::Range(12, 31));
-  gpu::add_timing_options(app, timing_cli);
-  r.parse(argc, argv);
-  const auto started = gpu::start_timed_run(r, experiment, timing_cli, {5, 7, 9});
+  const auto started = gpu::parse_and_start_timed_run(r, app, argc, argv, experiment, {5, 7, 9});
   if (!started) return 3;
   const gpu::timing_options options = *started;
   const unsigned log2_total = log2_total_option ? static_cast<unsigned>(log2_total_option) : r.pick(20u, 28u, 28u);

@@ -108,14 +108,11 @@ int main(int argc, char** argv) {
   ex::run r(experiment, app);
   int batch_log2_option = 0;
   std::uint64_t stat_positions_option = 0;
-  gpu::timing_cli timing_cli;
   app.add_option("--batch-log2", batch_log2_option, "indices per timed call 2^B, B in [10, 32]; default by scale 20/28/28")
       ->check(CLI::Range(10, 32));
   app.add_option("--stat-positions", stat_positions_option,
                  "positions whose walks are counted on the host (default by scale 2^16/2^22/2^24)");
-  gpu::add_timing_options(app, timing_cli);
-  r.parse(argc, argv);
-  const auto started = gpu::start_timed_run(r, experiment, timing_cli, {3, 7, 11});
+  const auto started = gpu::parse_and_start_timed_run(r, app, argc, argv, experiment, {3, 7, 11});
   if (!started) return 3;
   const gpu::timing_options options = *started;
 

@@ -241,6 +241,14 @@ std::optional<timing_options> start_timed_run(run& r, const std::string& experim
   return options;
 }
 
+std::optional<timing_options> parse_and_start_timed_run(run& r, CLI::App& app, int argc, char** argv,
+                                                        const std::string& experiment, const int (&default_reps)[3]) {
+  timing_cli cli;
+  add_timing_options(app, cli);
+  r.parse(argc, argv);
+  return start_timed_run(r, experiment, cli, default_reps);
+}
+
 timing_options resolve_timing(run& r, const timing_cli& cli, const int (&default_reps)[3]) {
   timing_options o;
   o.reps = cli.reps > 0 ? cli.reps : r.pick(default_reps[0], default_reps[1], default_reps[2]);

@@ -141,6 +141,14 @@ timing_options resolve_timing(run& r, const timing_cli& cli, const int (&default
 std::optional<timing_options> start_timed_run(run& r, const std::string& experiment, const timing_cli& cli,
                                               const int (&default_reps)[3]);
 
+/// The start of a program that checks nothing of its own between parsing its command line and
+/// start_timed_run: add_timing_options(app, ·) (after the program's own options, so --help lists
+/// them last), r.parse(argc, argv) (exits on --help or a usage error), then
+/// start_timed_run(r, experiment, ·, default_reps). Use: `const auto started =
+/// gpu::parse_and_start_timed_run(r, app, argc, argv, experiment, {5, 7, 11}); if (!started) return 3;`.
+std::optional<timing_options> parse_and_start_timed_run(run& r, CLI::App& app, int argc, char** argv,
+                                                        const std::string& experiment, const int (&default_reps)[3]);
+
 /// Elapsed seconds of the timed runs and their median, min and max.
 struct timing {
   std::vector<double> seconds;  ///< one per timed run, in run order

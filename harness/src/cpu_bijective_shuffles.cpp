@@ -11,32 +11,32 @@ using onepass::registry::shuffle_entry;
 using onepass::registry::shuffle_params;
 constexpr onepass::registry::device cpu_device = onepass::registry::device::cpu;
 
-shuffle_entry variable_philox_entry() {
-  shuffle_entry e{"variable_philox", cpu_device};
-  e.label = "VarPhilox";
-  e.description = "bijective shuffle, VariablePhilox (paper §3.2), fused oneTBB scan (Algorithm 1)";
-  e.run = [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const shuffle_params& p) {
-    onepass::shuffle::cpu::variable_philox_shuffle(in, out, n, p.seed, p.rounds);
-  };
-  e.permutes = true;
-  e.uses_rounds = true;
-  e.uniform = true;
-  e.deterministic = true;
+/// A CPU entry with the given uses_rounds and uniform; like every entry of this file it permutes and
+/// is deterministic (shuffle_entry's defaults).
+shuffle_entry cpu_entry(const char* name, const char* label, const char* description,
+                        onepass::registry::shuffle_fn run, bool uses_rounds, bool uniform) {
+  shuffle_entry e{name, cpu_device, label, description};
+  e.run = std::move(run);
+  e.uses_rounds = uses_rounds;
+  e.uniform = uniform;
   return e;
 }
 
+shuffle_entry variable_philox_entry() {
+  return cpu_entry("variable_philox", "VarPhilox",
+                   "bijective shuffle, VariablePhilox (paper §3.2), fused oneTBB scan (Algorithm 1)",
+                   [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const shuffle_params& p) {
+                     onepass::shuffle::cpu::variable_philox_shuffle(in, out, n, p.seed, p.rounds);
+                   },
+                   /*uses_rounds=*/true, /*uniform=*/true);
+}
+
 shuffle_entry lcg_entry() {
-  shuffle_entry e{"lcg", cpu_device};
-  e.label = "LCG";
-  e.description = "bijective shuffle, LCG bijection (paper §3.1), fused oneTBB scan";
-  e.run = [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const shuffle_params& p) {
-    onepass::shuffle::cpu::lcg_shuffle(in, out, n, p.seed);
-  };
-  e.permutes = true;
-  e.uses_rounds = false;
-  e.uniform = false;
-  e.deterministic = true;
-  return e;
+  return cpu_entry("lcg", "LCG", "bijective shuffle, LCG bijection (paper §3.1), fused oneTBB scan",
+                   [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const shuffle_params& p) {
+                     onepass::shuffle::cpu::lcg_shuffle(in, out, n, p.seed);
+                   },
+                   /*uses_rounds=*/false, /*uniform=*/false);
 }
 
 // out[j] = in[sigma(j)] with sigma = walking_permutation::for_length(n, seed, rounds): the
@@ -46,20 +46,14 @@ shuffle_entry lcg_entry() {
 // without the twist every sigma was even at n = 2^b and fig06's chi-square failed at every
 // round count).
 shuffle_entry walking_entry() {
-  shuffle_entry e{"walking", cpu_device};
-  e.label = "Walking";
-  e.description =
-      "walking permutation: cycle walking (Black & Rogaway, CT-RSA 2002) over VariablePhilox, "
-      "out[j] = in[sigma(j)], oneTBB";
-  e.run = [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const shuffle_params& p) {
-    onepass::shuffle::cpu::walking_shuffle(in, out, n,
-                                      onepass::shuffle::walking_permutation::for_length(n, p.seed, p.rounds));
-  };
-  e.permutes = true;
-  e.uses_rounds = true;
-  e.uniform = true;
-  e.deterministic = true;
-  return e;
+  return cpu_entry("walking", "Walking",
+                   "walking permutation: cycle walking (Black & Rogaway, CT-RSA 2002) over VariablePhilox, "
+                   "out[j] = in[sigma(j)], oneTBB",
+                   [](const std::uint64_t* in, std::uint64_t* out, std::size_t n, const shuffle_params& p) {
+                     onepass::shuffle::cpu::walking_shuffle(
+                         in, out, n, onepass::shuffle::walking_permutation::for_length(n, p.seed, p.rounds));
+                   },
+                   /*uses_rounds=*/true, /*uniform=*/true);
 }
 
 const registrar variable_philox_cpu{variable_philox_entry()};

@@ -59,6 +59,12 @@ struct shuffle_entry {
   shuffle_entry() = default;
   /// An entry for (name, where) with every other field at its default; set them by name.
   shuffle_entry(std::string entry_name, device entry_where) : name(std::move(entry_name)), where(entry_where) {}
+  /// The same with its label and one-line description.
+  shuffle_entry(std::string entry_name, device entry_where, std::string entry_label, std::string entry_description)
+      : name(std::move(entry_name)),
+        where(entry_where),
+        label(std::move(entry_label)),
+        description(std::move(entry_description)) {}
 
   std::string name;         ///< stable identifier, e.g. "variable_philox"
   device where = device::cpu;
@@ -320,7 +326,7 @@ struct sort_params {
 /// CUB's two-phase temporary storage: temp == nullptr only sets temp_bytes.
 /// `stream` is a cudaStream_t. Work is enqueued on the stream, not waited for.
 /// Returns the name of the algorithm the call ran where the entry chooses one per call
-/// (onepass_sort: onepass::sort::to_string of what sort/sort.cuh picked, a static string;
+/// (onepass_sort: onepass::sort::gpu::to_string of what sort/sort.cuh picked, a static string;
 /// for a size query, the choice its first stage makes), nullptr where the entry always
 /// runs the same algorithm.
 using gpu_sort_fn = std::function<const char*(void* temp, std::size_t& temp_bytes, const void* d_keys_in, void* d_keys_out,
