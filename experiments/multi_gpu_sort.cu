@@ -1,7 +1,7 @@
 // experiments/multi_gpu_sort.cu — onepass::distributed::sort_keys / sort_pairs over P GPUs
 // (issue 29), started with `mpirun -np P multi_gpu_sort` (one rank per GPU; every P from 1 to
 // the world size is measured in the same run, the first P ranks splitting off a
-// communicator), beside, in the same run, the one-GPU onepass::sort over the whole input
+// communicator), beside, in the same run, the one-GPU onepass::sort::gpu sort over the whole input
 // (where it fits) and the NCCL all-to-all of the same bytes (grouped ncclSend/ncclRecv of
 // n_r * bytes / P to every rank: the exchange's bound).
 //
@@ -29,7 +29,7 @@
 // (sort_method::partition_first) or, while partition_first was the default,
 // distributed_sort_merge (sort_method::sort_first); onepass_sort (one GPU, num_ranks 1), alltoall (the bound;
 // "keys" per second = the keys whose bytes it moves), local_sort (P >= 2: every rank's one-GPU
-// onepass::sort of its own n_r keys at once, the slowest rank's time; with alltoall, the bound of
+// onepass::sort::gpu sort of its own n_r keys at once, the slowest rank's time; with alltoall, the bound of
 // a sort that sorts locally and exchanges without overlap). n_per_rank: rank 0's count.
 // <out>/multi_gpu_sort_phases.csv (unless --no-phases): algorithm,shape,num_ranks,rank,phase,seconds_median
 // — each method run --reps more times with a phase_observer (onepass/distributed/phase_observer.hpp)
@@ -298,28 +298,29 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
   }
 
   if (cs.one_gpu_baseline) {
-    // onepass::sort of this rank's n keys (in/out, its fastest form here): at P = 1 the one-GPU
-    // baseline over the whole input (onepass_sort); at P >= 2 the local sort alone, every rank
-    // sorting its own n_r keys at once as the distributed sort's local sort does, the slowest
-    // rank's time (local_sort; with the all-to-all, the bound of a sort that sorts locally and
+    // onepass::sort::gpu::sort_keys / sort_pairs of this rank's n keys (in/out, its fastest
+    // form here): at P = 1 the one-GPU baseline over the whole input (onepass_sort); at P >= 2
+    // the local sort alone, every rank sorting its own n_r keys at once as the distributed
+    // sort's local sort does, the slowest rank's time (local_sort; with the all-to-all, the bound of a sort that sorts locally and
     // exchanges without overlapping the two).
     std::size_t one_bytes = 0;
     if (cs.pairs)
-      onepass::sort::sort_pairs<Key, std::uint32_t>(nullptr, one_bytes, k0.as<Key>(), k1.as<Key>(),
-                                                    v0.as<std::uint32_t>(), v1.as<std::uint32_t>(), n);
+      onepass::sort::gpu::sort_pairs<Key, std::uint32_t>(nullptr, one_bytes, k0.as<Key>(), k1.as<Key>(),
+                                                         v0.as<std::uint32_t>(), v1.as<std::uint32_t>(), n);
     else
-      onepass::sort::sort_keys<Key>(nullptr, one_bytes, k0.as<Key>(), k1.as<Key>(), n);
+      onepass::sort::gpu::sort_keys<Key>(nullptr, one_bytes, k0.as<Key>(), k1.as<Key>(), n);
     {
       gpu::device_buffer one_temp(one_bytes);
       const auto t1 = mg::time_group(g, c.stream, c.warmup, c.reps, [&](int) { reset(); }, [&](int) {
         if (n == 0) return;
         if (cs.pairs)
-          onepass::sort::sort_pairs<Key, std::uint32_t>(one_temp.get(), one_bytes, k0.as<Key>(), k1.as<Key>(),
-                                                        v0.as<std::uint32_t>(), v1.as<std::uint32_t>(), n, 0,
-                                                        sizeof(Key) * 8, false, c.stream);
+          onepass::sort::gpu::sort_pairs<Key, std::uint32_t>(one_temp.get(), one_bytes, k0.as<Key>(),
+                                                             k1.as<Key>(), v0.as<std::uint32_t>(),
+                                                             v1.as<std::uint32_t>(), n, 0, sizeof(Key) * 8, false,
+                                                             c.stream);
         else
-          onepass::sort::sort_keys<Key>(one_temp.get(), one_bytes, k0.as<Key>(), k1.as<Key>(), n, 0,
-                                        sizeof(Key) * 8, false, c.stream);
+          onepass::sort::gpu::sort_keys<Key>(one_temp.get(), one_bytes, k0.as<Key>(), k1.as<Key>(), n, 0,
+                                             sizeof(Key) * 8, false, c.stream);
       });
       write_row(c, P == 1 ? "onepass_sort" : "local_sort", cs.name, P, n0, total, t1);
     }

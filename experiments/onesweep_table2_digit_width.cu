@@ -49,7 +49,7 @@ namespace {
 
 namespace ex = onepass::experiments;
 namespace gpu = onepass::experiments::gpu;
-namespace os = onepass::sort::onesweep;
+namespace os = onepass::sort::gpu::onesweep;
 
 const char* const experiment = "onesweep_table2_digit_width";
 

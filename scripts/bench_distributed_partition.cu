@@ -184,12 +184,13 @@ void run(unsigned log2n, unsigned P) {
          }, 7), 2 * key_bytes);
   if (P == 2) {
     std::size_t sort_bytes = 0;
-    onepass::sort::sort_keys<Key>(nullptr, sort_bytes, static_cast<const Key*>(nullptr), nullptr, n, 0, B, false, 0);
+    onepass::sort::gpu::sort_keys<Key>(nullptr, sort_bytes, static_cast<const Key*>(nullptr), nullptr, n, 0, B, false,
+                                       0);
     void* sort_temp;
     ONEPASS_CUDA_CHECK(cudaMalloc(&sort_temp, sort_bytes));
     report("local onepass::sort (n keys)", median_ms([&] {
              std::size_t bytes = sort_bytes;
-             onepass::sort::sort_keys<Key>(sort_temp, bytes, out, out2, n, 0, B, false, 0);
+             onepass::sort::gpu::sort_keys<Key>(sort_temp, bytes, out, out2, n, 0, B, false, 0);
            }, 7), 0);
     ONEPASS_CUDA_CHECK(cudaFree(sort_temp));
   }

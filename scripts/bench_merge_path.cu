@@ -120,10 +120,10 @@ void shaped_merge(const Key* a, const Value* av, std::uint64_t na, const Key* b,
 template <class Key>
 void sort_run(Key* keys, Key* scratch, std::uint64_t n) {
   std::size_t bytes = 0;
-  onepass::sort::sort_keys<Key>(nullptr, bytes, static_cast<const Key*>(nullptr), nullptr, n);
+  onepass::sort::gpu::sort_keys<Key>(nullptr, bytes, static_cast<const Key*>(nullptr), nullptr, n);
   void* temp;
   ONEPASS_CUDA_CHECK(cudaMalloc(&temp, bytes));
-  onepass::sort::sort_keys<Key>(temp, bytes, keys, scratch, n);
+  onepass::sort::gpu::sort_keys<Key>(temp, bytes, keys, scratch, n);
   ONEPASS_CUDA_CHECK(cudaMemcpy(keys, scratch, n * sizeof(Key), cudaMemcpyDeviceToDevice));
   ONEPASS_CUDA_CHECK(cudaFree(temp));
 }

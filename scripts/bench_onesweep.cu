@@ -40,7 +40,7 @@
 #define GROUP 0
 #endif
 
-namespace os = onepass::sort::onesweep;
+namespace os = onepass::sort::gpu::onesweep;
 #define CK(x)                                                                               \
   do {                                                                                      \
     cudaError_t e_ = (x);                                                                   \

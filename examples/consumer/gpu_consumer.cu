@@ -2,7 +2,7 @@
 // onepass's bijective shuffle (variable Philox bijection, bijective2), checks that the
 // result is a permutation of the input, that it is the CPU shuffle's permutation for the
 // same seed and that the GPU unshuffle restores the input; then sorts n pseudo-random
-// 32-bit keys with onepass::sort::sort_keys and checks the result against std::sort.
+// 32-bit keys with onepass::sort::gpu::sort_keys and checks the result against std::sort.
 // Prints one line. Without a usable GPU (cudaGetDeviceCount fails or finds none) it prints
 // "gpu_consumer: skipped: no GPU (...)" and exits 0. Exit code 1 when a check fails or
 // onepass throws.
@@ -81,24 +81,25 @@ int run() {
   if (shuffled != cpu_shuffled) return fail("the GPU shuffle's permutation differs from the CPU shuffle's");
   if (restored != in) return fail("the GPU unshuffle did not restore the input");
 
-  // Sort n pseudo-random 32-bit keys; onepass::sort picks onesweep or the hybrid MSD sort.
+  // Sort n pseudo-random 32-bit keys; onepass::sort::gpu::sort_keys picks onesweep or the hybrid MSD sort.
   std::vector<std::uint32_t> keys(n), sorted(n);
   std::mt19937 gen(static_cast<std::uint32_t>(seed));
   for (auto& k : keys) k = static_cast<std::uint32_t>(gen());
   device_buffer<std::uint32_t> d_keys(n), d_sorted(n);
   to_device(keys, d_keys);
   std::size_t sort_bytes = 0;
-  onepass::sort::sort_keys(nullptr, sort_bytes, d_keys.ptr, d_sorted.ptr, n);
+  onepass::sort::gpu::sort_keys(nullptr, sort_bytes, d_keys.ptr, d_sorted.ptr, n);
   device_buffer<unsigned char> d_sort_temp(sort_bytes);
-  const onepass::sort::algorithm ran = onepass::sort::sort_keys(d_sort_temp.ptr, sort_bytes, d_keys.ptr, d_sorted.ptr, n);
+  const onepass::sort::gpu::algorithm ran =
+      onepass::sort::gpu::sort_keys(d_sort_temp.ptr, sort_bytes, d_keys.ptr, d_sorted.ptr, n);
   to_host(d_sorted, sorted);
   std::sort(keys.begin(), keys.end());
-  if (sorted != keys) return fail("onepass::sort::sort_keys' output differs from std::sort of its input");
+  if (sorted != keys) return fail("onepass::sort::gpu::sort_keys' output differs from std::sort of its input");
 
   cudaDeviceProp prop{};
   ONEPASS_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("gpu_consumer: onepass %s on %s shuffled %zu keys (same permutation as the CPU) and sorted %zu keys (%s): OK\n",
-              ONEPASS_VERSION_STRING, prop.name, n, n, onepass::sort::to_string(ran));
+              ONEPASS_VERSION_STRING, prop.name, n, n, onepass::sort::gpu::to_string(ran));
   return 0;
 }
 

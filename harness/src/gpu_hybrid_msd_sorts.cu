@@ -1,7 +1,7 @@
 // Registers the hybrid MSD radix sort (sort/hybrid_msd.cuh, after Stehle & Jacobsen's
-// HRS) as "hybrid_msd" and onepass::sort (sort/sort.cuh: onesweep or the hybrid sort,
-// chosen per call) as "onepass_sort", for every registry::sort_shape, through their
-// out-of-place APIs (the input is not written; n keys and values of scratch come out of
+// HRS) as "hybrid_msd" and onepass::sort::gpu::sort_keys / sort_pairs (sort/sort.cuh:
+// onesweep or the hybrid sort, chosen per call) as "onepass_sort", for every
+// registry::sort_shape, through their out-of-place APIs (the input is not written; n keys and values of scratch come out of
 // the temporary storage; each API's own protocol checks the call) and
 // registry/gpu_sort_adapter.cuh, as every GPU sort baseline. onepass_sort's entry returns the
 // algorithm each call ran (registry::gpu_sort_fn).
@@ -13,11 +13,12 @@
 
 namespace {
 namespace reg = onepass::registry;
+namespace gpu = onepass::sort::gpu;
 
 struct hybrid_impl {
   template <class Key, class Value>
   static void run(const char*, reg::sort_call<Key, Value>& c) {
-    namespace hm = onepass::sort::hybrid_msd;
+    namespace hm = onepass::sort::gpu::hybrid_msd;
     if constexpr (reg::has_values<Value>)
       hm::sort_pairs(c.temp, c.temp_bytes, c.keys_in, c.keys_out, c.values_in, c.values_out, c.n, c.bits.begin,
                      c.bits.end, c.descending, c.stream);
@@ -27,18 +28,17 @@ struct hybrid_impl {
   }
 };
 
-/// Returns the algorithm onepass::sort ran (registry::gpu_sort_fn), so that a caller logs
+/// Returns the algorithm onepass::sort::gpu::sort_keys / sort_pairs ran (registry::gpu_sort_fn), so that a caller logs
 /// it without running the selection a second time.
 struct selected_impl {
   template <class Key, class Value>
   static const char* run(const char*, reg::sort_call<Key, Value>& c) {
     if constexpr (reg::has_values<Value>)
-      return onepass::sort::to_string(onepass::sort::sort_pairs(c.temp, c.temp_bytes, c.keys_in, c.keys_out,
-                                                                c.values_in, c.values_out, c.n, c.bits.begin,
-                                                                c.bits.end, c.descending, c.stream));
+      return gpu::to_string(gpu::sort_pairs(c.temp, c.temp_bytes, c.keys_in, c.keys_out, c.values_in, c.values_out,
+                                            c.n, c.bits.begin, c.bits.end, c.descending, c.stream));
     else
-      return onepass::sort::to_string(onepass::sort::sort_keys(c.temp, c.temp_bytes, c.keys_in, c.keys_out, c.n,
-                                                               c.bits.begin, c.bits.end, c.descending, c.stream));
+      return gpu::to_string(gpu::sort_keys(c.temp, c.temp_bytes, c.keys_in, c.keys_out, c.n, c.bits.begin,
+                                           c.bits.end, c.descending, c.stream));
   }
 };
 

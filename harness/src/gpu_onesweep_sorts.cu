@@ -19,7 +19,7 @@
 
 namespace {
 namespace reg = onepass::registry;
-namespace onesweep = onepass::sort::onesweep;
+namespace onesweep = onepass::sort::gpu::onesweep;
 namespace protocol = onepass::protocol;
 
 constexpr unsigned digit_bits = 8;

@@ -359,7 +359,7 @@ def sort(keys: _npt.ArrayLike, values: Optional[_npt.ArrayLike] = None, *, desce
     NumPy input: the CPU LSD radix sort of the library (onepass/sort/cpu_radix_sort.hpp; the
     digit passes of the Onesweep paper, §2, without the GPU's single-pass binning). GPU input
     (keys and values contiguous CUDA arrays of one framework and device):
-    ``onepass::sort::sort_keys`` / ``sort_pairs`` (Onesweep, Adinets & Merrill 2022, or the
+    ``onepass::sort::gpu::sort_keys`` / ``sort_pairs`` (Onesweep, Adinets & Merrill 2022, or the
     hybrid MSD sort, whichever the library's rule picks; the choice is left in
     ``onepass._gpu.last_sort_algorithm``) on the caller's stream; results are arrays of that
     framework.
@@ -413,8 +413,8 @@ def argsort(keys: _npt.ArrayLike, *, descending: bool = False, begin_bit: int = 
             end_bit: Optional[int] = None, float_order: str = "numpy") -> _np.ndarray:
     """Indices (int64) that sort ``keys`` stably: ``keys[argsort(keys)]`` equals
     ``sort(keys)``. Arguments (float_order included) and errors as :func:`sort`; GPU keys
-    give a GPU int64 array of their framework (``onepass::sort::sort_pairs`` of the keys with
-    0 … n-1)."""
+    give a GPU int64 array of their framework (``onepass::sort::gpu::sort_pairs`` of the keys
+    with 0 … n-1)."""
     descending = _check_descending(descending)
     _float_order.check_float_order(float_order)
     if not _gpu.is_gpu_array(keys):

@@ -45,7 +45,7 @@ void segmented(std::uintptr_t in, std::uintptr_t out, std::uint64_t num_items, u
                std::uintptr_t offsets, unsigned offset_bytes, std::uint64_t num_segments, std::uint64_t row_length,
                std::uint64_t seed, unsigned rounds, bool inverse, std::uintptr_t stream, int device);
 
-/// onepass::sort::sort_keys (values_in == 0) or sort_pairs (value_bytes 4 or 8) of n keys
+/// onepass::sort::gpu::sort_keys (values_in == 0) or sort_pairs (value_bytes 4 or 8) of n keys
 /// of kind 'u' / 'i' / 'f' and key_bytes 4 or 8. Returns the algorithm run.
 std::string sort(std::uintptr_t keys_in, std::uintptr_t keys_out, std::uintptr_t values_in, std::uintptr_t values_out,
                  std::uint64_t n, char key_kind, unsigned key_bytes, unsigned value_bytes, unsigned begin_bit,

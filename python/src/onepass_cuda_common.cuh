@@ -19,7 +19,7 @@
 
 namespace onepass_py {
 
-/// Sort (key, value) pairs with 4-byte (v32) or 8-byte (v64) values: onepass::sort::sort_pairs
+/// Sort (key, value) pairs with 4-byte (v32) or 8-byte (v64) values: onepass::sort::gpu::sort_pairs
 /// for the key type of (kind, key_bytes); defined in onepass_cuda_pairs32.cu / _pairs64.cu.
 std::string sort_pairs_v32(std::uintptr_t keys_in, std::uintptr_t keys_out, std::uintptr_t values_in,
                            std::uintptr_t values_out, std::uint64_t n, char key_kind, unsigned key_bytes,

@@ -1,4 +1,4 @@
-// python/src/onepass_cuda_pairs32.cu — onepass::sort::sort_pairs with 4-byte values for the
+// python/src/onepass_cuda_pairs32.cu — onepass::sort::gpu::sort_pairs with 4-byte values for the
 // Python package's GPU module (a translation unit of its own: the instantiations compile in
 // parallel with the others).
 #include "onepass_cuda_sort.cuh"

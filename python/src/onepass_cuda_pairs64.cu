@@ -1,4 +1,4 @@
-// python/src/onepass_cuda_pairs64.cu — onepass::sort::sort_pairs with 8-byte values, and
+// python/src/onepass_cuda_pairs64.cu — onepass::sort::gpu::sort_pairs with 8-byte values, and
 // argsort (the keys sorted with 0 … n-1 as values), for the Python package's GPU module; the
 // 8-byte keys are instantiated in onepass_cuda_pairs64_wide.cu.
 #include "onepass_cuda_sort.cuh"

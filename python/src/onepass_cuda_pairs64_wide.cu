@@ -1,4 +1,4 @@
-// python/src/onepass_cuda_pairs64_wide.cu — onepass::sort::sort_pairs with 8-byte keys and
+// python/src/onepass_cuda_pairs64_wide.cu — onepass::sort::gpu::sort_pairs with 8-byte keys and
 // 8-byte values (the wide half of sort_pairs_v64, in a translation unit of its own so that
 // a parallel build compiles it beside the others).
 #include "onepass_cuda_sort.cuh"

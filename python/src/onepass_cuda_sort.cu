@@ -1,5 +1,5 @@
 // python/src/onepass_cuda_sort.cu — sort (keys only; pairs forwarded to _pairs32.cu /
-// _pairs64.cu) of the Python package's GPU module: onepass::sort::sort_keys, onesweep
+// _pairs64.cu) of the Python package's GPU module: onepass::sort::gpu::sort_keys, onesweep
 // (Adinets & Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort for GPUs",
 // 2022) or the hybrid MSD sort, whichever the library's rule picks.
 #include "onepass_cuda_sort.cuh"
@@ -23,7 +23,7 @@ std::string sort(std::uintptr_t keys_in, std::uintptr_t keys_out, std::uintptr_t
   const cudaStream_t stream = as_stream(stream_id);
   return with_key(key_kind, key_bytes, [&](auto key) -> std::string {
     using Key = decltype(key);
-    namespace so = onepass::sort;
+    namespace so = onepass::sort::gpu;
     std::size_t bytes = 0;
     so::sort_keys<Key>(nullptr, bytes, as_ptr<const Key>(keys_in), as_ptr<Key>(keys_out), n, begin_bit, end_bit,
                        descending, stream);

@@ -1,4 +1,4 @@
-// python/src/onepass_cuda_sort.cuh — the typed sort wrappers (onepass::sort) of the Python
+// python/src/onepass_cuda_sort.cuh — the typed sort wrappers (onepass::sort::gpu) of the Python
 // package's GPU module, included by the sort translation units only.
 #pragma once
 
@@ -39,7 +39,7 @@ template <class Key, class Value>
 std::string sort_pairs_typed(std::uintptr_t keys_in, std::uintptr_t keys_out, std::uintptr_t values_in,
                              std::uintptr_t values_out, std::uint64_t n, unsigned begin_bit, unsigned end_bit,
                              bool descending, cudaStream_t stream) {
-  namespace so = onepass::sort;
+  namespace so = onepass::sort::gpu;
   std::size_t bytes = 0;
   so::sort_pairs<Key, Value>(nullptr, bytes, as_ptr<const Key>(keys_in), as_ptr<Key>(keys_out),
                              as_ptr<const Value>(values_in), as_ptr<Value>(values_out), n, begin_bit, end_bit,

@@ -87,6 +87,11 @@ TEST(SortNames, NewNamesSortAndDefaultEndBitIsTheKeyWidth) {
   std::vector<std::uint8_t> small(num_items);
   EXPECT_NE(error_of([&] { s::cpu::argsort(in.data(), a.data(), small.data(), num_items); }).find("num_items"),
             std::string::npos);
+  // The shared buffer checks (sort_args.hpp, also behind the GPU sort baselines) name num_items.
+  EXPECT_EQ(error_of([&] { s::cpu::sort_keys<u32>(nullptr, a.data(), 10); }),
+            "onepass::sort::cpu::sort_keys: keys_in must not be null when num_items > 0");
+  EXPECT_EQ(error_of([&] { s::cpu::sort_pairs<u32, u32>(in.data(), a.data(), nullptr, b.data(), 10); }),
+            "onepass::sort::cpu::sort_pairs: values_in must not be null when num_items > 0 (key-value sort)");
   EXPECT_NO_THROW(s::cpu::sort_keys<u32>(nullptr, nullptr, 0));
 }
 

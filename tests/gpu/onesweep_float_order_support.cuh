@@ -32,7 +32,7 @@
 
 namespace {
 
-namespace os = onepass::sort::onesweep;
+namespace os = onepass::sort::gpu::onesweep;
 namespace s = onepass::sort;
 using onepass::baselines::stable_sort_oracle;
 namespace fk = onepass::testing::float_keys;

@@ -29,7 +29,7 @@
 
 namespace {
 
-namespace os = onepass::sort::onesweep;
+namespace os = onepass::sort::gpu::onesweep;
 using onepass::sort::key_field;
 using onepass::sort::ordered_bits;
 using onepass::sort::radix_traits;

@@ -1,5 +1,5 @@
 // Tests of the hybrid MSD radix sort (lib/include/onepass/sort/hybrid_msd.cuh) and of
-// onepass::sort (sort/sort.cuh): output equals std::stable_sort by ordered_bits
+// onepass::sort::gpu (sort/sort.cuh): output equals std::stable_sort by ordered_bits
 // (sort/key_traits.hpp) restricted to [begin_bit, end_bit), for every key type and order,
 // on random, all-equal, sorted, reversed, few-distinct and entropy-band inputs; sizes 0, 1,
 // the local-finish threshold +- 1 (the whole input, and one top-digit bucket of exactly
@@ -33,7 +33,8 @@
 
 namespace {
 
-namespace hm = onepass::sort::hybrid_msd;
+namespace hm = onepass::sort::gpu::hybrid_msd;
+namespace sg = onepass::sort::gpu;
 using onepass::sort::key_field;
 using onepass::sort::ordered_bits;
 using onepass::sort::radix_traits;
@@ -166,8 +167,8 @@ void check(const std::vector<Key>& keys, config c, const std::string& what) {
     if constexpr (pairs) {
       auto run = [&](void* t) {
         if (sel)
-          onepass::sort::sort_pairs(t, temp_bytes, k0.as<const Key>(), k1.as<Key>(), v0.as<const V>(), v1.as<V>(), n,
-                                    c.begin_bit, c.end_bit, c.descending);
+          sg::sort_pairs(t, temp_bytes, k0.as<const Key>(), k1.as<Key>(), v0.as<const V>(), v1.as<V>(), n,
+                         c.begin_bit, c.end_bit, c.descending);
         else
           hm::sort_pairs(t, temp_bytes, k0.as<const Key>(), k1.as<Key>(), v0.as<const V>(), v1.as<V>(), n, c.begin_bit,
                          c.end_bit, c.descending);
@@ -179,8 +180,7 @@ void check(const std::vector<Key>& keys, config c, const std::string& what) {
     } else {
       auto run = [&](void* t) {
         if (sel)
-          onepass::sort::sort_keys(t, temp_bytes, k0.as<const Key>(), k1.as<Key>(), n, c.begin_bit, c.end_bit,
-                                   c.descending);
+          sg::sort_keys(t, temp_bytes, k0.as<const Key>(), k1.as<Key>(), n, c.begin_bit, c.end_bit, c.descending);
         else
           hm::sort_keys(t, temp_bytes, k0.as<const Key>(), k1.as<Key>(), n, c.begin_bit, c.end_bit, c.descending);
       };
@@ -651,9 +651,9 @@ TEST_F(HybridMsd, RegistryEntries) {
 // 2^25 keys on (2^22 with values) up to hybrid_max_keys (two levels); 32-bit keys take
 // onesweep. Stage 2's threshold on the sample's shared pairs.
 TEST_F(HybridMsd, SelectorRule) {
-  using onepass::sort::algorithm;
-  using onepass::sort::choose_algorithm;
-  using onepass::sort::choose_from_sample;
+  using sg::algorithm;
+  using sg::choose_algorithm;
+  using sg::choose_from_sample;
   EXPECT_EQ(choose_algorithm(8, 0, std::uint64_t{1} << 28, 64), algorithm::hybrid_msd);
   EXPECT_EQ(choose_algorithm(8, 0, std::uint64_t{1} << 25, 64), algorithm::hybrid_msd);
   EXPECT_EQ(choose_algorithm(8, 0, (std::uint64_t{1} << 25) - 1, 64), algorithm::onesweep);
@@ -666,20 +666,20 @@ TEST_F(HybridMsd, SelectorRule) {
   EXPECT_EQ(choose_algorithm(4, 0, 0, 32), algorithm::hybrid_msd);
   EXPECT_EQ(choose_algorithm(8, 0, local_max + 1, 64), algorithm::onesweep);
   EXPECT_EQ(choose_algorithm(4, 0, local_max + 1, 32), algorithm::onesweep);
-  const std::uint64_t top = onepass::sort::hybrid_max_keys;
+  const std::uint64_t top = sg::hybrid_max_keys;
   EXPECT_EQ(top, std::uint64_t{65536} * 5632);
   EXPECT_EQ(choose_algorithm(8, 0, top, 64), algorithm::hybrid_msd);
   EXPECT_EQ(choose_algorithm(8, 0, top + 1, 64), algorithm::onesweep);
   EXPECT_EQ(choose_algorithm(8, 8, top + 1, 64), algorithm::onesweep);
   EXPECT_EQ(choose_algorithm(8, 8, std::uint64_t{1} << 30, 64), algorithm::onesweep);
   // Stage 2: uniform keys share a 16-bit prefix in about 1 / 2^16 of the sample's pairs.
-  const std::uint64_t pairs = std::uint64_t{onepass::sort::sample_keys} * (onepass::sort::sample_keys - 1) / 2;
+  const std::uint64_t pairs = std::uint64_t{sg::sample_keys} * (sg::sample_keys - 1) / 2;
   EXPECT_EQ(choose_from_sample(std::uint64_t{1} << 28, pairs / 65536), algorithm::hybrid_msd);
   EXPECT_EQ(choose_from_sample(std::uint64_t{1} << 28, pairs / 65536 * 2), algorithm::onesweep);
   EXPECT_EQ(choose_from_sample(std::uint64_t{1} << 25, pairs / 65536 * 10), algorithm::hybrid_msd);
   EXPECT_EQ(choose_from_sample(std::uint64_t{1} << 25, pairs / 65536 * 12), algorithm::onesweep);
   std::size_t t = 0;
-  EXPECT_EQ(onepass::sort::sort_keys<std::uint64_t>(nullptr, t, nullptr, nullptr, std::size_t{1} << 28),
+  EXPECT_EQ(sg::sort_keys<std::uint64_t>(nullptr, t, nullptr, nullptr, std::size_t{1} << 28),
             algorithm::hybrid_msd);
   EXPECT_GT(t, 0u);
 }
@@ -689,7 +689,7 @@ TEST_F(HybridMsd, SelectorRule) {
 // onesweep; sort_keys / sort_pairs run what select_algorithm answers, and sort correctly.
 TEST_F(HybridMsd, SelectorSamplesTheKeys) {
   REQUIRE_GPU();
-  using onepass::sort::algorithm;
+  using sg::algorithm;
   const std::size_t n = std::size_t{1} << 25;
   std::mt19937_64 rng(2026);
   std::vector<std::uint64_t> uniform(n), and2(n), shared(n);
@@ -698,7 +698,7 @@ TEST_F(HybridMsd, SelectorSamplesTheKeys) {
     and2[i] = rng() & rng();
     shared[i] = (std::uint64_t{0xABCDEF} << 40) | (rng() >> 24);
   }
-  dev sample(onepass::sort::sample_storage_bytes);
+  dev sample(sg::sample_storage_bytes);
   const struct {
     const char* name;
     const std::vector<std::uint64_t>* keys;
@@ -710,12 +710,12 @@ TEST_F(HybridMsd, SelectorSamplesTheKeys) {
     SCOPED_TRACE(c.name);
     dev in(n * 8), out(n * 8), vals(n * 4), vout(n * 4);
     upload(in.as<std::uint64_t>(), *c.keys);
-    EXPECT_EQ(onepass::sort::select_algorithm(in.as<std::uint64_t>(), n, 0, 0, 64, sample.p), c.expected);
+    EXPECT_EQ(sg::select_algorithm(in.as<std::uint64_t>(), n, 0, 0, 64, sample.p), c.expected);
     cuda_ok(cudaDeviceSynchronize(), "select_algorithm");
     std::size_t bytes = 0;
-    onepass::sort::sort_keys(nullptr, bytes, in.as<std::uint64_t>(), out.as<std::uint64_t>(), n);
+    sg::sort_keys(nullptr, bytes, in.as<std::uint64_t>(), out.as<std::uint64_t>(), n);
     dev temp(bytes);
-    EXPECT_EQ(onepass::sort::sort_keys(temp.p, bytes, in.as<std::uint64_t>(), out.as<std::uint64_t>(), n), c.expected);
+    EXPECT_EQ(sg::sort_keys(temp.p, bytes, in.as<std::uint64_t>(), out.as<std::uint64_t>(), n), c.expected);
     cuda_ok(cudaDeviceSynchronize(), "sort_keys");
     {
       // The registry entry reports the algorithm it ran (experiments log it without a
@@ -729,7 +729,7 @@ TEST_F(HybridMsd, SelectorSamplesTheKeys) {
       const char* ran = selected.gpu_run(entry_temp.p, entry_bytes, in.p, out.p, nullptr, nullptr, n, params, nullptr);
       cuda_ok(cudaDeviceSynchronize(), "registry onepass_sort");
       ASSERT_NE(ran, nullptr);
-      EXPECT_STREQ(ran, onepass::sort::to_string(c.expected));
+      EXPECT_STREQ(ran, sg::to_string(c.expected));
       std::size_t hybrid_bytes = 0;
       EXPECT_EQ(reg::find_sort("hybrid_msd", reg::sort_shape::keys_u64)
                     .gpu_run(nullptr, hybrid_bytes, in.p, out.p, nullptr, nullptr, n, params, nullptr),
@@ -743,11 +743,11 @@ TEST_F(HybridMsd, SelectorSamplesTheKeys) {
     std::iota(idx.begin(), idx.end(), 0u);
     upload(vals.as<std::uint32_t>(), idx);
     bytes = 0;
-    onepass::sort::sort_pairs(nullptr, bytes, in.as<std::uint64_t>(), out.as<std::uint64_t>(),
-                              vals.as<std::uint32_t>(), vout.as<std::uint32_t>(), n);
+    sg::sort_pairs(nullptr, bytes, in.as<std::uint64_t>(), out.as<std::uint64_t>(), vals.as<std::uint32_t>(),
+                   vout.as<std::uint32_t>(), n);
     dev temp2(bytes);
-    EXPECT_EQ(onepass::sort::sort_pairs(temp2.p, bytes, in.as<std::uint64_t>(), out.as<std::uint64_t>(),
-                                        vals.as<std::uint32_t>(), vout.as<std::uint32_t>(), n),
+    EXPECT_EQ(sg::sort_pairs(temp2.p, bytes, in.as<std::uint64_t>(), out.as<std::uint64_t>(),
+                             vals.as<std::uint32_t>(), vout.as<std::uint32_t>(), n),
               c.expected);
     cuda_ok(cudaDeviceSynchronize(), "sort_pairs");
     const auto got = download(vout.as<std::uint32_t>(), n);
@@ -758,10 +758,10 @@ TEST_F(HybridMsd, SelectorSamplesTheKeys) {
     EXPECT_TRUE(got == stable);
   }
   // Stage 2's argument checks.
-  EXPECT_THROW(onepass::sort::select_algorithm<std::uint64_t>(nullptr, n, 0, 0, 64, sample.p), onepass::error);
-  EXPECT_THROW(onepass::sort::select_algorithm(reinterpret_cast<const std::uint64_t*>(sample.p), n, 0, 0, 64, nullptr),
+  EXPECT_THROW(sg::select_algorithm<std::uint64_t>(nullptr, n, 0, 0, 64, sample.p), onepass::error);
+  EXPECT_THROW(sg::select_algorithm(reinterpret_cast<const std::uint64_t*>(sample.p), n, 0, 0, 64, nullptr),
                onepass::error);
-  EXPECT_THROW(onepass::sort::select_algorithm<std::uint64_t>(nullptr, n, 0, 65, 64, sample.p), onepass::error);
+  EXPECT_THROW(sg::select_algorithm<std::uint64_t>(nullptr, n, 0, 65, 64, sample.p), onepass::error);
 }
 
 // Bad input: the same errors as onesweep, nothing enqueued.

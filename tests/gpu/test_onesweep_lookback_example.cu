@@ -26,7 +26,7 @@ using onepass::testing::dev;
 using onepass::testing::download;
 
 constexpr unsigned radix = 2;  // two scan channels (digits): the paper's example in digit 0
-using lookback = onepass::sort::onesweep::detail::digit_lookback<radix>;
+using lookback = onepass::sort::gpu::onesweep::detail::digit_lookback<radix>;
 
 /// One thread replays Fig. 7 for both digits; exclusive[tile * radix + digit] receives each
 /// tile's exclusive prefix. counts: [radix][5].

@@ -53,7 +53,7 @@ class onesweep_phases {
   }
 
  private:
-  sort::onesweep::detail::plan<DigitBits, Key> plan_;
+  sort::gpu::onesweep::detail::plan<DigitBits, Key> plan_;
 };
 
 }  // namespace onepass::harness

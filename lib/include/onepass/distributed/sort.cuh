@@ -3,8 +3,8 @@
 //
 // Result. Rank r holds n_r keys (any n_r >= 0). Afterwards rank r holds, in order, the keys of
 // global ranks [n_0 + ... + n_{r-1}, n_0 + ... + n_r) of the STABLE sort of the concatenation
-// of the ranks' keys (rank 0's first): exactly onepass::sort::sort_keys on one GPU over the
-// concatenation, cut into the input counts (exact balance; ties split exactly).
+// of the ranks' keys (rank 0's first): exactly onepass::sort::gpu::sort_keys on one GPU over
+// the concatenation, cut into the input counts (exact balance; ties split exactly).
 //
 // Two methods (sort_method), the same output. The default, sort_method::sort_first, sorts
 // locally first (comment after the numbered steps); sort_method::partition_first is:
@@ -29,7 +29,7 @@
 //   4. exchange: one grouped ncclSend/ncclRecv (distributed/nccl_support.cuh: exchange) of the
 //      keys and values; the rank's own part is copied on a side stream meanwhile; what arrives
 //      is concatenated in source-rank order, each source's keys in their order;
-//   5. local sort: onepass::sort::sort_keys / sort_pairs (stable) of what arrived.
+//   5. local sort: onepass::sort::gpu::sort_keys / sort_pairs (stable) of what arrived.
 // sort_method::sort_first (the default; see its comment) sorts locally first, finds the same splitters by
 // binary searches in the sorted run, exchanges contiguous ranges and merges the P sorted runs
 // that arrive (merge_path.cuh): no histogram, gather or partition pass over the keys, one merge
@@ -79,7 +79,7 @@ namespace onepass::distributed {
 /// The caller's pair of buffers of n keys (or values): current() holds the input; after the
 /// call current() holds the output (the selector says which buffer), as cub::DoubleBuffer.
 template <class T>
-using double_buffer = sort::onesweep::double_buffer<T>;
+using double_buffer = sort::gpu::onesweep::double_buffer<T>;
 
 /// Largest number of ranks of the distributed sort (the multisplit keeps a counter per rank
 /// and warp in shared memory).
@@ -758,11 +758,12 @@ void sort_first(const char* function, double_buffer<Key>& keys, double_buffer<Va
   if (n > 0) {
     std::size_t bytes = st.local_sort_bytes;
     if constexpr (has_values)
-      sort::sort_pairs<Key, sort_value>(d_local_sort, bytes, keys.current(), keys.alternate(), values->current(),
-                                        values->alternate(), n, begin_bit, end_bit, descending, stream);
+      sort::gpu::sort_pairs<Key, sort_value>(d_local_sort, bytes, keys.current(), keys.alternate(),
+                                             values->current(), values->alternate(), n, begin_bit, end_bit,
+                                             descending, stream);
     else
-      sort::sort_keys<Key>(d_local_sort, bytes, keys.current(), keys.alternate(), n, begin_bit, end_bit, descending,
-                           stream);
+      sort::gpu::sort_keys<Key>(d_local_sort, bytes, keys.current(), keys.alternate(), n, begin_bit, end_bit,
+                                descending, stream);
   }
   const Key* run = keys.alternate();
 
@@ -882,12 +883,12 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
   // The local sort's storage for n keys (and values): asked for with the same bit range.
   std::size_t local_sort_bytes = 0;
   if constexpr (has_values)
-    sort::sort_pairs<Key, sort_value>(nullptr, local_sort_bytes, static_cast<const Key*>(nullptr), nullptr,
-                                      static_cast<const sort_value*>(nullptr), nullptr, n, begin_bit, end_bit,
-                                      descending, stream);
+    sort::gpu::sort_pairs<Key, sort_value>(nullptr, local_sort_bytes, static_cast<const Key*>(nullptr), nullptr,
+                                           static_cast<const sort_value*>(nullptr), nullptr, n, begin_bit, end_bit,
+                                           descending, stream);
   else
-    sort::sort_keys<Key>(nullptr, local_sort_bytes, static_cast<const Key*>(nullptr), nullptr, n, begin_bit, end_bit,
-                         descending, stream);
+    sort::gpu::sort_keys<Key>(nullptr, local_sort_bytes, static_cast<const Key*>(nullptr), nullptr, n, begin_bit,
+                              end_bit, descending, stream);
   const std::size_t receive_bytes =
       ranks.size > 1 && method == sort_method::sort_first
           ? sort_first_receive_bytes(n, ranks.size, sizeof(Key), has_values ? sizeof(Value) : 0)
@@ -1070,12 +1071,13 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
   if (n > 0) {
     std::size_t bytes = st.local_sort_bytes;
     if constexpr (has_values) {
-      sort::sort_pairs<Key, sort_value>(d_local_sort, bytes, keys.current(), keys.alternate(), values->current(),
-                                        values->alternate(), n, begin_bit, end_bit, descending, stream);
+      sort::gpu::sort_pairs<Key, sort_value>(d_local_sort, bytes, keys.current(), keys.alternate(),
+                                             values->current(), values->alternate(), n, begin_bit, end_bit,
+                                             descending, stream);
       values->selector ^= 1;
     } else {
-      sort::sort_keys<Key>(d_local_sort, bytes, keys.current(), keys.alternate(), n, begin_bit, end_bit, descending,
-                           stream);
+      sort::gpu::sort_keys<Key>(d_local_sort, bytes, keys.current(), keys.alternate(), n, begin_bit, end_bit,
+                                descending, stream);
     }
     keys.selector ^= 1;
   }
@@ -1086,7 +1088,7 @@ void sort_impl(const char* function, void* d_temp, std::size_t& temp_bytes, doub
 
 /// Sorts the keys of all ranks of `comm` (file comment): afterwards rank r holds, in order,
 /// the keys of global ranks [n_0 + ... + n_{r-1}, ... + n_r) of the stable sort of the
-/// concatenation of the ranks' keys (rank 0's first) — onepass::sort::sort_keys of the
+/// concatenation of the ranks' keys (rank 0's first) — onepass::sort::gpu::sort_keys of the
 /// concatenation on one GPU, cut into the input counts. Every rank of comm must call it (a
 /// collective, in the same order as the rank's other NCCL calls on comm).
 ///
@@ -1121,7 +1123,7 @@ void sort_keys(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, 
 
 /// Sorts (key, value) pairs of all ranks of `comm` by key, stable: as sort_keys, and each
 /// value travels with its key. Value: any trivially copyable type of 4 or 8 bytes (as
-/// onepass::sort::sort_pairs). values: this rank's two buffers of num_items values,
+/// onepass::sort::gpu::sort_pairs). values: this rank's two buffers of num_items values,
 /// values.current() the input; on return values.selector names the output. Its size must
 /// agree over the ranks. Errors as sort_keys, also for the value buffers.
 template <class Key, class Value>

@@ -1,6 +1,6 @@
 // onepass/sort/cpu_radix_sort.hpp — the CPU counterpart of the GPU sorts: a oneTBB
 // parallel LSD radix sort, onepass::sort::cpu:: sort_keys / sort_pairs (the argument order
-// and output of the GPU onepass::sort::sort_keys / sort_pairs, sort.cuh, without temporary
+// and output of the GPU onepass::sort::gpu::sort_keys / sort_pairs, sort.cuh, without temporary
 // storage and stream), sort_keys_numpy_order / sort_pairs_numpy_order and argsort (issue 31
 // naming: the device as a namespace, the count num_items; the old radix_sort_keys,
 // radix_sort_pairs, radix_sort_*_numpy_order and radix_argsort stay one release as deprecated
@@ -15,7 +15,7 @@
 // Floating-point keys: IEEE totalOrder by default (-0.0 before +0.0); the overloads whose
 // first template argument is a float_order take digit_word<Order, Key>(ordered_bits(...))
 // instead, so float_order::signed_zero_equal orders like cub::DeviceRadixSort (-0.0 ==
-// +0.0, stable; key_traits.hpp) -- the same option as onesweep::sort_keys/sort_pairs.
+// +0.0, stable; key_traits.hpp) -- the same option as gpu::onesweep::sort_keys/sort_pairs.
 // cpu::sort_keys_numpy_order / sort_pairs_numpy_order sort floats in NumPy's order (NaNs
 // last, -0.0 == +0.0, stable) by reading each key's canonical form in place of the key;
 // cpu::argsort makes the values 0..num_items-1 in its first pass (both: the Python package's sorts).
@@ -406,13 +406,13 @@ namespace cpu {
 /// keys_out[0, num_items), ascending by key_traits.hpp's order (descending: its reverse),
 /// on bits [begin_bit, end_bit) of the transformed key; stable: keys equal on those bits
 /// keep their input order. The name, argument order (keys_in, keys_out, num_items,
-/// begin_bit, end_bit, descending) and output of the GPU sort_keys (sort.cuh; onesweep and
-/// hybrid_msd) without its temporary storage and stream: the same key types, key order,
+/// begin_bit, end_bit, descending) and output of the GPU gpu::sort_keys (sort.cuh; onesweep
+/// and hybrid_msd) without its temporary storage and stream: the same key types, key order,
 /// stability and descending flag, the same sorted keys. Differences: end_bit defaults to 0,
 /// which means the key width (the GPU's default is the width itself, the same sort; an
 /// explicit end_bit = 0 is accepted here, rejected by the GPU sort); nothing is returned
 /// (the GPU one returns the algorithm it ran); and the float order is chosen by the
-/// overload below (the GPU's is onesweep::sort_keys<Order>).
+/// overload below (the GPU's is gpu::onesweep::sort_keys<Order>).
 ///
 /// Key: uint32_t, int32_t, float, uint64_t, int64_t or double (radix_traits). keys_in,
 /// keys_out: num_items keys each, not overlapping (null allowed when num_items == 0).
@@ -514,8 +514,8 @@ void argsort(const Key* keys_in, Key* keys_out, Index* index_out, std::size_t nu
 // Deprecated aliases (issue 31 naming convention: the device as a namespace, one name one
 // contract on both devices, the count num_items), removed after one release. Each forwards
 // to its cpu:: name with the same arguments (same output, same errors, which name the new
-// function). Call the new names qualified (cpu::...). The GPU sort keeps
-// onepass::sort::sort_keys / sort_pairs (sort.cuh) until it moves to sort::gpu::.
+// function). Call the new names qualified (cpu::...). The GPU sort's old names
+// (onepass::sort::sort_keys / sort_pairs, now gpu::) are forwarded at the end of sort.cuh.
 
 /// Deprecated alias (issue 31 naming convention), removed after one release:
 /// cpu::sort_keys(keys_in, keys_out, num_items, begin_bit, end_bit, descending).

@@ -1,6 +1,8 @@
 // onepass/sort/hybrid_msd.cuh — hybrid MSD radix sort on the GPU (CUDA), after Stehle &
 // Jacobsen, "A Memory Bandwidth-Efficient Hybrid Radix Sort on GPUs" (SIGMOD 2017; HRS
-// in the Onesweep paper's Figures 9–11).
+// in the Onesweep paper's Figures 9–11): onepass::sort::gpu::hybrid_msd (issue 31 naming:
+// the device as a namespace, the count num_items; the old onepass::sort::hybrid_msd names
+// stay one release as deprecated forwarders at the end of this file).
 //
 // The sort consumes 8-bit digits from the most significant end of the bit range
 // [begin_bit, end_bit) of the keys' order-preserving words (sort/key_traits.hpp, the
@@ -55,7 +57,7 @@
 // 4096-key tile with runs of about 16 keys per digit: the scatter's writes no longer
 // coalesce, and the sort falls behind onesweep (measured on an H100 at 2^30 u64 keys:
 // 0.82x onesweep; the Onesweep paper reports HRS's drop above ~550M keys).
-// onepass::sort (sort/sort.cuh) takes onesweep there.
+// onepass::sort::gpu::sort_keys (sort/sort.cuh) takes onesweep there.
 //
 // Differences from the paper's code (the authors' published code was read, not copied):
 // bucket counts never go to the host (kernels are launched for the largest possible
@@ -88,76 +90,143 @@
 #include "onepass/sort/onesweep.cuh"
 #include "onepass/sort/sort_args.hpp"
 
-namespace onepass::sort::hybrid_msd {
+namespace onepass::sort::gpu::hybrid_msd {
 
-/// Sorts n keys with the hybrid MSD radix sort (Stehle & Jacobsen 2017, §4; see the file
-/// comment): d_keys_out[0, n) = d_keys_in[0, n) in ascending (or, with `descending`,
-/// descending) order of the bits [begin_bit, end_bit) of their order-preserving transform
-/// (sort/key_traits.hpp, as onesweep::sort_keys: IEEE totalOrder for float/double).
-/// Stable: keys equal on those bits keep their input order. Out-of-place: d_keys_in is
-/// not modified.
+/// Sorts num_items keys with the hybrid MSD radix sort (Stehle & Jacobsen 2017, §4; see the
+/// file comment): d_keys_out[0, num_items) = d_keys_in[0, num_items) in ascending (or, with
+/// `descending`, descending) order of the bits [begin_bit, end_bit) of their
+/// order-preserving transform (sort/key_traits.hpp, as onesweep::sort_keys: IEEE
+/// totalOrder for float/double). Stable: keys equal on those bits keep their input order.
+/// Out-of-place: d_keys_in is not modified.
 ///
 /// Key: uint32_t, int32_t, float, uint64_t, int64_t or double. d_keys_in, d_keys_out:
-/// device pointers to n keys, not overlapping. begin_bit < end_bit <= 8 * sizeof(Key).
-/// n: any size_t. Global passes: at most ceil((end_bit - begin_bit) / 8) levels, each a
-/// histogram read and a scatter of the keys still in buckets of more than local_max =
-/// 6144 keys, then one shared-memory finish per bucket of at most local_max keys.
+/// device pointers to num_items keys, not overlapping. begin_bit < end_bit <= 8 *
+/// sizeof(Key). num_items: any size_t. Global passes: at most ceil((end_bit - begin_bit) /
+/// 8) levels, each a histogram read and a scatter of the keys still in buckets of more
+/// than local_max = 6144 keys, then one shared-memory finish per bucket of at most
+/// local_max keys.
 ///
 /// CUB's two-phase temporary storage: with d_temp == nullptr only temp_bytes is set
-/// (from n and the bit range; nothing enqueued). Otherwise d_temp must hold at least that
-/// many bytes (any alignment); the work is enqueued on `stream`, not waited for. Storage:
-/// n keys of scratch when n > local_max, plus about 1.2 bytes per key of bookkeeping (count
-/// matrix, its scan, bucket and tile lists) for 8-byte keys, 0.6 for 4-byte keys.
+/// (from num_items and the bit range; nothing enqueued). Otherwise d_temp must hold at
+/// least that many bytes (any alignment); the work is enqueued on `stream`, not waited
+/// for. Storage: num_items keys of scratch when num_items > local_max, plus about 1.2
+/// bytes per key of bookkeeping (count matrix, its scan, bucket and tile lists) for 8-byte
+/// keys, 0.6 for 4-byte keys.
 ///
 /// Throws onepass::error (nothing enqueued) for end_bit > 8 * sizeof(Key) or begin_bit >=
-/// end_bit, and in the run phase for null or misaligned pointers with n > 0, overlapping
-/// input and output, or temp_bytes below the query's answer; throws
-/// onepass::runtime_failure when a CUDA call or launch fails.
+/// end_bit, and in the run phase for null or misaligned pointers with num_items > 0,
+/// overlapping input and output, or temp_bytes below the query's answer; throws
+/// onepass::runtime_failure when a CUDA call or launch fails. Messages name
+/// "onepass::sort::gpu::hybrid_msd::sort_keys" and the argument.
 template <class Key>
-void sort_keys(void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out, std::size_t n,
+void sort_keys(void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out, std::size_t num_items,
                unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits, bool descending = false,
                cudaStream_t stream = 0) {
-  onepass::sort::onesweep::detail::check_types<Key, detail::no_values>();
-  detail::sort_copy<Key, detail::no_values>("onepass::sort::hybrid_msd::sort_keys", d_temp, temp_bytes, d_keys_in,
-                                            d_keys_out, nullptr, nullptr, n, begin_bit, end_bit, descending, stream);
+  onepass::sort::gpu::onesweep::detail::check_types<Key, detail::no_values>();
+  detail::sort_copy<Key, detail::no_values>("onepass::sort::gpu::hybrid_msd::sort_keys", d_temp, temp_bytes,
+                                            d_keys_in, d_keys_out, nullptr, nullptr, num_items, begin_bit, end_bit,
+                                            descending, stream);
 }
 
-/// Sorts n (key, value) pairs by key with the hybrid MSD radix sort, stable: as
+/// Sorts num_items (key, value) pairs by key with the hybrid MSD radix sort, stable: as
 /// sort_keys, and d_values_out[i] is the value that came with d_keys_out[i]. Value: any
 /// trivially copyable type of 4 or 8 bytes; d_values_in, d_values_out: device pointers to
-/// n values, aligned to sizeof(Value), not overlapping each other. Temporary storage:
-/// sort_keys's plus n values of scratch when n > local_max. Throws as sort_keys, also for
-/// null, misaligned or overlapping value pointers.
+/// num_items values, aligned to sizeof(Value), not overlapping each other. Temporary
+/// storage: sort_keys's plus num_items values of scratch when num_items > local_max.
+/// Throws as sort_keys, also for null, misaligned or overlapping value pointers.
 template <class Key, class Value>
 void sort_pairs(void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out, const Value* d_values_in,
-                Value* d_values_out, std::size_t n, unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits,
-                bool descending = false, cudaStream_t stream = 0) {
-  onepass::sort::onesweep::detail::check_types<Key, Value>();
-  detail::sort_copy<Key, Value>("onepass::sort::hybrid_msd::sort_pairs", d_temp, temp_bytes, d_keys_in, d_keys_out,
-                                d_values_in, d_values_out, n, begin_bit, end_bit, descending, stream);
+                Value* d_values_out, std::size_t num_items, unsigned begin_bit = 0,
+                unsigned end_bit = radix_traits<Key>::bits, bool descending = false, cudaStream_t stream = 0) {
+  onepass::sort::gpu::onesweep::detail::check_types<Key, Value>();
+  detail::sort_copy<Key, Value>("onepass::sort::gpu::hybrid_msd::sort_pairs", d_temp, temp_bytes, d_keys_in,
+                                d_keys_out, d_values_in, d_values_out, num_items, begin_bit, end_bit, descending,
+                                stream);
 }
 
-/// Sorts the n keys of keys.current() (double-buffer variant): both buffers (n keys each,
-/// not overlapping) may be overwritten; the sorted keys end in keys.current() (the
-/// selector is not changed). Order, stability, bit range and errors as sort_keys (plus a
-/// selector other than 0 or 1). Temporary storage: the bookkeeping only (no n keys).
+/// Sorts the num_items keys of keys.current() (double-buffer variant): both buffers
+/// (num_items keys each, not overlapping) may be overwritten; the sorted keys end in
+/// keys.current() (the selector is not changed). Order, stability, bit range and errors as
+/// sort_keys (plus a selector other than 0 or 1). Temporary storage: the bookkeeping only
+/// (no buffer of num_items keys).
 template <class Key>
-void sort_keys(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, std::size_t n, unsigned begin_bit = 0,
-               unsigned end_bit = radix_traits<Key>::bits, bool descending = false, cudaStream_t stream = 0) {
-  onepass::sort::onesweep::detail::check_types<Key, detail::no_values>();
-  detail::sort_buffers<Key, detail::no_values>("onepass::sort::hybrid_msd::sort_keys", d_temp, temp_bytes, keys,
-                                               nullptr, n, begin_bit, end_bit, descending, stream);
+void sort_keys(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, std::size_t num_items,
+               unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits, bool descending = false,
+               cudaStream_t stream = 0) {
+  onepass::sort::gpu::onesweep::detail::check_types<Key, detail::no_values>();
+  detail::sort_buffers<Key, detail::no_values>("onepass::sort::gpu::hybrid_msd::sort_keys", d_temp, temp_bytes, keys,
+                                               nullptr, num_items, begin_bit, end_bit, descending, stream);
 }
 
-/// Sorts n pairs held in keys.current() / values.current() (double-buffer variant): as the
-/// keys-only double-buffer sort_keys; the sorted pairs end in the current buffers.
+/// Sorts num_items pairs held in keys.current() / values.current() (double-buffer
+/// variant): as the keys-only double-buffer sort_keys; the sorted pairs end in the current
+/// buffers.
 template <class Key, class Value>
 void sort_pairs(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, double_buffer<Value>& values,
-                std::size_t n, unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits,
+                std::size_t num_items, unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits,
                 bool descending = false, cudaStream_t stream = 0) {
-  onepass::sort::onesweep::detail::check_types<Key, Value>();
-  detail::sort_buffers<Key, Value>("onepass::sort::hybrid_msd::sort_pairs", d_temp, temp_bytes, keys, &values, n,
-                                   begin_bit, end_bit, descending, stream);
+  onepass::sort::gpu::onesweep::detail::check_types<Key, Value>();
+  detail::sort_buffers<Key, Value>("onepass::sort::gpu::hybrid_msd::sort_pairs", d_temp, temp_bytes, keys, &values,
+                                   num_items, begin_bit, end_bit, descending, stream);
+}
+
+}  // namespace onepass::sort::gpu::hybrid_msd
+
+// ============================================================================
+// Deprecated names (issue 31 naming convention: the device as a namespace, the count
+// num_items), removed after one release. onepass::sort::hybrid_msd:: is now
+// onepass::sort::gpu::hybrid_msd::. Each forwarder calls the gpu::hybrid_msd overload with
+// the same arguments (same output, same errors, which name the new function); the public
+// type and constants are the same entities by using-declaration. Call the new names
+// qualified (see the note at the end of onesweep.cuh).
+namespace onepass::sort::hybrid_msd {
+
+using gpu::hybrid_msd::digit_bits;
+using gpu::hybrid_msd::double_buffer;
+using gpu::hybrid_msd::radix;
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::hybrid_msd::sort_keys(d_temp, temp_bytes, d_keys_in, d_keys_out, num_items, ...).
+template <class Key>
+[[deprecated("use onepass::sort::gpu::hybrid_msd::sort_keys")]] void sort_keys(
+    void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out, std::size_t num_items,
+    unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits, bool descending = false,
+    cudaStream_t stream = 0) {
+  gpu::hybrid_msd::sort_keys<Key>(d_temp, temp_bytes, d_keys_in, d_keys_out, num_items, begin_bit, end_bit,
+                                  descending, stream);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::hybrid_msd::sort_pairs(d_temp, temp_bytes, d_keys_in, d_keys_out, d_values_in,
+/// d_values_out, num_items, ...).
+template <class Key, class Value>
+[[deprecated("use onepass::sort::gpu::hybrid_msd::sort_pairs")]] void sort_pairs(
+    void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out, const Value* d_values_in,
+    Value* d_values_out, std::size_t num_items, unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits,
+    bool descending = false, cudaStream_t stream = 0) {
+  gpu::hybrid_msd::sort_pairs<Key, Value>(d_temp, temp_bytes, d_keys_in, d_keys_out, d_values_in, d_values_out,
+                                          num_items, begin_bit, end_bit, descending, stream);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::hybrid_msd::sort_keys(d_temp, temp_bytes, keys, num_items, ...) (double buffer).
+template <class Key>
+[[deprecated("use onepass::sort::gpu::hybrid_msd::sort_keys")]] void sort_keys(
+    void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, std::size_t num_items, unsigned begin_bit = 0,
+    unsigned end_bit = radix_traits<Key>::bits, bool descending = false, cudaStream_t stream = 0) {
+  gpu::hybrid_msd::sort_keys<Key>(d_temp, temp_bytes, keys, num_items, begin_bit, end_bit, descending, stream);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::hybrid_msd::sort_pairs(d_temp, temp_bytes, keys, values, num_items, ...) (double
+/// buffer).
+template <class Key, class Value>
+[[deprecated("use onepass::sort::gpu::hybrid_msd::sort_pairs")]] void sort_pairs(
+    void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, double_buffer<Value>& values,
+    std::size_t num_items, unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits,
+    bool descending = false, cudaStream_t stream = 0) {
+  gpu::hybrid_msd::sort_pairs<Key, Value>(d_temp, temp_bytes, keys, values, num_items, begin_bit, end_bit, descending,
+                                          stream);
 }
 
 }  // namespace onepass::sort::hybrid_msd

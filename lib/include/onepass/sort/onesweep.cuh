@@ -1,5 +1,7 @@
 // onepass/sort/onesweep.cuh — Onesweep: single-pass-per-digit LSD radix sort on
-// the GPU (CUDA).
+// the GPU (CUDA), onepass::sort::gpu::onesweep (issue 31 naming: the device as a
+// namespace, the count num_items; the old onepass::sort::onesweep names stay one release
+// as deprecated forwarders at the end of this file).
 //
 // Source: Adinets & Merrill, "Onesweep: A Faster Least Significant Digit Radix
 // Sort for GPUs", §3 (algorithm) and §4 (2^31+ keys). Keys are sorted as unsigned
@@ -112,92 +114,96 @@
 #include "onepass/sort/onesweep/policy.cuh"
 #include "onepass/sort/sort_args.hpp"
 
-namespace onepass::sort::onesweep {
+namespace onepass::sort::gpu::onesweep {
 
-/// Sorts n keys (Onesweep, paper §3): d_keys_out[0, n) = d_keys_in[0, n) in ascending
-/// (or, with `descending`, descending) order of the bits [begin_bit, end_bit) of their
-/// order-preserving transform (sort/key_traits.hpp: for float/double IEEE totalOrder,
-/// -0.0 < +0.0 and NaNs placed by their sign bit); stable: keys equal on those bits keep
-/// their input order. Out-of-place: d_keys_in is not modified. For CUB's order of
-/// float/double keys (-0.0 == +0.0) use sort_keys<float_order::signed_zero_equal>
-/// (below).
+/// Sorts num_items keys (Onesweep, paper §3): d_keys_out[0, num_items) = d_keys_in[0,
+/// num_items) in ascending (or, with `descending`, descending) order of the bits
+/// [begin_bit, end_bit) of their order-preserving transform (sort/key_traits.hpp: for
+/// float/double IEEE totalOrder, -0.0 < +0.0 and NaNs placed by their sign bit); stable:
+/// keys equal on those bits keep their input order. Out-of-place: d_keys_in is not
+/// modified. For CUB's order of float/double keys (-0.0 == +0.0) use
+/// sort_keys<float_order::signed_zero_equal> (below).
 ///
 /// Key: uint32_t, int32_t, float, uint64_t, int64_t or double. DigitBits: bits per
 /// digit place, 5..9 (8 is fastest; ceil((end_bit - begin_bit) / DigitBits) binning
-/// passes). d_keys_in, d_keys_out: device pointers to n keys, not overlapping.
-/// begin_bit < end_bit <= 8 * sizeof(Key). n: any size_t; inputs above 2^28 keys are
-/// binned in portions of 2^28 (see the file comment).
+/// passes). d_keys_in, d_keys_out: device pointers to num_items keys, not overlapping.
+/// begin_bit < end_bit <= 8 * sizeof(Key). num_items: any size_t; inputs above 2^28 keys
+/// are binned in portions of 2^28 (see the file comment).
 ///
 /// CUB's two-phase temporary storage: with d_temp == nullptr only temp_bytes is set
-/// (from n, the bit range and DigitBits; no pointer is looked at, nothing enqueued).
-/// Otherwise d_temp must hold at least that many bytes of device memory (any
-/// alignment); the work is enqueued on `stream`, not waited for. Storage: n keys for
-/// the ping-pong buffer when there are two passes or more, plus the bins and one
+/// (from num_items, the bit range and DigitBits; no pointer is looked at, nothing
+/// enqueued). Otherwise d_temp must hold at least that many bytes of device memory (any
+/// alignment); the work is enqueued on `stream`, not waited for. Storage: num_items keys
+/// for the ping-pong buffer when there are two passes or more, plus the bins and one
 /// portion's look-back descriptors (about 4.1 bytes per key up to 2^28 keys at d = 8
-/// for 4-byte keys; use the double_buffer overload to avoid the n keys).
+/// for 4-byte keys; use the double_buffer overload to avoid the num_items keys).
 ///
 /// Throws onepass::error (nothing enqueued) for end_bit > 8 * sizeof(Key), begin_bit >=
-/// end_bit, and in the run phase for null or misaligned pointers with n > 0,
+/// end_bit, and in the run phase for null or misaligned pointers with num_items > 0,
 /// overlapping input and output, or temp_bytes below the query's answer; throws
-/// onepass::runtime_failure when a CUDA call or launch fails.
+/// onepass::runtime_failure when a CUDA call or launch fails. Messages name
+/// "onepass::sort::gpu::onesweep::sort_keys" and the argument.
 template <unsigned DigitBits = 8, class Key>
-void sort_keys(void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out, std::size_t n,
+void sort_keys(void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out, std::size_t num_items,
                unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits, bool descending = false,
                cudaStream_t stream = 0) {
   detail::check_types<Key, detail::no_values>();
-  detail::sort_copy<DigitBits, Key, detail::no_values>("onepass::sort::onesweep::sort_keys", d_temp, temp_bytes,
-                                                       d_keys_in, d_keys_out, nullptr, nullptr, n, begin_bit,
-                                                       end_bit, descending, stream);
+  detail::sort_copy<DigitBits, Key, detail::no_values>("onepass::sort::gpu::onesweep::sort_keys", d_temp,
+                                                       temp_bytes, d_keys_in, d_keys_out, nullptr, nullptr,
+                                                       num_items, begin_bit, end_bit, descending, stream);
 }
 
-/// Sorts n (key, value) pairs by key (Onesweep, paper §3), stable: as sort_keys, and
-/// d_values_out[i] is the value that came with d_keys_out[i]. Value: any trivially
-/// copyable type of 4 or 8 bytes (moved as its bytes); d_values_in, d_values_out:
-/// device pointers to n values, aligned to sizeof(Value), not overlapping each other.
-/// Temporary storage: sort_keys's plus n values for the ping-pong buffer.
+/// Sorts num_items (key, value) pairs by key (Onesweep, paper §3), stable: as sort_keys,
+/// and d_values_out[i] is the value that came with d_keys_out[i]. Value: any trivially
+/// copyable type of 4 or 8 bytes (moved as its bytes); d_values_in, d_values_out: device
+/// pointers to num_items values, aligned to sizeof(Value), not overlapping each other.
+/// Temporary storage: sort_keys's plus num_items values for the ping-pong buffer.
 /// Throws as sort_keys, also for null, misaligned or overlapping value pointers.
 template <unsigned DigitBits = 8, class Key, class Value>
 void sort_pairs(void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out,
-                const Value* d_values_in, Value* d_values_out, std::size_t n, unsigned begin_bit = 0,
+                const Value* d_values_in, Value* d_values_out, std::size_t num_items, unsigned begin_bit = 0,
                 unsigned end_bit = radix_traits<Key>::bits, bool descending = false, cudaStream_t stream = 0) {
   detail::check_types<Key, Value>();
-  detail::sort_copy<DigitBits, Key, Value>("onepass::sort::onesweep::sort_pairs", d_temp, temp_bytes, d_keys_in,
-                                           d_keys_out, d_values_in, d_values_out, n, begin_bit, end_bit, descending,
-                                           stream);
+  detail::sort_copy<DigitBits, Key, Value>("onepass::sort::gpu::onesweep::sort_pairs", d_temp, temp_bytes,
+                                           d_keys_in, d_keys_out, d_values_in, d_values_out, num_items, begin_bit,
+                                           end_bit, descending, stream);
 }
 
-/// Sorts the n keys of keys.current() (double-buffer variant, like cub::DoubleBuffer):
-/// both buffers (n keys each, not overlapping) may be overwritten; on return
-/// keys.selector names the buffer that holds the sorted keys (it flips once per
-/// binning pass, i.e. ceil((end_bit - begin_bit) / DigitBits) times; unchanged for
-/// n == 0). Order, stability, bit range and errors as sort_keys (plus a selector
-/// other than 0 or 1). Temporary storage: only the bins and one portion's look-back
-/// descriptors (no n-sized buffer).
+/// Sorts the num_items keys of keys.current() (double-buffer variant, like
+/// cub::DoubleBuffer): both buffers (num_items keys each, not overlapping) may be
+/// overwritten; on return keys.selector names the buffer that holds the sorted keys (it
+/// flips once per binning pass, i.e. ceil((end_bit - begin_bit) / DigitBits) times;
+/// unchanged for num_items == 0). Order, stability, bit range and errors as sort_keys
+/// (plus a selector other than 0 or 1). Temporary storage: only the bins and one
+/// portion's look-back descriptors (no buffer of num_items keys).
 template <unsigned DigitBits = 8, class Key>
-void sort_keys(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, std::size_t n, unsigned begin_bit = 0,
-               unsigned end_bit = radix_traits<Key>::bits, bool descending = false, cudaStream_t stream = 0) {
+void sort_keys(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, std::size_t num_items,
+               unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits, bool descending = false,
+               cudaStream_t stream = 0) {
   detail::check_types<Key, detail::no_values>();
-  detail::sort_buffers<DigitBits, Key, detail::no_values>("onepass::sort::onesweep::sort_keys", d_temp, temp_bytes,
-                                                          keys, nullptr, n, begin_bit, end_bit, descending, stream);
+  detail::sort_buffers<DigitBits, Key, detail::no_values>("onepass::sort::gpu::onesweep::sort_keys", d_temp,
+                                                          temp_bytes, keys, nullptr, num_items, begin_bit, end_bit,
+                                                          descending, stream);
 }
 
-/// Sorts n pairs held in keys.current() / values.current() (double-buffer variant):
-/// as the keys-only double-buffer sort_keys; keys.selector and values.selector flip
-/// together. Values as in sort_pairs.
+/// Sorts num_items pairs held in keys.current() / values.current() (double-buffer
+/// variant): as the keys-only double-buffer sort_keys; keys.selector and values.selector
+/// flip together. Values as in sort_pairs.
 template <unsigned DigitBits = 8, class Key, class Value>
 void sort_pairs(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, double_buffer<Value>& values,
-                std::size_t n, unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits,
+                std::size_t num_items, unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits,
                 bool descending = false, cudaStream_t stream = 0) {
   detail::check_types<Key, Value>();
-  detail::sort_buffers<DigitBits, Key, Value>("onepass::sort::onesweep::sort_pairs", d_temp, temp_bytes, keys,
-                                              &values, n, begin_bit, end_bit, descending, stream);
+  detail::sort_buffers<DigitBits, Key, Value>("onepass::sort::gpu::onesweep::sort_pairs", d_temp, temp_bytes, keys,
+                                              &values, num_items, begin_bit, end_bit, descending, stream);
 }
 
 // ----------------------------------------------------------------------------
 // The same four sorts with the order of floating-point keys chosen (key_traits.hpp):
-//   onesweep::sort_keys<float_order::signed_zero_equal>(d_temp, temp_bytes, d_in, d_out, n);
-//   onesweep::sort_pairs<float_order::signed_zero_equal, 8>(d_temp, temp_bytes, keys, values, n,
-//                                                           0, 32, true, stream);
+//   gpu::onesweep::sort_keys<float_order::signed_zero_equal>(d_temp, temp_bytes, d_in, d_out,
+//                                                            num_items);
+//   gpu::onesweep::sort_pairs<float_order::signed_zero_equal, 8>(d_temp, temp_bytes, keys, values,
+//                                                                num_items, 0, 32, true, stream);
 // Order first, then DigitBits (default 8), Key and Value deduced. (Order is the first
 // template parameter of separate overloads, not a parameter after DigitBits: existing
 // calls that name the key type, sort_keys<8, std::uint32_t>(...), keep compiling.)
@@ -220,44 +226,157 @@ void sort_pairs(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys,
 
 /// sort_keys (out-of-place) with floating-point keys ordered by `Order`.
 template <float_order Order, unsigned DigitBits = 8, class Key>
-void sort_keys(void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out, std::size_t n,
+void sort_keys(void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out, std::size_t num_items,
                unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits, bool descending = false,
                cudaStream_t stream = 0) {
   detail::check_types<Key, detail::no_values>();
-  detail::sort_copy<DigitBits, Key, detail::no_values, Order>("onepass::sort::onesweep::sort_keys", d_temp,
-                                                              temp_bytes, d_keys_in, d_keys_out, nullptr, nullptr, n,
-                                                              begin_bit, end_bit, descending, stream);
+  detail::sort_copy<DigitBits, Key, detail::no_values, Order>("onepass::sort::gpu::onesweep::sort_keys", d_temp,
+                                                              temp_bytes, d_keys_in, d_keys_out, nullptr, nullptr,
+                                                              num_items, begin_bit, end_bit, descending, stream);
 }
 
 /// sort_pairs (out-of-place) with floating-point keys ordered by `Order`.
 template <float_order Order, unsigned DigitBits = 8, class Key, class Value>
 void sort_pairs(void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out,
-                const Value* d_values_in, Value* d_values_out, std::size_t n, unsigned begin_bit = 0,
+                const Value* d_values_in, Value* d_values_out, std::size_t num_items, unsigned begin_bit = 0,
                 unsigned end_bit = radix_traits<Key>::bits, bool descending = false, cudaStream_t stream = 0) {
   detail::check_types<Key, Value>();
-  detail::sort_copy<DigitBits, Key, Value, Order>("onepass::sort::onesweep::sort_pairs", d_temp, temp_bytes,
-                                                  d_keys_in, d_keys_out, d_values_in, d_values_out, n, begin_bit,
-                                                  end_bit, descending, stream);
+  detail::sort_copy<DigitBits, Key, Value, Order>("onepass::sort::gpu::onesweep::sort_pairs", d_temp, temp_bytes,
+                                                  d_keys_in, d_keys_out, d_values_in, d_values_out, num_items,
+                                                  begin_bit, end_bit, descending, stream);
 }
 
 /// sort_keys (double-buffer) with floating-point keys ordered by `Order`.
 template <float_order Order, unsigned DigitBits = 8, class Key>
-void sort_keys(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, std::size_t n, unsigned begin_bit = 0,
-               unsigned end_bit = radix_traits<Key>::bits, bool descending = false, cudaStream_t stream = 0) {
+void sort_keys(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, std::size_t num_items,
+               unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits, bool descending = false,
+               cudaStream_t stream = 0) {
   detail::check_types<Key, detail::no_values>();
-  detail::sort_buffers<DigitBits, Key, detail::no_values, Order>("onepass::sort::onesweep::sort_keys", d_temp,
-                                                                 temp_bytes, keys, nullptr, n, begin_bit, end_bit,
-                                                                 descending, stream);
+  detail::sort_buffers<DigitBits, Key, detail::no_values, Order>("onepass::sort::gpu::onesweep::sort_keys", d_temp,
+                                                                 temp_bytes, keys, nullptr, num_items, begin_bit,
+                                                                 end_bit, descending, stream);
 }
 
 /// sort_pairs (double-buffer) with floating-point keys ordered by `Order`.
 template <float_order Order, unsigned DigitBits = 8, class Key, class Value>
 void sort_pairs(void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, double_buffer<Value>& values,
-                std::size_t n, unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits,
+                std::size_t num_items, unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits,
                 bool descending = false, cudaStream_t stream = 0) {
   detail::check_types<Key, Value>();
-  detail::sort_buffers<DigitBits, Key, Value, Order>("onepass::sort::onesweep::sort_pairs", d_temp, temp_bytes, keys,
-                                                     &values, n, begin_bit, end_bit, descending, stream);
+  detail::sort_buffers<DigitBits, Key, Value, Order>("onepass::sort::gpu::onesweep::sort_pairs", d_temp, temp_bytes,
+                                                     keys, &values, num_items, begin_bit, end_bit, descending,
+                                                     stream);
+}
+
+}  // namespace onepass::sort::gpu::onesweep
+
+// ============================================================================
+// Deprecated names (issue 31 naming convention: the device as a namespace, the count
+// num_items), removed after one release. onepass::sort::onesweep:: is now
+// onepass::sort::gpu::onesweep::. Each forwarder calls the gpu::onesweep overload with the
+// same template and function arguments (same output, same errors, which name the new
+// function); the public types and constants are the same entities by using-declaration.
+// Call the new names qualified: an unqualified call with a double_buffer argument finds
+// gpu::onesweep::sort_keys / sort_pairs by argument-dependent lookup, and, where these
+// forwarders are visible too (a using-directive for onepass::sort::onesweep), both.
+namespace onepass::sort::onesweep {
+
+using gpu::onesweep::default_portion_items;
+using gpu::onesweep::double_buffer;
+using gpu::onesweep::max_digit_bits;
+using gpu::onesweep::min_digit_bits;
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::onesweep::sort_keys<DigitBits>(d_temp, temp_bytes, d_keys_in, d_keys_out, num_items, ...).
+template <unsigned DigitBits = 8, class Key>
+[[deprecated("use onepass::sort::gpu::onesweep::sort_keys")]] void sort_keys(
+    void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out, std::size_t num_items,
+    unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits, bool descending = false,
+    cudaStream_t stream = 0) {
+  gpu::onesweep::sort_keys<DigitBits, Key>(d_temp, temp_bytes, d_keys_in, d_keys_out, num_items, begin_bit, end_bit,
+                                           descending, stream);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::onesweep::sort_pairs<DigitBits>(d_temp, temp_bytes, d_keys_in, d_keys_out, d_values_in,
+/// d_values_out, num_items, ...).
+template <unsigned DigitBits = 8, class Key, class Value>
+[[deprecated("use onepass::sort::gpu::onesweep::sort_pairs")]] void sort_pairs(
+    void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out, const Value* d_values_in,
+    Value* d_values_out, std::size_t num_items, unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits,
+    bool descending = false, cudaStream_t stream = 0) {
+  gpu::onesweep::sort_pairs<DigitBits, Key, Value>(d_temp, temp_bytes, d_keys_in, d_keys_out, d_values_in,
+                                                   d_values_out, num_items, begin_bit, end_bit, descending, stream);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::onesweep::sort_keys<DigitBits>(d_temp, temp_bytes, keys, num_items, ...) (double buffer).
+template <unsigned DigitBits = 8, class Key>
+[[deprecated("use onepass::sort::gpu::onesweep::sort_keys")]] void sort_keys(
+    void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, std::size_t num_items, unsigned begin_bit = 0,
+    unsigned end_bit = radix_traits<Key>::bits, bool descending = false, cudaStream_t stream = 0) {
+  gpu::onesweep::sort_keys<DigitBits, Key>(d_temp, temp_bytes, keys, num_items, begin_bit, end_bit, descending,
+                                           stream);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::onesweep::sort_pairs<DigitBits>(d_temp, temp_bytes, keys, values, num_items, ...)
+/// (double buffer).
+template <unsigned DigitBits = 8, class Key, class Value>
+[[deprecated("use onepass::sort::gpu::onesweep::sort_pairs")]] void sort_pairs(
+    void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, double_buffer<Value>& values,
+    std::size_t num_items, unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits,
+    bool descending = false, cudaStream_t stream = 0) {
+  gpu::onesweep::sort_pairs<DigitBits, Key, Value>(d_temp, temp_bytes, keys, values, num_items, begin_bit, end_bit,
+                                                   descending, stream);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::onesweep::sort_keys<Order, DigitBits>(d_temp, temp_bytes, d_keys_in, d_keys_out,
+/// num_items, ...).
+template <float_order Order, unsigned DigitBits = 8, class Key>
+[[deprecated("use onepass::sort::gpu::onesweep::sort_keys<Order>")]] void sort_keys(
+    void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out, std::size_t num_items,
+    unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits, bool descending = false,
+    cudaStream_t stream = 0) {
+  gpu::onesweep::sort_keys<Order, DigitBits, Key>(d_temp, temp_bytes, d_keys_in, d_keys_out, num_items, begin_bit,
+                                                  end_bit, descending, stream);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::onesweep::sort_pairs<Order, DigitBits>(d_temp, temp_bytes, d_keys_in, d_keys_out,
+/// d_values_in, d_values_out, num_items, ...).
+template <float_order Order, unsigned DigitBits = 8, class Key, class Value>
+[[deprecated("use onepass::sort::gpu::onesweep::sort_pairs<Order>")]] void sort_pairs(
+    void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out, const Value* d_values_in,
+    Value* d_values_out, std::size_t num_items, unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits,
+    bool descending = false, cudaStream_t stream = 0) {
+  gpu::onesweep::sort_pairs<Order, DigitBits, Key, Value>(d_temp, temp_bytes, d_keys_in, d_keys_out, d_values_in,
+                                                          d_values_out, num_items, begin_bit, end_bit, descending,
+                                                          stream);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::onesweep::sort_keys<Order, DigitBits>(d_temp, temp_bytes, keys, num_items, ...)
+/// (double buffer).
+template <float_order Order, unsigned DigitBits = 8, class Key>
+[[deprecated("use onepass::sort::gpu::onesweep::sort_keys<Order>")]] void sort_keys(
+    void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, std::size_t num_items, unsigned begin_bit = 0,
+    unsigned end_bit = radix_traits<Key>::bits, bool descending = false, cudaStream_t stream = 0) {
+  gpu::onesweep::sort_keys<Order, DigitBits, Key>(d_temp, temp_bytes, keys, num_items, begin_bit, end_bit, descending,
+                                                  stream);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::onesweep::sort_pairs<Order, DigitBits>(d_temp, temp_bytes, keys, values, num_items,
+/// ...) (double buffer).
+template <float_order Order, unsigned DigitBits = 8, class Key, class Value>
+[[deprecated("use onepass::sort::gpu::onesweep::sort_pairs<Order>")]] void sort_pairs(
+    void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys, double_buffer<Value>& values,
+    std::size_t num_items, unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits,
+    bool descending = false, cudaStream_t stream = 0) {
+  gpu::onesweep::sort_pairs<Order, DigitBits, Key, Value>(d_temp, temp_bytes, keys, values, num_items, begin_bit,
+                                                          end_bit, descending, stream);
 }
 
 }  // namespace onepass::sort::onesweep

@@ -1,9 +1,16 @@
-// onepass/sort/sort.cuh — onepass::sort: the GPU sort users call. It runs onesweep (LSD,
-// sort/onesweep.cuh) or the hybrid MSD radix sort (sort/hybrid_msd.cuh) per call,
-// whichever the rule below predicts to be faster, and returns which one it ran.
+// onepass/sort/sort.cuh — onepass::sort::gpu: the GPU sort users call (sort_keys /
+// sort_pairs). It runs onesweep (LSD, sort/onesweep.cuh, gpu::onesweep) or the hybrid MSD
+// radix sort (sort/hybrid_msd.cuh, gpu::hybrid_msd) per call, whichever the rule below
+// predicts to be faster, and returns which one it ran. (Issue 31 naming: the device as a
+// namespace, the count num_items; the CPU sort is onepass::sort::cpu::sort_keys /
+// sort_pairs, cpu_radix_sort.hpp. The old onepass::sort::sort_keys / sort_pairs /
+// select_algorithm / choose_algorithm / choose_from_sample stay one release as deprecated
+// forwarders at the end of this file; the rule's type and constants, gpu::algorithm,
+// gpu::to_string, local_sort_max_keys, ..., are named in onepass::sort too, by
+// using-declaration.)
 //
 // The rule has two stages (measured on an H100; see choose_algorithm):
-//   1. From what the host knows — key width, value width, n and the bit range: inputs of
+//   1. From what the host knows — key width, value width, num_items and the bit range: inputs of
 //      at most local_max = 6144 keys are sorted by one block in shared memory (the hybrid
 //      sort's local finish, no global pass); above that only keys of more than 32 sorted
 //      bits between 2^25 keys (2^22 with values) and hybrid_max_keys can go to the hybrid
@@ -12,18 +19,19 @@
 //      beats onesweep only when its buckets fit the local finish after two 8-bit levels;
 //      on skewed keys (Onesweep paper Fig. 11's bands q >= 2) they do not, and it ran at
 //      0.32-0.68x onesweep. The expected size of the two-level bucket a random key falls
-//      in is n * P(two keys share their top 16 sorted bits) (a size-biased mean); it is
+//      in is num_items * P(two keys share their top 16 sorted bits) (a size-biased mean); it is
 //      estimated from sample_keys keys read at stratified pseudo-random positions (the
 //      MSD analogue of onesweep's upfront digit histograms, without reading all keys):
 //      their top-16-bit prefixes are counted on the device and the number of pairs that
 //      share a prefix comes back to the host. The hybrid sort is taken when the estimate
-//      is at most two_level_bucket_max. For uniform keys the estimate is about n / 2^16,
-//      so this agrees with hybrid_max_keys.
+//      is at most two_level_bucket_max. For uniform keys the estimate is about
+//      num_items / 2^16, so this agrees with hybrid_max_keys.
 //   Stage 2 costs a memset, one small kernel and one stream synchronisation (the kernel
 //   writes the pair count to pinned host memory; microseconds beside sorts of
 //   milliseconds), so a call in stage 2's range waits for the stream's earlier work and
-//   cannot be captured in a CUDA graph; every other call is asynchronous. choose_algorithm(key_bytes,
-//   value_bytes, n, bits) answers stage 1 alone without touching the device.
+//   cannot be captured in a CUDA graph; every other call is asynchronous.
+//   choose_algorithm(key_bytes, value_bytes, num_items, bits) answers stage 1 alone without
+//   touching the device.
 // The experiments log the choice (sort_bench: meta.json "onepass_sort_choice").
 #pragma once
 
@@ -42,9 +50,9 @@
 #include "onepass/sort/onesweep.cuh"
 #include "onepass/sort/sort_args.hpp"
 
-namespace onepass::sort {
+namespace onepass::sort::gpu {
 
-/// The algorithm onepass::sort ran.
+/// The algorithm onepass::sort::gpu::sort_keys / sort_pairs ran.
 enum class algorithm { onesweep, hybrid_msd };
 
 /// "onesweep" or "hybrid_msd".
@@ -56,14 +64,15 @@ inline const char* to_string(algorithm a) { return a == algorithm::onesweep ? "o
 /// cost a launch and a look-back at this size; at 6288 keys (two levels) 0.20-0.49x.
 inline constexpr std::uint64_t local_sort_max_keys = hybrid_msd::detail::local_max;
 
-/// Largest expected two-level bucket (see the file comment) for which onepass::sort takes
+/// Largest expected two-level bucket (see the file comment) for which sort_keys takes
 /// the hybrid MSD sort: local_max less about 6.5 standard deviations of a uniform bucket's
 /// Poisson spread (512 keys).
 inline constexpr std::uint64_t two_level_bucket_max = hybrid_msd::detail::local_max - 512;
 
-/// Largest n for which onepass::sort takes the hybrid MSD sort above local_sort_max_keys:
-/// uniform keys are local-finished after two levels (2^16 buckets of n / 2^16 keys each)
-/// while n / 2^16 <= two_level_bucket_max, i.e. n <= 2^16 x 5632 = 369,098,752 (about
+/// Largest num_items for which sort_keys takes the hybrid MSD sort above
+/// local_sort_max_keys: uniform keys are local-finished after two levels (2^16 buckets of
+/// num_items / 2^16 keys each) while num_items / 2^16 <= two_level_bucket_max, i.e.
+/// num_items <= 2^16 x 5632 = 369,098,752 (about
 /// 2^28.46). Beyond, a third level whose scatter does not coalesce makes the hybrid sort
 /// slower than onesweep (hybrid_msd.cuh, "Global passes").
 inline constexpr std::uint64_t hybrid_max_keys = (std::uint64_t{1} << 16) * two_level_bucket_max;
@@ -72,7 +81,7 @@ inline constexpr std::uint64_t hybrid_max_keys = (std::uint64_t{1} << 16) * two_
 inline constexpr unsigned sample_keys = 1u << 14;
 inline constexpr unsigned sample_prefix_bits = 16;
 
-/// Stage 1 of the rule (file comment): the algorithm onepass::sort takes for n keys of
+/// Stage 1 of the rule (file comment): the algorithm sort_keys takes for num_items keys of
 /// key_bytes bytes (4 or 8) with values of value_bytes bytes (0 for keys only, else 4 or
 /// 8), sorted on `bits` bits (1..64), assuming uniformly distributed keys. For the
 /// hybrid candidates (8-byte keys, bits > 32, 2^25 keys (2^22 with values) <= n <=
@@ -83,21 +92,22 @@ inline constexpr unsigned sample_prefix_bits = 16;
 /// 2^24; and at 2^30 64-bit keys 0.82x, pairs 0.85x onesweep (a third level); 32-bit
 /// keys 0.50-0.75x onesweep at every size above local_sort_max_keys (four onesweep passes
 /// leave the MSD sort nothing to save).
-inline algorithm choose_algorithm(std::size_t key_bytes, std::size_t value_bytes, std::uint64_t n, unsigned bits) {
-  if (n <= local_sort_max_keys) return algorithm::hybrid_msd;
-  if (key_bytes != 8 || bits <= 32 || n > hybrid_max_keys) return algorithm::onesweep;
+inline algorithm choose_algorithm(std::size_t key_bytes, std::size_t value_bytes, std::uint64_t num_items,
+                                  unsigned bits) {
+  if (num_items <= local_sort_max_keys) return algorithm::hybrid_msd;
+  if (key_bytes != 8 || bits <= 32 || num_items > hybrid_max_keys) return algorithm::onesweep;
   const std::uint64_t from = value_bytes == 0 ? std::uint64_t{1} << 25 : std::uint64_t{1} << 22;
-  return n >= from ? algorithm::hybrid_msd : algorithm::onesweep;
+  return num_items >= from ? algorithm::hybrid_msd : algorithm::onesweep;
 }
 
 /// Stage 2 of the rule: given stage 1's hybrid candidate with more than
 /// local_sort_max_keys keys, the sample's count of pairs sharing a top-16-bit prefix
 /// (`shared_pairs` of the sample_keys * (sample_keys - 1) / 2 pairs) decides: the
-/// expected two-level bucket n * shared_pairs / pairs must be at most
+/// expected two-level bucket num_items * shared_pairs / pairs must be at most
 /// two_level_bucket_max for the hybrid sort.
-inline algorithm choose_from_sample(std::uint64_t n, std::uint64_t shared_pairs) {
+inline algorithm choose_from_sample(std::uint64_t num_items, std::uint64_t shared_pairs) {
   const double pairs = 0.5 * sample_keys * (sample_keys - 1.0);
-  const double bucket = static_cast<double>(n) * static_cast<double>(shared_pairs) / pairs;
+  const double bucket = static_cast<double>(num_items) * static_cast<double>(shared_pairs) / pairs;
   return bucket <= static_cast<double>(two_level_bucket_max) ? algorithm::hybrid_msd : algorithm::onesweep;
 }
 
@@ -193,29 +203,30 @@ std::uint64_t sample_shared_pairs(const Key* keys, std::uint64_t n, unsigned end
 /// Bytes of device storage select_algorithm may use (any alignment).
 inline constexpr std::size_t sample_storage_bytes = detail::sample_bytes + protocol::temp_alignment;
 
-/// The algorithm sort_keys / sort_pairs run on n keys d_keys[0, n) sorted on bits
+/// The algorithm sort_keys / sort_pairs run on num_items keys d_keys[0, num_items) sorted on bits
 /// [begin_bit, end_bit) with values of value_bytes bytes (0: keys only): stage 1 of the
 /// rule (file comment), then, for the hybrid candidates above local_sort_max_keys, stage 2
 /// on the keys, which enqueues a memset and one small kernel on `stream` using d_sample (device
 /// storage of at least sample_storage_bytes bytes, any alignment) and waits for the
 /// stream. Elsewhere nothing is enqueued and d_sample may be null. Throws onepass::error
-/// naming the argument for end_bit > 8 * sizeof(Key), begin_bit >= end_bit, and, where
-/// stage 2 applies, a null or misaligned d_keys or a null d_sample; onepass::runtime_failure
-/// when a CUDA call fails.
+/// naming "onepass::sort::gpu::select_algorithm" and the argument for end_bit > 8 *
+/// sizeof(Key), begin_bit >= end_bit, and, where stage 2 applies, a null or misaligned
+/// d_keys or a null d_sample; onepass::runtime_failure when a CUDA call fails.
 template <class Key>
-algorithm select_algorithm(const Key* d_keys, std::size_t n, std::size_t value_bytes, unsigned begin_bit,
+algorithm select_algorithm(const Key* d_keys, std::size_t num_items, std::size_t value_bytes, unsigned begin_bit,
                            unsigned end_bit, void* d_sample, cudaStream_t stream = 0) {
-  constexpr const char* function = "onepass::sort::select_algorithm";
+  constexpr const char* function = "onepass::sort::gpu::select_algorithm";
   const bit_range range = resolve_bit_range(function, radix_traits<Key>::bits, begin_bit, end_bit);
-  const algorithm first = choose_algorithm(sizeof(Key), value_bytes, n, range.end - range.begin);
-  if (first != algorithm::hybrid_msd || n <= local_sort_max_keys) return first;
-  protocol::check_not_null(function, "d_keys", d_keys, "when n > 0");
+  const algorithm first = choose_algorithm(sizeof(Key), value_bytes, num_items, range.end - range.begin);
+  if (first != algorithm::hybrid_msd || num_items <= local_sort_max_keys) return first;
+  protocol::check_not_null(function, "d_keys", d_keys, "when num_items > 0");
   protocol::check_aligned(function, "d_keys", d_keys, alignof(Key));
   if (d_sample == nullptr)
     protocol::fail(function, "d_sample",
                    "must not be null (sample_storage_bytes = " + std::to_string(sample_storage_bytes) +
                        " bytes of device storage)");
-  return choose_from_sample(n, detail::sample_shared_pairs(d_keys, n, range.end, protocol::aligned_start(d_sample), stream));
+  return choose_from_sample(num_items, detail::sample_shared_pairs(d_keys, num_items, range.end,
+                                                                   protocol::aligned_start(d_sample), stream));
 }
 
 namespace detail {
@@ -248,45 +259,118 @@ algorithm run_selected(const char* function, void* d_temp, std::size_t& temp_byt
 
 }  // namespace detail
 
-/// Sorts n keys on the GPU: the output of onesweep::sort_keys and hybrid_msd::sort_keys
-/// (they are equal: both stable, same key order), by whichever the rule (file comment,
-/// select_algorithm) picks. Arguments, accepted ranges and errors as onesweep::sort_keys
-/// (sort/onesweep.cuh). Temporary storage: CUB's two-phase protocol (d_temp == nullptr:
+/// Sorts num_items keys on the GPU: the output of onesweep::sort_keys and
+/// hybrid_msd::sort_keys (they are equal: both stable, same key order), by whichever the rule
+/// (file comment, select_algorithm) picks. Arguments, accepted ranges and errors as
+/// onesweep::sort_keys (sort/onesweep.cuh); the messages name
+/// "onepass::sort::gpu::sort_keys" or, for a pointer checked by the algorithm run, that
+/// algorithm's sort_keys. Temporary storage: CUB's two-phase protocol (d_temp == nullptr:
 /// size query, nothing enqueued); where stage 2 applies the size covers the sample and the
 /// larger of the two sorts, and the run phase waits for the stream once (the sample's pair
 /// count). Returns the algorithm run (for a size query: stage 1's answer).
 template <class Key>
-algorithm sort_keys(void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out, std::size_t n,
-                    unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits, bool descending = false,
-                    cudaStream_t stream = 0) {
+algorithm sort_keys(void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out,
+                    std::size_t num_items, unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits,
+                    bool descending = false, cudaStream_t stream = 0) {
   return detail::run_selected(
-      "onepass::sort::sort_keys", d_temp, temp_bytes, d_keys_in, n, 0, begin_bit, end_bit, stream,
+      "onepass::sort::gpu::sort_keys", d_temp, temp_bytes, d_keys_in, num_items, 0, begin_bit, end_bit, stream,
       [&](algorithm a, void* temp, std::size_t& bytes) {
         if (a == algorithm::hybrid_msd) {
-          hybrid_msd::sort_keys(temp, bytes, d_keys_in, d_keys_out, n, begin_bit, end_bit, descending, stream);
+          hybrid_msd::sort_keys(temp, bytes, d_keys_in, d_keys_out, num_items, begin_bit, end_bit, descending,
+                                stream);
         } else {
-          onesweep::sort_keys(temp, bytes, d_keys_in, d_keys_out, n, begin_bit, end_bit, descending, stream);
+          onesweep::sort_keys(temp, bytes, d_keys_in, d_keys_out, num_items, begin_bit, end_bit, descending, stream);
         }
       });
 }
 
-/// Sorts n (key, value) pairs on the GPU, stable, by whichever algorithm the rule picks;
+/// Sorts num_items (key, value) pairs on the GPU, stable, by whichever algorithm the rule picks;
 /// as onesweep::sort_pairs otherwise, and temporary storage and return value as sort_keys.
 template <class Key, class Value>
 algorithm sort_pairs(void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out,
-                     const Value* d_values_in, Value* d_values_out, std::size_t n, unsigned begin_bit = 0,
+                     const Value* d_values_in, Value* d_values_out, std::size_t num_items, unsigned begin_bit = 0,
                      unsigned end_bit = radix_traits<Key>::bits, bool descending = false, cudaStream_t stream = 0) {
   return detail::run_selected(
-      "onepass::sort::sort_pairs", d_temp, temp_bytes, d_keys_in, n, sizeof(Value), begin_bit, end_bit, stream,
-      [&](algorithm a, void* temp, std::size_t& bytes) {
+      "onepass::sort::gpu::sort_pairs", d_temp, temp_bytes, d_keys_in, num_items, sizeof(Value), begin_bit, end_bit,
+      stream, [&](algorithm a, void* temp, std::size_t& bytes) {
         if (a == algorithm::hybrid_msd) {
-          hybrid_msd::sort_pairs(temp, bytes, d_keys_in, d_keys_out, d_values_in, d_values_out, n, begin_bit, end_bit,
-                                 descending, stream);
+          hybrid_msd::sort_pairs(temp, bytes, d_keys_in, d_keys_out, d_values_in, d_values_out, num_items, begin_bit,
+                                 end_bit, descending, stream);
         } else {
-          onesweep::sort_pairs(temp, bytes, d_keys_in, d_keys_out, d_values_in, d_values_out, n, begin_bit, end_bit,
-                               descending, stream);
+          onesweep::sort_pairs(temp, bytes, d_keys_in, d_keys_out, d_values_in, d_values_out, num_items, begin_bit,
+                               end_bit, descending, stream);
         }
       });
+}
+
+}  // namespace onepass::sort::gpu
+
+// ============================================================================
+// Deprecated names (issue 31 naming convention: the device as a namespace, the count
+// num_items), removed after one release. onepass::sort::sort_keys / sort_pairs /
+// select_algorithm / choose_algorithm / choose_from_sample are now in onepass::sort::gpu;
+// each forwarder calls the gpu:: function with the same arguments (same output, same
+// algorithm, same errors, which name the new function). The rule's type, to_string and
+// constants are the same entities in both namespaces (using-declarations: a
+// using-declaration cannot carry [[deprecated]]; they go with the forwarders). Call the new
+// names qualified (gpu::sort_keys); onesweep.cuh and hybrid_msd.cuh end with the old
+// onepass::sort::onesweep:: and onepass::sort::hybrid_msd:: names.
+namespace onepass::sort {
+
+using gpu::algorithm;
+using gpu::hybrid_max_keys;
+using gpu::local_sort_max_keys;
+using gpu::sample_keys;
+using gpu::sample_prefix_bits;
+using gpu::sample_storage_bytes;
+using gpu::to_string;
+using gpu::two_level_bucket_max;
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::choose_algorithm(key_bytes, value_bytes, num_items, bits).
+[[deprecated("use onepass::sort::gpu::choose_algorithm")]] inline gpu::algorithm choose_algorithm(
+    std::size_t key_bytes, std::size_t value_bytes, std::uint64_t num_items, unsigned bits) {
+  return gpu::choose_algorithm(key_bytes, value_bytes, num_items, bits);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::choose_from_sample(num_items, shared_pairs).
+[[deprecated("use onepass::sort::gpu::choose_from_sample")]] inline gpu::algorithm choose_from_sample(
+    std::uint64_t num_items, std::uint64_t shared_pairs) {
+  return gpu::choose_from_sample(num_items, shared_pairs);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::select_algorithm(d_keys, num_items, value_bytes, begin_bit, end_bit, d_sample, stream).
+template <class Key>
+[[deprecated("use onepass::sort::gpu::select_algorithm")]] gpu::algorithm select_algorithm(
+    const Key* d_keys, std::size_t num_items, std::size_t value_bytes, unsigned begin_bit, unsigned end_bit,
+    void* d_sample, cudaStream_t stream = 0) {
+  return gpu::select_algorithm<Key>(d_keys, num_items, value_bytes, begin_bit, end_bit, d_sample, stream);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::sort_keys(d_temp, temp_bytes, d_keys_in, d_keys_out, num_items, begin_bit, end_bit,
+/// descending, stream).
+template <class Key>
+[[deprecated("use onepass::sort::gpu::sort_keys")]] gpu::algorithm sort_keys(
+    void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out, std::size_t num_items,
+    unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits, bool descending = false,
+    cudaStream_t stream = 0) {
+  return gpu::sort_keys<Key>(d_temp, temp_bytes, d_keys_in, d_keys_out, num_items, begin_bit, end_bit, descending,
+                             stream);
+}
+
+/// Deprecated alias (issue 31 naming convention), removed after one release:
+/// gpu::sort_pairs(d_temp, temp_bytes, d_keys_in, d_keys_out, d_values_in, d_values_out,
+/// num_items, begin_bit, end_bit, descending, stream).
+template <class Key, class Value>
+[[deprecated("use onepass::sort::gpu::sort_pairs")]] gpu::algorithm sort_pairs(
+    void* d_temp, std::size_t& temp_bytes, const Key* d_keys_in, Key* d_keys_out, const Value* d_values_in,
+    Value* d_values_out, std::size_t num_items, unsigned begin_bit = 0, unsigned end_bit = radix_traits<Key>::bits,
+    bool descending = false, cudaStream_t stream = 0) {
+  return gpu::sort_pairs<Key, Value>(d_temp, temp_bytes, d_keys_in, d_keys_out, d_values_in, d_values_out, num_items,
+                                     begin_bit, end_bit, descending, stream);
 }
 
 }  // namespace onepass::sort

@@ -22,21 +22,23 @@ using protocol::bit_range;
 /// end_bit == 0 means the key's width (call_protocol.hpp).
 using protocol::resolve_bit_range;
 
-/// Checks the buffers of an out-of-place sort of n keys of key_size bytes (and, when
-/// value_size > 0, n values of value_size bytes): non-null when n > 0, and no output
-/// overlapping an input or the other output. Keys-only sorts (value_size == 0) ignore the
-/// value pointers. n == 0 accepts null pointers. Throws onepass::error naming `function`.
+/// Checks the buffers of an out-of-place sort of num_items keys of key_size bytes (and, when
+/// value_size > 0, num_items values of value_size bytes): non-null when num_items > 0, and no
+/// output overlapping an input or the other output. Keys-only sorts (value_size == 0) ignore
+/// the value pointers. num_items == 0 accepts null pointers. Throws onepass::error naming
+/// `function` and the argument ("num_items" when num_items * the larger size overflows).
 inline void check_sort_buffers(const char* function, const void* keys_in, const void* keys_out, const void* values_in,
-                               const void* values_out, std::size_t n, std::size_t key_size, std::size_t value_size) {
-  if (n == 0) return;
-  protocol::check_byte_count(function, "n", n, key_size > value_size ? key_size : value_size);
-  protocol::check_not_null(function, "keys_in", keys_in, "when n > 0");
-  protocol::check_not_null(function, "keys_out", keys_out, "when n > 0");
-  const std::size_t kb = n * key_size, vb = n * value_size;
+                               const void* values_out, std::size_t num_items, std::size_t key_size,
+                               std::size_t value_size) {
+  if (num_items == 0) return;
+  protocol::check_byte_count(function, "num_items", num_items, key_size > value_size ? key_size : value_size);
+  protocol::check_not_null(function, "keys_in", keys_in, "when num_items > 0");
+  protocol::check_not_null(function, "keys_out", keys_out, "when num_items > 0");
+  const std::size_t kb = num_items * key_size, vb = num_items * value_size;
   protocol::check_disjoint_bytes(function, "keys_out", keys_out, kb, "keys_in", keys_in, kb, " (out-of-place sort)");
   if (value_size == 0) return;
-  protocol::check_not_null(function, "values_in", values_in, "when n > 0 (key-value sort)");
-  protocol::check_not_null(function, "values_out", values_out, "when n > 0 (key-value sort)");
+  protocol::check_not_null(function, "values_in", values_in, "when num_items > 0 (key-value sort)");
+  protocol::check_not_null(function, "values_out", values_out, "when num_items > 0 (key-value sort)");
   protocol::check_disjoint_bytes(function, "values_out", values_out, vb, "values_in", values_in, vb,
                                  " (out-of-place sort)");
   protocol::check_disjoint_bytes(function, "values_out", values_out, vb, "keys_in", keys_in, kb);

@@ -13,21 +13,21 @@
 #include "onepass/sort/key_traits.hpp"
 #include "onepass/sort/onesweep.cuh"
 
-namespace onepass::sort::hybrid_msd {
+namespace onepass::sort::gpu::hybrid_msd {
 
 /// Bits per MSD digit (HRS §4: 8-bit digits, 256 buckets per split).
 inline constexpr unsigned digit_bits = 8;
 inline constexpr unsigned radix = 1u << digit_bits;
 
 /// The double buffer of the double-buffer overloads (the same type as onesweep's).
-using onepass::sort::onesweep::double_buffer;
+using onepass::sort::gpu::onesweep::double_buffer;
 
 namespace detail {
 
 using onepass::sort::no_values;
-using onepass::sort::onesweep::detail::value_word;
-using onepass::sort::onesweep::detail::from_ordered;
-using onepass::sort::onesweep::detail::to_ordered;
+using onepass::sort::gpu::onesweep::detail::value_word;
+using onepass::sort::gpu::onesweep::detail::from_ordered;
+using onepass::sort::gpu::onesweep::detail::to_ordered;
 
 /// Threads of the histogram / scatter / copy blocks (one tile each).
 inline constexpr int tile_block = 256;
@@ -122,4 +122,4 @@ struct digit_of {
 
 }  // namespace detail
 
-}  // namespace onepass::sort::hybrid_msd
+}  // namespace onepass::sort::gpu::hybrid_msd

@@ -17,7 +17,7 @@
 
 #include "onepass/sort/hybrid_msd/common.cuh"
 
-namespace onepass::sort::hybrid_msd::detail {
+namespace onepass::sort::gpu::hybrid_msd::detail {
 
 /// Level 0: one bucket (the whole input, in buffer `in`) and its tile table. (Templates
 /// on Key so that the header can be included by several translation units.)
@@ -371,4 +371,4 @@ __global__ void __launch_bounds__(tile_block) copy_kernel(level_tables t, buffer
   }
 }
 
-}  // namespace onepass::sort::hybrid_msd::detail
+}  // namespace onepass::sort::gpu::hybrid_msd::detail

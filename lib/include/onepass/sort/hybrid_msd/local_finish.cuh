@@ -15,7 +15,7 @@
 
 #include "onepass/sort/hybrid_msd/common.cuh"
 
-namespace onepass::sort::hybrid_msd::detail {
+namespace onepass::sort::gpu::hybrid_msd::detail {
 
 /// Shared memory of the local finish.
 template <class Key, class Word, int Block, int Items>
@@ -343,4 +343,4 @@ __global__ void __launch_bounds__(Block, MinBlocks) local_sort_kernel(
   }
 }
 
-}  // namespace onepass::sort::hybrid_msd::detail
+}  // namespace onepass::sort::gpu::hybrid_msd::detail

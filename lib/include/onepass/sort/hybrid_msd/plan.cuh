@@ -17,7 +17,7 @@
 #include "onepass/sort/hybrid_msd/levels.cuh"
 #include "onepass/sort/hybrid_msd/local_finish.cuh"
 
-namespace onepass::sort::hybrid_msd::detail {
+namespace onepass::sort::gpu::hybrid_msd::detail {
 
 /// The kernels and temporary storage of one hybrid MSD sort of n keys of type Key
 /// (values of type Value; no_values for keys-only), bits [begin_bit, end_bit).
@@ -102,8 +102,8 @@ class plan {
     constexpr auto large = local_sort_kernel<Key, word, Descending, large_block, large_items, 1>;
     constexpr std::size_t small_shared = sizeof(local_stage<Key, word, small_block, small_items>);
     constexpr std::size_t large_shared = sizeof(local_stage<Key, word, large_block, large_items>);
-    onepass::sort::onesweep::detail::allow_dynamic_shared<small>(small_shared);
-    onepass::sort::onesweep::detail::allow_dynamic_shared<large>(large_shared);
+    onepass::sort::gpu::onesweep::detail::allow_dynamic_shared<small>(small_shared);
+    onepass::sort::gpu::onesweep::detail::allow_dynamic_shared<large>(large_shared);
 
     if (n_ <= local_max) {
       // One local sort of the whole input on all its bits: one launch, nothing copied.
@@ -196,7 +196,7 @@ template <class Key, class Value>
 void sort_copy(const char* function, void* d_temp, std::size_t& temp_bytes, const Key* keys_in, Key* keys_out,
                const Value* values_in, Value* values_out, std::size_t n, unsigned begin_bit, unsigned end_bit,
                bool descending, cudaStream_t stream) {
-  namespace os = onepass::sort::onesweep::detail;
+  namespace os = onepass::sort::gpu::onesweep::detail;
   constexpr bool has_values = !std::is_same_v<Value, no_values>;
   using word = typename plan<Key, Value>::word;
   os::check_bits(function, begin_bit, end_bit, radix_traits<Key>::bits);
@@ -233,7 +233,7 @@ template <class Key, class Value>
 void sort_buffers(const char* function, void* d_temp, std::size_t& temp_bytes, double_buffer<Key>& keys,
                   double_buffer<Value>* values, std::size_t n, unsigned begin_bit, unsigned end_bit, bool descending,
                   cudaStream_t stream) {
-  namespace os = onepass::sort::onesweep::detail;
+  namespace os = onepass::sort::gpu::onesweep::detail;
   constexpr bool has_values = !std::is_same_v<Value, no_values>;
   using word = typename plan<Key, Value>::word;
   os::check_bits(function, begin_bit, end_bit, radix_traits<Key>::bits);
@@ -262,4 +262,4 @@ void sort_buffers(const char* function, void* d_temp, std::size_t& temp_bytes, d
   p.run(d_temp, k, v, stream);
 }
 
-}  // namespace onepass::sort::hybrid_msd::detail
+}  // namespace onepass::sort::gpu::hybrid_msd::detail

@@ -19,7 +19,7 @@
 #include "onepass/sort/onesweep/digit_lookback.cuh"
 #include "onepass/sort/onesweep/policy.cuh"
 
-namespace onepass::sort::onesweep {
+namespace onepass::sort::gpu::onesweep {
 
 namespace detail {
 
@@ -533,4 +533,4 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks)
 
 }  // namespace detail
 
-}  // namespace onepass::sort::onesweep
+}  // namespace onepass::sort::gpu::onesweep

@@ -12,7 +12,7 @@
 #include "onepass/scan/warp_scan.cuh"
 #include "onepass/sort/key_traits.hpp"
 
-namespace onepass::sort::onesweep {
+namespace onepass::sort::gpu::onesweep {
 
 namespace detail {
 
@@ -85,4 +85,4 @@ struct slot_pack {
 
 }  // namespace detail
 
-}  // namespace onepass::sort::onesweep
+}  // namespace onepass::sort::gpu::onesweep

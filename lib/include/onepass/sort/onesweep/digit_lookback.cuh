@@ -14,7 +14,7 @@
 
 #include "onepass/cuda_check.hpp"
 
-namespace onepass::sort::onesweep {
+namespace onepass::sort::gpu::onesweep {
 
 namespace detail {
 
@@ -98,4 +98,4 @@ class digit_lookback {
 
 }  // namespace detail
 
-}  // namespace onepass::sort::onesweep
+}  // namespace onepass::sort::gpu::onesweep

@@ -16,7 +16,7 @@
 #include "onepass/sort/onesweep/block_primitives.cuh"
 #include "onepass/sort/onesweep/policy.cuh"
 
-namespace onepass::sort::onesweep {
+namespace onepass::sort::gpu::onesweep {
 
 namespace detail {
 
@@ -178,4 +178,4 @@ __global__ void __launch_bounds__(1u << DigitBits) exclusive_sum_kernel(unsigned
 
 }  // namespace detail
 
-}  // namespace onepass::sort::onesweep
+}  // namespace onepass::sort::gpu::onesweep

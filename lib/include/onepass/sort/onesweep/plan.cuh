@@ -26,7 +26,7 @@
 #include "onepass/sort/onesweep/policy.cuh"
 #include "onepass/sort/sort_args.hpp"
 
-namespace onepass::sort::onesweep {
+namespace onepass::sort::gpu::onesweep {
 
 namespace detail {
 
@@ -303,7 +303,7 @@ inline void check_bits(const char* function, unsigned begin_bit, unsigned end_bi
 /// A device pointer to n > 0 elements of T: not null, aligned to sizeof(T).
 template <class T>
 void check_pointer(const char* function, const char* argument, const T* p) {
-  protocol::check_not_null(function, argument, p, "when n > 0");
+  protocol::check_not_null(function, argument, p, "when num_items > 0");
   protocol::check_aligned(function, argument, p, sizeof(T));
 }
 
@@ -500,4 +500,4 @@ void sort_buffers(const char* function, void* d_temp, std::size_t& temp_bytes, d
 
 }  // namespace detail
 
-}  // namespace onepass::sort::onesweep
+}  // namespace onepass::sort::gpu::onesweep

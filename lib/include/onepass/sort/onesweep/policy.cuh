@@ -35,7 +35,7 @@
 #include "onepass/config.hpp"
 #include "onepass/sort/sort_args.hpp"
 
-namespace onepass::sort::onesweep {
+namespace onepass::sort::gpu::onesweep {
 
 /// Smallest and largest digit width (bits per digit place) the sort is built for.
 inline constexpr unsigned min_digit_bits = 5;
@@ -351,4 +351,4 @@ constexpr unsigned places_for(unsigned begin_bit, unsigned end_bit, unsigned dig
 
 }  // namespace detail
 
-}  // namespace onepass::sort::onesweep
+}  // namespace onepass::sort::gpu::onesweep
