@@ -369,6 +369,14 @@ TEST_F(Onesweep, BadInput) {
   kd.buffers[1] = out;
   kd.selector = 2;
   expect_error([&] { os::sort_keys(t.p, bytes, kd, n); }, "selector");
+  // num_items whose bytes overflow size_t: named before any device query (u64 pairs: the sm_90
+  // and sm_80 tables differ, so the policy asks the device), in a size query and a run.
+  const std::size_t huge = SIZE_MAX / 4;
+  expect_error([&] { os::sort_pairs<8, std::uint64_t, std::uint64_t>(nullptr, bytes, nullptr, nullptr, nullptr, nullptr, huge); },
+               "num_items");
+  os::double_buffer<std::uint64_t> k64(nullptr, nullptr), v64(nullptr, nullptr);
+  expect_error([&] { os::sort_pairs(nullptr, bytes, k64, v64, huge); }, "num_items");
+  expect_error([&] { os::sort_keys<8, std::uint32_t>(t.p, bytes, in, out, SIZE_MAX / 2); }, "num_items");
   // n == 0 with null pointers is fine.
   std::size_t zero_bytes = 0;
   os::sort_keys<8, std::uint32_t>(nullptr, zero_bytes, nullptr, nullptr, 0);

@@ -127,8 +127,9 @@ namespace onepass::sort::gpu::onesweep {
 /// Key: uint32_t, int32_t, float, uint64_t, int64_t or double. DigitBits: bits per
 /// digit place, 5..9 (8 is fastest; ceil((end_bit - begin_bit) / DigitBits) binning
 /// passes). d_keys_in, d_keys_out: device pointers to num_items keys, not overlapping.
-/// begin_bit < end_bit <= 8 * sizeof(Key). num_items: any size_t; inputs above 2^28 keys
-/// are binned in portions of 2^28 (see the file comment).
+/// begin_bit < end_bit <= 8 * sizeof(Key). num_items: up to SIZE_MAX / sizeof(Key) (the
+/// keys' bytes fit in size_t; pairs: also the values'); inputs above 2^28 keys are binned in
+/// portions of 2^28 (see the file comment).
 ///
 /// CUB's two-phase temporary storage: with d_temp == nullptr only temp_bytes is set
 /// (from num_items, the bit range and DigitBits; no pointer is looked at, nothing
@@ -139,7 +140,8 @@ namespace onepass::sort::gpu::onesweep {
 /// for 4-byte keys; use the double_buffer overload to avoid the num_items keys).
 ///
 /// Throws onepass::error (nothing enqueued) for end_bit > 8 * sizeof(Key), begin_bit >=
-/// end_bit, and in the run phase for null or misaligned pointers with num_items > 0,
+/// end_bit, num_items above that bound (in both phases, before the device is asked for its
+/// architecture), and in the run phase for null or misaligned pointers with num_items > 0,
 /// overlapping input and output, or temp_bytes below the query's answer; throws
 /// onepass::runtime_failure when a CUDA call or launch fails. Messages name
 /// "onepass::sort::gpu::onesweep::sort_keys" and the argument.
