@@ -63,6 +63,7 @@
 #include "onepass/random/mt19937_64_prefix.hpp"
 #include "onepass/scan/tile_state.cuh"
 #include "onepass/shuffle/gpu_shuffle.cuh"
+#include "onepass/shuffle/gpu_tile_ranking.cuh"
 #include "onepass/shuffle/segment_seed.hpp"
 
 namespace onepass::shuffle::gpu {
@@ -173,6 +174,10 @@ __host__ __device__ __forceinline__ void with_round_shape(unsigned domain_bits, 
     else fn(std::false_type{}, std::integral_constant<int, 0>{});
   }
 }
+
+/// The tile shape of the block and tiled paths (gpu_tile_ranking.cuh's striped tile:
+/// index base + k * block_threads + t for item k of thread t).
+using tiled_policy = detail::tile_policy<block_threads, block_items>;
 
 /// Whether the warp path stages each segment in shared memory (elements up to 16 bytes:
 /// 8 warps x 256 x 16 bytes = 32 KiB per block at most); larger elements are read from
@@ -399,7 +404,202 @@ struct tile_map {
 };
 
 /// Tiles of the tiled path: block_threads x block_items indices.
-inline constexpr std::uint64_t tiled_tile_items = static_cast<std::uint64_t>(block_threads) * block_items;
+inline constexpr std::uint64_t tiled_tile_items = tiled_policy::tile_items;
+
+// ----------------------------------------------------------------------------
+// The tiled path's steps, in the order a tile takes them (the two kernels below):
+//   take_tile            thread 0: the next tile id from the counter and its segment (tile_map);
+//   load_keys            the segment's round keys (its key-table row) into shared memory;
+//   evaluate_and_count   images of the tile's indices in the segment's domain, flags, the
+//                        (item, warp) ballots kept in registers and their popcounts in shared
+//                        memory; each item handed to the caller right after its ballot (the
+//                        flagged item's random read, or its cp.async copy into the stage);
+//   scan_counts          warp 0: the exclusive scan of the 32 counts, the tile's count;
+//   publish_count        warp 0: the count published (a segment's first tile: as its
+//                        inclusive prefix, so no look-back crosses into the previous segment);
+//   look_back_in_segment warp 0, not a segment's first tile: the decoupled look-back
+//                        (scan/tile_state.cuh), the tile's inclusive prefix published
+//                        (scan_and_look_back_in_segment: both, for one tile at a time);
+//   rank_of              an item's output rank inside the segment;
+//   move_ranked / store_staged_ranked  the tile's elements to their outputs.
+// Shared with the single shuffle: the tile shape (tiled_policy, gpu_tile_ranking.cuh), the
+// cp.async staging (gpu_staged_shuffle.cuh's stage_element / cp_async_*), the look-back
+// state and walk (scan/tile_state.cuh), the two-stage fit (two_stage_tiles_fit) and the
+// pipeline's order of steps (gpu_bijective2.cuh's bijective2_pipelined_kernel).
+//
+// Why the ranking steps are not gpu_tile_ranking.cuh's (evaluate_and_flag, scan_ballots,
+// scan_and_look_back, rank_in_tile, store_ranked; gpu_bijective2.cuh's stage_tile,
+// publish_aggregate, look_back_inclusive, store_staged): those keep the (item, warp)
+// ballots in shared memory (warp 0 takes their popcounts, rank_in_tile reads them back),
+// keep the tile's count in shared memory, and recover the prefix from the look-back's 62
+// bits over one domain (exact_prefix) whose chain starts at tile 0; the segmented tiles
+// keep the ballots in registers (lane 0 writes the popcounts), keep the count in warp 0's
+// registers, start a chain at each segment's first tile and take the look-back's value as
+// the prefix, and load a key-table row (one more barrier) per tile. Measured on the sm_90
+// machine code (nvcc 13.0, scripts/cubin_text_diff.py, helper-38 for issue 31): the
+// evaluation through tile_ranking's interface (a per-item record functor over
+// f.images<Items>(first, stride, w), segment keys as an evaluator) changed every tiled
+// kernel's code — tiled_pipelined_kernel<uint64> 54 -> 48-50 registers, 63 -> 64 for
+// int64 offsets, tiled_path_kernel 58 -> 48 (forward, per-tile shapes), 40 -> 32 (inverse,
+// 24 rounds), +-1 elsewhere, 1-3 % more instructions — so these kernels, which are tuned,
+// keep their own ballot layout. With the steps above tiled_path_kernel's code is byte for
+// byte the earlier inline kernel's; tiled_pipelined_kernel's has the same registers and
+// shared memory and 0-16 instructions fewer of 1296-4336 (instruction scheduling).
+/// Thread 0: the next tile id from the counter into `tile` and, when it is one of the
+/// launch's num_tiles, where it lies (tile_map::find) into where[0, 4): key-table row, tile
+/// inside the segment, segment begin, segment length.
+template <class Offset>
+__device__ __forceinline__ void take_tile(const scan::tile_state<std::uint64_t>& state, const tile_map<Offset>& map,
+                                          std::uint64_t num_tiles, std::uint64_t& tile, std::uint64_t* where) {
+  const std::uint64_t t = state.acquire_tile();
+  tile = t;
+  if (t < num_tiles) map.find(t, where[0], where[1], where[2], where[3]);
+}
+
+/// Threads below `rounds`: row j of key_table (the segment's round keys) into keys.
+__device__ __forceinline__ void load_keys(const std::uint32_t* __restrict__ key_table, std::uint64_t j,
+                                          unsigned rounds, std::uint32_t* keys) {
+  if (threadIdx.x < rounds) keys[threadIdx.x] = key_table[j * rounds + threadIdx.x];
+}
+
+/// Evaluates the tile of indices base + k * block_threads + t (k < block_items) of a
+/// segment of segment_length items (domain_size = 2^domain_bits, round keys `keys` in
+/// shared memory): w[k] the images, item k flagged when its index is in the domain and its
+/// image below segment_length, ballot[k] the (item, warp) ballots, their popcounts in
+/// counts[k * block_warps + warp] (lane 0), and on_item(k, flag, w[k]) for each item right
+/// after its ballot (the caller keeps the flags and issues the flagged item's random read
+/// or copy there, early). All threads of the block, converged.
+template <bool Odd, int Rounds, class OnItem>
+__device__ __forceinline__ void evaluate_and_count(const std::uint32_t* keys, unsigned rounds, unsigned domain_bits,
+                                                   std::uint64_t domain_size, std::uint64_t base,
+                                                   std::uint64_t segment_length, std::uint32_t* counts,
+                                                   unsigned (&ballot)[block_items], std::uint64_t (&w)[block_items],
+                                                   unsigned lane, unsigned warp, OnItem&& on_item) {
+  std::uint64_t x[block_items];
+#pragma unroll
+  for (int k = 0; k < block_items; ++k) x[k] = base + static_cast<std::uint64_t>(k) * block_threads + threadIdx.x;
+  images<Odd, Rounds, block_items>(x, w, keys, rounds, domain_bits);
+#pragma unroll
+  for (int k = 0; k < block_items; ++k) {
+    const bool keep = x[k] < domain_size && w[k] < segment_length;
+    ballot[k] = __ballot_sync(0xffffffffu, keep);
+    if (lane == 0) counts[k * block_warps + warp] = __popc(ballot[k]);
+    on_item(k, keep, w[k]);
+  }
+}
+
+/// Warp 0 (`lane`: this thread's lane): offsets[lane] = the exclusive scan of the tile's 32
+/// ballot counts, in index order (item, warp); returns the tile's count to every lane.
+__device__ __forceinline__ std::uint32_t scan_counts(const std::uint32_t* counts, std::uint32_t* offsets,
+                                                     unsigned lane) {
+  const std::uint32_t c = counts[lane];
+  const std::uint32_t incl = scan::warp_inclusive_sum(c, lane);
+  offsets[lane] = incl - c;
+  return __shfl_sync(0xffffffffu, incl, 31);
+}
+
+/// Warp 0, lane 0 acting: publishes the tile's `count` — as its inclusive prefix, with
+/// prefix = 0, when it is its segment's first tile (local == 0), else as its aggregate.
+__device__ __forceinline__ void publish_count(const scan::tile_state<std::uint64_t>& state, std::uint64_t tile,
+                                              std::uint64_t local, std::uint64_t count, std::uint64_t& prefix,
+                                              unsigned lane) {
+  if (lane == 0) {
+    if (local == 0) {
+      state.publish(tile, scan::tile_status::inclusive_prefix, count);
+      prefix = 0;
+    } else {
+      state.publish(tile, scan::tile_status::aggregate, count);
+    }
+  }
+}
+
+/// Warp 0, a tile that is not its segment's first, its count published: looks back for
+/// the flags before it in its segment (the walk ends at the segment's first tile, which
+/// published an inclusive prefix), publishes its inclusive prefix and writes the flags
+/// before it to `prefix` (lane 0).
+__device__ __forceinline__ void look_back_in_segment(const scan::tile_state<std::uint64_t>& state,
+                                                     std::uint64_t tile, std::uint64_t count, std::uint64_t& prefix,
+                                                     unsigned lane) {
+  const std::uint64_t exclusive = state.warp_look_back(tile);
+  if (lane == 0) {
+    state.publish(tile, scan::tile_status::inclusive_prefix, exclusive + count);
+    prefix = exclusive;
+  }
+}
+
+/// Warp 0, one tile at a time (tiled_path_kernel), after scan_counts: publishes the tile's
+/// count `aggregate` and, unless it is its segment's first tile (local == 0, published as
+/// an inclusive prefix at once), looks back in the segment and publishes its inclusive
+/// prefix; lane 0 writes the flags before the tile to `prefix`. (publish_count followed by
+/// look_back_in_segment computes the same; this order of the stores is the kernel's tuned
+/// code.)
+__device__ __forceinline__ void scan_and_look_back_in_segment(const scan::tile_state<std::uint64_t>& state,
+                                                              std::uint64_t tile, std::uint64_t local,
+                                                              std::uint64_t aggregate, std::uint64_t& prefix,
+                                                              unsigned lane) {
+  std::uint64_t exclusive = 0;
+  if (local == 0) {
+    if (lane == 0) state.publish(tile, scan::tile_status::inclusive_prefix, aggregate);
+  } else {
+    if (lane == 0) state.publish(tile, scan::tile_status::aggregate, aggregate);
+    exclusive = state.warp_look_back(tile);
+    if (lane == 0) state.publish(tile, scan::tile_status::inclusive_prefix, exclusive + aggregate);
+  }
+  if (lane == 0) prefix = exclusive;
+}
+
+/// Output rank inside the segment of item k of this thread (flagged): `before` (the
+/// flags before the tile) + the (k, warp) offset + the flagged lanes below in its ballot.
+__device__ __forceinline__ std::uint64_t rank_of(std::uint64_t before, const std::uint32_t* offsets,
+                                                 unsigned ballot, int k, unsigned warp, unsigned lanes_below) {
+  return before + offsets[k * block_warps + warp] + __popc(ballot & lanes_below);
+}
+
+/// The tile's moves of tiled_path_kernel, for the flagged items k: forward out[begin +
+/// rank] = value[k] (loaded by evaluate_and_count's on_flagged), inverse out[begin + w[k]] =
+/// in[begin + rank].
+template <bool Inverse, class T>
+__device__ __forceinline__ void move_ranked(std::uint32_t flags, std::uint64_t before, const std::uint32_t* offsets,
+                                            const unsigned (&ballot)[block_items],
+                                            const std::uint64_t (&w)[block_items], const T (&value)[block_items],
+                                            const T* __restrict__ in, T* __restrict__ out, std::uint64_t begin,
+                                            unsigned warp, unsigned lanes_below) {
+#pragma unroll
+  for (int k = 0; k < block_items; ++k) {
+    const std::uint64_t rank = rank_of(before, offsets, ballot[k], k, warp, lanes_below);
+    if constexpr (Inverse) {
+      if (flags >> k & 1u) out[begin + w[k]] = in[begin + rank];
+    } else {
+      if (flags >> k & 1u) out[begin + rank] = value[k];
+    }
+  }
+}
+
+/// Forward, pipelined: out[begin + rank] = the thread's own stage slot of item k, for its
+/// flagged items (its copies landed).
+template <class Bits>
+__device__ __forceinline__ void store_staged_ranked(std::uint32_t flags, std::uint64_t before,
+                                                    const std::uint32_t* offsets,
+                                                    const unsigned (&ballot)[block_items],
+                                                    const Bits (&stage)[tiled_tile_items], Bits* out,
+                                                    std::uint64_t begin, unsigned warp, unsigned lanes_below) {
+#pragma unroll
+  for (int k = 0; k < block_items; ++k) {
+    if (flags >> k & 1u)
+      out[begin + rank_of(before, offsets, ballot[k], k, warp, lanes_below)] = stage[k * block_threads + threadIdx.x];
+  }
+}
+
+/// Calls body(odd, unrolled) with the round shape: FixedShape's Odd and Rounds, or the
+/// segment's (with_round_shape).
+template <bool FixedShape, bool Odd, int Rounds, class Body>
+__device__ __forceinline__ void with_tile_shape(unsigned domain_bits, unsigned rounds, Body&& body) {
+  if constexpr (FixedShape) {
+    body(std::integral_constant<bool, Odd>{}, std::integral_constant<int, Rounds>{});
+  } else {
+    with_round_shape(domain_bits, rounds, body);
+  }
+}
 
 /// Tiled path (segments that do not fit the stage): every segment's tiles in one persistent
 /// launch, taken in order from the tile counter, so the tiles in flight belong to a few
@@ -407,7 +607,9 @@ inline constexpr std::uint64_t tiled_tile_items = static_cast<std::uint64_t>(blo
 /// count as an inclusive prefix at once, so the decoupled look-back of the single-pass scan
 /// (scan/tile_state.cuh) never crosses into the previous segment. Keys from the key table
 /// (row j of the map). FixedShape: every segment has the domain parity and round count of
-/// Odd and Rounds (uniform rows); otherwise they are chosen per tile.
+/// Odd and Rounds (uniform rows); otherwise they are chosen per tile. Barriers per tile:
+/// (1) the tile and its segment (the previous tile is done with the shared arrays); (2)
+/// keys; (3) counts; (4) offsets and prefix.
 template <bool Inverse, class T, class Offset, bool FixedShape, bool Odd, int Rounds>
 __global__ void __launch_bounds__(block_threads) tiled_path_kernel(const T* __restrict__ in, T* __restrict__ out,
                                                                    tile_map<Offset> map, std::uint64_t num_tiles,
@@ -421,68 +623,35 @@ __global__ void __launch_bounds__(block_threads) tiled_path_kernel(const T* __re
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const unsigned lanes_below = (1u << lane) - 1u;
   for (;;) {
-    if (threadIdx.x == 0) {
-      const std::uint64_t t = state.acquire_tile();
-      tile_id = t;
-      if (t < num_tiles) map.find(t, where[0], where[1], where[2], where[3]);
-    }
-    __syncthreads();  // (1) the tile and its segment; the previous tile is done with the shared arrays
+    if (threadIdx.x == 0) take_tile(state, map, num_tiles, tile_id, where);
+    __syncthreads();  // (1)
     const std::uint64_t tile = tile_id;
     if (tile >= num_tiles) return;
     const std::uint64_t j = where[0], local = where[1], begin = where[2], segment_length = where[3];
-    if (threadIdx.x < rounds) keys[threadIdx.x] = key_table[j * rounds + threadIdx.x];
-    __syncthreads();  // (2) keys
+    load_keys(key_table, j, rounds, keys);
+    __syncthreads();  // (2)
     const unsigned domain_bits = bijection::schedule_domain_bits(segment_length);
     const std::uint64_t domain_size = std::uint64_t{1} << domain_bits, base = local * tiled_tile_items;
-    auto body = [&](auto odd, auto unrolled) {
-      std::uint64_t x[block_items], w[block_items];
-#pragma unroll
-      for (int k = 0; k < block_items; ++k) x[k] = base + static_cast<std::uint64_t>(k) * block_threads + threadIdx.x;
-      images<decltype(odd)::value, decltype(unrolled)::value, block_items>(x, w, keys, rounds, domain_bits);
-      bool keep[block_items];
+    with_tile_shape<FixedShape, Odd, Rounds>(domain_bits, rounds, [&](auto odd, auto unrolled) {
+      std::uint64_t w[block_items];
       unsigned ballot[block_items];
       [[maybe_unused]] T v[block_items];
-#pragma unroll
-      for (int k = 0; k < block_items; ++k) {
-        keep[k] = x[k] < domain_size && w[k] < segment_length;
-        ballot[k] = __ballot_sync(0xffffffffu, keep[k]);
-        if (lane == 0) counts[k * block_warps + warp] = __popc(ballot[k]);
-        if constexpr (!Inverse)
-          if (keep[k]) v[k] = in[begin + w[k]];  // issued before the scan: its latency overlaps the look-back
-      }
-      __syncthreads();  // (3) counts
+      std::uint32_t flags = 0;
+      evaluate_and_count<decltype(odd)::value, decltype(unrolled)::value>(
+          keys, rounds, domain_bits, domain_size, base, segment_length, counts, ballot, w, lane, warp,
+          [&](int k, bool keep, std::uint64_t image) {
+            flags |= static_cast<std::uint32_t>(keep) << k;
+            if constexpr (!Inverse)
+              if (keep) v[k] = in[begin + image];  // before the scan: its latency overlaps the look-back
+          });
+      __syncthreads();  // (3)
       if (warp == 0) {
-        const std::uint32_t c = counts[lane];
-        const std::uint32_t incl = scan::warp_inclusive_sum(c, lane);
-        offsets[lane] = incl - c;
-        const std::uint64_t aggregate = __shfl_sync(0xffffffffu, incl, 31);
-        std::uint64_t exclusive = 0;
-        if (local == 0) {
-          if (lane == 0) state.publish(tile, scan::tile_status::inclusive_prefix, aggregate);
-        } else {
-          if (lane == 0) state.publish(tile, scan::tile_status::aggregate, aggregate);
-          exclusive = state.warp_look_back(tile);
-          if (lane == 0) state.publish(tile, scan::tile_status::inclusive_prefix, exclusive + aggregate);
-        }
-        if (lane == 0) prefix = exclusive;
+        const std::uint64_t aggregate = scan_counts(counts, offsets, lane);
+scan_and_look_back_in_segment(state, tile, local, aggregate, prefix, lane);
       }
-      __syncthreads();  // (4) offsets and prefix
-      const std::uint64_t before = prefix;
-#pragma unroll
-      for (int k = 0; k < block_items; ++k) {
-        const std::uint64_t rank = before + offsets[k * block_warps + warp] + __popc(ballot[k] & lanes_below);
-        if constexpr (Inverse) {
-          if (keep[k]) out[begin + w[k]] = in[begin + rank];
-        } else {
-          if (keep[k]) out[begin + rank] = v[k];
-        }
-      }
-    };
-    if constexpr (FixedShape) {
-      body(std::integral_constant<bool, Odd>{}, std::integral_constant<int, Rounds>{});
-    } else {
-      with_round_shape(domain_bits, rounds, body);
-    }
+      __syncthreads();  // (4)
+      move_ranked<Inverse>(flags, prefix, offsets, ballot, w, v, in, out, begin, warp, lanes_below);
+    });
   }
 }
 
@@ -522,14 +691,6 @@ __global__ void __launch_bounds__(block_threads) tiled_pipelined_kernel(const T*
     std::uint32_t keep = 0;    // bit k: item k flagged
     std::uint64_t count = 0;   // warp 0: the tile's flag count
   };
-  // Thread 0 takes the next tile into `next`; after barrier (1) every thread reads it (load).
-  auto take = [&]() {
-    if (threadIdx.x == 0) {
-      const std::uint64_t t = state.acquire_tile();
-      next[0] = t;
-      if (t < num_tiles) map.find(t, next[1], next[2], next[3], next[4]);
-    }
-  };
   // After barrier (1): reads the taken tile into `h`, loads its keys into keys[b], then
   // (barrier (2)) evaluates it, copies its flagged elements into stage[b] and writes its
   // ballot counts to counts[b]. False (and nothing loaded) when no tile is left.
@@ -542,88 +703,55 @@ __global__ void __launch_bounds__(block_threads) tiled_pipelined_kernel(const T*
       h.local = next[2];
       h.begin = next[3];
       segment_length = next[4];
-      if (threadIdx.x < rounds) keys[b][threadIdx.x] = key_table[j * rounds + threadIdx.x];
+      load_keys(key_table, j, rounds, keys[b]);
     }
     __syncthreads();  // (2) keys (and every thread has read `next`)
     h.keep = 0;
     if (more) {
       const unsigned domain_bits = bijection::schedule_domain_bits(segment_length);
       const std::uint64_t domain_size = std::uint64_t{1} << domain_bits, base = h.local * tiled_tile_items;
-      auto body = [&](auto odd, auto unrolled) {
-        std::uint64_t x[block_items], w[block_items];
-#pragma unroll
-        for (int k = 0; k < block_items; ++k) x[k] = base + static_cast<std::uint64_t>(k) * block_threads + threadIdx.x;
-        images<decltype(odd)::value, decltype(unrolled)::value, block_items>(x, w, keys[b], rounds, domain_bits);
-#pragma unroll
-        for (int k = 0; k < block_items; ++k) {
-          const bool keep = x[k] < domain_size && w[k] < segment_length;
-          h.ballot[k] = __ballot_sync(0xffffffffu, keep);
-          if (lane == 0) counts[b][k * block_warps + warp] = __popc(h.ballot[k]);
-          if (keep) {
-            h.keep |= 1u << k;
-            detail::stage_element(&stage[b][k * block_threads + threadIdx.x], in_bits + h.begin + w[k]);
-          }
-        }
-      };
-      if constexpr (FixedShape) {
-        body(std::integral_constant<bool, Odd>{}, std::integral_constant<int, Rounds>{});
-      } else {
-        with_round_shape(domain_bits, rounds, body);
-      }
+      with_tile_shape<FixedShape, Odd, Rounds>(domain_bits, rounds, [&](auto odd, auto unrolled) {
+        std::uint64_t w[block_items];
+        evaluate_and_count<decltype(odd)::value, decltype(unrolled)::value>(
+            keys[b], rounds, domain_bits, domain_size, base, segment_length, counts[b], h.ballot, w, lane, warp,
+            [&](int k, bool keep, std::uint64_t image) {
+              if (keep) {
+                h.keep |= 1u << k;
+                detail::stage_element(&stage[b][k * block_threads + threadIdx.x], in_bits + h.begin + image);
+              }
+            });
+      });
     }
     detail::cp_async_commit();  // one group per tile (empty at the end)
     return more;
   };
-  // Warp 0, after barrier (3): scans counts[b] into offsets[b] and publishes the tile's
-  // count (its segment's first tile: as an inclusive prefix, with prefix 0).
-  auto publish_count = [&](held& h, unsigned b) {
-    const std::uint32_t c = counts[b][lane];
-    const std::uint32_t incl = scan::warp_inclusive_sum(c, lane);
-    offsets[b][lane] = incl - c;
-    h.count = __shfl_sync(0xffffffffu, incl, 31);
-    if (lane == 0) {
-      if (h.local == 0) {
-        state.publish(h.tile, scan::tile_status::inclusive_prefix, h.count);
-        prefix[b] = 0;
-      } else {
-        state.publish(h.tile, scan::tile_status::aggregate, h.count);
-      }
-    }
-  };
 
   held a, bh;
   unsigned ia = 0;
-  take();
+  if (threadIdx.x == 0) take_tile(state, map, num_tiles, next[0], next + 1);
   __syncthreads();  // (1)
   if (!load(a, ia)) return;
   __syncthreads();  // (3)
-  if (warp == 0) publish_count(a, ia);
+  if (warp == 0) {
+    a.count = scan_counts(counts[ia], offsets[ia], lane);
+    publish_count(state, a.tile, a.local, a.count, prefix[ia], lane);
+  }
   for (;;) {
     const unsigned ib = ia ^ 1u;
-    take();
+    if (threadIdx.x == 0) take_tile(state, map, num_tiles, next[0], next + 1);
     __syncthreads();  // (1)
     const bool more = load(bh, ib);
     __syncthreads();  // (3)
     if (warp == 0) {
-      if (more) publish_count(bh, ib);
-      if (a.local != 0) {
-        const std::uint64_t exclusive = state.warp_look_back(a.tile);
-        if (lane == 0) {
-          state.publish(a.tile, scan::tile_status::inclusive_prefix, exclusive + a.count);
-          prefix[ia] = exclusive;
-        }
+      if (more) {
+        bh.count = scan_counts(counts[ib], offsets[ib], lane);
+        publish_count(state, bh.tile, bh.local, bh.count, prefix[ib], lane);
       }
+      if (a.local != 0) look_back_in_segment(state, a.tile, a.count, prefix[ia], lane);
     }
     detail::cp_async_wait_prior<1>();  // this thread's copies of A (B's may be in flight)
     __syncthreads();  // (4)
-    const std::uint64_t before = prefix[ia];
-#pragma unroll
-    for (int k = 0; k < block_items; ++k) {
-      if (a.keep >> k & 1u) {
-        const std::uint64_t rank = before + offsets[ia][k * block_warps + warp] + __popc(a.ballot[k] & lanes_below);
-        out_bits[a.begin + rank] = stage[ia][k * block_threads + threadIdx.x];
-      }
-    }
+    store_staged_ranked(a.keep, prefix[ia], offsets[ia], a.ballot, stage[ia], out_bits, a.begin, warp, lanes_below);
     if (!more) return;
     a = bh;
     ia = ib;
