@@ -55,7 +55,11 @@ def argsort(arg0: int, arg1: int, arg2: int, arg3: str, arg4: int, arg5: int, ar
 
 def normal(arg0: int, arg1: int, arg2: bool, arg3: float, arg4: float, arg5: int, arg6: int, arg7: int, arg8: int, arg9: int, /) -> None: ...
 
-has_nccl: bool
+def synchronize(arg0: int, arg1: int, /) -> None: ...
+
+def stream_wait(arg0: int, arg1: int, arg2: int, /) -> None: ...
+
+has_nccl: bool = True
 
 def nccl_unique_id() -> bytes:
     """
@@ -73,14 +77,10 @@ def nccl_comm_destroy(comm: int, abort: bool) -> None:
     """
 
 def nccl_comm_rank_count(comm: int) -> tuple[int, int]:
-    """
-    (rank, number of ranks) of a communicator handle.
-    """
+    """(rank, number of ranks) of a communicator handle."""
 
 def nccl_version() -> int:
-    """
-    ncclGetVersion of the NCCL library loaded.
-    """
+    """ncclGetVersion of the NCCL library loaded."""
 
 def distributed_sort_bytes(arg0: int, arg1: str, arg2: int, arg3: int, arg4: int, arg5: int, arg6: bool, arg7: int, arg8: int, arg9: int, arg10: int, /) -> int: ...
 
@@ -89,10 +89,6 @@ def distributed_sort(arg0: int, arg1: int, arg2: int, arg3: int, arg4: int, arg5
 def distributed_shuffle_bytes(arg0: int, arg1: int, arg2: int, arg3: int, arg4: int, arg5: int, /) -> int: ...
 
 def distributed_shuffle(arg0: int, arg1: int, arg2: int, arg3: int, arg4: int, arg5: int, arg6: int, arg7: int, arg8: int, arg9: bool, arg10: int, arg11: int, arg12: int, /) -> None: ...
-
-def synchronize(arg0: int, arg1: int, /) -> None: ...
-
-def stream_wait(arg0: int, arg1: int, arg2: int, /) -> None: ...
 
 def pointer_device(arg: int, /) -> int: ...
 
