@@ -99,8 +99,12 @@ def strip_comments(text, path):
     /* */ comments outside string and character literals are dropped, every run of whitespace
     becomes one space, and none is kept next to punctuation. Python, shell and CMake files: #
     comments outside strings are dropped, then trailing whitespace and blank lines (indentation
-    stays: it is code). Any other file: trailing whitespace and blank lines only."""
+    stays: it is code). Python type stubs (.pyi): nothing (they are read by editors and type
+    checkers, never run; scripts/device-python-gpu.sh regenerates the CUDA module's in the run it
+    records). Any other file: trailing whitespace and blank lines only."""
     ext = os.path.splitext(path)[1].lower()
+    if ext == ".pyi":
+        return ""
     c_like = ext in _C_LIKE
     hash_comments = ext in (".py", ".cmake", ".sh") or os.path.basename(path) == "CMakeLists.txt"
     out, i, n, quote = [], 0, len(text), None

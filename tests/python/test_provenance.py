@@ -73,6 +73,10 @@ class CodeFreshness(unittest.TestCase):
         self.assertNotEqual(pv.strip_comments("if y:\n    z\n", "a.py"), pv.strip_comments("if y:\nz\n", "a.py"))
         # A data file keeps its '#'.
         self.assertEqual(pv.strip_comments("a # b\n", "table.inc.csv"), "a # b")
+        # Type stubs never run: a regenerated stub is not a change of the measured code.
+        self.assertEqual(pv.strip_comments("def f(a: int) -> None: ...\n", "m.pyi"),
+                         pv.strip_comments("def f(a: int, b: int) -> None: ...\n", "m.pyi"))
+        self.assertNotEqual(pv.strip_comments("def f(a): pass\n", "m.py"), pv.strip_comments("def f(a, b): pass\n", "m.py"))
 
     def test_the_experiment_program_counts(self):
         self.repo.commit({"experiments/sort_headline.cu": "main\n"}, "program")
