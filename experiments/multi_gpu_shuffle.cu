@@ -20,6 +20,15 @@
 //
 // Output: <out>/multi_gpu_shuffle.csv
 //   algorithm,shape,num_ranks,n_per_rank,n_total,seconds_median,seconds_min,seconds_max,items_per_second
+// <out>/multi_gpu_shuffle_phases.csv (unless --no-phases): algorithm,shape,num_ranks,rank,phase,seconds_median
+// — after each timed distributed_shuffle / distributed_shuffle_walking measurement (every P),
+// the call run --reps more times with a phase_observer (onepass/distributed/phase_observer.hpp;
+// mg::measure_phases) recording a CUDA event at each phase boundary; per rank and phase the
+// median elapsed time on that rank's GPU. Phases (distributed/shuffle.cuh's "Profiling"), P > 1:
+// boundaries (bijective, D > N only), own_walk, plan, walk_exchange, exchange_tail (how long the
+// stream waits for the exchange after the last walk: near zero when the exchange hides behind
+// the walks), place; P = 1: local_shuffle. A phase that starts with a collective includes the
+// wait for the slowest rank to reach it.
 // Exit status: 0 measured, 1 a failed check or a CUDA/NCCL failure, 2 bad arguments, 3 no GPU.
 #include <cuda_runtime.h>
 #include <mpi.h>
@@ -83,6 +92,8 @@ struct context {
   int warmup, reps;
   std::uint64_t seed;
   cudaStream_t stream;
+  bool with_phases;        ///< measure the phases after each distributed timing (not --no-phases; every rank alike)
+  ex::csv_table* phases;   ///< rank 0: multi_gpu_shuffle_phases.csv; null elsewhere
   std::map<std::string, std::uint64_t> one_rank_fingerprint;  // (case, algorithm) at P = 1
 };
 
@@ -145,13 +156,17 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
     std::size_t bytes = 0;
     dist::shuffle(nullptr, bytes, in.as<std::uint64_t>(), out.as<std::uint64_t>(), n, c.seed, g.nccl, c.stream, kind);
     gpu::device_buffer temp(bytes);
-    const auto t = mg::time_group(g, c.stream, c.warmup, c.reps, [](int) {}, [&](int) {
+    const auto shuffle = [&] {
       dist::shuffle(temp.get(), bytes, in.as<std::uint64_t>(), out.as<std::uint64_t>(), n, c.seed, g.nccl, c.stream,
                     kind);
-    });
+    };
+    const auto t = mg::time_group(g, c.stream, c.warmup, c.reps, [](int) {}, [&](int) { shuffle(); });
     check_output(c, g, cs.name + "/" + name + "/" + std::to_string(total), in.as<std::uint64_t>(),
                  out.as<std::uint64_t>(), n, first);
     write_row(c, name, cs.name, P, n0, total, t);
+    // The phases: the call --reps more times with an event_observer (multi_gpu.cuh); the input
+    // is not modified, so nothing to restore between runs.
+    if (c.with_phases) mg::measure_phases(g, c.stream, c.reps, c.phases, experiment, name, cs.name, [] {}, shuffle);
   }
   if (P == 1) {
     // The one-GPU bijective shuffle (the same permutation as distributed_shuffle).
@@ -183,6 +198,10 @@ int main(int argc, char** argv) {
   app.add_option("--reps", timing.reps, "timed runs per measurement (default 7; smoke 3)");
   app.add_option("--warmup", timing.warmup, "untimed runs first (default 2)");
   app.add_option("--max-ranks", max_ranks, "largest P measured (default: the world size)");
+  bool no_phases = false;
+  app.add_flag("--no-phases", no_phases,
+               "skip the phase timings (multi_gpu_shuffle_phases.csv: each distributed shuffle run --reps more "
+               "times with a phase_observer recording CUDA events)");
   r.parse(argc, argv);
   if (!mg::use_rank_device(s, experiment)) return ex::exit_no_gpu;
   const int P_max = max_ranks > 0 ? std::min(max_ranks, s.size()) : s.size();
@@ -201,11 +220,18 @@ int main(int argc, char** argv) {
     r.note("alltoall_pieces", "aligned16");  // time_alltoall: every piece on a 16-byte boundary (multi_gpu.cuh)
     r.note("warmup", std::to_string(timing.warmup));
     r.note("check", "fingerprint of (position, item) equal to the P = 1 run's; items a permutation of [0, N)");
+    r.note("phases", no_phases ? "not measured (--no-phases)"
+                               : "multi_gpu_shuffle_phases.csv: per rank and phase, the median over --reps runs of "
+                                 "the CUDA-event time between the phase marks (phase_observer.hpp)");
   }
   ncclComm_t world = mg::world_comm(s);
   cudaStream_t stream = nullptr;
   ONEPASS_EXPERIMENT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  context c{&r, &s, timing.warmup, reps, r.seed(), stream, {}};
+  ex::csv_table* phases =
+      s.rank() == 0 && !no_phases
+          ? &r.open_extra_csv("_phases", {"algorithm", "shape", "num_ranks", "rank", "phase", "seconds_median"})
+          : nullptr;
+  context c{&r, &s, timing.warmup, reps, r.seed(), stream, !no_phases, phases, {}};
   // P = 1 first: it sets the fingerprints the larger P must match.
   const int status = mg::for_each_group(s, world, 1, P_max, experiment, [&](const mg::group& g, int) {
     for (const auto& cs : cases) {

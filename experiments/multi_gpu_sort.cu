@@ -116,44 +116,6 @@ struct case_spec {
   bool one_gpu_baseline;
 };
 
-/// Records a CUDA event on the call's stream at every phase mark (phase_observer.hpp) of the
-/// distributed calls made while it is installed; after the stream is synchronized, phases()
-/// gives each phase's elapsed time on this rank's GPU.
-class event_observer final : public dist::phase_observer {
- public:
-  explicit event_observer(std::size_t capacity) : events_(capacity) {
-    for (auto& e : events_) ONEPASS_EXPERIMENT_CUDA(cudaEventCreate(&e));
-  }
-  ~event_observer() override {
-    for (auto e : events_) cudaEventDestroy(e);
-  }
-  event_observer(const event_observer&) = delete;
-  event_observer& operator=(const event_observer&) = delete;
-  void clear() { names_.clear(); }
-  void mark(const char* phase, cudaStream_t stream) noexcept override {
-    if (names_.size() == events_.size()) return;  // phases() then reports the overflow
-    cudaEventRecord(events_[names_.size()], stream);
-    names_.push_back(phase);
-  }
-  /// (phase, seconds) for every phase but the closing "end" mark, in call order.
-  std::vector<std::pair<std::string, double>> phases() const {
-    if (names_.size() == events_.size() || names_.empty() || names_.back() != std::string("end"))
-      throw onepass::runtime_failure("multi_gpu_sort: the phase marks did not end with \"end\" (" +
-                                     std::to_string(names_.size()) + " marks)");
-    std::vector<std::pair<std::string, double>> out;
-    for (std::size_t i = 0; i + 1 < names_.size(); ++i) {
-      float ms = 0;
-      ONEPASS_EXPERIMENT_CUDA(cudaEventElapsedTime(&ms, events_[i], events_[i + 1]));
-      out.emplace_back(names_[i], 1e-3 * ms);
-    }
-    return out;
-  }
-
- private:
-  std::vector<cudaEvent_t> events_;
-  std::vector<const char*> names_;
-};
-
 struct context {
   ex::run* r;
   const mg::session* s;
@@ -177,51 +139,6 @@ void write_row(context& c, const char* algorithm, const std::string& shape_text,
   c.r->row(algorithm, shape_text, P, n0, total, t.median, t.min, t.max, static_cast<double>(total) / t.median);
   ex::progress(experiment, std::string(algorithm) + " " + shape_text + " P=" + std::to_string(P) + " N=" +
                                std::to_string(total) + ": " + std::to_string(t.median * 1e3) + " ms");
-}
-
-/// The phases of `sort` on every rank (the call made c.reps more times, untimed by the wall
-/// clock, an event_observer installed): rank 0 writes one row per (rank, phase), the median of
-/// the phase's elapsed time on that rank over the runs. Call on the members of g.
-template <class Reset, class Sort>
-void measure_phases(context& c, const mg::group& g, const std::string& algorithm, const std::string& shape_text,
-                    Reset&& reset, Sort&& sort) {
-  const int P = g.num_ranks;
-  int rank = 0;
-  MPI_Comm_rank(g.mpi, &rank);
-  event_observer observer(16);
-  std::vector<std::string> names;
-  std::vector<std::vector<double>> seconds;  // [phase][run]
-  for (int k = 0; k < c.reps; ++k) {
-    reset();
-    ONEPASS_EXPERIMENT_CUDA(cudaStreamSynchronize(c.stream));
-    MPI_Barrier(g.mpi);
-    observer.clear();
-    {
-      dist::scoped_phase_observer installed(observer);
-      sort();
-    }
-    ONEPASS_EXPERIMENT_CUDA(cudaStreamSynchronize(c.stream));
-    const auto phases = observer.phases();
-    if (k == 0) {
-      for (const auto& p : phases) names.push_back(p.first);
-      seconds.assign(names.size(), {});
-    }
-    if (phases.size() != names.size())
-      throw onepass::runtime_failure("multi_gpu_sort: the phases of " + algorithm + " changed between runs");
-    for (std::size_t i = 0; i < phases.size(); ++i) seconds[i].push_back(phases[i].second);
-  }
-  // Every rank must report the same phases (the same call path).
-  int count = static_cast<int>(names.size()), low = 0, high = 0;
-  MPI_Allreduce(&count, &low, 1, MPI_INT, MPI_MIN, g.mpi);
-  MPI_Allreduce(&count, &high, 1, MPI_INT, MPI_MAX, g.mpi);
-  if (low != high) throw onepass::runtime_failure("multi_gpu_sort: the ranks marked different phases");
-  std::vector<double> medians(names.size()), all(names.size() * P);
-  for (std::size_t i = 0; i < names.size(); ++i) medians[i] = gpu::summarize(seconds[i]).median;
-  MPI_Gather(medians.data(), count, MPI_DOUBLE, all.data(), count, MPI_DOUBLE, 0, g.mpi);
-  if (rank != 0 || !c.phases) return;
-  for (int r = 0; r < P; ++r)
-    for (std::size_t i = 0; i < names.size(); ++i)
-      c.phases->row(algorithm, shape_text, P, r, names[i], all[r * names.size() + i]);
 }
 
 /// Times the distributed sort (and, where asked, the one-GPU sort and the all-to-all) of one
@@ -294,7 +211,8 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
                                      std::to_string(P) + " ranks is not sorted (" + std::to_string(all_bad) +
                                      " descents)");
     write_row(c, name, cs.name, P, n0, total, t);
-    if (c.with_phases) measure_phases(c, g, name, cs.name, reset, sort);
+    // The phases: the call --reps more times with an event_observer (multi_gpu.cuh).
+    if (c.with_phases) mg::measure_phases(g, c.stream, c.reps, c.phases, experiment, name, cs.name, reset, sort);
   }
 
   if (cs.one_gpu_baseline) {

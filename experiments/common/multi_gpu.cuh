@@ -8,6 +8,11 @@
 // (host wall clock around the call and a stream synchronize: the distributed calls are
 // host-synchronous); the run's time is the largest over the ranks (MPI_Allreduce MAX).
 // Input and output are GPU-resident; host transfers are outside the timed region.
+//
+// Phases (measure_phases): the call run --reps more times with an event_observer installed
+// (onepass/distributed/phase_observer.hpp: a CUDA event on the call's stream at each phase
+// mark); per rank and phase the median elapsed time on that rank's GPU, one row per (rank,
+// phase) of <experiment>_phases.csv (algorithm,shape,num_ranks,rank,phase,seconds_median).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -19,11 +24,14 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu_harness.cuh"
 #include "harness.hpp"
 #include "onepass/distributed/nccl_support.cuh"
+#include "onepass/distributed/phase_observer.hpp"
+#include "onepass/error.hpp"
 
 namespace onepass::experiments::multi_gpu {
 
@@ -186,6 +194,98 @@ int for_each_group(const session& s, ncclComm_t world, int first, int last, cons
     failed = any;
   }
   return failed ? exit_failure : exit_success;
+}
+
+/// Records a CUDA event on the call's stream at every phase mark (phase_observer.hpp) of the
+/// distributed calls made while it is installed; after the stream is synchronized, phases()
+/// gives each phase's elapsed time on this rank's GPU. capacity: the most marks of one call
+/// ("end" included); `experiment` names the failures.
+class event_observer final : public onepass::distributed::phase_observer {
+ public:
+  explicit event_observer(std::size_t capacity, const char* experiment = "multi_gpu")
+      : events_(capacity), experiment_(experiment) {
+    for (auto& e : events_) ONEPASS_EXPERIMENT_CUDA(cudaEventCreate(&e));
+  }
+  ~event_observer() override {
+    for (auto e : events_) cudaEventDestroy(e);
+  }
+  event_observer(const event_observer&) = delete;
+  event_observer& operator=(const event_observer&) = delete;
+  void clear() { names_.clear(); }
+  void mark(const char* phase, cudaStream_t stream) noexcept override {
+    if (names_.size() == events_.size()) return;  // phases() then reports the overflow
+    cudaEventRecord(events_[names_.size()], stream);
+    names_.push_back(phase);
+  }
+  /// (phase, seconds) for every phase but the closing "end" mark, in call order. Throws
+  /// onepass::runtime_failure when the marks overflowed or did not end with "end".
+  std::vector<std::pair<std::string, double>> phases() const {
+    if (names_.size() == events_.size() || names_.empty() || names_.back() != std::string("end"))
+      throw onepass::runtime_failure(std::string(experiment_) + ": the phase marks did not end with \"end\" (" +
+                                     std::to_string(names_.size()) + " marks)");
+    std::vector<std::pair<std::string, double>> out;
+    for (std::size_t i = 0; i + 1 < names_.size(); ++i) {
+      float ms = 0;
+      ONEPASS_EXPERIMENT_CUDA(cudaEventElapsedTime(&ms, events_[i], events_[i + 1]));
+      out.emplace_back(names_[i], 1e-3 * ms);
+    }
+    return out;
+  }
+
+ private:
+  std::vector<cudaEvent_t> events_;
+  std::vector<const char*> names_;
+  const char* experiment_;
+};
+
+/// The phases of `call` on every member of g: reset() (untimed), a stream synchronize and an
+/// MPI_Barrier, then call() with an event_observer installed, `reps` times; rank 0 of g writes
+/// to `table` (when not null) one row per (rank, phase): algorithm, shape, P, rank, phase, the
+/// median over the runs of the phase's elapsed time on that rank's GPU. Every run and every
+/// rank must mark the same phases (else onepass::runtime_failure, on every rank where the ranks
+/// disagree). A phase that starts with a collective includes the wait for the slowest rank to
+/// reach it. Call on the members of g only.
+template <class Reset, class Call>
+void measure_phases(const group& g, cudaStream_t stream, int reps, csv_table* table, const char* experiment,
+                    const std::string& algorithm, const std::string& shape_text, Reset&& reset, Call&& call) {
+  const int P = g.num_ranks;
+  int rank = 0;
+  MPI_Comm_rank(g.mpi, &rank);
+  event_observer observer(16, experiment);
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> seconds;  // [phase][run]
+  for (int k = 0; k < reps; ++k) {
+    reset();
+    ONEPASS_EXPERIMENT_CUDA(cudaStreamSynchronize(stream));
+    MPI_Barrier(g.mpi);
+    observer.clear();
+    {
+      onepass::distributed::scoped_phase_observer installed(observer);
+      call();
+    }
+    ONEPASS_EXPERIMENT_CUDA(cudaStreamSynchronize(stream));
+    const auto phases = observer.phases();
+    if (k == 0) {
+      for (const auto& p : phases) names.push_back(p.first);
+      seconds.assign(names.size(), {});
+    }
+    if (phases.size() != names.size())
+      throw onepass::runtime_failure(std::string(experiment) + ": the phases of " + algorithm +
+                                     " changed between runs");
+    for (std::size_t i = 0; i < phases.size(); ++i) seconds[i].push_back(phases[i].second);
+  }
+  // Every rank must report the same phases (the same call path).
+  int count = static_cast<int>(names.size()), low = 0, high = 0;
+  MPI_Allreduce(&count, &low, 1, MPI_INT, MPI_MIN, g.mpi);
+  MPI_Allreduce(&count, &high, 1, MPI_INT, MPI_MAX, g.mpi);
+  if (low != high) throw onepass::runtime_failure(std::string(experiment) + ": the ranks marked different phases");
+  std::vector<double> medians(names.size()), all(names.size() * P);
+  for (std::size_t i = 0; i < names.size(); ++i) medians[i] = gpu::summarize(seconds[i]).median;
+  MPI_Gather(medians.data(), count, MPI_DOUBLE, all.data(), count, MPI_DOUBLE, 0, g.mpi);
+  if (rank != 0 || !table) return;
+  for (int r = 0; r < P; ++r)
+    for (std::size_t i = 0; i < names.size(); ++i)
+      table->row(algorithm, shape_text, P, r, names[i], all[r * names.size() + i]);
 }
 
 /// A 64-bit mix of (seed, global index): the inputs' generator, so that the global input is

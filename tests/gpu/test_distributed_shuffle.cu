@@ -3,9 +3,10 @@
 // one-GPU shuffle of the concatenation (gpu::bijective_shuffle for the bijective kind, the CPU
 // walking_shuffle for the walking kind), unshuffle inverts shuffle, the edge sizes (N = 0, 1,
 // below one tile, just above a power of two), the multi-pass placement and batched tile counts
-// (through shrunken internal limits), the general path on one rank, and the agreement step's
-// errors (every rank throws, none hangs). Label `gpu`; a test of P ranks is skipped on a
-// machine with fewer than P GPUs, before any communicator is made.
+// (through shrunken internal limits), the general path on one rank, the agreement step's
+// errors (every rank throws, none hangs), and the phase marks a phase_observer sees. Label
+// `gpu`; a test of P ranks is skipped on a machine with fewer than P GPUs, before any
+// communicator is made.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "onepass/bijection/variable_philox.hpp"
+#include "onepass/distributed/phase_observer.hpp"
 #include "onepass/distributed/shuffle.cuh"
 #include "onepass/distributed/sort.cuh"  // both distributed headers in one translation unit
 #include "onepass/error.hpp"
@@ -458,6 +460,109 @@ TEST_P(DistributedShuffle, TheQueryNeedsNoCommunication) {
     EXPECT_GT(walking, 2 * 12345 * sizeof(std::uint64_t));
   });
   EXPECT_GT(bytes, 2 * 12345 * sizeof(std::uint64_t));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Profiling: the phase marks (distributed/phase_observer.hpp; shuffle.cuh's "Profiling")
+
+/// The phases one rank of P should mark, in order: forward or unshuffle, `boundaries` when
+/// step 1 counts (bijective with D > N), the one-GPU call when `one_gpu`.
+std::vector<std::string> expected_phases(int P, bool forward, bool boundaries, bool one_gpu) {
+  if (one_gpu) return {forward ? "local_shuffle" : "local_unshuffle", "end"};
+  std::vector<std::string> v;
+  if (boundaries) v.push_back("boundaries");
+  if (forward) {
+    v.insert(v.end(), {"own_walk", "plan"});
+    if (P > 1) v.insert(v.end(), {"walk_exchange", "exchange_tail"});
+    v.insert(v.end(), {"place", "end"});
+  } else {
+    v.insert(v.end(), {"split", "exchange", "inverse_walk", "end"});
+  }
+  return v;
+}
+
+TEST_P(DistributedShuffle, PhaseObserverSeesEveryPhase) {
+  // Every rank marks the phases of its call path, in order, once each; nothing in a size query
+  // and nothing once the observer's scope has ended. Bijective with N a power of two (D == N:
+  // no boundary count) and not (D > N), walking, and the general path on one rank.
+  const int P = GetParam();
+  ONEPASS_REQUIRE_GPUS(P);
+  struct names_observer final : od::phase_observer {
+    std::vector<std::string> names;
+    void mark(const char* phase, cudaStream_t) noexcept override { names.emplace_back(phase); }
+  };
+  struct phase_case {
+    std::uint64_t N;
+    call_options options;
+    bool boundaries;  ///< step 1 counts (bijective, 2^b > N)
+    bool one_gpu;     ///< P == 1 through the one-GPU call
+  };
+  std::vector<phase_case> cases;
+  for (const std::uint64_t N : {std::uint64_t{1} << 14, std::uint64_t{10000}}) {
+    call_options bijective;
+    bijective.seed = 7;
+    cases.push_back({N, bijective, N != (std::uint64_t{1} << 14), P == 1});
+  }
+  call_options walking;
+  walking.kind = permutation::walking;
+  walking.seed = 7;
+  cases.push_back({10000, walking, false, P == 1});
+  if (P == 1) {
+    call_options general;  // the general path on one rank: no other ranks' walks to mark
+    general.seed = 7;
+    general.internal = true;
+    general.tuning.single_rank_shortcut = false;
+    cases.push_back({10000, general, true, false});
+  }
+  for (const phase_case& k : cases) {
+    SCOPED_TRACE(std::string(od::to_string(k.options.kind)) + ", N = " + std::to_string(k.N) +
+                 (k.options.internal ? ", general path" : ""));
+    std::vector<std::vector<std::string>> query(P), forward(P), inverse(P), after(P);
+    ot::run_ranks(P, [&](int r, ncclComm_t comm, cudaStream_t stream) {
+      const std::uint64_t n = k.N / P + (static_cast<std::uint64_t>(r) < k.N % P ? 1 : 0);
+      std::vector<std::uint64_t> host(n);
+      for (std::uint64_t i = 0; i < n; ++i) host[i] = i * 2654435761u + static_cast<std::uint64_t>(r);
+      ot::dev d_in(n * 8), d_out(n * 8), d_back(n * 8);
+      ot::upload(d_in.as<std::uint64_t>(), host);
+      names_observer observer;
+      std::size_t bytes = 0, back_bytes = 0;
+      {
+        od::scoped_phase_observer installed(observer);
+        call<std::uint64_t>(true, k.options, nullptr, bytes, d_in.as<std::uint64_t>(), d_out.as<std::uint64_t>(), n,
+                            comm, stream);
+        call<std::uint64_t>(false, k.options, nullptr, back_bytes, d_out.as<std::uint64_t>(),
+                            d_back.as<std::uint64_t>(), n, comm, stream);
+      }
+      query[r] = observer.names;
+      observer.names.clear();
+      ot::dev temp(std::max(bytes, back_bytes));
+      {
+        od::scoped_phase_observer installed(observer);
+        call<std::uint64_t>(true, k.options, temp.p, bytes, d_in.as<std::uint64_t>(), d_out.as<std::uint64_t>(), n,
+                            comm, stream);
+        forward[r] = observer.names;
+        observer.names.clear();
+        call<std::uint64_t>(false, k.options, temp.p, back_bytes, d_out.as<std::uint64_t>(),
+                            d_back.as<std::uint64_t>(), n, comm, stream);
+        inverse[r] = observer.names;
+        observer.names.clear();
+      }
+      call<std::uint64_t>(true, k.options, temp.p, bytes, d_in.as<std::uint64_t>(), d_out.as<std::uint64_t>(), n,
+                          comm, stream);
+      call<std::uint64_t>(false, k.options, temp.p, back_bytes, d_out.as<std::uint64_t>(), d_back.as<std::uint64_t>(),
+                          n, comm, stream);
+      ot::cuda_ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+      after[r] = observer.names;
+      EXPECT_TRUE(ot::download(d_back.as<std::uint64_t>(), n) == host)
+          << "rank " << r << ": unshuffle(shuffle(x)) != x";
+    });
+    for (int r = 0; r < P; ++r) {
+      EXPECT_TRUE(query[r].empty()) << "rank " << r << ": a size query marked phases";
+      EXPECT_EQ(forward[r], expected_phases(P, true, k.boundaries, k.one_gpu)) << "rank " << r << ", shuffle";
+      EXPECT_EQ(inverse[r], expected_phases(P, false, k.boundaries, k.one_gpu)) << "rank " << r << ", unshuffle";
+      EXPECT_TRUE(after[r].empty()) << "rank " << r << ": marks after the observer's scope ended";
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, DistributedShuffle, ::testing::Values(1, 2, 3, 4),

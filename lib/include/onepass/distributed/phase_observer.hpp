@@ -1,7 +1,8 @@
 // onepass/distributed/phase_observer.hpp — an optional observer of the phases of a distributed
 // call, for profiling (where the time of a distributed sort goes: local sort, splitter search,
-// partition, exchange, merge). None is installed by default; then each phase boundary costs one
-// read of a thread-local pointer and nothing else.
+// partition, exchange, merge; that of a distributed shuffle: walks, planning, exchange,
+// placement). None is installed by default; then each phase boundary costs one read of a
+// thread-local pointer and nothing else.
 //
 // While a scoped_phase_observer is alive on a host thread, every distributed call that thread
 // makes calls observer.mark(phase, stream) at each of its phase boundaries, in the order the
@@ -16,6 +17,12 @@
 //   sort_keys / sort_pairs, sort_method::partition_first, P > 1:
 //     "splitters", "partition", "exchange", "local_sort", "end"
 //   either method on one rank: "local_sort", "end"
+//   shuffle (distributed/shuffle.cuh), P > 1: ["boundaries"], "own_walk", "plan",
+//     "walk_exchange", "exchange_tail", "place", "end"
+//   unshuffle, P > 1: ["boundaries"], "split", "exchange", "inverse_walk", "end"
+//   shuffle / unshuffle on one rank: "local_shuffle" / "local_unshuffle", "end"
+//   ("boundaries" only for permutation::bijective when its domain 2^b exceeds N; "exchange_tail"
+//   is the time the call's stream waits for the exchange after its last walk.)
 // (Marked after the call's agreement step, which checks the arguments on every rank; a call
 // that throws or answers a size query marks nothing, and an empty global input marks nothing.)
 #pragma once

@@ -93,6 +93,19 @@
 // the agreement, at each batch of tile counts and each all-gather of the planning (every rank
 // must see the same plan before it enqueues the exchange), and return with the exchange and the
 // placement enqueued on `stream`, not waited for.
+//
+// Profiling. With a phase_observer installed on the calling thread (phase_observer.hpp) each
+// call marks its phases on `stream`, after the agreement and the copy of the P + 1 offsets:
+// forward, P > 1: "boundaries" (step 1; only for the bijective kind with D > N), "own_walk"
+// (step 2), "plan" (step 3), "walk_exchange" (step 4: marked as the first walk of another
+// rank's range is enqueued), "exchange_tail" (marked on `stream` after the last walk, before
+// the side stream of the exchange joins it back: the time `stream` waits for the exchange once
+// its walks are done; near zero when the exchange hides behind the walks), "place" (step 5),
+// "end"; unshuffle, P > 1: "boundaries" (as above), "split" (the count and multisplit of the
+// own range), "exchange" (the all-gather of the counts and the all-to-all), "inverse_walk" (the
+// walk over the whole domain), "end"; one rank (the one-GPU call): "local_shuffle" or
+// "local_unshuffle", "end". A size query, a call that throws at the agreement and an empty
+// global input mark nothing. Without an observer a mark costs one thread-local read.
 #pragma once
 
 #include <cub/device/device_scan.cuh>
@@ -111,6 +124,7 @@
 #include "onepass/call_protocol.hpp"
 #include "onepass/cuda_check.hpp"
 #include "onepass/distributed/nccl_support.cuh"
+#include "onepass/distributed/phase_observer.hpp"
 #include "onepass/error.hpp"
 #include "onepass/scan/tile_state.cuh"
 #include "onepass/shuffle/gpu_bijective2.cuh"
@@ -848,6 +862,7 @@ void walk_and_exchange(const char* function, const E& g, const std::vector<std::
   T* recv = reinterpret_cast<T*>(b.recv);
   const auto recv_offsets = offsets_of(plan.recv_counts);
   priority_side_stream side(stream);
+  if (P > 1) mark_phase("walk_exchange", stream);
   std::uint64_t sent = plan.send_counts[static_cast<std::size_t>(me)];  // the own group comes first
   for (int step = 1; step < P; ++step) {
     const int to = (me + step) % P, from = (me - step + P) % P;
@@ -872,6 +887,9 @@ void walk_and_exchange(const char* function, const E& g, const std::vector<std::
       received += in;
     }
   }
+  // Every walk is enqueued; what the main stream does from here until `side` joins it back is
+  // waiting for the exchange (the phase's time: the exchange's tail after the last walk).
+  if (P > 1) mark_phase("exchange_tail", stream);
 }
 
 /// Steps 1-5 of shuffle (Forward) or unshuffle for the map g over the domain [0, domain), the
@@ -902,10 +920,12 @@ void shuffle_steps(const char* function, const E& g, std::uint64_t N, std::uint6
   const evaluated_owner<E> evaluated{g, N, b.bounds, P};
   if constexpr (Forward) {
     const bool record = hi - lo <= b.layout.owner_capacity;
+    mark_phase("own_walk", stream);
     domain_range_pass<false>(g, lo, hi, first, n, b, d_in, send, stream,
                              record ? owner_record{b.owners, lo, hi, b.bounds, P, N} : owner_record{});
     const std::uint64_t K = pieces_of(ranks.size, tuning);
     auto count_exchange_place = [&](const auto& owner) {
+      mark_phase("plan", stream);
       range_count(owner, chunks, n, b, P, d_counts, stream);
       if (chunks.count == 0)
         ONEPASS_CUDA_CHECK(cudaMemsetAsync(d_counts, 0, P * K * sizeof(std::uint64_t), stream));
@@ -917,18 +937,23 @@ void shuffle_steps(const char* function, const E& g, std::uint64_t N, std::uint6
       const auto me = static_cast<std::size_t>(ranks.rank);
       const own_group<T> own{static_cast<std::uint32_t>(ranks.rank), send,
                              -static_cast<std::int64_t>(offsets_of(plan.recv_counts)[me])};
+      mark_phase("place", stream);
       range_move<true>(owner, chunks, b, P, recv, d_out, stream, own);
     };
     if (record) count_exchange_place(recorded_owner{b.owners, lo, P});
     else count_exchange_place(evaluated);
   } else {
     std::vector<std::uint64_t> send_counts, recv_counts;
+    mark_phase("split", stream);
     range_count(evaluated, chunks, n, b, P, d_counts, stream);
     range_move<false>(evaluated, chunks, b, P, d_in, send, stream);
+    mark_phase("exchange", stream);
     exchange_counts(function, d_counts, false, n, ranks, comm, stream, send_counts, recv_counts);
     exchange(send, send_counts, recv, recv_counts, sizeof(T), ranks, comm, stream, function);
+    mark_phase("inverse_walk", stream);
     domain_pass<true>(g, domain, first, n, b, recv, d_out, stream);
   }
+  mark_phase("end", stream);
 }
 
 /// The checks of a run-phase call on this rank (empty: passed), as the message of the
@@ -1017,6 +1042,7 @@ void shuffle_call(const char* function, void* d_temp, std::size_t& temp_bytes, c
   const std::uint64_t n = num_items, first = offsets[ranks.rank];
 
   if (shortcut) {
+    mark_phase(Forward ? "local_shuffle" : "local_unshuffle", stream);
     if (kind == permutation::bijective) {
       const auto f = bijection::variable_philox::for_length(N, seed, rounds);
       if constexpr (Forward)
@@ -1029,6 +1055,7 @@ void shuffle_call(const char* function, void* d_temp, std::size_t& temp_bytes, c
       if constexpr (Forward) shuffle::gpu::walking_shuffle(d_temp, temp_bytes, d_in, d_out, n, sigma, stream);
       else shuffle::gpu::walking_unshuffle(d_temp, temp_bytes, d_in, d_out, n, sigma, stream);
     }
+    mark_phase("end", stream);
     return;
   }
 
@@ -1039,6 +1066,7 @@ void shuffle_call(const char* function, void* d_temp, std::size_t& temp_bytes, c
     const auto f = bijection::variable_philox::for_length(N, seed, rounds);
     const std::uint64_t domain = index_tiling(f.domain_bits()).domain;
     sg::with_evaluator(f, [&](const auto& g) {
+      if (domain != N) mark_phase("boundaries", stream);  // index_boundaries counts only then
       const auto index_bounds = index_boundaries(function, f, g, N, offsets, b, ranks, comm, stream);
       shuffle_steps<Forward>(function, g, N, domain, index_bounds, counts, d_in, d_out, first, b, tuning, ranks, comm,
                              stream);
