@@ -22,6 +22,14 @@ using protocol::bit_range;
 /// end_bit == 0 means the key's width (call_protocol.hpp).
 using protocol::resolve_bit_range;
 
+/// Checks that num_items keys of key_size bytes and num_items values of value_size bytes (0:
+/// keys only) fit in size_t: throws onepass::error naming `function` and "num_items" otherwise.
+/// Needs no pointer and no device, so a sort can check it before anything else.
+inline void check_item_bytes(const char* function, std::size_t num_items, std::size_t key_size,
+                             std::size_t value_size) {
+  protocol::check_byte_count(function, "num_items", num_items, key_size > value_size ? key_size : value_size);
+}
+
 /// Checks the buffers of an out-of-place sort of num_items keys of key_size bytes (and, when
 /// value_size > 0, num_items values of value_size bytes): non-null when num_items > 0, and no
 /// output overlapping an input or the other output. Keys-only sorts (value_size == 0) ignore
@@ -31,7 +39,7 @@ inline void check_sort_buffers(const char* function, const void* keys_in, const 
                                const void* values_out, std::size_t num_items, std::size_t key_size,
                                std::size_t value_size) {
   if (num_items == 0) return;
-  protocol::check_byte_count(function, "num_items", num_items, key_size > value_size ? key_size : value_size);
+  check_item_bytes(function, num_items, key_size, value_size);
   protocol::check_not_null(function, "keys_in", keys_in, "when num_items > 0");
   protocol::check_not_null(function, "keys_out", keys_out, "when num_items > 0");
   const std::size_t kb = num_items * key_size, vb = num_items * value_size;

@@ -436,22 +436,13 @@ void sort_copy_with(const char* function, void* d_temp, std::size_t& temp_bytes,
   }
 }
 
-/// num_items (n) checked before anything asks the device (with_device_policy may, where the
-/// sm_90 and sm_80 tables differ): its keys' and values' bytes must fit in size_t.
-template <class Key, class Value>
-void check_item_count(const char* function, std::size_t n) {
-  constexpr std::size_t widest = std::is_same_v<Value, no_values> || sizeof(Value) < sizeof(Key) ? sizeof(Key)
-                                                                                                 : sizeof(Value);
-  protocol::check_byte_count(function, "num_items", n, widest);
-}
-
 /// Out-of-place sort: keys_in -> keys_out (values alike), ping-pong through temp.
 template <unsigned DigitBits, class Key, class Value, float_order Order = float_order::total_order>
 void sort_copy(const char* function, void* d_temp, std::size_t& temp_bytes, const Key* keys_in, Key* keys_out,
                const Value* values_in, Value* values_out, std::size_t n, unsigned begin_bit, unsigned end_bit,
                bool descending, cudaStream_t stream) {
   check_bits(function, begin_bit, end_bit, radix_traits<Key>::bits);
-  check_item_count<Key, Value>(function, n);
+  check_item_bytes(function, n, sizeof(Key), value_bytes<Value>);  // before with_device_policy may ask the device
   with_device_policy<DigitBits, Key, Value>([&](auto tag) {
     using policy = typename decltype(tag)::type;
     sort_copy_with<DigitBits, Key, Value, policy, Order>(function, d_temp, temp_bytes, keys_in, keys_out, values_in,
@@ -501,7 +492,7 @@ void sort_buffers(const char* function, void* d_temp, std::size_t& temp_bytes, d
                   double_buffer<Value>* values, std::size_t n, unsigned begin_bit, unsigned end_bit, bool descending,
                   cudaStream_t stream) {
   check_bits(function, begin_bit, end_bit, radix_traits<Key>::bits);
-  check_item_count<Key, Value>(function, n);
+  check_item_bytes(function, n, sizeof(Key), value_bytes<Value>);  // before with_device_policy may ask the device
   with_device_policy<DigitBits, Key, Value>([&](auto tag) {
     using policy = typename decltype(tag)::type;
     sort_buffers_with<DigitBits, Key, Value, policy, Order>(function, d_temp, temp_bytes, keys, values, n, begin_bit,
