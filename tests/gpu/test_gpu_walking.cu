@@ -15,6 +15,7 @@
 #include "onepass/error.hpp"
 #include "onepass/shuffle/cpu_walking.hpp"
 #include "onepass/shuffle/gpu_walking.cuh"
+#include "../cpu/test_support.hpp"
 #include "gpu_test_support.hpp"
 
 namespace {
@@ -126,15 +127,7 @@ TEST(GpuWalking, ShuffleAndUnshuffleEqualTheCpu) {
   }
 }
 
-template <class Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const onepass::error& e) {
-    return e.what();
-  }
-  return "";
-}
+using onepass::testing::error_of;
 
 TEST(GpuWalking, BadArgumentsAreNamedAndNothingRuns) {
   REQUIRE_GPU();
