@@ -10,7 +10,9 @@
 //   weak: 2^30 items per GPU.
 // Algorithms: distributed_shuffle (permutation::bijective, the default: equal to the one-GPU
 // bijective shuffle of the concatenation), distributed_shuffle_walking (permutation::walking),
-// bijective_shuffle (one GPU, num_ranks 1), alltoall.
+// bijective_shuffle (one GPU, num_ranks 1), alltoall; with --exchange-sms K..., the tuning study
+// distributed_shuffle_sms<K> (the bijective shuffle whose walks beside the exchange leave K SMs'
+// share of their persistent grid free for NCCL's kernels). --shapes picks the cases.
 // Item i of the global input is i (u64), so the output is the permutation itself. Timing as
 // multi_gpu_sort (experiments/common/multi_gpu.cuh): slowest rank's wall time, GPU-resident
 // input and output, host transfers excluded.
@@ -36,6 +38,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
@@ -95,6 +98,7 @@ struct context {
   bool with_phases;        ///< measure the phases after each distributed timing (not --no-phases; every rank alike)
   ex::csv_table* phases;   ///< rank 0: multi_gpu_shuffle_phases.csv; null elsewhere
   std::map<std::string, std::uint64_t> one_rank_fingerprint;  // (case, algorithm) at P = 1
+  std::vector<unsigned> exchange_sms;  ///< --exchange-sms: extra distributed_shuffle_sms<k> rows (P > 1)
 };
 
 void write_row(context& c, const char* algorithm, const std::string& shape, int P, std::uint64_t n0, std::uint64_t total,
@@ -168,6 +172,28 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
     // is not modified, so nothing to restore between runs.
     if (c.with_phases) mg::measure_phases(g, c.stream, c.reps, c.phases, experiment, name, cs.name, [] {}, shuffle);
   }
+  // The tuning variants: the bijective shuffle with walks that leave k SMs to the exchange
+  // (detail::shuffle_tuning::exchange_sms; the library's default is the distributed_shuffle row).
+  for (const unsigned k : P > 1 ? c.exchange_sms : std::vector<unsigned>{}) {
+    const std::string name = "distributed_shuffle_sms" + std::to_string(k);
+    dist::detail::shuffle_tuning tuning{};
+    tuning.exchange_sms = k;
+    const auto call = [&](void* d_temp, std::size_t& bytes) {
+      dist::detail::shuffle_call<true>("multi_gpu_shuffle", d_temp, bytes, in.as<std::uint64_t>(),
+                                       out.as<std::uint64_t>(), n, c.seed, g.nccl, c.stream,
+                                       dist::permutation::bijective, onepass::bijection::default_rounds, tuning);
+    };
+    std::size_t bytes = 0;
+    call(nullptr, bytes);
+    gpu::device_buffer temp(bytes);
+    const auto shuffle = [&] { call(temp.get(), bytes); };
+    const auto t = mg::time_group(g, c.stream, c.warmup, c.reps, [](int) {}, [&](int) { shuffle(); });
+    check_output(c, g, cs.name + "/distributed_shuffle/" + std::to_string(total), in.as<std::uint64_t>(),
+                 out.as<std::uint64_t>(), n, first);
+    write_row(c, name.c_str(), cs.name, P, n0, total, t);
+    if (c.with_phases)
+      mg::measure_phases(g, c.stream, c.reps, c.phases, experiment, name.c_str(), cs.name, [] {}, shuffle);
+  }
   if (P == 1) {
     // The one-GPU bijective shuffle (the same permutation as distributed_shuffle).
     const auto f = onepass::bijection::variable_philox::for_length(total, c.seed);
@@ -202,13 +228,25 @@ int main(int argc, char** argv) {
   app.add_flag("--no-phases", no_phases,
                "skip the phase timings (multi_gpu_shuffle_phases.csv: each distributed shuffle run --reps more "
                "times with a phase_observer recording CUDA events)");
+  std::vector<unsigned> exchange_sms;
+  app.add_option("--exchange-sms", exchange_sms,
+                 "also time the bijective shuffle with walks that leave each of these numbers of SMs to the "
+                 "exchange (rows distributed_shuffle_sms<k>, P > 1; a tuning study)");
+  std::vector<std::string> shapes;
+  app.add_option("--shapes", shapes, "measure only these cases (u64, weak_u64; default both)");
   r.parse(argc, argv);
   if (!mg::use_rank_device(s, experiment)) return ex::exit_no_gpu;
   const int P_max = max_ranks > 0 ? std::min(max_ranks, s.size()) : s.size();
   const int reps = timing.reps > 0 ? timing.reps : r.pick(3, 7, 7);
   const std::uint64_t div = r.pick<std::uint64_t>(std::uint64_t{1} << 12, 1, 1);
   const std::uint64_t N30 = (std::uint64_t{1} << 30) / div;
-  const std::vector<case_spec> cases = {{"u64", N30, 0}, {"weak_u64", 0, N30}};
+  std::vector<case_spec> cases;
+  for (const case_spec& cs : {case_spec{"u64", N30, 0}, case_spec{"weak_u64", 0, N30}})
+    if (shapes.empty() || std::find(shapes.begin(), shapes.end(), cs.name) != shapes.end()) cases.push_back(cs);
+  if (cases.empty()) {
+    if (s.rank() == 0) std::fprintf(stderr, "multi_gpu_shuffle: --shapes must name u64 or weak_u64\n");
+    return ex::exit_usage;
+  }
   if (s.rank() == 0) {
     r.open_csv({"algorithm", "shape", "num_ranks", "n_per_rank", "n_total", "seconds_median", "seconds_min",
                 "seconds_max", "items_per_second"});
@@ -231,7 +269,7 @@ int main(int argc, char** argv) {
       s.rank() == 0 && !no_phases
           ? &r.open_extra_csv("_phases", {"algorithm", "shape", "num_ranks", "rank", "phase", "seconds_median"})
           : nullptr;
-  context c{&r, &s, timing.warmup, reps, r.seed(), stream, !no_phases, phases, {}};
+  context c{&r, &s, timing.warmup, reps, r.seed(), stream, !no_phases, phases, {}, exchange_sms};
   // P = 1 first: it sets the fingerprints the larger P must match.
   const int status = mg::for_each_group(s, world, 1, P_max, experiment, [&](const mg::group& g, int) {
     for (const auto& cs : cases) {

@@ -363,6 +363,23 @@ TEST_P(DistributedShuffle, LongChunksManySegmentsAndTileBatches) {
   check_all_splits<std::uint64_t>(P, configs);
 }
 
+TEST_P(DistributedShuffle, WalksThatLeaveSmsToTheExchange) {
+  // tuning.exchange_sms caps the persistent grid of the walks beside the exchange: a few SMs
+  // left, and more than the device has (the grid keeps one SM's share); the same permutation.
+  const int P = GetParam();
+  ONEPASS_REQUIRE_GPUS(P);
+  std::vector<config> configs;
+  for (const unsigned sms : {16u, 100000u}) {
+    call_options o;
+    o.seed = 99 + sms;
+    o.internal = true;
+    o.tuning.single_rank_shortcut = false;
+    o.tuning.exchange_sms = sms;
+    configs.push_back({(1ull << 18) + 3, o});
+  }
+  check_all_splits<std::uint64_t>(P, configs);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The agreement step: bad arguments on one rank make every rank throw
 

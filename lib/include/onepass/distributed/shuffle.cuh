@@ -108,6 +108,7 @@
 // global input mark nothing. Without an observer a mark costs one thread-local read.
 #pragma once
 
+#include <cub/block/block_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -199,6 +200,9 @@ struct shuffle_tuning {
   std::uint64_t min_tile_batch = 4096;                    ///< floor of the tiles per batch
   std::uint64_t max_tile_batch = std::uint64_t{1} << 28;  ///< ceiling of the tiles per batch
   std::uint64_t pieces = 0;  ///< pieces per destination group of the forward exchange (0: pieces_of's default)
+  /// SMs whose share of resident blocks the walks beside the exchange (walk_and_exchange) leave
+  /// unused, so that NCCL's kernels on the side stream have room (0: the walks fill the device).
+  unsigned exchange_sms = 0;
 };
 
 /// Most pieces per destination group of the forward exchange.
@@ -358,19 +362,29 @@ struct own_images {
 };
 
 /// counts[t] = the flagged indices (g(i) < N) of tile t = [start + t * tile, min(.. + tile, end))
-/// (g: an evaluator of shuffle/gpu_evaluator.cuh).
+/// (g: an evaluator of shuffle/gpu_evaluator.cuh). One block of shuffle_block threads per tile;
+/// each thread evaluates count_valid_items indices at a time (interleaved: the evaluator's
+/// rounds run over them together), then one block sum.
+inline constexpr int count_valid_items = 8;
 template <class E>
-__global__ void count_valid_kernel(E g, std::uint64_t num_items, std::uint64_t start, std::uint64_t end,
-                                   std::uint64_t tile, std::uint64_t* counts) {
+__global__ void __launch_bounds__(shuffle_block) count_valid_kernel(E g, std::uint64_t num_items, std::uint64_t start,
+                                                                    std::uint64_t end, std::uint64_t tile,
+                                                                    std::uint64_t* counts) {
+  constexpr int items = count_valid_items;
   const std::uint64_t lo = start + blockIdx.x * tile;
   const std::uint64_t hi = lo + tile < end ? lo + tile : end;
-  std::uint64_t total = 0;
-  for (std::uint64_t base = lo; base < hi; base += blockDim.x) {
-    const std::uint64_t i = base + threadIdx.x;
-    std::uint64_t image[1] = {~std::uint64_t{0}};
-    if (i < hi) g.template images<1>(i, 1, image);
-    total += static_cast<std::uint64_t>(__syncthreads_count(image[0] < num_items));
+  unsigned flagged = 0;
+  for (std::uint64_t base = lo; base < hi; base += static_cast<std::uint64_t>(shuffle_block) * items) {
+    const std::uint64_t first = base + threadIdx.x;
+    std::uint64_t image[items];
+    g.template images<items>(first, shuffle_block, image);  // indices past hi: evaluated, not counted
+#pragma unroll
+    for (int k = 0; k < items; ++k)
+      flagged += (first + static_cast<std::uint64_t>(k) * shuffle_block < hi && image[k] < num_items) ? 1u : 0u;
   }
+  using block_sum = cub::BlockReduce<unsigned, shuffle_block>;
+  __shared__ typename block_sum::TempStorage storage;
+  const unsigned total = block_sum(storage).Sum(flagged);
   if (threadIdx.x == 0) counts[blockIdx.x] = total;
 }
 
@@ -681,12 +695,14 @@ void range_move(const Owner& owner, const range_chunks& chunks, shuffle_buffers&
 /// after the first starts where the last one's look-back ended (read back: a wait for the
 /// stream). `record`: where to write the owners of the indices [record.lo, record.hi) (forward;
 /// nothing by default); `flagged`: the number of such indices in [start, end) when known (the
-/// pass then ends when it has placed them), else ~0. The pass runs even when the rank holds no
-/// items if it has owners to record.
+/// pass then ends when it has placed them), else ~0; `leave_sms`: SMs the walk's persistent grid
+/// leaves free (run_bijective2_over). The pass runs even when the rank holds no items if it has
+/// owners to record.
 template <bool Inverse, class T, class E>
 void domain_range_pass(const E& g, std::uint64_t start, std::uint64_t end, std::uint64_t own_first,
                        std::uint64_t own_count, shuffle_buffers& b, const T* src, T* dst, cudaStream_t stream,
-                       const owner_record& record = {}, std::uint64_t flagged = ~std::uint64_t{0}) {
+                       const owner_record& record = {}, std::uint64_t flagged = ~std::uint64_t{0},
+                       unsigned leave_sms = 0) {
   if ((own_count == 0 || flagged == 0) && record.owners == nullptr) return;
   const std::uint64_t segment = b.layout.segment_tiles * segment_tile_items;
   const std::uint64_t expected = std::min(own_count, flagged);
@@ -707,10 +723,10 @@ void domain_range_pass(const E& g, std::uint64_t start, std::uint64_t end, std::
                          tiles = length > Policy::tile_items ? ceil_div(length, Policy::tile_items) : 1;
                          if constexpr (Inverse)
                            sg::run_bijective2_over<Policy, true>(b.state, src + done, dst, bound, length, images,
-                                                                 stream);
+                                                                 stream, true, leave_sms);
                          else
                            sg::run_bijective2_over<Policy, false>(b.state, src, dst + done, bound, length, images,
-                                                                  stream);
+                                                                  stream, true, leave_sms);
                        });
     if (first + length < end) {
       // The segment's own positions: the value of its last tile's inclusive prefix.
@@ -873,7 +889,8 @@ void walk_and_exchange(const char* function, const E& g, const std::vector<std::
       const std::uint64_t out = plan.send[static_cast<std::size_t>(to) * K + j];
       const std::uint64_t in = plan.recv[static_cast<std::size_t>(from) * K + j];
       const auto [lo, hi] = piece_indices(theirs, j, K);
-      domain_range_pass<false>(g, lo, hi, first, n, b, d_in, send + sent, stream, owner_record{}, out);
+      domain_range_pass<false>(g, lo, hi, first, n, b, d_in, send + sent, stream, owner_record{}, out,
+                               tuning.exchange_sms);
       if (out == 0 && in == 0) continue;
       side.wait_for_main();
       check_nccl(ncclGroupStart(), function, "ncclGroupStart");
