@@ -364,12 +364,13 @@ TEST_P(DistributedShuffle, LongChunksManySegmentsAndTileBatches) {
 }
 
 TEST_P(DistributedShuffle, WalksThatLeaveSmsToTheExchange) {
-  // tuning.exchange_sms caps the persistent grid of the walks beside the exchange: a few SMs
-  // left, and more than the device has (the grid keeps one SM's share); the same permutation.
+  // tuning.exchange_sms caps the persistent grid of the walks beside the exchange: none left
+  // (the whole device), a few, and more than the device has (the grid keeps one SM's share);
+  // the same permutation.
   const int P = GetParam();
   ONEPASS_REQUIRE_GPUS(P);
   std::vector<config> configs;
-  for (const unsigned sms : {16u, 100000u}) {
+  for (const unsigned sms : {0u, 16u, 100000u}) {
     call_options o;
     o.seed = 99 + sms;
     o.internal = true;

@@ -45,7 +45,11 @@
 //      rank q = (r + k) % P's index range fills q's group of the send buffer in q's output
 //      order, and a grouped ncclSend of that piece to q and ncclRecv of the same piece from
 //      rank (r - k) % P run on a high-priority side stream during the walk of the next piece
-//      (each step a permutation of the ranks). Over steps 2 and 4 each rank walks the WHOLE
+//      (each step a permutation of the ranks). These walks' persistent grid leaves 48 SMs'
+//      share of its blocks unused (shuffle_tuning::exchange_sms): a grid that fills the device
+//      leaves NCCL's kernels too little room, and on 4 H100s the exchange then ran at about half
+//      its standalone rate (multi_gpu_shuffle --exchange-sms; results/recorded/nvidia-h100-x4/
+//      README.md). Over steps 2 and 4 each rank walks the WHOLE
 //      index domain once. Receiver r's buffer holds source 0's group, then source 1's, ..., each
 //      in index order; its own group is not copied there but read in place from the send buffer.
 //   5. Place: the counting pass of step 3 again, now moving: out[k] = recv[place of (source s,
@@ -201,8 +205,9 @@ struct shuffle_tuning {
   std::uint64_t max_tile_batch = std::uint64_t{1} << 28;  ///< ceiling of the tiles per batch
   std::uint64_t pieces = 0;  ///< pieces per destination group of the forward exchange (0: pieces_of's default)
   /// SMs whose share of resident blocks the walks beside the exchange (walk_and_exchange) leave
-  /// unused, so that NCCL's kernels on the side stream have room (0: the walks fill the device).
-  unsigned exchange_sms = 0;
+  /// unused, so that NCCL's kernels on the side stream have room (0: the walks fill the device;
+  /// 48 the fastest of 0, 8, 16, 32, 48 for 2^30 u64 items per GPU on 2-4 H100s).
+  unsigned exchange_sms = 48;
 };
 
 /// Most pieces per destination group of the forward exchange.
