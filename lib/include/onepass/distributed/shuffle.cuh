@@ -206,9 +206,18 @@ struct shuffle_tuning {
   std::uint64_t pieces = 0;  ///< pieces per destination group of the forward exchange (0: pieces_of's default)
   /// SMs whose share of resident blocks the walks beside the exchange (walk_and_exchange) leave
   /// unused, so that NCCL's kernels on the side stream have room (0: the walks fill the device;
-  /// 48 the fastest of 0, 8, 16, 32, 48 for 2^30 u64 items per GPU on 2-4 H100s).
+  /// 48 the fastest of 0, 8, 16, 32, 48 for 2^30 u64 items per GPU on 2-4 H100s; the walking
+  /// permutation's steps use 0: walking_tuning).
   unsigned exchange_sms = 48;
 };
+
+/// The knobs of the walking permutation's steps: `tuning` with walks that fill the device
+/// (exchange_sms 0): its walks are compute-bound, and leaving 48 SMs to the exchange made the
+/// weak 2^30-per-GPU shuffle on 3 H100s slower (109 -> 120 ms), where the bijective one gained.
+inline shuffle_tuning walking_tuning(shuffle_tuning tuning) {
+  tuning.exchange_sms = 0;
+  return tuning;
+}
 
 /// Most pieces per destination group of the forward exchange.
 inline constexpr std::uint64_t max_pieces = 16;
@@ -1097,7 +1106,8 @@ void shuffle_call(const char* function, void* d_temp, std::size_t& temp_bytes, c
     const auto sigma = shuffle::walking_permutation::for_length(N, seed, rounds);
     sg::with_evaluator(sigma.bijection(), [&](const auto& e) {
       const walking_evaluator<std::decay_t<decltype(e)>> g{e, N, sigma.swap01()};
-      shuffle_steps<Forward>(function, g, N, N, offsets, counts, d_in, d_out, first, b, tuning, ranks, comm, stream);
+      shuffle_steps<Forward>(function, g, N, N, offsets, counts, d_in, d_out, first, b, walking_tuning(tuning), ranks,
+                             comm, stream);
     });
   }
 }
