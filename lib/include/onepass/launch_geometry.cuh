@@ -86,23 +86,6 @@ unsigned resident_grid(int block, std::uint64_t work, std::size_t dynamic_shared
   return resident_grid(resident_blocks<Kernel>(block, dynamic_shared), work);
 }
 
-/// The resident blocks of a persistent kernel (`slots`, from resident_blocks) less the share
-/// of `leave_sms` of the current device's SMs: slots x (SMs - leave_sms) / SMs, at least one
-/// SM's share; `slots` when leave_sms == 0. For a kernel that must leave room for work on
-/// another stream (NCCL's kernels beside a walk: distributed/shuffle.cuh). Throws
-/// onepass::runtime_failure when the CUDA query fails.
-inline unsigned slots_leaving_sms(unsigned slots, unsigned leave_sms) {
-  if (leave_sms == 0) return slots;
-  int device = 0, sms = 0;
-  ONEPASS_CUDA_CHECK(cudaGetDevice(&device));
-  ONEPASS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const auto all = static_cast<std::uint64_t>(sms > 0 ? sms : 1);
-  const std::uint64_t kept = leave_sms < all ? all - leave_sms : 1;
-  const std::uint64_t left = static_cast<std::uint64_t>(slots) * kept / all;
-  const std::uint64_t one_sm = (static_cast<std::uint64_t>(slots) + all - 1) / all;
-  return static_cast<unsigned>(left > one_sm ? left : one_sm);
-}
-
 /// Blocks that fill any current GPU with a grid-stride kernel (132 SMs x 32).
 inline constexpr std::uint64_t any_gpu_stride_blocks = 132 * 32;
 

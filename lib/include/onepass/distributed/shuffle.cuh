@@ -131,6 +131,7 @@
 #include "onepass/distributed/nccl_support.cuh"
 #include "onepass/distributed/phase_observer.hpp"
 #include "onepass/error.hpp"
+#include "onepass/launch_geometry.cuh"
 #include "onepass/scan/tile_state.cuh"
 #include "onepass/shuffle/gpu_bijective2.cuh"
 #include "onepass/shuffle/gpu_evaluator.cuh"
@@ -702,6 +703,55 @@ void range_move(const Owner& owner, const range_chunks& chunks, shuffle_buffers&
   ONEPASS_CUDA_CHECK_LAUNCH();
 }
 
+/// The resident blocks of a persistent kernel (`slots`, from device::resident_blocks) less the
+/// share of `leave_sms` of the current device's SMs: slots x (SMs - leave_sms) / SMs, at least
+/// one SM's share; `slots` when leave_sms == 0. Throws onepass::runtime_failure when the CUDA
+/// query fails.
+inline unsigned slots_leaving_sms(unsigned slots, unsigned leave_sms) {
+  if (leave_sms == 0) return slots;
+  int device = 0, sms = 0;
+  ONEPASS_CUDA_CHECK(cudaGetDevice(&device));
+  ONEPASS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const auto all = static_cast<std::uint64_t>(sms > 0 ? sms : 1);
+  const std::uint64_t kept = leave_sms < all ? all - leave_sms : 1;
+  const std::uint64_t left = static_cast<std::uint64_t>(slots) * kept / all;
+  const std::uint64_t one_sm = (static_cast<std::uint64_t>(slots) + all - 1) / all;
+  return static_cast<unsigned>(left > one_sm ? left : one_sm);
+}
+
+/// Launches one of Bijective2's kernels (`Kernel`) over `tiles` tiles with a persistent grid that
+/// leaves `leave_sms` SMs' share of its resident blocks unused.
+template <auto Kernel, class T, class Eval>
+void launch_walk_kernel(int block, const T* d_in, T* d_out, std::uint64_t num_items, std::uint64_t domain_size,
+                        std::uint64_t tiles, const Eval& eval, const scan::tile_state<std::uint64_t>& state,
+                        cudaStream_t stream, unsigned leave_sms) {
+  const unsigned grid = device::resident_grid(slots_leaving_sms(device::resident_blocks<Kernel>(block), leave_sms),
+                                              tiles);
+  Kernel<<<grid, block, 0, stream>>>(d_in, d_out, num_items, domain_size, tiles, eval, state);
+  ONEPASS_CUDA_CHECK_LAUNCH();
+}
+
+/// One walk: shuffle::gpu::detail::run_bijective2_over (the same kernels, state and tiles) with
+/// a persistent grid that leaves `leave_sms` SMs' share of its resident blocks unused, so that
+/// NCCL's kernels on the side stream have room beside it (0: run_bijective2_over itself).
+template <class Policy, bool Inverse, class T, class Eval>
+void run_walk_over(void* d_state, const T* d_in, T* d_out, std::uint64_t num_items, std::uint64_t domain_size,
+                   const Eval& eval, cudaStream_t stream, unsigned leave_sms) {
+  if (leave_sms == 0) {
+    sg::run_bijective2_over<Policy, Inverse>(d_state, d_in, d_out, num_items, domain_size, eval, stream);
+    return;
+  }
+  const std::uint64_t tiles = domain_size > Policy::tile_items ? ceil_div(domain_size, Policy::tile_items) : 1;
+  const scan::tile_state<std::uint64_t> state(d_state, tiles);
+  state.initialize(stream);
+  if constexpr (!Inverse && sg::pipelined_tiles_fit<Policy, T>)
+    launch_walk_kernel<&sg::bijective2_pipelined_kernel<Policy, T, Eval>>(
+        Policy::block, d_in, d_out, num_items, domain_size, tiles, eval, state, stream, leave_sms);
+  else
+    launch_walk_kernel<&sg::bijective2_kernel<Policy, T, Eval, Inverse>>(
+        Policy::block, d_in, d_out, num_items, domain_size, tiles, eval, state, stream, leave_sms);
+}
+
 /// Steps 2 and 4 (forward: dst[m] = src[g(i_m) - own_first]) or the unshuffle's placement (Inverse:
 /// dst[g(i_m) - own_first] = src[m]) over the indices [start, end) of the domain, i_m the m-th
 /// index of them whose image is one of this rank's own positions [own_first, own_first +
@@ -710,7 +760,7 @@ void range_move(const Owner& owner, const range_chunks& chunks, shuffle_buffers&
 /// stream). `record`: where to write the owners of the indices [record.lo, record.hi) (forward;
 /// nothing by default); `flagged`: the number of such indices in [start, end) when known (the
 /// pass then ends when it has placed them), else ~0; `leave_sms`: SMs the walk's persistent grid
-/// leaves free (run_bijective2_over). The pass runs even when the rank holds no items if it has
+/// leaves free (run_walk_over). The pass runs even when the rank holds no items if it has
 /// owners to record.
 template <bool Inverse, class T, class E>
 void domain_range_pass(const E& g, std::uint64_t start, std::uint64_t end, std::uint64_t own_first,
@@ -736,11 +786,11 @@ void domain_range_pass(const E& g, std::uint64_t start, std::uint64_t end, std::
                          using Policy = decltype(policy);
                          tiles = length > Policy::tile_items ? ceil_div(length, Policy::tile_items) : 1;
                          if constexpr (Inverse)
-                           sg::run_bijective2_over<Policy, true>(b.state, src + done, dst, bound, length, images,
-                                                                 stream, true, leave_sms);
+                           run_walk_over<Policy, true>(b.state, src + done, dst, bound, length, images, stream,
+                                                       leave_sms);
                          else
-                           sg::run_bijective2_over<Policy, false>(b.state, src, dst + done, bound, length, images,
-                                                                  stream, true, leave_sms);
+                           run_walk_over<Policy, false>(b.state, src, dst + done, bound, length, images, stream,
+                                                        leave_sms);
                        });
     if (first + length < end) {
       // The segment's own positions: the value of its last tile's inclusive prefix.

@@ -264,13 +264,11 @@ inline constexpr bool pipelined_tiles_fit = two_stage_tiles_fit<Policy::tile_ite
 /// 2^62). `d_state`: tile_state storage for
 /// ceil(domain_size / Policy::tile_items) tiles, aligned to 128 bytes. `pipelined` (forward
 /// only, where pipelined_tiles_fit): the software-pipelined kernel (false: the
-/// one-tile-at-a-time kernel; for comparisons). `leave_sms`: the persistent grid leaves that
-/// many SMs' share of its resident blocks unused (slots_leaving_sms; 0: the whole device), for
-/// kernels on other streams. Used by run_bijective2_with and by the distributed shuffle
-/// (distributed/shuffle.cuh), whose evaluators shift indices and images.
+/// one-tile-at-a-time kernel; for comparisons). Used by run_bijective2_with and by the
+/// distributed shuffle (distributed/shuffle.cuh), whose evaluators shift indices and images.
 template <class Policy, bool Inverse, class T, class Eval>
 void run_bijective2_over(void* d_state, const T* d_in, T* d_out, std::uint64_t num_items, std::uint64_t domain_size,
-                         const Eval& eval, cudaStream_t stream, bool pipelined = true, unsigned leave_sms = 0) {
+                         const Eval& eval, cudaStream_t stream, bool pipelined = true) {
   const std::uint64_t tiles =
       domain_size > Policy::tile_items ? (domain_size + Policy::tile_items - 1) / Policy::tile_items : 1;
   const scan::tile_state<std::uint64_t> state(d_state, tiles);
@@ -278,16 +276,14 @@ void run_bijective2_over(void* d_state, const T* d_in, T* d_out, std::uint64_t n
   if constexpr (!Inverse && pipelined_tiles_fit<Policy, T>) {
     if (pipelined) {
       constexpr auto kernel = &bijective2_pipelined_kernel<Policy, T, Eval>;
-      const unsigned grid = device::resident_grid(
-          device::slots_leaving_sms(device::resident_blocks<kernel>(Policy::block), leave_sms), tiles);
+      const unsigned grid = device::resident_grid<kernel>(Policy::block, tiles);
       kernel<<<grid, Policy::block, 0, stream>>>(d_in, d_out, num_items, domain_size, tiles, eval, state);
       ONEPASS_CUDA_CHECK_LAUNCH();
       return;
     }
   }
   constexpr auto kernel = &bijective2_kernel<Policy, T, Eval, Inverse>;
-  const unsigned grid = device::resident_grid(
-      device::slots_leaving_sms(device::resident_blocks<kernel>(Policy::block), leave_sms), tiles);
+  const unsigned grid = device::resident_grid<kernel>(Policy::block, tiles);
   kernel<<<grid, Policy::block, 0, stream>>>(d_in, d_out, num_items, domain_size, tiles, eval, state);
   ONEPASS_CUDA_CHECK_LAUNCH();
 }
