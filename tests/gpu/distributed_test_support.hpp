@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "gpu_test_support.hpp"
+#include "onepass/distributed/phase_observer.hpp"
 
 namespace onepass::testing {
 
@@ -116,5 +117,12 @@ inline std::vector<std::string> errors_of_ranks(int num_ranks,
   });
   return errors;
 }
+
+/// A phase_observer that keeps the names of the phases it is told, in order (the phase tests of
+/// the distributed sort and shuffle).
+struct phase_names final : onepass::distributed::phase_observer {
+  std::vector<std::string> names;
+  void mark(const char* phase, cudaStream_t) noexcept override { names.emplace_back(phase); }
+};
 
 }  // namespace onepass::testing

@@ -505,10 +505,6 @@ TEST_P(DistributedShuffle, PhaseObserverSeesEveryPhase) {
   // no boundary count) and not (D > N), walking, and the general path on one rank.
   const int P = GetParam();
   ONEPASS_REQUIRE_GPUS(P);
-  struct names_observer final : od::phase_observer {
-    std::vector<std::string> names;
-    void mark(const char* phase, cudaStream_t) noexcept override { names.emplace_back(phase); }
-  };
   struct phase_case {
     std::uint64_t N;
     call_options options;
@@ -542,7 +538,7 @@ TEST_P(DistributedShuffle, PhaseObserverSeesEveryPhase) {
       for (std::uint64_t i = 0; i < n; ++i) host[i] = i * 2654435761u + static_cast<std::uint64_t>(r);
       ot::dev d_in(n * 8), d_out(n * 8), d_back(n * 8);
       ot::upload(d_in.as<std::uint64_t>(), host);
-      names_observer observer;
+      onepass::testing::phase_names observer;
       std::size_t bytes = 0, back_bytes = 0;
       {
         od::scoped_phase_observer installed(observer);

@@ -323,10 +323,6 @@ TEST_P(DistributedSort, MoreThan2Pow31KeysU32) {
 TEST_P(DistributedSort, PhaseObserverSeesEveryPhase) {
   const int P = GetParam();
   ONEPASS_REQUIRE_GPUS(P);
-  struct names_observer final : dist::phase_observer {
-    std::vector<std::string> names;
-    void mark(const char* phase, cudaStream_t) noexcept override { names.emplace_back(phase); }
-  };
   for (const auto method : {dist::sort_method::sort_first, dist::sort_method::partition_first}) {
     std::vector<std::vector<std::string>> seen(P), after(P);
     onepass::testing::run_ranks(P, [&](int r, ncclComm_t comm, cudaStream_t stream) {
@@ -339,7 +335,7 @@ TEST_P(DistributedSort, PhaseObserverSeesEveryPhase) {
       std::size_t bytes = 0;
       dist::sort_keys(nullptr, bytes, keys, n, comm, stream, 0, 32, false, method);
       dev temp(bytes);
-      names_observer observer;
+      onepass::testing::phase_names observer;
       {
         dist::scoped_phase_observer installed(observer);
         dist::sort_keys(temp.p, bytes, keys, n, comm, stream, 0, 32, false, method);
