@@ -173,11 +173,15 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
     if (c.with_phases) mg::measure_phases(g, c.stream, c.reps, c.phases, experiment, name, cs.name, [] {}, shuffle);
   }
   // The tuning variants: the bijective shuffle with walks that leave k SMs to the exchange
-  // (detail::shuffle_tuning::exchange_sms; the library's default is the distributed_shuffle row).
+  // (detail::shuffle_tuning::exchange_sm_share = k / the device's SMs; the library's default,
+  // 48 of an H100's 132, is the distributed_shuffle row).
   for (const unsigned k : P > 1 ? c.exchange_sms : std::vector<unsigned>{}) {
     const std::string name = "distributed_shuffle_sms" + std::to_string(k);
     dist::detail::shuffle_tuning tuning{};
-    tuning.exchange_sms = k;
+    int device = 0, sms = 0;
+    ONEPASS_EXPERIMENT_CUDA(cudaGetDevice(&device));
+    ONEPASS_EXPERIMENT_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    tuning.exchange_sm_share = static_cast<double>(k) / static_cast<double>(sms > 0 ? sms : 1);
     const auto call = [&](void* d_temp, std::size_t& bytes) {
       dist::detail::shuffle_call<true>("multi_gpu_shuffle", d_temp, bytes, in.as<std::uint64_t>(),
                                        out.as<std::uint64_t>(), n, c.seed, g.nccl, c.stream,

@@ -364,18 +364,18 @@ TEST_P(DistributedShuffle, LongChunksManySegmentsAndTileBatches) {
 }
 
 TEST_P(DistributedShuffle, WalksThatLeaveSmsToTheExchange) {
-  // tuning.exchange_sms caps the persistent grid of the walks beside the exchange: none left
-  // (the whole device), a few, and more than the device has (the grid keeps one SM's share);
-  // the same permutation.
+  // tuning.exchange_sm_share caps the persistent grid of the walks beside the exchange: none
+  // left (the whole device), a few SMs, and more than the device has (the grid keeps one SM's
+  // share); the same permutation.
   const int P = GetParam();
   ONEPASS_REQUIRE_GPUS(P);
   std::vector<config> configs;
-  for (const unsigned sms : {0u, 16u, 100000u}) {
+  for (const double share : {0.0, 16.0 / 132.0, 1000.0}) {
     call_options o;
-    o.seed = 99 + sms;
+    o.seed = 99 + static_cast<std::uint64_t>(share * 132);
     o.internal = true;
     o.tuning.single_rank_shortcut = false;
-    o.tuning.exchange_sms = sms;
+    o.tuning.exchange_sm_share = share;
     configs.push_back({(1ull << 18) + 3, o});
   }
   check_all_splits<std::uint64_t>(P, configs);

@@ -45,8 +45,9 @@
 //      rank q = (r + k) % P's index range fills q's group of the send buffer in q's output
 //      order, and a grouped ncclSend of that piece to q and ncclRecv of the same piece from
 //      rank (r - k) % P run on a high-priority side stream during the walk of the next piece
-//      (each step a permutation of the ranks). These walks' persistent grid leaves 48 SMs'
-//      share of its blocks unused (shuffle_tuning::exchange_sms): a grid that fills the device
+//      (each step a permutation of the ranks). These walks' persistent grid leaves 48/132 of
+//      the device's SMs' share of its blocks unused (48 of an H100's 132 SMs;
+//      shuffle_tuning::exchange_sm_share): a grid that fills the device
 //      leaves NCCL's kernels too little room, and on 4 H100s the exchange then ran at about half
 //      its standalone rate (multi_gpu_shuffle --exchange-sms; results/recorded/nvidia-h100-x4/
 //      README.md). Over steps 2 and 4 each rank walks the WHOLE
@@ -118,6 +119,7 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -205,18 +207,20 @@ struct shuffle_tuning {
   std::uint64_t min_tile_batch = 4096;                    ///< floor of the tiles per batch
   std::uint64_t max_tile_batch = std::uint64_t{1} << 28;  ///< ceiling of the tiles per batch
   std::uint64_t pieces = 0;  ///< pieces per destination group of the forward exchange (0: pieces_of's default)
-  /// SMs whose share of resident blocks the walks beside the exchange (walk_and_exchange) leave
-  /// unused, so that NCCL's kernels on the side stream have room (0: the walks fill the device;
-  /// 48 the fastest of 0, 8, 16, 32, 48 for 2^30 u64 items per GPU on 2-4 H100s; the walking
-  /// permutation's steps use 0: walking_tuning).
-  unsigned exchange_sms = 48;
+  /// The share of the device's SMs (in [0, 1]; rounded to whole SMs) whose resident blocks the
+  /// walks beside the exchange (walk_and_exchange) leave unused, so that NCCL's kernels on the
+  /// side stream have room (0: the walks fill the device). 48/132: 48 of an H100's 132 SMs, the
+  /// fastest of 0, 8, 16, 32, 48, 64, 80 and 96 for 2^30 u64 items per GPU on 2-4 H100s (a share,
+  /// not a count, so that a GPU with fewer SMs keeps most of them for its walks). The walking
+  /// permutation's steps use 0: walking_tuning.
+  double exchange_sm_share = 48.0 / 132.0;
 };
 
 /// The knobs of the walking permutation's steps: `tuning` with walks that fill the device
-/// (exchange_sms 0): its walks are compute-bound, and leaving 48 SMs to the exchange made the
+/// (exchange_sm_share 0): its walks are compute-bound, and leaving 48 SMs to the exchange made the
 /// weak 2^30-per-GPU shuffle on 3 H100s slower (109 -> 120 ms), where the bijective one gained.
 inline shuffle_tuning walking_tuning(shuffle_tuning tuning) {
-  tuning.exchange_sms = 0;
+  tuning.exchange_sm_share = 0;
   return tuning;
 }
 
@@ -704,40 +708,41 @@ void range_move(const Owner& owner, const range_chunks& chunks, shuffle_buffers&
 }
 
 /// The resident blocks of a persistent kernel (`slots`, from device::resident_blocks) less the
-/// share of `leave_sms` of the current device's SMs: slots x (SMs - leave_sms) / SMs, at least
-/// one SM's share; `slots` when leave_sms == 0. Throws onepass::runtime_failure when the CUDA
-/// query fails.
-inline unsigned slots_leaving_sms(unsigned slots, unsigned leave_sms) {
-  if (leave_sms == 0) return slots;
+/// share of `leave_share` (in [0, 1]; above 1 counts as 1) of the current device's SMs, rounded to
+/// whole SMs: slots x (SMs - round(leave_share x SMs)) / SMs, at least one SM's share; `slots`
+/// when leave_share <= 0. Throws onepass::runtime_failure when the CUDA query fails.
+inline unsigned slots_leaving_share(unsigned slots, double leave_share) {
+  if (!(leave_share > 0)) return slots;
   int device = 0, sms = 0;
   ONEPASS_CUDA_CHECK(cudaGetDevice(&device));
   ONEPASS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const auto all = static_cast<std::uint64_t>(sms > 0 ? sms : 1);
-  const std::uint64_t kept = leave_sms < all ? all - leave_sms : 1;
+  const auto leave = static_cast<std::uint64_t>(std::llround(std::min(leave_share, 1.0) * static_cast<double>(all)));
+  const std::uint64_t kept = leave < all ? all - leave : 0;
   const std::uint64_t left = static_cast<std::uint64_t>(slots) * kept / all;
   const std::uint64_t one_sm = (static_cast<std::uint64_t>(slots) + all - 1) / all;
   return static_cast<unsigned>(left > one_sm ? left : one_sm);
 }
 
 /// Launches one of Bijective2's kernels (`Kernel`) over `tiles` tiles with a persistent grid that
-/// leaves `leave_sms` SMs' share of its resident blocks unused.
+/// leaves `leave_share` of the device's SMs without its blocks (slots_leaving_share).
 template <auto Kernel, class T, class Eval>
 void launch_walk_kernel(int block, const T* d_in, T* d_out, std::uint64_t num_items, std::uint64_t domain_size,
                         std::uint64_t tiles, const Eval& eval, const scan::tile_state<std::uint64_t>& state,
-                        cudaStream_t stream, unsigned leave_sms) {
-  const unsigned grid = device::resident_grid(slots_leaving_sms(device::resident_blocks<Kernel>(block), leave_sms),
-                                              tiles);
+                        cudaStream_t stream, double leave_share) {
+  const unsigned grid =
+      device::resident_grid(slots_leaving_share(device::resident_blocks<Kernel>(block), leave_share), tiles);
   Kernel<<<grid, block, 0, stream>>>(d_in, d_out, num_items, domain_size, tiles, eval, state);
   ONEPASS_CUDA_CHECK_LAUNCH();
 }
 
 /// One walk: shuffle::gpu::detail::run_bijective2_over (the same kernels, state and tiles) with
-/// a persistent grid that leaves `leave_sms` SMs' share of its resident blocks unused, so that
-/// NCCL's kernels on the side stream have room beside it (0: run_bijective2_over itself).
+/// a persistent grid that leaves `leave_share` of the device's SMs unused, so that NCCL's kernels
+/// on the side stream have room beside it (<= 0: run_bijective2_over itself).
 template <class Policy, bool Inverse, class T, class Eval>
 void run_walk_over(void* d_state, const T* d_in, T* d_out, std::uint64_t num_items, std::uint64_t domain_size,
-                   const Eval& eval, cudaStream_t stream, unsigned leave_sms) {
-  if (leave_sms == 0) {
+                   const Eval& eval, cudaStream_t stream, double leave_share) {
+  if (!(leave_share > 0)) {
     sg::run_bijective2_over<Policy, Inverse>(d_state, d_in, d_out, num_items, domain_size, eval, stream);
     return;
   }
@@ -746,10 +751,10 @@ void run_walk_over(void* d_state, const T* d_in, T* d_out, std::uint64_t num_ite
   state.initialize(stream);
   if constexpr (!Inverse && sg::pipelined_tiles_fit<Policy, T>)
     launch_walk_kernel<&sg::bijective2_pipelined_kernel<Policy, T, Eval>>(
-        Policy::block, d_in, d_out, num_items, domain_size, tiles, eval, state, stream, leave_sms);
+        Policy::block, d_in, d_out, num_items, domain_size, tiles, eval, state, stream, leave_share);
   else
     launch_walk_kernel<&sg::bijective2_kernel<Policy, T, Eval, Inverse>>(
-        Policy::block, d_in, d_out, num_items, domain_size, tiles, eval, state, stream, leave_sms);
+        Policy::block, d_in, d_out, num_items, domain_size, tiles, eval, state, stream, leave_share);
 }
 
 /// Steps 2 and 4 (forward: dst[m] = src[g(i_m) - own_first]) or the unshuffle's placement (Inverse:
@@ -759,14 +764,14 @@ void run_walk_over(void* d_state, const T* d_in, T* d_out, std::uint64_t num_ite
 /// after the first starts where the last one's look-back ended (read back: a wait for the
 /// stream). `record`: where to write the owners of the indices [record.lo, record.hi) (forward;
 /// nothing by default); `flagged`: the number of such indices in [start, end) when known (the
-/// pass then ends when it has placed them), else ~0; `leave_sms`: SMs the walk's persistent grid
-/// leaves free (run_walk_over). The pass runs even when the rank holds no items if it has
+/// pass then ends when it has placed them), else ~0; `leave_share`: the share of the SMs the walk's
+/// persistent grid leaves free (run_walk_over). The pass runs even when the rank holds no items if it has
 /// owners to record.
 template <bool Inverse, class T, class E>
 void domain_range_pass(const E& g, std::uint64_t start, std::uint64_t end, std::uint64_t own_first,
                        std::uint64_t own_count, shuffle_buffers& b, const T* src, T* dst, cudaStream_t stream,
                        const owner_record& record = {}, std::uint64_t flagged = ~std::uint64_t{0},
-                       unsigned leave_sms = 0) {
+                       double leave_share = 0) {
   if ((own_count == 0 || flagged == 0) && record.owners == nullptr) return;
   const std::uint64_t segment = b.layout.segment_tiles * segment_tile_items;
   const std::uint64_t expected = std::min(own_count, flagged);
@@ -787,10 +792,10 @@ void domain_range_pass(const E& g, std::uint64_t start, std::uint64_t end, std::
                          tiles = length > Policy::tile_items ? ceil_div(length, Policy::tile_items) : 1;
                          if constexpr (Inverse)
                            run_walk_over<Policy, true>(b.state, src + done, dst, bound, length, images, stream,
-                                                       leave_sms);
+                                                       leave_share);
                          else
                            run_walk_over<Policy, false>(b.state, src, dst + done, bound, length, images, stream,
-                                                        leave_sms);
+                                                        leave_share);
                        });
     if (first + length < end) {
       // The segment's own positions: the value of its last tile's inclusive prefix.
@@ -954,7 +959,7 @@ void walk_and_exchange(const char* function, const E& g, const std::vector<std::
       const std::uint64_t in = plan.recv[static_cast<std::size_t>(from) * K + j];
       const auto [lo, hi] = piece_indices(theirs, j, K);
       domain_range_pass<false>(g, lo, hi, first, n, b, d_in, send + sent, stream, owner_record{}, out,
-                               tuning.exchange_sms);
+                               tuning.exchange_sm_share);
       if (out == 0 && in == 0) continue;
       side.wait_for_main();
       check_nccl(ncclGroupStart(), function, "ncclGroupStart");
