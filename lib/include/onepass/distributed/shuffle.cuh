@@ -119,7 +119,6 @@
 #include <nccl.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -132,6 +131,7 @@
 #include "onepass/cuda_check.hpp"
 #include "onepass/distributed/nccl_support.cuh"
 #include "onepass/distributed/phase_observer.hpp"
+#include "onepass/distributed/walk_grid.hpp"
 #include "onepass/error.hpp"
 #include "onepass/launch_geometry.cuh"
 #include "onepass/scan/tile_state.cuh"
@@ -707,21 +707,14 @@ void range_move(const Owner& owner, const range_chunks& chunks, shuffle_buffers&
   ONEPASS_CUDA_CHECK_LAUNCH();
 }
 
-/// The resident blocks of a persistent kernel (`slots`, from device::resident_blocks) less the
-/// share of `leave_share` (in [0, 1]; above 1 counts as 1) of the current device's SMs, rounded to
-/// whole SMs: slots x (SMs - round(leave_share x SMs)) / SMs, at least one SM's share; `slots`
-/// when leave_share <= 0. Throws onepass::runtime_failure when the CUDA query fails.
+/// blocks_leaving_share (walk_grid.hpp) on the current device. Throws onepass::runtime_failure
+/// when the CUDA query fails.
 inline unsigned slots_leaving_share(unsigned slots, double leave_share) {
   if (!(leave_share > 0)) return slots;
   int device = 0, sms = 0;
   ONEPASS_CUDA_CHECK(cudaGetDevice(&device));
   ONEPASS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const auto all = static_cast<std::uint64_t>(sms > 0 ? sms : 1);
-  const auto leave = static_cast<std::uint64_t>(std::llround(std::min(leave_share, 1.0) * static_cast<double>(all)));
-  const std::uint64_t kept = leave < all ? all - leave : 0;
-  const std::uint64_t left = static_cast<std::uint64_t>(slots) * kept / all;
-  const std::uint64_t one_sm = (static_cast<std::uint64_t>(slots) + all - 1) / all;
-  return static_cast<unsigned>(left > one_sm ? left : one_sm);
+  return static_cast<unsigned>(blocks_leaving_share(slots, sms, leave_share));
 }
 
 /// Launches one of Bijective2's kernels (`Kernel`) over `tiles` tiles with a persistent grid that
