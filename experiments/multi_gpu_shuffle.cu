@@ -38,7 +38,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
@@ -175,12 +174,14 @@ void measure(context& c, const mg::group& g, const case_spec& cs) {
   // The tuning variants: the bijective shuffle with walks that leave k SMs to the exchange
   // (detail::shuffle_tuning::exchange_sm_share = k / the device's SMs; the library's default,
   // 48 of an H100's 132, is the distributed_shuffle row).
+  int device = 0, sms = 0;
+  if (P > 1 && !c.exchange_sms.empty()) {
+    ONEPASS_EXPERIMENT_CUDA(cudaGetDevice(&device));
+    ONEPASS_EXPERIMENT_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  }
   for (const unsigned k : P > 1 ? c.exchange_sms : std::vector<unsigned>{}) {
     const std::string name = "distributed_shuffle_sms" + std::to_string(k);
     dist::detail::shuffle_tuning tuning{};
-    int device = 0, sms = 0;
-    ONEPASS_EXPERIMENT_CUDA(cudaGetDevice(&device));
-    ONEPASS_EXPERIMENT_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     tuning.exchange_sm_share = static_cast<double>(k) / static_cast<double>(sms > 0 ? sms : 1);
     const auto call = [&](void* d_temp, std::size_t& bytes) {
       dist::detail::shuffle_call<true>("multi_gpu_shuffle", d_temp, bytes, in.as<std::uint64_t>(),
@@ -244,13 +245,13 @@ int main(int argc, char** argv) {
   const int reps = timing.reps > 0 ? timing.reps : r.pick(3, 7, 7);
   const std::uint64_t div = r.pick<std::uint64_t>(std::uint64_t{1} << 12, 1, 1);
   const std::uint64_t N30 = (std::uint64_t{1} << 30) / div;
+  const std::vector<case_spec> all_cases = {{"u64", N30, 0}, {"weak_u64", 0, N30}};
+  for (const std::string& name : shapes)
+    if (std::none_of(all_cases.begin(), all_cases.end(), [&](const case_spec& cs) { return cs.name == name; }))
+      ex::usage_exit(experiment, "--shapes: '" + name + "' is not a case; known: u64, weak_u64");
   std::vector<case_spec> cases;
-  for (const case_spec& cs : {case_spec{"u64", N30, 0}, case_spec{"weak_u64", 0, N30}})
+  for (const case_spec& cs : all_cases)
     if (shapes.empty() || std::find(shapes.begin(), shapes.end(), cs.name) != shapes.end()) cases.push_back(cs);
-  if (cases.empty()) {
-    if (s.rank() == 0) std::fprintf(stderr, "multi_gpu_shuffle: --shapes must name u64 or weak_u64\n");
-    return ex::exit_usage;
-  }
   if (s.rank() == 0) {
     r.open_csv({"algorithm", "shape", "num_ranks", "n_per_rank", "n_total", "seconds_median", "seconds_min",
                 "seconds_max", "items_per_second"});
