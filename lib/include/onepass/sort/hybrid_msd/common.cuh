@@ -50,6 +50,15 @@ inline constexpr std::uint64_t small_max = std::uint64_t{small_block} * small_it
 /// (a window holds at most 2 x window_items = small_max keys).
 inline constexpr std::uint64_t local_max = std::uint64_t{large_block} * large_items;
 inline constexpr std::uint64_t window_items = small_max / 2;
+/// The shape of the local finish of a whole input of (small_max, local_max] keys (one
+/// block, no global pass: sort.cuh's first stage). The 512 x 12 shape of the large
+/// children ran these inputs at 0.81-0.89 x CUB (best) on an H100 (Figs. 9 and 10, 4603
+/// keys, bands q = 2..8: four LSD passes over 16 warps), while 256 x 16 at 4096 keys ran at
+/// 1.03-1.10 x; the shape was chosen from scripts/bench_local_finish.cu (512 x 12, 384 x 16,
+/// 256 x 24 and 768 x 8 at 4603, 5120, 5880 and 6144 keys, every key shape).
+inline constexpr int whole_block = 384;
+inline constexpr int whole_items = 16;
+static_assert(std::uint64_t{whole_block} * whole_items >= local_max, "the whole-input shape holds local_max keys");
 
 /// Which buffer holds a bucket's keys (and values): the caller's input, the output, or
 /// the scratch buffer.
