@@ -56,8 +56,8 @@ inline constexpr std::uint64_t window_items = small_max / 2;
 /// keys, bands q = 2..8: four LSD passes over 16 warps), while 256 x 16 at 4096 keys ran at
 /// 1.03-1.10 x; the shape was chosen from scripts/bench_local_finish.cu (512 x 12, 384 x 16,
 /// 256 x 24 and 768 x 8 at 4603, 5120, 5880 and 6144 keys, every key shape).
-inline constexpr int whole_block = 384;
-inline constexpr int whole_items = 16;
+inline constexpr int whole_block = 512;
+inline constexpr int whole_items = 12;
 static_assert(std::uint64_t{whole_block} * whole_items >= local_max, "the whole-input shape holds local_max keys");
 
 /// Which buffer holds a bucket's keys (and values): the caller's input, the output, or
