@@ -51,11 +51,14 @@ inline constexpr std::uint64_t small_max = std::uint64_t{small_block} * small_it
 inline constexpr std::uint64_t local_max = std::uint64_t{large_block} * large_items;
 inline constexpr std::uint64_t window_items = small_max / 2;
 /// The shape of the local finish of a whole input of (small_max, local_max] keys (one
-/// block, no global pass: sort.cuh's first stage). The 512 x 12 shape of the large
-/// children ran these inputs at 0.81-0.89 x CUB (best) on an H100 (Figs. 9 and 10, 4603
-/// keys, bands q = 2..8: four LSD passes over 16 warps), while 256 x 16 at 4096 keys ran at
-/// 1.03-1.10 x; the shape was chosen from scripts/bench_local_finish.cu (512 x 12, 384 x 16,
-/// 256 x 24 and 768 x 8 at 4603, 5120, 5880 and 6144 keys, every key shape).
+/// block, no global pass: sort.cuh's first stage). Measured with
+/// scripts/bench_local_finish.cu on an H100 (results/recorded/nvidia-h100/
+/// local-finish-e2c3cac/): 512 x 12 (the large children's shape), 384 x 16, 256 x 24 and
+/// 768 x 8 at 4603, 5120, 5880 and 6144 keys, every key shape, bands q = 1, 2, 4, 8;
+/// geometric mean of the time over 512 x 12: 0.999, 1.157, 1.043, so 512 x 12 stays. At
+/// 4603 u32 keys, q >= 2, it runs at 0.83-0.87 x CUB's single-tile sort (15.9 us against
+/// 13.1); a 256 x 20 shape (5120 slots: padding slots are ranked too) ran its four LSD
+/// passes in 14.1 us but uniform keys 1 us slower, and no shape helped u32 pairs (issue 33).
 inline constexpr int whole_block = 512;
 inline constexpr int whole_items = 12;
 static_assert(std::uint64_t{whole_block} * whole_items >= local_max, "the whole-input shape holds local_max keys");
