@@ -12,7 +12,17 @@
 // run, CUDA events around one call, candidates interleaved (one run of each per round, so
 // clock drift hits all alike), median of 25 rounds; microseconds.
 //   nvcc -O3 -arch=sm_90 -std=c++17 -I lib/include scripts/bench_local_finish.cu -o /tmp/blf
-//   /tmp/blf
+//   /tmp/blf [rounds = 25]
+// STUDY=1 (default): the shapes of the library's kernel (512 x 12, 384 x 16, 256 x 24, 768 x 8,
+// 256 x 20). STUDY=2 (-DSTUDY=2): how a single block's LSD passes are ranked, u32 keys and u32
+// pairs at 4096, 4603 and 4864 keys (CUB's single-tile sort covers 256 x 19 u32 keys): the
+// library's kernel (512 x 12); passes ranked by cub::BlockRadixRankMatch (warp-striped, as the
+// library's) with 8- or 6-bit digits over every key bit, per shape; cub::BlockRadixSort
+// (blocked, counter-based ranking, what CUB's single-tile kernel runs) with 4- to 6-bit digits,
+// per shape.
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_radix_rank.cuh>
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -25,6 +35,10 @@
 #include <vector>
 
 #include "onepass/sort/hybrid_msd.cuh"
+
+#ifndef STUDY
+#define STUDY 1
+#endif
 
 namespace hm = onepass::sort::gpu::hybrid_msd::detail;
 
@@ -120,15 +134,151 @@ void launch_local(const Key* kin, Key* kout, const Value* vin, Value* vout, std:
   CK(cudaGetLastError());
 }
 
+template <int Block, int Items>
+struct shape_of {
+  static constexpr int first = Block, second = Items;
+};
+
+/// STUDY=2's single-block sorts of a whole input of at most Block x Items keys (unsigned
+/// keys, ascending, every key bit): BlockSort false: LSD passes of Bits-bit digits ranked by
+/// cub::BlockRadixRankMatch over warp-striped keys, keys (and input positions) exchanged
+/// through shared memory, values gathered at the end (the library's local finish without its
+/// predictor, top-field order and varying-bit range); BlockSort true: cub::BlockRadixSort
+/// with Bits-bit digits (blocked keys loaded by a warp transpose, counter-based ranking,
+/// striped output), values carried through every pass.
+template <class Key, class V, bool HasValues, int Block, int Items, int Bits, bool BlockSort>
+__global__ void __launch_bounds__(Block, 1) study_kernel(const Key* kin, Key* kout, const V* vin, V* vout, int m) {
+  constexpr int key_bits = 8 * sizeof(Key);
+  constexpr int capacity = Block * Items;
+  extern __shared__ __align__(16) unsigned char smem[];
+  if constexpr (BlockSort) {
+    using value_t = std::conditional_t<HasValues, V, cub::NullType>;
+    using sort_t = cub::BlockRadixSort<Key, Block, Items, value_t, Bits>;
+    using load_k = cub::BlockLoad<Key, Block, Items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+    using load_v = cub::BlockLoad<V, Block, Items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+    union stage {
+      typename sort_t::TempStorage sort;
+      typename load_k::TempStorage lk;
+      typename load_v::TempStorage lv;
+    };
+    stage& s = *reinterpret_cast<stage*>(smem);
+    Key k[Items];
+    load_k(s.lk).Load(kin, k, m, ~Key{0});
+    __syncthreads();
+    if constexpr (HasValues) {
+      V v[Items];
+      load_v(s.lv).Load(vin, v, m, V{});
+      __syncthreads();
+      sort_t(s.sort).SortBlockedToStriped(k, v, 0, key_bits);
+#pragma unroll
+      for (int i = 0; i < Items; ++i) {
+        const int pos = i * Block + threadIdx.x;
+        if (pos < m) {
+          kout[pos] = k[i];
+          vout[pos] = v[i];
+        }
+      }
+    } else {
+      sort_t(s.sort).SortBlockedToStriped(k, 0, key_bits);
+#pragma unroll
+      for (int i = 0; i < Items; ++i) {
+        const int pos = i * Block + threadIdx.x;
+        if (pos < m) kout[pos] = k[i];
+      }
+    }
+  } else {
+    using rank_t = cub::BlockRadixRankMatch<Block, Bits, false>;
+    struct stage {
+      union {
+        typename rank_t::TempStorage rank;
+        Key keys[capacity];
+        V values[capacity];
+      };
+      std::uint16_t index[capacity];
+    };
+    stage& s = *reinterpret_cast<stage*>(smem);
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    Key k[Items];
+    std::uint32_t idx[Items];
+#pragma unroll
+    for (int i = 0; i < Items; ++i) {
+      const int pos = warp * 32 * Items + i * 32 + lane;
+      idx[i] = pos;
+      k[i] = pos < m ? kin[pos] : ~Key{0};
+    }
+    for (int bit = 0; bit < key_bits; bit += Bits) {
+      const int width = key_bits - bit < Bits ? key_bits - bit : Bits;
+      int rank[Items];
+      rank_t(s.rank).RankKeys(k, rank, hm::digit_of<Key>{static_cast<unsigned>(bit), (1u << width) - 1u});
+      __syncthreads();
+#pragma unroll
+      for (int i = 0; i < Items; ++i) {
+        s.keys[rank[i]] = k[i];
+        if constexpr (HasValues) s.index[rank[i]] = static_cast<std::uint16_t>(idx[i]);
+      }
+      __syncthreads();
+      if (bit + Bits >= key_bits) break;
+#pragma unroll
+      for (int i = 0; i < Items; ++i) {
+        const int pos = warp * 32 * Items + i * 32 + lane;
+        k[i] = s.keys[pos];
+        if constexpr (HasValues) idx[i] = s.index[pos];
+      }
+      __syncthreads();
+    }
+    for (int slot = threadIdx.x; slot < m; slot += Block) kout[slot] = s.keys[slot];
+    if constexpr (HasValues) {
+      V v[Items];
+#pragma unroll
+      for (int i = 0; i < Items; ++i) {
+        const int pos = warp * 32 * Items + i * 32 + lane;
+        if (pos < m) v[i] = vin[pos];
+      }
+      __syncthreads();
+#pragma unroll
+      for (int i = 0; i < Items; ++i) {
+        const int pos = warp * 32 * Items + i * 32 + lane;
+        if (pos < m) s.values[pos] = v[i];
+      }
+      __syncthreads();
+      for (int slot = threadIdx.x; slot < m; slot += Block) vout[slot] = s.values[s.index[slot]];
+    }
+  }
+}
+
+template <class Key, class V, bool HasValues, int Block, int Items, int Bits, bool BlockSort>
+std::size_t study_shared() {
+  if constexpr (BlockSort) {
+    using value_t = std::conditional_t<HasValues, V, cub::NullType>;
+    return std::max({sizeof(typename cub::BlockRadixSort<Key, Block, Items, value_t, Bits>::TempStorage),
+                     sizeof(typename cub::BlockLoad<Key, Block, Items, cub::BLOCK_LOAD_WARP_TRANSPOSE>::TempStorage),
+                     sizeof(typename cub::BlockLoad<V, Block, Items, cub::BLOCK_LOAD_WARP_TRANSPOSE>::TempStorage)});
+  } else {
+    constexpr std::size_t cap = std::size_t{Block} * Items;
+    return std::max({sizeof(typename cub::BlockRadixRankMatch<Block, Bits, false>::TempStorage), cap * sizeof(Key),
+                     cap * sizeof(V)}) + cap * sizeof(std::uint16_t) + 16;
+  }
+}
+
+template <class Key, class V, bool HasValues, int Block, int Items, int Bits, bool BlockSort>
+void launch_study(const Key* kin, Key* kout, const V* vin, V* vout, std::uint64_t n) {
+  constexpr auto kernel = study_kernel<Key, V, HasValues, Block, Items, Bits, BlockSort>;
+  static const std::size_t shared = study_shared<Key, V, HasValues, Block, Items, Bits, BlockSort>();
+  static bool once = [] {
+    CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+    return true;
+  }();
+  (void)once;
+  kernel<<<1, Block, shared>>>(kin, kout, vin, vout, static_cast<int>(n));
+  CK(cudaGetLastError());
+}
+
 template <class Key, class Value>
 void bench(const char* shape, std::uint64_t n, int q, timer& t, int rounds) {
   constexpr bool has_values = !std::is_same_v<Value, hm::no_values>;
   using V = std::conditional_t<has_values, Value, std::uint32_t>;  // a dummy buffer for keys-only
   Key *kin, *kdb_in, *kdb_alt, *kref;
   V *vin, *vdb_in, *vdb_alt, *vref;
-  const int shapes = 5;
-  Key* kout[shapes];
-  V* vout[shapes];
   CK(cudaMalloc(&kin, n * sizeof(Key)));
   CK(cudaMalloc(&kdb_in, n * sizeof(Key)));
   CK(cudaMalloc(&kdb_alt, n * sizeof(Key)));
@@ -137,10 +287,6 @@ void bench(const char* shape, std::uint64_t n, int q, timer& t, int rounds) {
   CK(cudaMalloc(&vdb_in, n * sizeof(V)));
   CK(cudaMalloc(&vdb_alt, n * sizeof(V)));
   CK(cudaMalloc(&vref, n * sizeof(V)));
-  for (int s = 0; s < shapes; ++s) {
-    CK(cudaMalloc(&kout[s], n * sizeof(Key)));
-    CK(cudaMalloc(&vout[s], n * sizeof(V)));
-  }
   fill_and<<<64, 256>>>(kin, n, 777 + n, q);
   fill_index<<<64, 256>>>(vin, n);
   CK(cudaDeviceSynchronize());
@@ -180,36 +326,75 @@ void bench(const char* shape, std::uint64_t n, int q, timer& t, int rounds) {
                    CK(cub::DeviceRadixSort::SortKeys(tmp_db, bytes_db, kdb, num));
                  }
                }, reset_db, nullptr, nullptr});
-  auto ours = [&](const char* name, int s, auto launch) {
-    c.push_back({name, [=] { launch(kin, kout[s], vin, vout[s], n); }, [] {}, kout[s], vout[s]});
+  std::vector<void*> owned;
+  // One candidate: launch(kin, kout, vin, vout, n) into its own output buffers (V is a dummy
+  // type for keys-only sorts; the launchers pass no values then).
+  auto ours = [&](const std::string& name, auto launch) {
+    Key* ko;
+    V* vo;
+    CK(cudaMalloc(&ko, n * sizeof(Key)));
+    CK(cudaMalloc(&vo, n * sizeof(V)));
+    owned.push_back(ko);
+    owned.push_back(vo);
+    c.push_back({name, [=] { launch(kin, ko, vin, vo, n); }, [] {}, ko, vo});
   };
   using Vv = std::conditional_t<has_values, Value, hm::no_values>;
-  auto cast_launch = [](auto f) {
-    return [f](const Key* a, Key* b, const V* va, V* vb, std::uint64_t m) {
+  auto library = [&](const std::string& name, auto shape) {
+    constexpr int block = decltype(shape)::first, items = decltype(shape)::second;
+    if (std::uint64_t{block} * items < n) return;
+    ours(name, [](const Key* a, Key* b, const V* va, V* vb, std::uint64_t m) {
       if constexpr (has_values) {
-        f(a, b, va, vb, m);
+        launch_local<Key, Vv, block, items>(a, b, va, vb, m);
       } else {
-        f(a, b, static_cast<const hm::no_values*>(nullptr), static_cast<hm::no_values*>(nullptr), m);
+        launch_local<Key, Vv, block, items>(a, b, nullptr, nullptr, m);
       }
-    };
+    });
   };
-  ours("512x12 (today)", 0, cast_launch([](const Key* a, Key* b, const Vv* va, Vv* vb, std::uint64_t m) {
-         launch_local<Key, Vv, 512, 12>(a, b, va, vb, m);
-       }));
-  ours("384x16", 1, cast_launch([](const Key* a, Key* b, const Vv* va, Vv* vb, std::uint64_t m) {
-         launch_local<Key, Vv, 384, 16>(a, b, va, vb, m);
-       }));
-  ours("256x24", 2, cast_launch([](const Key* a, Key* b, const Vv* va, Vv* vb, std::uint64_t m) {
-         launch_local<Key, Vv, 256, 24>(a, b, va, vb, m);
-       }));
-  ours("768x8", 3, cast_launch([](const Key* a, Key* b, const Vv* va, Vv* vb, std::uint64_t m) {
-         launch_local<Key, Vv, 768, 8>(a, b, va, vb, m);
-       }));
-  if (n <= 5120) {
-    ours("256x20", 4, cast_launch([](const Key* a, Key* b, const Vv* va, Vv* vb, std::uint64_t m) {
-           launch_local<Key, Vv, 256, 20>(a, b, va, vb, m);
-         }));
-  }
+#if STUDY == 1
+  library("512x12 (today)", shape_of<512, 12>{});
+  library("384x16", shape_of<384, 16>{});
+  library("256x24", shape_of<256, 24>{});
+  library("768x8", shape_of<768, 8>{});
+  library("256x20", shape_of<256, 20>{});
+#else
+  library("512x12 (today)", shape_of<512, 12>{});
+  auto match = [&](auto shape, auto bits) {
+    constexpr int block = decltype(shape)::first, items = decltype(shape)::second, b = decltype(bits)::value;
+    if (std::uint64_t{block} * items < n) return;
+    ours("match " + std::to_string(block) + "x" + std::to_string(items) + " " + std::to_string(b) + "-bit",
+         [](const Key* a, Key* o, const V* va, V* vo, std::uint64_t m) {
+           launch_study<Key, V, has_values, block, items, b, false>(a, o, va, vo, m);
+         });
+  };
+  auto blocksort = [&](auto shape, auto bits) {
+    constexpr int block = decltype(shape)::first, items = decltype(shape)::second, b = decltype(bits)::value;
+    if (std::uint64_t{block} * items < n) return;
+    ours("BlockRadixSort " + std::to_string(block) + "x" + std::to_string(items) + " " + std::to_string(b) + "-bit",
+         [](const Key* a, Key* o, const V* va, V* vo, std::uint64_t m) {
+           launch_study<Key, V, has_values, block, items, b, true>(a, o, va, vo, m);
+         });
+  };
+  using b8 = std::integral_constant<int, 8>;
+  using b6 = std::integral_constant<int, 6>;
+  using b5 = std::integral_constant<int, 5>;
+  using b4 = std::integral_constant<int, 4>;
+  match(shape_of<512, 12>{}, b8{});
+  match(shape_of<512, 12>{}, b6{});
+  match(shape_of<512, 10>{}, b8{});
+  match(shape_of<512, 10>{}, b6{});
+  match(shape_of<384, 13>{}, b8{});
+  match(shape_of<384, 13>{}, b6{});
+  match(shape_of<256, 19>{}, b8{});
+  match(shape_of<256, 19>{}, b6{});
+  blocksort(shape_of<256, 19>{}, b6{});
+  blocksort(shape_of<256, 19>{}, b5{});
+  blocksort(shape_of<256, 19>{}, b4{});
+  blocksort(shape_of<384, 13>{}, b6{});
+  blocksort(shape_of<512, 10>{}, b6{});
+  blocksort(shape_of<512, 10>{}, b4{});
+  blocksort(shape_of<512, 12>{}, b6{});
+  blocksort(shape_of<256, 24>{}, b6{});
+#endif
   // Warm-up and checks against CUB (in/out).
   for (auto& x : c) {
     x.reset();
@@ -252,10 +437,7 @@ void bench(const char* shape, std::uint64_t n, int q, timer& t, int rounds) {
   CK(cudaFree(vref));
   CK(cudaFree(tmp_io));
   CK(cudaFree(tmp_db));
-  for (int s = 0; s < shapes; ++s) {
-    CK(cudaFree(kout[s]));
-    CK(cudaFree(vout[s]));
-  }
+  for (void* p : owned) CK(cudaFree(p));
 }
 
 int main(int argc, char** argv) {
@@ -264,6 +446,7 @@ int main(int argc, char** argv) {
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device %s\n", prop.name);
   timer t;
+#if STUDY == 1
   const std::uint64_t sizes[] = {4603, 5120, 5880, 6144};
   const int bands[] = {1, 2, 4, 8};
   for (std::uint64_t n : sizes)
@@ -274,5 +457,11 @@ int main(int argc, char** argv) {
     for (int q : {1, 2, 8}) bench<std::uint64_t, hm::no_values>("keys u64", n, q, t, rounds);
   for (std::uint64_t n : sizes)
     for (int q : {1, 2}) bench<std::uint64_t, std::uint64_t>("pairs u64+u64", n, q, t, rounds);
+#else
+  for (std::uint64_t n : {4096, 4603, 4864})
+    for (int q : {1, 2, 4, 8}) bench<std::uint32_t, hm::no_values>("keys u32", n, q, t, rounds);
+  for (std::uint64_t n : {4096, 4603, 4864})
+    for (int q : {1, 2, 4, 8}) bench<std::uint32_t, std::uint32_t>("pairs u32+u32", n, q, t, rounds);
+#endif
   return 0;
 }
