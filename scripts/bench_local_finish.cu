@@ -19,7 +19,12 @@
 // library's kernel (512 x 12); passes ranked by cub::BlockRadixRankMatch (warp-striped, as the
 // library's) with 8- or 6-bit digits over every key bit, per shape; cub::BlockRadixSort
 // (blocked, counter-based ranking, what CUB's single-tile kernel runs) with 4- to 6-bit digits,
-// per shape.
+// per shape. STUDY=3 (-DSTUDY=3): the library after the lean shape (onepass::sort::gpu::sort_keys /
+// sort_pairs, 4097..5120 keys: 384 x 13 straight LSD up to lean_max = 4992, 512 x 12 above)
+// against its kernel in 512 x 12 as before and CUB, every band q = 1, 2, 4, 8, 16; then the
+// public calls' outputs against CUB's at 4097, 4603, 4992 and 4993 keys, ascending and
+// descending, full and partial bit ranges, keys and pairs (u32 and u64), "check ... ok" or
+// "MISMATCH".
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_radix_rank.cuh>
 #include <cub/block/block_radix_sort.cuh>
@@ -35,6 +40,7 @@
 #include <vector>
 
 #include "onepass/sort/hybrid_msd.cuh"
+#include "onepass/sort/sort.cuh"
 
 #ifndef STUDY
 #define STUDY 1
@@ -356,6 +362,25 @@ void bench(const char* shape, std::uint64_t n, int q, timer& t, int rounds) {
   library("256x24", shape_of<256, 24>{});
   library("768x8", shape_of<768, 8>{});
   library("256x20", shape_of<256, 20>{});
+#elif STUDY == 3
+  library("512x12 (before)", shape_of<512, 12>{});
+  std::size_t lib_bytes = 0;
+  if constexpr (has_values) {
+    onepass::sort::gpu::sort_pairs<Key, V>(nullptr, lib_bytes, kin, kref, vin, vref, n);
+  } else {
+    onepass::sort::gpu::sort_keys<Key>(nullptr, lib_bytes, kin, kref, n);
+  }
+  void* lib_tmp;
+  CK(cudaMalloc(&lib_tmp, lib_bytes + 1));
+  owned.push_back(lib_tmp);
+  ours("onepass::sort", [lib_tmp, lib_bytes](const Key* a, Key* o, const V* va, V* vo, std::uint64_t m) {
+    std::size_t bytes = lib_bytes;
+    if constexpr (has_values) {
+      onepass::sort::gpu::sort_pairs<Key, V>(lib_tmp, bytes, a, o, va, vo, m);
+    } else {
+      onepass::sort::gpu::sort_keys<Key>(lib_tmp, bytes, a, o, m);
+    }
+  });
 #else
   library("512x12 (today)", shape_of<512, 12>{});
   auto match = [&](auto shape, auto bits) {
@@ -440,6 +465,66 @@ void bench(const char* shape, std::uint64_t n, int q, timer& t, int rounds) {
   for (void* p : owned) CK(cudaFree(p));
 }
 
+/// STUDY=3's check of the public calls against CUB on one input (keys the AND of q words).
+template <class Key, bool Pairs>
+void check_public(std::uint64_t n, int q, bool descending, unsigned begin, unsigned end) {
+  Key *kin, *kout, *kref;
+  std::uint32_t *vin, *vout, *vref;
+  CK(cudaMalloc(&kin, n * sizeof(Key)));
+  CK(cudaMalloc(&kout, n * sizeof(Key)));
+  CK(cudaMalloc(&kref, n * sizeof(Key)));
+  CK(cudaMalloc(&vin, n * 4));
+  CK(cudaMalloc(&vout, n * 4));
+  CK(cudaMalloc(&vref, n * 4));
+  fill_and<<<64, 256>>>(kin, n, 4242 + n + q, q);
+  fill_index<<<64, 256>>>(vin, n);
+  CK(cudaMemset(kout, 0xA5, n * sizeof(Key)));
+  CK(cudaMemset(vout, 0xA5, n * 4));
+  const int num = static_cast<int>(n);
+  std::size_t b1 = 0, b2 = 0;
+  void *t1, *t2;
+  if constexpr (Pairs) {
+    onepass::sort::gpu::sort_pairs<Key, std::uint32_t>(nullptr, b1, kin, kout, vin, vout, n, begin, end, descending);
+    if (descending) {
+      CK(cub::DeviceRadixSort::SortPairsDescending(nullptr, b2, kin, kref, vin, vref, num, begin, end));
+    } else {
+      CK(cub::DeviceRadixSort::SortPairs(nullptr, b2, kin, kref, vin, vref, num, begin, end));
+    }
+  } else {
+    onepass::sort::gpu::sort_keys<Key>(nullptr, b1, kin, kout, n, begin, end, descending);
+    if (descending) {
+      CK(cub::DeviceRadixSort::SortKeysDescending(nullptr, b2, kin, kref, num, begin, end));
+    } else {
+      CK(cub::DeviceRadixSort::SortKeys(nullptr, b2, kin, kref, num, begin, end));
+    }
+  }
+  CK(cudaMalloc(&t1, b1 + 1));
+  CK(cudaMalloc(&t2, b2 + 1));
+  if constexpr (Pairs) {
+    onepass::sort::gpu::sort_pairs<Key, std::uint32_t>(t1, b1, kin, kout, vin, vout, n, begin, end, descending);
+    if (descending) {
+      CK(cub::DeviceRadixSort::SortPairsDescending(t2, b2, kin, kref, vin, vref, num, begin, end));
+    } else {
+      CK(cub::DeviceRadixSort::SortPairs(t2, b2, kin, kref, vin, vref, num, begin, end));
+    }
+  } else {
+    onepass::sort::gpu::sort_keys<Key>(t1, b1, kin, kout, n, begin, end, descending);
+    if (descending) {
+      CK(cub::DeviceRadixSort::SortKeysDescending(t2, b2, kin, kref, num, begin, end));
+    } else {
+      CK(cub::DeviceRadixSort::SortKeys(t2, b2, kin, kref, num, begin, end));
+    }
+  }
+  CK(cudaDeviceSynchronize());
+  const bool ok = equal(kout, kref, n) && (!Pairs || equal(vout, vref, n));
+  std::printf("check %s%s n=%llu q=%d %s bits [%u, %u): %s\n", sizeof(Key) == 4 ? "u32" : "u64",
+              Pairs ? " pairs" : " keys", static_cast<unsigned long long>(n), q,
+              descending ? "descending" : "ascending", begin, end, ok ? "ok" : "MISMATCH");
+  for (void* p : {static_cast<void*>(kin), static_cast<void*>(kout), static_cast<void*>(kref), static_cast<void*>(vin),
+                  static_cast<void*>(vout), static_cast<void*>(vref), t1, t2})
+    CK(cudaFree(p));
+}
+
 int main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 25;
   cudaDeviceProp prop{};
@@ -457,6 +542,25 @@ int main(int argc, char** argv) {
     for (int q : {1, 2, 8}) bench<std::uint64_t, hm::no_values>("keys u64", n, q, t, rounds);
   for (std::uint64_t n : sizes)
     for (int q : {1, 2}) bench<std::uint64_t, std::uint64_t>("pairs u64+u64", n, q, t, rounds);
+#elif STUDY == 3
+  for (std::uint64_t n : {4097, 4603, 4864, 4992, 4993, 5120})
+    for (int q : {1, 2, 4, 8, 16}) bench<std::uint32_t, hm::no_values>("keys u32", n, q, t, rounds);
+  for (std::uint64_t n : {4097, 4603, 4864, 4992, 4993, 5120})
+    for (int q : {1, 2, 4, 8, 16}) bench<std::uint32_t, std::uint32_t>("pairs u32+u32", n, q, t, rounds);
+  for (std::uint64_t n : {4603, 4992})
+    for (int q : {1, 2, 16}) bench<std::uint64_t, hm::no_values>("keys u64", n, q, t, rounds);
+  for (std::uint64_t n : {4603, 4992})
+    for (int q : {1, 2}) bench<std::uint64_t, std::uint64_t>("pairs u64+u64", n, q, t, rounds);
+  for (std::uint64_t n : {4097, 4603, 4992, 4993})
+    for (int q : {1, 2, 16})
+      for (bool d : {false, true}) {
+        check_public<std::uint32_t, false>(n, q, d, 0, 32);
+        check_public<std::uint32_t, false>(n, q, d, 3, 29);
+        check_public<std::uint32_t, true>(n, q, d, 0, 32);
+        check_public<std::uint32_t, true>(n, q, d, 5, 21);
+        check_public<std::uint64_t, false>(n, q, d, 0, 64);
+        check_public<std::uint64_t, true>(n, q, d, 7, 50);
+      }
 #else
   for (std::uint64_t n : {4096, 4603, 4864})
     for (int q : {1, 2, 4, 8}) bench<std::uint32_t, hm::no_values>("keys u32", n, q, t, rounds);

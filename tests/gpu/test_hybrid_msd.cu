@@ -52,6 +52,8 @@ using onepass::testing::upload;
 constexpr std::size_t local_max = hm::detail::local_max;
 constexpr std::size_t window = hm::detail::window_items;
 constexpr std::size_t small_max = hm::detail::small_max;
+/// Largest whole input of the lean shape (straight LSD passes, 384 x 13).
+constexpr std::size_t lean_max = hm::detail::lean_max;
 
 template <class Key>
 Key from_word(std::uint64_t w) {
@@ -300,8 +302,8 @@ TEST_F(HybridMsd, Skewed) {
 TEST_F(HybridMsd, LocalFinishThreshold) {
   std::uint64_t seed = 400;
   const std::size_t tile32 = hm::detail::plan<std::uint32_t, hm::detail::no_values>::tile_items;
-  for (std::size_t m : {local_max - 1, local_max, local_max + 1, small_max, small_max + 1, window, window + 1,
-                        tile32 - 1, tile32 + 1, 2 * tile32}) {
+  for (std::size_t m : {local_max - 1, local_max, local_max + 1, lean_max, lean_max + 1, small_max, small_max + 1,
+                        window, window + 1, tile32 - 1, tile32 + 1, 2 * tile32}) {
     std::mt19937_64 rng(++seed);
     std::vector<std::uint32_t> keys;
     for (std::size_t i = 0; i < m; ++i) keys.push_back((0x7Bu << 24) | static_cast<std::uint32_t>(rng() & 0xFFFFFF));
@@ -394,7 +396,8 @@ std::vector<Key> tie_run_keys(std::size_t n, unsigned lanes, unsigned rows, run_
 
 TEST_F(HybridMsd, LocalFinishLowEntropy) {
   std::uint64_t seed = 500;
-  const std::size_t sizes[] = {2, 33, 1000, 2500, small_max - 1, small_max, small_max + 1, 5000, local_max - 1, local_max};
+  const std::size_t sizes[] = {2,    33,           1000,     2500,         small_max - 1, small_max,     small_max + 1,
+                               4603, lean_max - 1, lean_max, lean_max + 1, 5000,          local_max - 1, local_max};
   for (std::size_t n : sizes) {
     for (unsigned q : {2u, 3u, 4u, 8u, 16u}) {
       for (bool descending : {false, true}) {
@@ -418,7 +421,7 @@ TEST_F(HybridMsd, LocalFinishLowEntropyBitRanges) {
   std::uint64_t seed = 600;
   const std::pair<unsigned, unsigned> ranges32[] = {{0, 32}, {3, 29}, {9, 32}, {0, 24}, {5, 22}, {15, 32}};
   const std::pair<unsigned, unsigned> ranges64[] = {{0, 64}, {7, 61}, {32, 64}, {0, 40}, {20, 45}};
-  for (std::size_t n : {std::size_t{1500}, small_max, local_max}) {
+  for (std::size_t n : {std::size_t{1500}, small_max, lean_max, local_max}) {
     for (unsigned q : {2u, 3u, 8u}) {
       for (bool descending : {false, true}) {
         const std::string band = " band q=" + std::to_string(q);

@@ -91,7 +91,11 @@ inline constexpr int local_tie_threads = 3;
 /// order 4. (Before the predictor, sort_headline at dee66a7 on an H100: 4096 u32 keys in
 /// 13.3 us uniform, 44.7, 57.7, 46.0, 33.5 us for q = 2, 3, 4, 8, all taking the 6 passes
 /// after a scan that walked up to 2 local_tie_run slots per descent.)
-template <class Key, class Word, bool Descending, int Block, int Items, int MinBlocks>
+///
+/// StraightLsd (the lean shape of whole inputs of at most lean_max keys, common.cuh): no
+/// predictor and no top-field order, the straight LSD passes over every varying bit always
+/// (at these sizes they beat the predictor's cost and the top order on every band measured).
+template <class Key, class Word, bool Descending, int Block, int Items, int MinBlocks, bool StraightLsd = false>
 __global__ void __launch_bounds__(Block, MinBlocks) local_sort_kernel(
     buffers<Key> keys, buffers<Word> values, const unsigned long long* window_lo, const unsigned long long* window_hi,
     const std::uint32_t* window_sel, const level_counts* window_counts, const segment* segments,
@@ -211,7 +215,7 @@ __global__ void __launch_bounds__(Block, MinBlocks) local_sort_kernel(
     const unsigned below = high_bit < shift ? high_bit : shift;
     const unsigned split = below > low_bit + 16 ? below - 16 : low_bit;
     auto top_of = [&](bits_type w) { return (w & sort_mask) >> split; };
-    bool all_bits = split == low_bit;  // the top field holds every varying bit
+    bool all_bits = StraightLsd || split == low_bit;  // the top field holds every varying bit
     if (!all_bits) {
       // The predictor of long runs of equal top fields (local_tie_distances): each thread
       // compares the fields of its own keys at load distances 32 d, d = 1..

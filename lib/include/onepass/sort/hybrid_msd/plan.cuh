@@ -100,7 +100,7 @@ class plan {
 
     constexpr auto small = local_sort_kernel<Key, word, Descending, small_block, small_items, 2>;
     constexpr auto large = local_sort_kernel<Key, word, Descending, large_block, large_items, 1>;
-    constexpr auto whole_input = local_sort_kernel<Key, word, Descending, whole_block, whole_items, 1>;
+    constexpr auto lean = local_sort_kernel<Key, word, Descending, lean_block, lean_items, 1, true>;
     constexpr std::size_t small_shared = sizeof(local_stage<Key, word, small_block, small_items>);
     constexpr std::size_t large_shared = sizeof(local_stage<Key, word, large_block, large_items>);
     onepass::sort::gpu::onesweep::detail::allow_dynamic_shared<small>(small_shared);
@@ -112,13 +112,15 @@ class plan {
       if (n_ <= small_max) {
         small<<<1, small_block, small_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr, nullptr,
                                                         nullptr, begin_bit_, end_bit_, end_bit_, whole);
+      } else if (n_ <= lean_max) {
+        // (small_max, lean_max] keys: straight LSD passes in the lean shape (common.cuh).
+        constexpr std::size_t lean_shared = sizeof(local_stage<Key, word, lean_block, lean_items>);
+        onepass::sort::gpu::onesweep::detail::allow_dynamic_shared<lean>(lean_shared);
+        lean<<<1, lean_block, lean_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                                      nullptr, begin_bit_, end_bit_, end_bit_, whole);
       } else {
-        // (small_max, local_max] keys: the whole-input shape (common.cuh), not the large
-        // children's.
-        constexpr std::size_t whole_shared = sizeof(local_stage<Key, word, whole_block, whole_items>);
-        onepass::sort::gpu::onesweep::detail::allow_dynamic_shared<whole_input>(whole_shared);
-        whole_input<<<1, whole_block, whole_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr,
-                                                              nullptr, nullptr, begin_bit_, end_bit_, end_bit_, whole);
+        large<<<1, large_block, large_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                                        nullptr, begin_bit_, end_bit_, end_bit_, whole);
       }
       ONEPASS_CUDA_CHECK_LAUNCH();
       return;
