@@ -80,6 +80,24 @@ class plan {
             levels ? max_windows_ * sizeof(std::uint32_t) : 0};
   }
 
+  /// Whole inputs of (small_max, lean_max] keys of 4 bytes: straight LSD passes in the lean
+  /// shape (common.cuh); false for 8-byte keys, whose passes would double (they keep the
+  /// large shape).
+  template <bool Descending>
+  bool lean_whole(buffers<Key> keys, buffers<word> values, cudaStream_t stream) const {
+    if constexpr (sizeof(Key) == 4) {
+      constexpr auto lean = local_sort_kernel<Key, word, Descending, lean_block, lean_items, 1, true>;
+      constexpr std::size_t lean_shared = sizeof(local_stage<Key, word, lean_block, lean_items>);
+      onepass::sort::gpu::onesweep::detail::allow_dynamic_shared<lean>(lean_shared);
+      const segment whole{0, n_, in_buffer, 0};
+      lean<<<1, lean_block, lean_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                                    begin_bit_, end_bit_, end_bit_, whole);
+      return true;
+    } else {
+      return false;
+    }
+  }
+
   template <bool Descending>
   void run_order(void* d_temp, buffers<Key> keys, buffers<word> values, cudaStream_t stream) const {
     const auto sizes = parts();
@@ -100,7 +118,6 @@ class plan {
 
     constexpr auto small = local_sort_kernel<Key, word, Descending, small_block, small_items, 2>;
     constexpr auto large = local_sort_kernel<Key, word, Descending, large_block, large_items, 1>;
-    constexpr auto lean = local_sort_kernel<Key, word, Descending, lean_block, lean_items, 1, true>;
     constexpr std::size_t small_shared = sizeof(local_stage<Key, word, small_block, small_items>);
     constexpr std::size_t large_shared = sizeof(local_stage<Key, word, large_block, large_items>);
     onepass::sort::gpu::onesweep::detail::allow_dynamic_shared<small>(small_shared);
@@ -112,13 +129,8 @@ class plan {
       if (n_ <= small_max) {
         small<<<1, small_block, small_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr, nullptr,
                                                         nullptr, begin_bit_, end_bit_, end_bit_, whole);
-      } else if (n_ <= lean_max) {
-        // (small_max, lean_max] keys: straight LSD passes in the lean shape (common.cuh).
-        constexpr std::size_t lean_shared = sizeof(local_stage<Key, word, lean_block, lean_items>);
-        onepass::sort::gpu::onesweep::detail::allow_dynamic_shared<lean>(lean_shared);
-        lean<<<1, lean_block, lean_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr, nullptr,
-                                                      nullptr, begin_bit_, end_bit_, end_bit_, whole);
-      } else {
+      } else if (n_ > lean_max || !lean_whole<Descending>(keys, values, stream)) {
+        // (lean_max, local_max] keys, or 8-byte keys above small_max: the large shape.
         large<<<1, large_block, large_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr, nullptr,
                                                         nullptr, begin_bit_, end_bit_, end_bit_, whole);
       }
