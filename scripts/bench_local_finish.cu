@@ -364,7 +364,6 @@ void bench(const char* shape, std::uint64_t n, int q, timer& t, int rounds) {
   library("256x20", shape_of<256, 20>{});
 #elif STUDY == 3
   library("512x12 (before)", shape_of<512, 12>{});
-  library("384x13 predictor", shape_of<384, 13>{});
   std::size_t lib_bytes = 0;
   if constexpr (has_values) {
     onepass::sort::gpu::sort_pairs<Key, V>(nullptr, lib_bytes, kin, kref, vin, vref, n);

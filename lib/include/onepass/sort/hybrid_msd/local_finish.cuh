@@ -141,10 +141,6 @@ __global__ void __launch_bounds__(Block, MinBlocks) local_sort_kernel(
     bits_type k[items];
     std::uint32_t idx[items];
     bits_type var = 0;
-    // StraightLsd: the values are loaded with the keys (their latency hidden behind the
-    // passes), kept in registers until 5g.
-    constexpr bool prefetch_values = has_values && StraightLsd;
-    std::conditional_t<prefetch_values, Word, unsigned char> early[prefetch_values ? items : 1];
 #pragma unroll
     for (int i = 0; i < items; ++i) {
       const int pos = warp * 32 * items + i * 32 + lane;
@@ -152,7 +148,6 @@ __global__ void __launch_bounds__(Block, MinBlocks) local_sort_kernel(
       if (pos < m) {
         k[i] = to_ordered<Key, Descending>(ksrc[pos]);
         var |= (k[i] ^ first) & sort_mask;
-        if constexpr (prefetch_values) early[i] = values.source(sel)[lo + pos];
       } else {
         k[i] = ~bits_type{0};  // padding: after every key at every pass
       }
@@ -337,11 +332,7 @@ __global__ void __launch_bounds__(Block, MinBlocks) local_sort_kernel(
 #pragma unroll
       for (int i = 0; i < items; ++i) {
         const int pos = warp * 32 * items + i * 32 + lane;
-        if constexpr (prefetch_values) {
-          v[i] = early[i];
-        } else if (pos < m) {
-          v[i] = vsrc[pos];
-        }
+        if (pos < m) v[i] = vsrc[pos];
       }
       __syncthreads();  // the keys' buffer is reused
 #pragma unroll

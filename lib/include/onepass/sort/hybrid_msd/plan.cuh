@@ -80,12 +80,15 @@ class plan {
             levels ? max_windows_ * sizeof(std::uint32_t) : 0};
   }
 
-  /// Whole inputs of (small_max, lean_max] keys of 4 bytes: straight LSD passes in the lean
-  /// shape (common.cuh); false for 8-byte keys, whose passes would double (they keep the
-  /// large shape).
+  /// Whole inputs of (small_max, lean_max] keys of 4 bytes without values: straight LSD
+  /// passes in the lean shape (common.cuh). False (nothing enqueued) for 8-byte keys, whose
+  /// passes would double (u64 keys, q = 1, 4603 keys: 16.3 us in the large shape, 24.6 in
+  /// the lean one), and for pairs (u32 pairs, q = 1: 15.6 us large, 16.7 lean; q = 2..8
+  /// faster lean, 16.9 against 18.8 us at q = 2, but below CUB's 15.6: scripts/
+  /// bench_local_finish.cu STUDY=3 at 3374929, H100): they keep the large shape.
   template <bool Descending>
   bool lean_whole(buffers<Key> keys, buffers<word> values, cudaStream_t stream) const {
-    if constexpr (sizeof(Key) == 4) {
+    if constexpr (sizeof(Key) == 4 && !has_values) {
       constexpr auto lean = local_sort_kernel<Key, word, Descending, lean_block, lean_items, 1, true>;
       constexpr std::size_t lean_shared = sizeof(local_stage<Key, word, lean_block, lean_items>);
       onepass::sort::gpu::onesweep::detail::allow_dynamic_shared<lean>(lean_shared);
@@ -94,6 +97,9 @@ class plan {
                                                     begin_bit_, end_bit_, end_bit_, whole);
       return true;
     } else {
+      (void)keys;
+      (void)values;
+      (void)stream;
       return false;
     }
   }
@@ -130,7 +136,7 @@ class plan {
         small<<<1, small_block, small_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr, nullptr,
                                                         nullptr, begin_bit_, end_bit_, end_bit_, whole);
       } else if (n_ > lean_max || !lean_whole<Descending>(keys, values, stream)) {
-        // (lean_max, local_max] keys, or 8-byte keys above small_max: the large shape.
+        // (lean_max, local_max] keys, pairs, or 8-byte keys above small_max: the large shape.
         large<<<1, large_block, large_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr, nullptr,
                                                         nullptr, begin_bit_, end_bit_, end_bit_, whole);
       }
