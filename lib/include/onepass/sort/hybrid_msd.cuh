@@ -42,6 +42,9 @@
 //      varying bit when a run longer than local_tie_run is out of order), or, where a
 //      predictor in registers expects long runs (low-entropy keys), straight over every
 //      varying bit (local_finish.cuh), writing the final output.
+// An input of at most local_max keys has no level: one block sorts it whole (step 5);
+// 4-byte keys without values of (small_max, lean_max] take the lean shape, straight LSD
+// passes over every varying bit (common.cuh: lean_block).
 // After the last level, large buckets left with no bits to sort on (more than local_max
 // equal keys) are copied to the output.
 //
