@@ -62,13 +62,7 @@ struct timer {
   }
   float once(const std::function<void()>& f) {
     CK(cudaMemsetAsync(flush, 0, flush_bytes));
-    CK(cudaEventRecord(a));
-    f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    return ms * 1000.0f;
+    return event_ms(a, b, f) * 1000.0f;
   }
 };
 

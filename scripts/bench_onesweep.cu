@@ -70,15 +70,7 @@ double median_ms(const std::function<void()>& f, int reps = 7) {
   f();  // warm-up
   CK(cudaDeviceSynchronize());
   std::vector<float> t;
-  for (int r = 0; r < reps; ++r) {
-    CK(cudaEventRecord(a));
-    f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
+  for (int r = 0; r < reps; ++r) t.push_back(event_ms(a, b, f));
   CK(cudaGetLastError());
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
@@ -300,12 +292,7 @@ std::vector<std::vector<float>> time_interleaved(const std::vector<std::pair<std
     for (std::size_t k = 0; k < runs.size(); ++k) {
       before(k);
       CK(cudaMemsetAsync(flush, r & 0xff, flush_bytes));
-      CK(cudaEventRecord(a));
-      runs[k].second();
-      CK(cudaEventRecord(b));
-      CK(cudaEventSynchronize(b));
-      float ms = 0;
-      CK(cudaEventElapsedTime(&ms, a, b));
+      const float ms = event_ms(a, b, runs[k].second);
       if (r >= warm) t[k].push_back(ms);
       if (r == 0) after_first(k);
     }
