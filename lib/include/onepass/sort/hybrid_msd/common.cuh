@@ -54,7 +54,7 @@ inline constexpr std::uint64_t window_items = small_max / 2;
 /// (one block, no global pass: sort.cuh's first stage) takes lean_block x lean_items =
 /// 384 x 13 = 4992 slots and straight LSD passes over the varying bits (no predictor, no
 /// top-field order): the sizes where CUB sorts in one tile (256 x 19 u32 keys). Pairs and
-/// 8-byte keys keep the large shape (plan::lean_whole says why). Measured with
+/// 8-byte keys keep the large shape (plan::lean_keys says why). Measured with
 /// scripts/bench_local_finish.cu STUDY=2 on an H100 (bench_local_finish_study2-55b3dd7.txt
 /// in results/recorded/nvidia-h100-x4/), 4096, 4603 and 4864 u32 keys and u32 pairs, bands
 /// q = 1, 2, 4, 8: 8-bit LSD passes over every bit in 384 x 13 ran at 0.96-1.07 x CUB

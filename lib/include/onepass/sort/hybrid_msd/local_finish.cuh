@@ -215,7 +215,8 @@ __global__ void __launch_bounds__(Block, MinBlocks) local_sort_kernel(
     const unsigned below = high_bit < shift ? high_bit : shift;
     const unsigned split = below > low_bit + 16 ? below - 16 : low_bit;
     auto top_of = [&](bits_type w) { return (w & sort_mask) >> split; };
-    bool all_bits = StraightLsd || split == low_bit;  // the top field holds every varying bit
+    // Every varying bit at once: the lean shape always, else when the top field holds them all.
+    bool all_bits = StraightLsd || split == low_bit;
     if (!all_bits) {
       // The predictor of long runs of equal top fields (local_tie_distances): each thread
       // compares the fields of its own keys at load distances 32 d, d = 1..

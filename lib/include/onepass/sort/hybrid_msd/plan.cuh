@@ -80,27 +80,24 @@ class plan {
             levels ? max_windows_ * sizeof(std::uint32_t) : 0};
   }
 
-  /// Whole inputs of (small_max, lean_max] keys of 4 bytes without values: straight LSD
-  /// passes in the lean shape (common.cuh). False (nothing enqueued) for 8-byte keys, whose
-  /// passes would double (u64 keys, q = 1, 4603 keys: 16.3 us in the large shape, 24.6 in
-  /// the lean one), and for pairs (u32 pairs, q = 1: 15.6 us large, 16.7 lean; q = 2..8
-  /// faster lean, 16.9 against 18.8 us at q = 2, but below CUB's 15.6: scripts/
-  /// bench_local_finish.cu STUDY=3 at 3374929, H100): they keep the large shape.
+  /// Whether a whole input of (small_max, lean_max] keys takes the lean shape (common.cuh):
+  /// 4-byte keys without values only. 8-byte keys would double their passes (u64 keys, q = 1,
+  /// 4603 keys: 16.3 us in the large shape, 24.6 in the lean one); pairs were slower lean at
+  /// q = 1 (u32 pairs: 15.6 us large, 16.7 lean; q = 2..8 faster lean, 16.9 against 18.8 us at
+  /// q = 2, but below CUB's 15.6: scripts/bench_local_finish.cu STUDY=3 at 3374929, H100), so
+  /// both keep the large shape.
+  static constexpr bool lean_keys = sizeof(Key) == 4 && !has_values;
+
+  /// Enqueues the lean local finish of the whole input (`whole`): straight LSD passes over
+  /// its varying bits in lean_block x lean_items (only where lean_keys holds).
   template <bool Descending>
-  bool lean_whole(buffers<Key> keys, buffers<word> values, cudaStream_t stream) const {
-    if constexpr (sizeof(Key) == 4 && !has_values) {
+  void launch_lean(buffers<Key> keys, buffers<word> values, segment whole, cudaStream_t stream) const {
+    if constexpr (lean_keys) {
       constexpr auto lean = local_sort_kernel<Key, word, Descending, lean_block, lean_items, 1, true>;
       constexpr std::size_t lean_shared = sizeof(local_stage<Key, word, lean_block, lean_items>);
       onepass::sort::gpu::onesweep::detail::allow_dynamic_shared<lean>(lean_shared);
-      const segment whole{0, n_, in_buffer, 0};
       lean<<<1, lean_block, lean_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
                                                     begin_bit_, end_bit_, end_bit_, whole);
-      return true;
-    } else {
-      (void)keys;
-      (void)values;
-      (void)stream;
-      return false;
     }
   }
 
@@ -135,7 +132,9 @@ class plan {
       if (n_ <= small_max) {
         small<<<1, small_block, small_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr, nullptr,
                                                         nullptr, begin_bit_, end_bit_, end_bit_, whole);
-      } else if (n_ > lean_max || !lean_whole<Descending>(keys, values, stream)) {
+      } else if (lean_keys && n_ <= lean_max) {
+        launch_lean<Descending>(keys, values, whole, stream);
+      } else {
         // (lean_max, local_max] keys, pairs, or 8-byte keys above small_max: the large shape.
         large<<<1, large_block, large_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr, nullptr,
                                                         nullptr, begin_bit_, end_bit_, end_bit_, whole);
