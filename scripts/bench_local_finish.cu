@@ -449,40 +449,30 @@ void check_public(std::uint64_t n, int q, bool descending, unsigned begin, unsig
   CK(cudaMemset(kout, 0xA5, n * sizeof(Key)));
   CK(cudaMemset(vout, 0xA5, n * 4));
   const int num = static_cast<int>(n);
+  // Both sorts through CUB's two-phase protocol: sizes with null storage, then the runs.
+  auto sorts = [&](void* t1, std::size_t& b1, void* t2, std::size_t& b2) {
+    if constexpr (Pairs) {
+      onepass::sort::gpu::sort_pairs<Key, std::uint32_t>(t1, b1, kin, kout, vin, vout, n, begin, end, descending);
+      if (descending) {
+        CK(cub::DeviceRadixSort::SortPairsDescending(t2, b2, kin, kref, vin, vref, num, begin, end));
+      } else {
+        CK(cub::DeviceRadixSort::SortPairs(t2, b2, kin, kref, vin, vref, num, begin, end));
+      }
+    } else {
+      onepass::sort::gpu::sort_keys<Key>(t1, b1, kin, kout, n, begin, end, descending);
+      if (descending) {
+        CK(cub::DeviceRadixSort::SortKeysDescending(t2, b2, kin, kref, num, begin, end));
+      } else {
+        CK(cub::DeviceRadixSort::SortKeys(t2, b2, kin, kref, num, begin, end));
+      }
+    }
+  };
   std::size_t b1 = 0, b2 = 0;
+  sorts(nullptr, b1, nullptr, b2);
   void *t1, *t2;
-  if constexpr (Pairs) {
-    onepass::sort::gpu::sort_pairs<Key, std::uint32_t>(nullptr, b1, kin, kout, vin, vout, n, begin, end, descending);
-    if (descending) {
-      CK(cub::DeviceRadixSort::SortPairsDescending(nullptr, b2, kin, kref, vin, vref, num, begin, end));
-    } else {
-      CK(cub::DeviceRadixSort::SortPairs(nullptr, b2, kin, kref, vin, vref, num, begin, end));
-    }
-  } else {
-    onepass::sort::gpu::sort_keys<Key>(nullptr, b1, kin, kout, n, begin, end, descending);
-    if (descending) {
-      CK(cub::DeviceRadixSort::SortKeysDescending(nullptr, b2, kin, kref, num, begin, end));
-    } else {
-      CK(cub::DeviceRadixSort::SortKeys(nullptr, b2, kin, kref, num, begin, end));
-    }
-  }
   CK(cudaMalloc(&t1, b1 + 1));
   CK(cudaMalloc(&t2, b2 + 1));
-  if constexpr (Pairs) {
-    onepass::sort::gpu::sort_pairs<Key, std::uint32_t>(t1, b1, kin, kout, vin, vout, n, begin, end, descending);
-    if (descending) {
-      CK(cub::DeviceRadixSort::SortPairsDescending(t2, b2, kin, kref, vin, vref, num, begin, end));
-    } else {
-      CK(cub::DeviceRadixSort::SortPairs(t2, b2, kin, kref, vin, vref, num, begin, end));
-    }
-  } else {
-    onepass::sort::gpu::sort_keys<Key>(t1, b1, kin, kout, n, begin, end, descending);
-    if (descending) {
-      CK(cub::DeviceRadixSort::SortKeysDescending(t2, b2, kin, kref, num, begin, end));
-    } else {
-      CK(cub::DeviceRadixSort::SortKeys(t2, b2, kin, kref, num, begin, end));
-    }
-  }
+  sorts(t1, b1, t2, b2);
   CK(cudaDeviceSynchronize());
   const bool ok = equal(kout, kref, n) && (!Pairs || equal(vout, vref, n));
   std::printf("check %s%s n=%llu q=%d %s bits [%u, %u): %s\n", sizeof(Key) == 4 ? "u32" : "u64",
