@@ -58,12 +58,12 @@ inline constexpr std::uint64_t window_items = small_max / 2;
 /// scripts/bench_local_finish.cu STUDY=2 on an H100 (bench_local_finish_study2-55b3dd7.txt
 /// in results/recorded/nvidia-h100-x4/), 4096, 4603 and 4864 u32 keys and u32 pairs, bands
 /// q = 1, 2, 4, 8: 8-bit LSD passes over every bit in 384 x 13 ran at 0.96-1.07 x CUB
-/// (best), in 512 x 12 (the large children's shape, used for these inputs until then) at
+/// (the faster of its in/out and DoubleBuffer sorts, 32-bit count), in 512 x 12 (the large children's shape, used for these inputs until then) at
 /// 0.88-0.98, in 256 x 19 at 0.94-1.02, with 6-bit digits at 0.78-0.90; the library's
 /// kernel in 512 x 12 with its predictor at 0.84-0.91 for q >= 2 (Figs. 9 and 10 at 4603
 /// keys: 0.81-0.89). Through the public sort_keys (STUDY=3 at 3374929): u32 keys at 4097,
-/// 4603 and 4864, bands q = 1, 2, 4, 8, 16, 0.970-1.053 x CUB (best; 0.823-1.003 in 512 x
-/// 12). Above lean_max, up to local_max, the large shape as for children (CUB's sort is no
+/// 4603 and 4864, bands q = 1, 2, 4, 8, 16, 0.970-1.053 x the same CUB configurations (0.823-1.003
+/// in 512 x 12). Above lean_max, up to local_max, the large shape as for children (CUB's sort is no
 /// longer one tile there: 3x slower than this one).
 inline constexpr int lean_block = 384;
 inline constexpr int lean_items = 13;
