@@ -24,7 +24,9 @@
 // against its kernel in 512 x 12 as before and CUB, every band q = 1, 2, 4, 8, 16; then the
 // public calls' outputs against CUB's at 4097, 4603, 4992 and 4993 keys, ascending and
 // descending, full and partial bit ranges, keys and pairs (u32 and u64), "check ... ok" or
-// "MISMATCH".
+// "MISMATCH". STUDY=4 (-DSTUDY=4): u32 pairs at 4097..4992 (the lean shape's range), q = 1..16:
+// the whole-input kernel in 512 x 12 and 384 x 13, with the predictor or straight LSD passes,
+// values loaded after the passes or prefetched with the keys (PrefetchValues).
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_radix_rank.cuh>
 #include <cub/block/block_radix_sort.cuh>
@@ -85,11 +87,12 @@ struct candidate {
 
 /// One whole-input launch of the local finish with shape Block x Items (as plan::run_order
 /// does for n <= local_max).
-template <class Key, class Value, int Block, int Items>
+/// Straight and Prefetch: the kernel's StraightLsd and PrefetchValues (local_finish.cuh).
+template <class Key, class Value, int Block, int Items, bool Straight = false, bool Prefetch = false>
 void launch_local(const Key* kin, Key* kout, const Value* vin, Value* vout, std::uint64_t n) {
   constexpr bool has_values = !std::is_same_v<Value, hm::no_values>;
   using word = std::conditional_t<has_values, hm::value_word<Value>, hm::no_values>;
-  constexpr auto kernel = hm::local_sort_kernel<Key, word, false, Block, Items, 1>;
+  constexpr auto kernel = hm::local_sort_kernel<Key, word, false, Block, Items, 1, Straight, Prefetch>;
   constexpr std::size_t shared = sizeof(hm::local_stage<Key, word, Block, Items>);
   static bool once = [] {
     CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
@@ -330,6 +333,25 @@ void bench(const char* shape, std::uint64_t n, int q, timer& t, int rounds) {
   library("256x24", shape_of<256, 24>{});
   library("768x8", shape_of<768, 8>{});
   library("256x20", shape_of<256, 20>{});
+#elif STUDY == 4
+  // The whole-input local finish of pairs: shape x (predictor or straight LSD) x (values
+  // loaded after the passes or prefetched with the keys).
+  auto variant = [&](const std::string& name, auto shape, auto straight, auto prefetch) {
+    constexpr int block = decltype(shape)::first, items = decltype(shape)::second;
+    constexpr bool st = decltype(straight)::value, pf = decltype(prefetch)::value;
+    if (std::uint64_t{block} * items < n) return;
+    ours(name, [](const Key* a, Key* b, const V* va, V* vb, std::uint64_t m) {
+      launch_local<Key, Vv, block, items, st, pf>(a, b, va, vb, m);
+    });
+  };
+  using no = std::false_type;
+  using yes = std::true_type;
+  variant("512x12 predictor", shape_of<512, 12>{}, no{}, no{});
+  variant("512x12 predictor+pf", shape_of<512, 12>{}, no{}, yes{});
+  variant("384x13 straight", shape_of<384, 13>{}, yes{}, no{});
+  variant("384x13 straight+pf", shape_of<384, 13>{}, yes{}, yes{});
+  variant("384x13 predictor", shape_of<384, 13>{}, no{}, no{});
+  variant("384x13 predictor+pf", shape_of<384, 13>{}, no{}, yes{});
 #elif STUDY == 3
   library("512x12 (before)", shape_of<512, 12>{});
   std::size_t lib_bytes = 0;
@@ -519,6 +541,9 @@ int main(int argc, char** argv) {
         check_public<std::uint64_t, false>(n, q, d, 0, 64);
         check_public<std::uint64_t, true>(n, q, d, 7, 50);
       }
+#elif STUDY == 4
+  for (std::uint64_t n : {4097, 4603, 4864, 4992})
+    for (int q : {1, 2, 4, 8, 16}) bench<std::uint32_t, std::uint32_t>("pairs u32+u32", n, q, t, rounds);
 #else
   for (std::uint64_t n : {4096, 4603, 4864})
     for (int q : {1, 2, 4, 8}) bench<std::uint32_t, hm::no_values>("keys u32", n, q, t, rounds);

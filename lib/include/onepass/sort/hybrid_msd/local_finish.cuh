@@ -95,7 +95,11 @@ inline constexpr int local_tie_threads = 3;
 /// StraightLsd (the lean shape of whole inputs of at most lean_max keys, common.cuh): no
 /// predictor and no top-field order, the straight LSD passes over every varying bit always
 /// (at these sizes they beat the predictor's cost and the top order on every band measured).
-template <class Key, class Word, bool Descending, int Block, int Items, int MinBlocks, bool StraightLsd = false>
+/// PrefetchValues (pairs only): the values are loaded in 5b with the keys and kept in
+/// registers until 5g (their load latency hidden behind the passes, Items more registers per
+/// thread); otherwise 5g loads them after the passes.
+template <class Key, class Word, bool Descending, int Block, int Items, int MinBlocks, bool StraightLsd = false,
+          bool PrefetchValues = false>
 __global__ void __launch_bounds__(Block, MinBlocks) local_sort_kernel(
     buffers<Key> keys, buffers<Word> values, const unsigned long long* window_lo, const unsigned long long* window_hi,
     const std::uint32_t* window_sel, const level_counts* window_counts, const segment* segments,
@@ -141,6 +145,8 @@ __global__ void __launch_bounds__(Block, MinBlocks) local_sort_kernel(
     bits_type k[items];
     std::uint32_t idx[items];
     bits_type var = 0;
+    constexpr bool prefetch = has_values && PrefetchValues;
+    std::conditional_t<prefetch, Word, unsigned char> early[prefetch ? items : 1];
 #pragma unroll
     for (int i = 0; i < items; ++i) {
       const int pos = warp * 32 * items + i * 32 + lane;
@@ -148,6 +154,7 @@ __global__ void __launch_bounds__(Block, MinBlocks) local_sort_kernel(
       if (pos < m) {
         k[i] = to_ordered<Key, Descending>(ksrc[pos]);
         var |= (k[i] ^ first) & sort_mask;
+        if constexpr (prefetch) early[i] = values.source(sel)[lo + pos];
       } else {
         k[i] = ~bits_type{0};  // padding: after every key at every pass
       }
@@ -168,7 +175,11 @@ __global__ void __launch_bounds__(Block, MinBlocks) local_sort_kernel(
         const int pos = warp * 32 * items + i * 32 + lane;
         if (pos < m) {
           kdst[pos] = from_ordered<Key, Descending>(k[i]);
-          if constexpr (has_values) values.out[lo + pos] = values.source(sel)[lo + pos];
+          if constexpr (prefetch) {
+            values.out[lo + pos] = early[i];
+          } else if constexpr (has_values) {
+            values.out[lo + pos] = values.source(sel)[lo + pos];
+          }
         }
       }
       __syncthreads();
@@ -328,12 +339,15 @@ __global__ void __launch_bounds__(Block, MinBlocks) local_sort_kernel(
     if constexpr (has_values) {
       // The values go through shared memory (by input position), since the source may be
       // the output itself (the double-buffer API, or a window already in the output).
-      const Word* vsrc = values.source(sel) + lo;
       Word v[items];
 #pragma unroll
       for (int i = 0; i < items; ++i) {
         const int pos = warp * 32 * items + i * 32 + lane;
-        if (pos < m) v[i] = vsrc[pos];
+        if constexpr (prefetch) {
+          v[i] = early[i];
+        } else if (pos < m) {
+          v[i] = values.source(sel)[lo + pos];
+        }
       }
       __syncthreads();  // the keys' buffer is reused
 #pragma unroll

@@ -87,13 +87,17 @@ class plan {
   /// q = 2, but below CUB's 15.6: scripts/bench_local_finish.cu STUDY=3 at 3374929, H100), so
   /// both keep the large shape.
   static constexpr bool lean_keys = sizeof(Key) == 4 && !has_values;
+  /// Whether the lean shape runs straight LSD passes (local_sort_kernel's StraightLsd) rather
+  /// than the predictor and the top-field order; pairs there prefetch their values.
+  static constexpr bool lean_straight = true;
 
-  /// Enqueues the lean local finish of the whole input (`whole`): straight LSD passes over
-  /// its varying bits in lean_block x lean_items (only where lean_keys holds).
+  /// Enqueues the lean local finish of the whole input (`whole`) in lean_block x lean_items
+  /// (only where lean_keys holds).
   template <bool Descending>
   void launch_lean(buffers<Key> keys, buffers<word> values, segment whole, cudaStream_t stream) const {
     if constexpr (lean_keys) {
-      constexpr auto lean = local_sort_kernel<Key, word, Descending, lean_block, lean_items, 1, true>;
+      constexpr auto lean =
+          local_sort_kernel<Key, word, Descending, lean_block, lean_items, 1, lean_straight, has_values>;
       constexpr std::size_t lean_shared = sizeof(local_stage<Key, word, lean_block, lean_items>);
       onepass::sort::gpu::onesweep::detail::allow_dynamic_shared<lean>(lean_shared);
       lean<<<1, lean_block, lean_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
