@@ -561,8 +561,8 @@ TEST_F(HybridMsd, SanitizerSizes) {
   config asc, desc_buffers;
   desc_buffers.descending = true;
   desc_buffers.how = api::double_buffer;
-  // The whole-input local finish, both local shapes.
-  for (std::size_t n : {std::size_t{1}, std::size_t{31}, small_max, small_max + 1}) {
+  // The whole-input local finish, its three shapes (small, lean for 4-byte keys, large).
+  for (std::size_t n : {std::size_t{1}, std::size_t{31}, small_max, small_max + 1, lean_max + 1}) {
     check<std::uint32_t>(make_keys<std::uint32_t>(pattern::random, n, ++seed), asc, "u32 whole input");
     check<std::uint32_t, std::uint32_t>(make_keys<std::uint32_t>(pattern::random, n, ++seed), desc_buffers,
                                         "u32/u32 whole input");
@@ -578,6 +578,8 @@ TEST_F(HybridMsd, SanitizerSizes) {
                                       asc, "u32/u32 runs of 12");
   check<std::uint32_t, std::uint32_t>(tie_run_keys<std::uint32_t>(small_max, 32, 26, run_tail::random, false, ++seed),
                                       asc, "u32/u32 runs of 832");
+  check<std::uint32_t, std::uint32_t>(tie_run_keys<std::uint32_t>(lean_max, 4, 3, run_tail::random, true, ++seed),
+                                      desc_buffers, "u32/u32 runs of 12, whole input of lean_max");
   if (HasFatalFailure()) return;
   // The levels: segments of both local shapes, windows, a second level, copy_kernel.
   config desc;
