@@ -81,15 +81,14 @@ class plan {
   }
 
   /// Whether a whole input of (small_max, lean_max] keys takes the lean shape (common.cuh):
-  /// 4-byte keys without values only. 8-byte keys would double their passes (u64 keys, q = 1,
-  /// 4603 keys: 16.3 us in the large shape, 24.6 in the lean one); pairs were slower lean at
-  /// q = 1 (u32 pairs: 15.6 us large, 16.7 lean; q = 2..8 faster lean, 16.9 against 18.8 us at
-  /// q = 2, but below CUB's 15.6: scripts/bench_local_finish.cu STUDY=3 at 3374929, H100), so
-  /// both keep the large shape.
-  static constexpr bool lean_keys = sizeof(Key) == 4 && !has_values;
+  /// 4-byte keys, with or without values. 8-byte keys would double their passes (u64 keys,
+  /// q = 1, 4603 keys: 16.3 us in the large shape, 24.6 in the lean one: scripts/
+  /// bench_local_finish.cu STUDY=3 at 3374929, H100), so they keep the large shape.
+  static constexpr bool lean_keys = sizeof(Key) == 4;
   /// Whether the lean shape runs straight LSD passes (local_sort_kernel's StraightLsd) rather
-  /// than the predictor and the top-field order; pairs there prefetch their values.
-  static constexpr bool lean_straight = true;
+  /// than the predictor and the top-field order: straight LSD passes for keys; for pairs the predictor and top-field order, values prefetched
+  /// (pairs' variants timed against CUB by scripts/bench_local_finish.cu STUDY=4).
+  static constexpr bool lean_straight = !has_values;
 
   /// Enqueues the lean local finish of the whole input (`whole`) in lean_block x lean_items
   /// (only where lean_keys holds).
@@ -139,7 +138,7 @@ class plan {
       } else if (lean_keys && n_ <= lean_max) {
         launch_lean<Descending>(keys, values, whole, stream);
       } else {
-        // (lean_max, local_max] keys, pairs, or 8-byte keys above small_max: the large shape.
+        // (lean_max, local_max] keys, or 8-byte keys above small_max: the large shape.
         large<<<1, large_block, large_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr, nullptr,
                                                         nullptr, begin_bit_, end_bit_, end_bit_, whole);
       }
