@@ -50,11 +50,12 @@ inline constexpr std::uint64_t small_max = std::uint64_t{small_block} * small_it
 /// (a window holds at most 2 x window_items = small_max keys).
 inline constexpr std::uint64_t local_max = std::uint64_t{large_block} * large_items;
 inline constexpr std::uint64_t window_items = small_max / 2;
-/// The local finish of a whole input of (small_max, lean_max] 4-byte keys without values
-/// (one block, no global pass: sort.cuh's first stage) takes lean_block x lean_items =
-/// 384 x 13 = 4992 slots and straight LSD passes over the varying bits (no predictor, no
-/// top-field order): the sizes where CUB sorts in one tile (256 x 19 u32 keys). Pairs and
-/// 8-byte keys keep the large shape (plan::lean_keys says why). Measured with
+/// The local finish of a whole input of (small_max, lean_max] 4-byte keys (one block, no
+/// global pass: sort.cuh's first stage) takes lean_block x lean_items = 384 x 13 = 4992
+/// slots: the sizes where CUB sorts in one tile (256 x 19 u32 keys). Keys without values
+/// take straight LSD passes over the varying bits (no predictor, no top-field order); pairs
+/// the predictor, with their values prefetched (plan::lean_straight). 8-byte keys keep the
+/// large shape (plan::lean_keys says why). Measured with
 /// scripts/bench_local_finish.cu STUDY=2 on an H100 (bench_local_finish_study2-55b3dd7.txt
 /// in results/recorded/nvidia-h100-x4/), 4096, 4603 and 4864 u32 keys and u32 pairs, bands
 /// q = 1, 2, 4, 8: 8-bit LSD passes over every bit in 384 x 13 ran at 0.96-1.07 x CUB

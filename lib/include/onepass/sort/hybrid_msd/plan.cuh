@@ -86,8 +86,14 @@ class plan {
   /// bench_local_finish.cu STUDY=3 at 3374929, H100), so they keep the large shape.
   static constexpr bool lean_keys = sizeof(Key) == 4;
   /// Whether the lean shape runs straight LSD passes (local_sort_kernel's StraightLsd) rather
-  /// than the predictor and the top-field order: straight LSD passes for keys; for pairs the predictor and top-field order, values prefetched
-  /// (pairs' variants timed against CUB by scripts/bench_local_finish.cu STUDY=4).
+  /// than the predictor and the top-field order: keys take the straight passes; pairs take the
+  /// predictor and prefetch their values (PrefetchValues). Chosen by scripts/
+  /// bench_local_finish.cu STUDY=4 on an H100 (results/recorded/nvidia-h100/local-finish-5aa9fdd/):
+  /// u32 pairs at 4097, 4603, 4864 and 4992 keys (CUB past its single tile at 4992), q = 1..16,
+  /// CUB (best) / ours, lowest (geometric mean):
+  /// 512 x 12 with the predictor (the large shape, used for pairs until then) 0.822 (1.325);
+  /// 384 x 13 straight 0.908 without prefetch, 0.971 (1.547) with it; 384 x 13 with the
+  /// predictor and prefetch 0.971 (1.569; q = 1 below 4992: 1.06-1.10, where straight passes gave 0.99-1.00).
   static constexpr bool lean_straight = !has_values;
 
   /// Enqueues the lean local finish of the whole input (`whole`) in lean_block x lean_items
