@@ -26,7 +26,11 @@
 // descending, full and partial bit ranges, keys and pairs (u32 and u64), "check ... ok" or
 // "MISMATCH". STUDY=4 (-DSTUDY=4): u32 pairs at 4097..4992 (the lean shape's range), q = 1..16:
 // the whole-input kernel in 512 x 12 and 384 x 13, with the predictor or straight LSD passes,
-// values loaded after the passes or prefetched with the keys (PrefetchValues).
+// values loaded after the passes or prefetched with the keys (PrefetchValues). STUDY=5
+// (-DSTUDY=5): whole inputs of 2048..4096 keys (the small shape's range), f32 keys as
+// sort_headline makes them (sort_headline at 5aa9fdd: 4096 f32 keys 17.4 us, u32 keys 12.5, CUB
+// 12.9), u32 keys and u32 pairs: 256 x 16 with the predictor (the library) or straight passes,
+// 384 x 13 alike, and onepass::sort.
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_radix_rank.cuh>
 #include <cub/block/block_radix_sort.cuh>
@@ -88,11 +92,12 @@ struct candidate {
 /// One whole-input launch of the local finish with shape Block x Items (as plan::run_order
 /// does for n <= local_max).
 /// Straight and Prefetch: the kernel's StraightLsd and PrefetchValues (local_finish.cuh).
-template <class Key, class Value, int Block, int Items, bool Straight = false, bool Prefetch = false>
+/// MinBlocks: the kernel's __launch_bounds__ minimum (the library: 2 for the small shape, 1 otherwise).
+template <class Key, class Value, int Block, int Items, bool Straight = false, bool Prefetch = false, int MinBlocks = 1>
 void launch_local(const Key* kin, Key* kout, const Value* vin, Value* vout, std::uint64_t n) {
   constexpr bool has_values = !std::is_same_v<Value, hm::no_values>;
   using word = std::conditional_t<has_values, hm::value_word<Value>, hm::no_values>;
-  constexpr auto kernel = hm::local_sort_kernel<Key, word, false, Block, Items, 1, Straight, Prefetch>;
+  constexpr auto kernel = hm::local_sort_kernel<Key, word, false, Block, Items, MinBlocks, Straight, Prefetch>;
   constexpr std::size_t shared = sizeof(hm::local_stage<Key, word, Block, Items>);
   static bool once = [] {
     CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
@@ -109,6 +114,27 @@ void launch_local(const Key* kin, Key* kout, const Value* vin, Value* vout, std:
   kernel<<<1, Block, shared>>>(keys, values, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, bits, bits,
                                 whole);
   CK(cudaGetLastError());
+}
+
+/// Float keys as sort_headline makes them (experiments/common/sort_bench.cu's band keys): the
+/// 32-bit pattern of the AND of q uniform words, bit 30 cleared where the exponent is all ones
+/// (every key finite).
+__global__ void finite_float_bits(std::uint32_t* w, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+    if ((w[i] & 0x7F800000u) == 0x7F800000u) w[i] &= ~0x40000000u;
+}
+
+/// keys[0, n): the AND of q uniform words (integers), or their bit patterns made finite (float).
+template <class Key>
+void fill_keys(Key* keys, std::size_t n, std::uint64_t seed, int q) {
+  if constexpr (std::is_floating_point_v<Key>) {
+    static_assert(sizeof(Key) == 4, "float keys only");
+    auto* w = reinterpret_cast<std::uint32_t*>(keys);
+    fill_and<<<64, 256>>>(w, n, seed, q);
+    finite_float_bits<<<64, 256>>>(w, n);
+  } else {
+    fill_and<<<64, 256>>>(keys, n, seed, q);
+  }
 }
 
 template <int Block, int Items>
@@ -264,7 +290,7 @@ void bench(const char* shape, std::uint64_t n, int q, timer& t, int rounds) {
   CK(cudaMalloc(&vdb_in, n * sizeof(V)));
   CK(cudaMalloc(&vdb_alt, n * sizeof(V)));
   CK(cudaMalloc(&vref, n * sizeof(V)));
-  fill_and<<<64, 256>>>(kin, n, 777 + n, q);
+  fill_keys(kin, n, 777 + n, q);
   fill_index<<<64, 256>>>(vin, n);
   CK(cudaDeviceSynchronize());
   const int num = static_cast<int>(n);
@@ -352,6 +378,46 @@ void bench(const char* shape, std::uint64_t n, int q, timer& t, int rounds) {
   variant("384x13 straight+pf", shape_of<384, 13>{}, yes{}, yes{});
   variant("384x13 predictor", shape_of<384, 13>{}, no{}, no{});
   variant("384x13 predictor+pf", shape_of<384, 13>{}, no{}, yes{});
+#elif STUDY == 5
+  // Whole inputs of at most small_max keys (the small shape, 256 x 16, with the predictor, what
+  // the library runs there; prefetched values here, the library loads them after the passes)
+  // against straight LSD passes and the lean shape; then the public call.
+  auto variant = [&](const std::string& name, auto shape, auto straight) {
+    constexpr int block = decltype(shape)::first, items = decltype(shape)::second;
+    constexpr bool st = decltype(straight)::value;
+    if (std::uint64_t{block} * items < n) return;
+    ours(name, [](const Key* a, Key* b, const V* va, V* vb, std::uint64_t m) {
+      constexpr int min_blocks = block == hm::small_block && items == hm::small_items ? 2 : 1;
+      if constexpr (has_values) {
+        launch_local<Key, Vv, block, items, st, true, min_blocks>(a, b, va, vb, m);
+      } else {
+        launch_local<Key, Vv, block, items, st, false, min_blocks>(a, b, nullptr, nullptr, m);
+      }
+    });
+  };
+  using no = std::false_type;
+  using yes = std::true_type;
+  variant("256x16 predictor", shape_of<256, 16>{}, no{});
+  variant("256x16 straight", shape_of<256, 16>{}, yes{});
+  variant("384x13 predictor", shape_of<384, 13>{}, no{});
+  variant("384x13 straight", shape_of<384, 13>{}, yes{});
+  std::size_t lib_bytes = 0;
+  if constexpr (has_values) {
+    onepass::sort::gpu::sort_pairs<Key, V>(nullptr, lib_bytes, kin, kref, vin, vref, n);
+  } else {
+    onepass::sort::gpu::sort_keys<Key>(nullptr, lib_bytes, kin, kref, n);
+  }
+  void* lib_tmp;
+  CK(cudaMalloc(&lib_tmp, lib_bytes + 1));
+  owned.push_back(lib_tmp);
+  ours("onepass::sort", [lib_tmp, lib_bytes](const Key* a, Key* o, const V* va, V* vo, std::uint64_t m) {
+    std::size_t bytes = lib_bytes;
+    if constexpr (has_values) {
+      onepass::sort::gpu::sort_pairs<Key, V>(lib_tmp, bytes, a, o, va, vo, m);
+    } else {
+      onepass::sort::gpu::sort_keys<Key>(lib_tmp, bytes, a, o, m);
+    }
+  });
 #elif STUDY == 3
   library("512x12 (before)", shape_of<512, 12>{});
   std::size_t lib_bytes = 0;
@@ -541,6 +607,12 @@ int main(int argc, char** argv) {
         check_public<std::uint64_t, false>(n, q, d, 0, 64);
         check_public<std::uint64_t, true>(n, q, d, 7, 50);
       }
+#elif STUDY == 5
+  for (std::uint64_t n : {2048, 3000, 4096}) {
+    bench<float, hm::no_values>("keys f32", n, 1, t, rounds);
+    for (int q : {1, 2, 8}) bench<std::uint32_t, hm::no_values>("keys u32", n, q, t, rounds);
+    for (int q : {1, 2}) bench<std::uint32_t, std::uint32_t>("pairs u32+u32", n, q, t, rounds);
+  }
 #elif STUDY == 4
   for (std::uint64_t n : {4097, 4603, 4864, 4992})
     for (int q : {1, 2, 4, 8, 16}) bench<std::uint32_t, std::uint32_t>("pairs u32+u32", n, q, t, rounds);
