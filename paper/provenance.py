@@ -32,8 +32,9 @@ from figures import manifest  # noqa: E402 - experiments/manifest.toml, standard
 # measures -- the library code it times, the peers timed beside it, and its own program -- are its
 # `stale_when` groups of [code] in experiments/manifest.toml. A commit that touches one of them
 # counts as a change of the measured code unless, between the measured commit and HEAD, the files
-# differ only in comments and whitespace (strip_comments). The timing harness
-# (experiments/common/gpu_harness.*) is not listed.
+# differ only in comments and whitespace (strip_comments). The C++ experiments' timing harness
+# (experiments/common/harness.*, gpu_harness.*, multi_gpu.cuh) is one of those groups
+# (timing_harness_cpu / _gpu / _multi_gpu).
 
 
 def code_paths(experiment):
