@@ -342,17 +342,25 @@ void bench(const char* shape, std::uint64_t n, int q, timer& t, int rounds) {
     c.push_back({name, [=] { launch(kin, ko, vin, vo, n); }, [] {}, ko, vo});
   };
   using Vv = std::conditional_t<has_values, Value, hm::no_values>;
-  auto library = [&](const std::string& name, auto shape) {
+  // The library's kernel launched directly: shape Block x Items, StraightLsd (`straight`),
+  // PrefetchValues (`prefetch`, pairs only), MinBlocks as the library (2 for the small shape).
+  using no = std::false_type;
+  using yes = std::true_type;
+  auto variant = [&](const std::string& name, auto shape, auto straight, auto prefetch) {
     constexpr int block = decltype(shape)::first, items = decltype(shape)::second;
+    constexpr bool st = decltype(straight)::value;
     if (std::uint64_t{block} * items < n) return;
     ours(name, [](const Key* a, Key* b, const V* va, V* vb, std::uint64_t m) {
+      constexpr int min_blocks = block == hm::small_block && items == hm::small_items ? 2 : 1;
       if constexpr (has_values) {
-        launch_local<Key, Vv, block, items>(a, b, va, vb, m);
+        launch_local<Key, Vv, block, items, st, decltype(prefetch)::value, min_blocks>(a, b, va, vb, m);
       } else {
-        launch_local<Key, Vv, block, items>(a, b, nullptr, nullptr, m);
+        launch_local<Key, Vv, block, items, st, false, min_blocks>(a, b, nullptr, nullptr, m);
       }
     });
   };
+  // The kernel as the large and children's shapes run it: the predictor, values after the passes.
+  auto library = [&](const std::string& name, auto shape) { variant(name, shape, no{}, no{}); };
 #if STUDY == 3 || STUDY == 5
   // The library through its public call (onepass::sort::gpu::sort_keys / sort_pairs), temporary
   // storage allocated here, outside the timed region.
@@ -385,16 +393,6 @@ void bench(const char* shape, std::uint64_t n, int q, timer& t, int rounds) {
 #elif STUDY == 4
   // The whole-input local finish of pairs: shape x (predictor or straight LSD) x (values
   // loaded after the passes or prefetched with the keys).
-  auto variant = [&](const std::string& name, auto shape, auto straight, auto prefetch) {
-    constexpr int block = decltype(shape)::first, items = decltype(shape)::second;
-    constexpr bool st = decltype(straight)::value, pf = decltype(prefetch)::value;
-    if (std::uint64_t{block} * items < n) return;
-    ours(name, [](const Key* a, Key* b, const V* va, V* vb, std::uint64_t m) {
-      launch_local<Key, Vv, block, items, st, pf>(a, b, va, vb, m);
-    });
-  };
-  using no = std::false_type;
-  using yes = std::true_type;
   variant("512x12 predictor", shape_of<512, 12>{}, no{}, no{});
   variant("512x12 predictor+pf", shape_of<512, 12>{}, no{}, yes{});
   variant("384x13 straight", shape_of<384, 13>{}, yes{}, no{});
@@ -405,25 +403,11 @@ void bench(const char* shape, std::uint64_t n, int q, timer& t, int rounds) {
   // Whole inputs of at most small_max keys (the small shape, 256 x 16, with the predictor, what
   // the library runs there; prefetched values here, the library loads them after the passes)
   // against straight LSD passes and the lean shape; then the public call.
-  auto variant = [&](const std::string& name, auto shape, auto straight) {
-    constexpr int block = decltype(shape)::first, items = decltype(shape)::second;
-    constexpr bool st = decltype(straight)::value;
-    if (std::uint64_t{block} * items < n) return;
-    ours(name, [](const Key* a, Key* b, const V* va, V* vb, std::uint64_t m) {
-      constexpr int min_blocks = block == hm::small_block && items == hm::small_items ? 2 : 1;
-      if constexpr (has_values) {
-        launch_local<Key, Vv, block, items, st, true, min_blocks>(a, b, va, vb, m);
-      } else {
-        launch_local<Key, Vv, block, items, st, false, min_blocks>(a, b, nullptr, nullptr, m);
-      }
-    });
-  };
-  using no = std::false_type;
-  using yes = std::true_type;
-  variant("256x16 predictor", shape_of<256, 16>{}, no{});
-  variant("256x16 straight", shape_of<256, 16>{}, yes{});
-  variant("384x13 predictor", shape_of<384, 13>{}, no{});
-  variant("384x13 straight", shape_of<384, 13>{}, yes{});
+  constexpr std::bool_constant<has_values> pf{};
+  variant("256x16 predictor", shape_of<256, 16>{}, no{}, pf);
+  variant("256x16 straight", shape_of<256, 16>{}, yes{}, pf);
+  variant("384x13 predictor", shape_of<384, 13>{}, no{}, pf);
+  variant("384x13 straight", shape_of<384, 13>{}, yes{}, pf);
   public_call();
 #elif STUDY == 3
   library("512x12 (before)", shape_of<512, 12>{});
