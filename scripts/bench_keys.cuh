@@ -1,6 +1,6 @@
 // scripts/bench_keys.cuh — what the standalone sort benches in scripts/ (bench_onesweep.cu,
 // bench_local_finish.cu; not part of the library) share: CK, which stops the program on a CUDA
-// error, event_ms, the time of one call between two CUDA events, and the device fills of their inputs — uniform words (splitmix64 of the index),
+// error, event_ms (median_event_ms.cuh: one call between two CUDA events), and the device fills of their inputs — uniform words (splitmix64 of the index),
 // Onesweep Fig. 9's low-entropy keys (the AND of q uniform words) and the index (values that
 // show stability).
 #pragma once
@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+
+#include "median_event_ms.cuh"  // event_ms
 
 #define CK(x)                                                                               \
   do {                                                                                      \
@@ -49,17 +51,4 @@ template <class T>
 __global__ void fill_index(T* p, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
     p[i] = static_cast<T>(i);
-}
-
-/// Milliseconds between events a and b recorded around f() on the legacy default stream (b
-/// waited for).
-template <class F>
-float event_ms(cudaEvent_t a, cudaEvent_t b, F&& f) {
-  CK(cudaEventRecord(a));
-  f();
-  CK(cudaEventRecord(b));
-  CK(cudaEventSynchronize(b));
-  float ms = 0;
-  CK(cudaEventElapsedTime(&ms, a, b));
-  return ms;
 }
