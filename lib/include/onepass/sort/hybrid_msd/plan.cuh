@@ -90,7 +90,7 @@ class plan {
   /// predictor and prefetch their values (PrefetchValues). Chosen by scripts/
   /// bench_local_finish.cu STUDY=4 on an H100 (results/recorded/nvidia-h100/local-finish-5aa9fdd/):
   /// u32 pairs at 4097, 4603, 4864 and 4992 keys (CUB past its single tile at 4992), q = 1..16,
-  /// CUB (best) / ours, lowest (geometric mean):
+  /// CUB (the faster of its in/out and DoubleBuffer sorts, 32-bit count) / ours, lowest (geometric mean):
   /// 512 x 12 with the predictor (the large shape, used for pairs until then) 0.822 (1.325);
   /// 384 x 13 straight 0.908 without prefetch, 0.971 (1.547) with it; 384 x 13 with the
   /// predictor and prefetch 0.971 (1.569; q = 1 below 4992: 1.06-1.10, where straight passes gave 0.99-1.00).
