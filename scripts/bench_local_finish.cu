@@ -400,9 +400,11 @@ void bench(const char* shape, std::uint64_t n, int q, timer& t, int rounds) {
   variant("384x13 predictor", shape_of<384, 13>{}, no{}, no{});
   variant("384x13 predictor+pf", shape_of<384, 13>{}, no{}, yes{});
 #elif STUDY == 5
-  // Whole inputs of at most small_max keys (the small shape, 256 x 16, with the predictor, what
-  // the library runs there; prefetched values here, the library loads them after the passes)
-  // against straight LSD passes and the lean shape; then the public call.
+  // Whole inputs of at most small_max keys: the small shape, 256 x 16, with the predictor (what
+  // the library ran there for every size until 1929e32; prefetched values here, the library
+  // loaded them after the passes) against straight LSD passes (what it runs above
+  // window_items for 4-byte keys since, plan::small_straight) and the lean shape; then the
+  // public call.
   constexpr std::bool_constant<has_values> pf{};
   variant("256x16 predictor", shape_of<256, 16>{}, no{}, pf);
   variant("256x16 straight", shape_of<256, 16>{}, yes{}, pf);
@@ -583,7 +585,7 @@ int main(int argc, char** argv) {
         check_public<std::uint64_t, true>(n, q, d, 7, 50);
       }
 #elif STUDY == 5
-  for (std::uint64_t n : {2048, 3000, 4096}) {
+  for (std::uint64_t n : {1024, 2048, 2049, 2500, 3000, 3500, 4096}) {
     bench<float, hm::no_values>("keys f32", n, 1, t, rounds);
     for (int q : {1, 2, 8}) bench<std::uint32_t, hm::no_values>("keys u32", n, q, t, rounds);
     for (int q : {1, 2}) bench<std::uint32_t, std::uint32_t>("pairs u32+u32", n, q, t, rounds);

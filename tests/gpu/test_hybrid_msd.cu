@@ -453,7 +453,7 @@ TEST_F(HybridMsd, LocalFinishTieRuns) {
   const struct {
     unsigned lanes, rows;  // runs of lanes x rows keys
   } runs[] = {{1, 3}, {4, 3}, {4, 4}, {1, 17}, {2, 10}, {2, 15}, {8, 4}, {8, 25}, {32, 26}};
-  for (std::size_t n : {std::size_t{1000}, small_max, std::size_t{5000}, local_max}) {
+  for (std::size_t n : {std::size_t{1000}, window, small_max, std::size_t{5000}, local_max}) {
     for (const auto& r : runs) {
       const std::string what = " runs of " + std::to_string(r.lanes * r.rows);
       for (bool descending : {false, true}) {
@@ -513,11 +513,12 @@ TEST_F(HybridMsd, LocalFinishLowEntropyLevels) {
 // keys (PairsStable 2^22 keys 36 times), more than it finishes in minutes. Covered, each
 // sort checked against the oracle:
 //   - the whole-input local finish (one launch, no level): n = 1, 31 and small_max = 4096
-//     (the small local shape, 256 x 16), small_max + 1 (the large one, 512 x 12), for u32
+//     (the small local shape, 256 x 16; straight passes for 4-byte keys), small_max + 1 (the large one, 512 x 12), for u32
 //     keys, u32 / u32 pairs (descending, double buffer), u64 / u64 pairs and float keys
 //     (descending); inside it, the passes over every varying bit for low-entropy keys (band
 //     q = 8, 4097 keys) and the passes over the top 16 bits then the runs tied on them,
-//     short (insertion) and long (the fallback), tie_run_keys at small_max keys;
+//     short (insertion) and long (the fallback), tie_run_keys at window = 2048 keys (4-byte
+//     whole inputs of (window, small_max] take straight passes in the small shape);
 //   - the levels, on 22089 keys built to reach every step (leveled_keys): init, tile
 //     histogram, the three scan kernels, scatter and classify at each level; a top-digit
 //     bucket of 5000 keys (a segment of the large local shape), one of 3000 (a segment of
@@ -574,9 +575,10 @@ TEST_F(HybridMsd, SanitizerSizes) {
   // The local finish's orders of passes: low-entropy keys (every varying bit), runs tied on
   // the top 16 bits, short (insertion) and long and out of order (the fallback).
   check<std::uint32_t, std::uint32_t>(band_keys<std::uint32_t>(8, small_max + 1, ++seed), asc, "u32/u32 band q=8");
-  check<std::uint32_t, std::uint32_t>(tie_run_keys<std::uint32_t>(small_max, 4, 3, run_tail::random, false, ++seed),
+  // (window keys: 4-byte whole inputs of (window, small_max] take straight passes, plan::small_straight.)
+  check<std::uint32_t, std::uint32_t>(tie_run_keys<std::uint32_t>(window, 4, 3, run_tail::random, false, ++seed),
                                       asc, "u32/u32 runs of 12");
-  check<std::uint32_t, std::uint32_t>(tie_run_keys<std::uint32_t>(small_max, 32, 26, run_tail::random, false, ++seed),
+  check<std::uint32_t, std::uint32_t>(tie_run_keys<std::uint32_t>(window, 32, 26, run_tail::random, false, ++seed),
                                       asc, "u32/u32 runs of 832");
   check<std::uint32_t, std::uint32_t>(tie_run_keys<std::uint32_t>(lean_max, 4, 3, run_tail::random, true, ++seed),
                                       desc_buffers, "u32/u32 runs of 12, whole input of lean_max");

@@ -92,7 +92,8 @@ inline constexpr int local_tie_threads = 3;
 /// 13.3 us uniform, 44.7, 57.7, 46.0, 33.5 us for q = 2, 3, 4, 8, all taking the 6 passes
 /// after a scan that walked up to 2 local_tie_run slots per descent.)
 ///
-/// StraightLsd (the lean shape of whole inputs of at most lean_max keys, common.cuh): no
+/// StraightLsd (whole inputs of 4-byte keys: the lean shape's, up to lean_max keys, common.cuh,
+/// and the small shape's of (window_items, small_max] keys, plan::small_straight): no
 /// predictor and no top-field order, the straight LSD passes over every varying bit always
 /// (at these sizes they beat the predictor's cost and the top order on every band measured).
 /// PrefetchValues (pairs only): the values are loaded in 5b with the keys and kept in

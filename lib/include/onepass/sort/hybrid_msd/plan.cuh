@@ -95,6 +95,18 @@ class plan {
   /// 384 x 13 straight 0.908 without prefetch, 0.971 (1.547) with it; 384 x 13 with the
   /// predictor and prefetch 0.971 (1.569; q = 1 below 4992: 1.06-1.10, where straight passes gave 0.99-1.00).
   static constexpr bool lean_straight = !has_values;
+  /// Whether a whole input of (window_items, small_max] = (2048, 4096] 4-byte keys, with or
+  /// without values, takes straight LSD passes in the small shape (pairs prefetching their
+  /// values) instead of the predictor. There, keys ANDed from q = 2 uniform words hold runs
+  /// longer than local_tie_run that the predictor can miss: scripts/bench_local_finish.cu
+  /// STUDY=5 on an H100 (results/recorded/nvidia-h100/sort-1929e32/), 3000 keys, q = 2: the
+  /// predictor's top passes, scan and fallback took 21.1 us (u32 keys) and 25.6 us (u32 pairs)
+  /// against CUB's best 12.3 and 14.3 (0.58 and 0.56 x), straight passes 12.0 and 13.6 (1.02,
+  /// 1.05 x; pairs with prefetch). Straight, CUB (best) / ours over 3000 and 4096 keys, q = 1,
+  /// 2, 8 (pairs q = 1, 2): keys 1.02-1.12, pairs 1.05-1.08; the predictor's q = 1 lead at
+  /// 3000 (1.19 against 1.06) is given up for that. At 2048 keys both orders ran at 1.04-1.24
+  /// (the predictor ahead at q = 1), so the predictor stays up to window_items.
+  static constexpr bool small_straight = sizeof(Key) == 4;
 
   /// Enqueues the lean local finish of the whole input (`whole`) in lean_block x lean_items
   /// (only where lean_keys holds).
@@ -106,6 +118,20 @@ class plan {
       constexpr std::size_t lean_shared = sizeof(local_stage<Key, word, lean_block, lean_items>);
       onepass::sort::gpu::onesweep::detail::allow_dynamic_shared<lean>(lean_shared);
       lean<<<1, lean_block, lean_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                                    begin_bit_, end_bit_, end_bit_, whole);
+    }
+  }
+
+  /// Enqueues the small shape's straight LSD passes over the whole input (only where
+  /// small_straight holds; pairs prefetch their values).
+  template <bool Descending>
+  void launch_small_straight(buffers<Key> keys, buffers<word> values, segment whole, cudaStream_t stream) const {
+    if constexpr (small_straight) {
+      constexpr auto straight =
+          local_sort_kernel<Key, word, Descending, small_block, small_items, 2, true, has_values>;
+      constexpr std::size_t shared = sizeof(local_stage<Key, word, small_block, small_items>);
+      onepass::sort::gpu::onesweep::detail::allow_dynamic_shared<straight>(shared);
+      straight<<<1, small_block, shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
                                                     begin_bit_, end_bit_, end_bit_, whole);
     }
   }
@@ -138,7 +164,9 @@ class plan {
     if (n_ <= local_max) {
       // One local sort of the whole input on all its bits: one launch, nothing copied.
       const segment whole{0, n_, in_buffer, 0};
-      if (n_ <= small_max) {
+      if (small_straight && n_ > window_items && n_ <= small_max) {
+        launch_small_straight<Descending>(keys, values, whole, stream);
+      } else if (n_ <= small_max) {
         small<<<1, small_block, small_shared, stream>>>(keys, values, nullptr, nullptr, nullptr, nullptr, nullptr,
                                                         nullptr, begin_bit_, end_bit_, end_bit_, whole);
       } else if (lean_keys && n_ <= lean_max) {
