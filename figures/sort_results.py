@@ -1108,8 +1108,10 @@ def small_sorts(rows, ours=SELECTOR, q=1, shapes=SMALL_SHAPES, bands=SMALL_BANDS
     ratio = ours keys/s / CUB (best) keys/s (ratio_points: CUB (best) is the fastest `cub_*` row
     at that point). Points of band q (every band when q is None) with n in one of `bands`
     (small_band) are kept; other sizes are ignored. Rows of the table: `shapes` (the issue's four, reported even when absent), then any
-    other shape measured; columns: one per band, "median (min)" of the ratios there, "—" where a
-    band has no point.
+    other shape measured (e.g. sort_headline's f32 keys); columns: one per band, "median (min)" of
+    the ratios there, "—" where a band has no point. Only `shapes` carry targets: another shape
+    gets its verdicts (its entry's "counted" is False) but adds nothing to "targets" or "below"
+    (its points below point_target are in "below_other").
 
     Verdicts per shape, each 'met', 'not met' or 'not measured':
       median: the median ratio is >= median_target in every band ('not met' when a measured band
@@ -1119,15 +1121,15 @@ def small_sorts(rows, ours=SELECTOR, q=1, shapes=SMALL_SHAPES, bands=SMALL_BANDS
 
     Returns {"header": [...], "table": [[cell, ...], ...], "shapes": [{"shape", "cells" (per band:
     {"band", "median", "min", "points"}), "median_verdict", "failing" (band indices), "missing"
-    (band indices), "point_verdict", "below" (points), "points"}], "below": every point below
-    point_target, "targets": [(what, verdict, lowest point or None, threshold, points)] in the form
+    (band indices), "point_verdict", "below" (points), "points", "counted"}], "below": every point
+    below point_target of `shapes`, "below_other": those of the other shapes, "targets": [(what, verdict, lowest point or None, threshold, points)] in the form
     of paper/make_report.evaluate_targets (for targets_verdict)}."""
     points = [p for p in ratio_points(rows, ours) if q in (None, p["q"]) and small_band(p["n"], bands) is not None]
     measured = {p["shape"] for p in points} | {r["shape"] for r in rows
                                                if q in (None, r["q"]) and small_band(r["n"], bands) is not None}
     order = list(shapes) + [s for s in shape_order(measured) if s not in shapes]
     header = ["shape"] + [small_band_text(i, bands) for i in range(len(bands))]
-    out = {"header": header, "table": [], "shapes": [], "below": [], "targets": []}
+    out = {"header": header, "table": [], "shapes": [], "below": [], "below_other": [], "targets": []}
     for shape in order:
         own = [p for p in points if p["shape"] == shape]
         cells = []
@@ -1142,8 +1144,8 @@ def small_sorts(rows, ours=SELECTOR, q=1, shapes=SMALL_SHAPES, bands=SMALL_BANDS
         point_verdict = "not met" if below else ("not measured" if missing else "met")
         out["shapes"].append({"shape": shape, "cells": cells, "failing": failing, "missing": missing,
                               "median_verdict": median_verdict, "below": below, "point_verdict": point_verdict,
-                              "points": own})
-        out["below"].extend(below)
+                              "points": own, "counted": shape in shapes})
+        out["below" if shape in shapes else "below_other"].extend(below)
         row = [SHAPE_DISPLAY.get(shape, shape)]
         for c in cells:
             if c["median"] is None:
@@ -1154,6 +1156,8 @@ def small_sorts(rows, ours=SELECTOR, q=1, shapes=SMALL_SHAPES, bands=SMALL_BANDS
             row.append("%s (%s)" % ("**%s**" % med if c["median"] < median_target else med,
                                     "**%s**" % low if c["min"] < point_target else low))
         out["table"].append(row)
+        if shape not in shapes:
+            continue  # shown, not one of the targets' shapes
         name = SHAPE_DISPLAY.get(shape, shape)
         span = "2^%d to 2^%d" % (bands[0][0], bands[-1][1])
         measured_cells = [c for c in cells if c["median"] is not None]

@@ -532,10 +532,14 @@ def small_sorts_section(report, small, figures=None):
                 p["ratio"], so.SMALL_POINT_TARGET)) for p in s["below"])
         else:
             ptext = "not measured (no point in %s)" % ", ".join(so.small_band_text(i) for i in s["missing"])
+        if not s["counted"]:
+            name += " (not one of the issue's shapes: not counted)"
         vrows.append((name, mtext, ptext))
     verdict, why = targets_verdict(res["targets"])
-    below = res["below"]
-    report.add("The issue's targets per shape, `%s` against CUB (best) in the same run:" % so.SELECTOR,
+    below = res["below"] + res["below_other"]
+    report.add("The issue's targets per shape (its four: %s; a shape beyond them is shown, not counted in the "
+               "verdict), `%s` against CUB (best) in the same run:"
+               % (", ".join(so.SHAPE_DISPLAY.get(x, x) for x in so.SMALL_SHAPES), so.SELECTOR),
              table(("shape", "median ≥ %s in every band from %s" % (so.threshold_text(so.SMALL_MEDIAN_TARGET),
                                                                      span),
                     "≥ %s at every point from %s" % (so.threshold_text(so.SMALL_POINT_TARGET), span)), vrows),

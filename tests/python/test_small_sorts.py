@@ -126,6 +126,19 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(res["table"][2], ["u64 keys", "—", "—", "—", "—"])
         self.assertEqual(mr.targets_verdict(res["targets"])[0], "met where measured (6 of 8)")
 
+    def test_other_shape_is_shown_not_counted(self):
+        # sort_headline's f32 keys below 0.95 at 2^12: a row and its own verdicts, not a target.
+        rows = small_rows(lambda s, w: 1.1) + small_rows(lambda s, w: 0.75 if w == 12 else 1.2, shapes=("keys_f32",))
+        res = self.run_rows(rows)
+        self.assertEqual([r[0] for r in res["table"]][-1], "f32 keys")
+        f = by_shape(res)["keys_f32"]
+        self.assertFalse(f["counted"])
+        self.assertTrue(by_shape(res)["keys_u32"]["counted"])
+        self.assertEqual(f["point_verdict"], "not met")
+        self.assertEqual(res["below"], [])
+        self.assertEqual([p["n"] for p in res["below_other"]], [2 ** 12])
+        self.assertEqual(mr.targets_verdict(res["targets"]), ("all met (8 of 8)", []))
+
     def test_shape_absent_from_the_run_is_still_a_row(self):
         res = self.run_rows(small_rows(lambda s, w: 1.1, shapes=("keys_u32",)))
         self.assertEqual([s["shape"] for s in res["shapes"]], so.SMALL_SHAPES)
