@@ -1122,8 +1122,9 @@ def small_sorts(rows, ours=SELECTOR, q=1, shapes=SMALL_SHAPES, bands=SMALL_BANDS
     Returns {"header": [...], "table": [[cell, ...], ...], "shapes": [{"shape", "cells" (per band:
     {"band", "median", "min", "points"}), "median_verdict", "failing" (band indices), "missing"
     (band indices), "point_verdict", "below" (points), "points", "counted"}], "below": every point
-    below point_target of `shapes`, "below_other": those of the other shapes, "targets": [(what, verdict, lowest point or None, threshold, points)] in the form
-    of paper/make_report.evaluate_targets (for targets_verdict)}."""
+    below point_target of `shapes`, "below_other": those of the other shapes, "targets": [(what,
+    verdict, lowest point or None, threshold, points)] in the form of
+    paper/make_report.evaluate_targets (for targets_verdict)}."""
     points = [p for p in ratio_points(rows, ours) if q in (None, p["q"]) and small_band(p["n"], bands) is not None]
     measured = {p["shape"] for p in points} | {r["shape"] for r in rows
                                                if q in (None, r["q"]) and small_band(r["n"], bands) is not None}

@@ -513,7 +513,9 @@ TEST_F(HybridMsd, LocalFinishLowEntropyLevels) {
 // keys (PairsStable 2^22 keys 36 times), more than it finishes in minutes. Covered, each
 // sort checked against the oracle:
 //   - the whole-input local finish (one launch, no level): n = 1, 31 and small_max = 4096
-//     (the small local shape, 256 x 16; straight passes for 4-byte keys), small_max + 1 (the large one, 512 x 12), for u32
+//     (the small local shape, 256 x 16; straight passes for 4-byte keys), small_max + 1 (the
+//     lean shape, 384 x 13, for 4-byte keys; the large one, 512 x 12, for 8-byte keys) and
+//     lean_max + 1 (the large shape for every key), for u32
 //     keys, u32 / u32 pairs (descending, double buffer), u64 / u64 pairs and float keys
 //     (descending); inside it, the passes over every varying bit for low-entropy keys (band
 //     q = 8, 4097 keys) and the passes over the top 16 bits then the runs tied on them,
