@@ -923,7 +923,21 @@ def _phases_part(report, data, table):
                table(["P", "kernel", "ms", "GB/s"], rows, "rlrr"))
 
 
+RMG_ALGORITHMS = ("rmg_sort", "rmg_sort_before_local_sort", "rmg_sort_gpu_resident")
+
+
+def _rmg_outputs(directory):
+    """Where RMG sort's own output lies beside the sort CSV, as a clause."""
+    kept = ["`%s`" % f for f in ("rmg_sort-output.txt", "rmg_sort-resident-output.txt")
+            if os.path.isfile(os.path.join(directory, f))]
+    return ("%s beside the CSV %s its output" % (" and ".join(kept), "is" if len(kept) == 1 else "are")) if kept \
+        else "its output is not kept beside the CSV"
+
+
 def _rmg_part(report, data, table):
+    """RMG sort's rows beside the sort CSV (rmg_sort.csv): per (shape, P) its timers' bounds where recorded
+    (rmg_sort, rmg_sort_before_local_sort) and its GPU-resident time where recorded (a record may hold only
+    the GPU-resident rows); the verdict from the GPU-resident time, else from the bounds when they agree."""
     rows = _beside(data, "rmg_sort.csv")
     if not rows:
         report.add("**RMG sort** (the multi-GPU peer): not recorded.")
@@ -934,17 +948,17 @@ def _rmg_part(report, data, table):
         return next((x["seconds_median"] for x in rows if x["algorithm"] == algorithm and x["shape"] == shape
                      and x["num_ranks"] == P), None)
 
-    out, decided = [], []
-    for r in rows:
-        if r["algorithm"] != "rmg_sort":
-            continue
-        shape, P = r["shape"], r["num_ranks"]
+    out, decided, cases = [], [], []
+    for r in rows:  # every (shape, P) with RMG rows, in order of first appearance
+        if r["algorithm"] in RMG_ALGORITHMS and (r["shape"], r["num_ranks"]) not in cases:
+            cases.append((r["shape"], r["num_ranks"]))
+    for shape, P in cases:
         ours = seconds(data.rows, "distributed_sort", shape, P)
         low = rmg("rmg_sort_before_local_sort", shape, P)
-        if ours is None or low is None:
-            continue
-        hi = r["seconds_median"]
+        hi = rmg("rmg_sort", shape, P)
         resident = rmg("rmg_sort_gpu_resident", shape, P)
+        if ours is None or (resident is None and (low is None or hi is None)):
+            continue
         if resident is not None:  # its GPU-resident time, measured: decides alone
             verdict = "met" if resident / ours >= 1.3 else "**not met**"
             ratio = "%.2f×" % (resident / ours)
@@ -954,7 +968,7 @@ def _rmg_part(report, data, table):
         decided.append(verdict)
         out.append([SHAPE_TEXT[shape], P, _ms(ours), _ms(low), _ms(hi), _ms(resident), ratio, verdict])
     report.add("**Against RMG sort** (hpides/rmg-sort built from its repository on the same machine for sm_90, a "
-               "two-file patch for CUDA 13; `rmg_sort-output.txt` beside the CSV is its output). RMG sort "
+               "two-file patch for CUDA 13; %s). RMG sort "
                "starts and ends in host memory and times itself from the copy in to the copy back; it overlaps the "
                "copy back with its local sort, so its GPU-resident time cannot be read off its own timers. Given are "
                "its phases before the local sort (histogram + scatter + peer swap: a lower bound), its total "
@@ -963,7 +977,7 @@ def _rmg_part(report, data, table):
                "from the moment every GPU holds its keys to the moment every GPU has finished its local sort, the "
                "copy back moved after it; its algorithm unchanged). The target (ours ≥ 1.3× faster) is decided by "
                "the GPU-resident time where it was measured, else only where both bounds agree. It sorts keys only "
-               "(no pairs).",
+               "(no pairs)." % _rmg_outputs(data.directory),
                table(["shape", "P", "ours (ms)", "RMG ≥ (ms)", "RMG ≤ (ms)", "RMG resident (ms)", "RMG ÷ ours",
                       "verdict"], out, "lrrrrrrl"))
     v = "not met" if "**not met**" in decided else ("met" if decided and all(d == "met" for d in decided)

@@ -289,6 +289,30 @@ class Section(unittest.TestCase):
                 finally:
                     tmp.cleanup()
 
+    def test_rmg_gpu_resident_rows_alone(self):
+        # A record holding only RMG's GPU-resident rows (no timer bounds; the H200 x4 record of
+        # 2026-11-28): each decides its (shape, P); none, or rows for a (shape, P) we did not run, leave the
+        # comparison out ("not decided" with no rows).
+        for resident, want in ((30.0, "met"), (24.0, "not met"), (None, "not decided")):
+            with self.subTest(resident=resident):
+                tmp = _support.TempDir()
+                try:
+                    _support.write_csv(tmp.path, mg.SORT, mg.SORT_COLUMNS, sort_rows(True))
+                    rows = [sort_row("rmg_sort_gpu_resident", "keys_u64", 3, 50.0)]  # not in ours: skipped
+                    if resident is not None:
+                        rows.append(sort_row("rmg_sort_gpu_resident", "keys_u32", 2, resident))
+                    _support.write_csv(tmp.path, "rmg_sort", mg.SORT_COLUMNS, rows)
+                    report = _support.empty_report(tmp.path)
+                    mg.report_section(report, tmp.path, os.path.join(tmp.path, "recorded"))
+                    self.assertEqual(_support.summary_verdict(report, "Distributed sort vs RMG"), want)
+                    text = "\n".join(report.lines)
+                    if resident is not None:
+                        self.assertIn("| %.2f× | %s |" % (resident / 20.0, want if want == "met" else "**%s**" % want), text)
+                        self.assertIn("its output is not kept beside the CSV", text)
+                    self.assertNotIn("50.00", text)
+                finally:
+                    tmp.cleanup()
+
     def test_synthetic_fresh_results_and_medians_only_shuffle(self):
         _support.write_csv(self.tmp.path, mg.SORT, mg.SORT_COLUMNS, sort_rows(True))
         _support.write_csv(self.tmp.path, mg.SHUFFLE + "_medians-abc", mg.SHUFFLE_COLUMNS, shuffle_rows(60.0))
