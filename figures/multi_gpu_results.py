@@ -176,8 +176,8 @@ def _max_ranks(path):
 
 def _find(results, recorded_root, patterns):
     """(path, device) of the first pattern found in results (fresh), else in the recorded device
-    folder holding it with the most ranks (a 4-GPU run before a 2-GPU one; among equals the
-    last by name); None when absent."""
+    folder holding it with the most ranks (a 4-GPU run before a 2-GPU one; among equals the newest
+    by its meta.json date, then the last by name); None when absent."""
     for pattern in patterns:
         hits = sorted(glob.glob(os.path.join(results, pattern)))
         if hits:
@@ -190,7 +190,7 @@ def _find(results, recorded_root, patterns):
                 if hits:
                     found.append((hits[-1], device))
             if found:
-                return max(found, key=lambda hit: (_max_ranks(hit[0]), hit[1]))
+                return max(found, key=lambda hit: (_max_ranks(hit[0]), recorded_date(hit[0]), hit[1]))
     return None
 
 

@@ -375,6 +375,19 @@ class Section(unittest.TestCase):
         self.assertEqual(device, "machine-a-x4")
         self.assertEqual(mg._max_ranks(path), 4)
 
+    def test_among_equal_ranks_the_newest_record_is_reported(self):
+        # Two 4-GPU records (two devices): the newer by its meta.json date is judged, whatever the
+        # folder names; without dates, the last by name.
+        recorded = os.path.join(self.tmp.path, "recorded")
+        for name in ("machine-a-x4", "machine-z-x4"):
+            _support.write_csv(os.path.join(recorded, name), mg.SORT, mg.SORT_COLUMNS, sort_rows(True))
+        fresh = os.path.join(self.tmp.path, "fresh")
+        self.assertEqual(mg._find(fresh, recorded, [mg.SORT + ".csv"])[1], "machine-z-x4")
+        for name, date in (("machine-a-x4", "2026-11-28T09:00:00Z"), ("machine-z-x4", "2026-11-27T09:00:00Z")):
+            with open(os.path.join(recorded, name, mg.SORT + ".meta.json"), "w") as f:
+                f.write('{"date": "%s"}' % date)
+        self.assertEqual(mg._find(fresh, recorded, [mg.SORT + ".csv"])[1], "machine-a-x4")
+
     def test_figures_are_drawn(self):
         _support.write_csv(self.tmp.path, mg.SORT, mg.SORT_COLUMNS, sort_rows(False))
         _support.write_csv(self.tmp.path, mg.SHUFFLE, mg.SHUFFLE_COLUMNS, shuffle_rows(80.0))
