@@ -17,6 +17,9 @@
 # Environment: ONEPASS_DEPS_PREFIX (oneTBB unpacked from Debian packages, e.g. /opt/deps/usr),
 # ONEPASS_COMMIT (the commit the meta.json files name: the device's copy of .git may be stale),
 # BUILD_DIR (default /tmp/onepass-build), PYTHON (default /opt/torch/.venv/bin/python), JOBS (16).
+# The Python parts build the extension in "$BUILD_DIR-py" (about 220 s on an H200 machine from scratch;
+# incremental when it is there): after scripts/device-python-gpu.sh with BUILD_DIR=X-py in the same call or a
+# warm one, give this script BUILD_DIR=X to reuse that build.
 set -uo pipefail
 part=${1:?usage: device-sampler-suite.sh cpp|python OUTDIR}
 out=${2:?usage: device-sampler-suite.sh cpp|python OUTDIR}
