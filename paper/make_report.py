@@ -43,6 +43,26 @@ from paper import sort_section  # the sort sections (family "sort")
 from paper.report_text import display_path, table  # noqa: F401 - the helpers every section shares
 
 
+# The report's title names every reproduced work (issue 32, section 3); each part below is an h1, which the
+# PDF's running footer shows (scripts/report_pdf.py), and each section an h2, which its running header shows.
+TITLE = ("Reproduction report — Bandwidth-Optimal Random Shuffling for GPUs (Mitchell et al.); Onesweep "
+         "(Adinets & Merrill); VREN's 4-bit radix sort; the warp-parallel Gaussian generator (Goucher)")
+# Part titles by report family (experiments/manifest.toml's [report] sections); None: the family's section
+# writes its own part title (the sort's: Onesweep, with VREN's sort as its baseline).
+PARTS = {
+    "shuffle": "Part I — Bandwidth-Optimal Random Shuffling for GPUs (Mitchell et al.)",
+    "sort": None,
+    "gaussian": "Part III — Training a random Gaussian generator (Goucher): the warp-parallel generator",
+}
+LIBRARY_PART = "Part IV — The onepass library beyond the papers: segments, Python, samplers, several GPUs"
+ACROSS_PART = "Part V — Across the report: seed replicates, timing variability, claims"
+
+
+def part_title(family):
+    """The h1 title of the part a report family's section belongs to (None: the section writes its own)."""
+    return PARTS[family] if family in PARTS else LIBRARY_PART
+
+
 class Report:
     def __init__(self, results, figures, out, recorded):
         self.results, self.figures, self.out, self.recorded = results, figures, out, recorded
@@ -109,7 +129,7 @@ class Report:
         scales = sorted({str(m.get("scale")) for m in metas.values()})
         total = sum(float(m.get("run_seconds", 0)) for m in metas.values())
         header = [
-            "# Reproduction report — Bandwidth-Optimal Random Shuffling for GPUs (Mitchell et al.)",
+            "# " + TITLE,
             "Generated %s by `python -m paper.make_report` from the results in `%s` and the figures in `%s`. Every number "
             "below is read from those CSV/meta.json files or from the paper's published numbers in "
             "`figures/reference/` (typed from the paper, with table and section); the verdicts are computed from them."
@@ -130,7 +150,7 @@ class Report:
         header.append(
             "**Scale: {}.** The paper uses {:,} permutations per data point for Fig. 6 and {:,} for Figs. 7–9; this "
             "run uses {:,} for Fig. 6 and {} for Figs. 7–9. The default scale uses fewer samples than the paper (so its statistical tests "
-            "are less sensitive) and smaller throughput sizes, so that `make figures` finishes in about 13 minutes (README, measured) on "
+            "are less sensitive) and smaller throughput sizes, so that `make figures` finishes in about 17 to 26 minutes (README, measured) on "
             "2 cores; `SCALE=paper` uses the paper's sample counts and sizes. Throughput sizes measured here: {} "
             "(paper: 2^{}+1 to 2^{}+1 in steps of 3, average of {} trials)."
             .format(", ".join(scales), paper_s6, paper_s79, s6, s79, ", ".join("2^%d+1" % w for w in sizes),
@@ -177,7 +197,12 @@ def main(argv=None):
         print("make_report: cannot write the report; run the experiments first (make figures)", file=sys.stderr)
         return 1
     report = Report(args.results, args.figures, args.out, recorded)
+    part = None
     for family, module in manifest.manifest().sections:  # experiments/manifest.toml's [report] order
+        if part_title(family) != part:
+            part = part_title(family)
+            if part is not None:
+                report.add("# " + part)
         if family == "shuffle":
             shuffle_section.report_section(report, loaded, gpu)
         elif family == "sort":
@@ -215,6 +240,7 @@ def main(argv=None):
         source = sr.gpu_source(args.results, name, recorded)
         if source is not None:
             timing_dirs[name] = source.directory
+    report.add("# " + ACROSS_PART)
     report.add(*variability.seeds_section(args.results, table))
     report.add(*variability.section(timing_dirs, table))
     report.claims = claims.evaluate_all(claims.load_data(args.results, recorded))

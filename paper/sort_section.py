@@ -160,7 +160,8 @@ def onesweep_sections(report, sort_data, table2, headline=None, small=None):
     report first (sort_results.small_runs), or None / [] (not measured yet)."""
     facts = so.load_facts()
     report.sort_used = sort_data
-    report.add("# Onesweep: A Faster Least Significant Digit Radix Sort for GPUs (Adinets & Merrill)",
+    report.add("# Part II — Onesweep: A Faster Least Significant Digit Radix Sort for GPUs (Adinets & Merrill), "
+               "with VREN's 4-bit radix sort",
              "The paper (§4) sorts 32-bit keys, 32-bit keys with 32-bit values and 64-bit keys on an %s, at "
              "%d problem sizes per entropy band drawn log-uniformly from 2^%d to 2^%d, for the Thearling–Smith "
              "bands q = {%s} (key = AND of q uniform words; Table 1 gives their entropy per bit), and compares "

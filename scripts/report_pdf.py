@@ -29,11 +29,12 @@ CSS = """
   size: A4;
   margin: 16mm 14mm 16mm 14mm;
   @bottom-right { content: counter(page) " / " counter(pages); font-size: 8pt; color: #666; }
-  @bottom-left { content: string(doctitle); font-size: 8pt; color: #666; }
+  @bottom-left { content: string(doctitle); font-size: 7pt; color: #666; }
+  @top-right { content: string(section); font-size: 7pt; color: #666; }
 }
 html { font-family: "DejaVu Sans", sans-serif; font-size: 9pt; line-height: 1.35; }
 h1 { font-size: 16pt; string-set: doctitle content(); margin-top: 0; }
-h2 { font-size: 13pt; margin-top: 1.4em; border-bottom: 0.5pt solid #999; break-after: avoid; }
+h2 { font-size: 13pt; string-set: section content(); margin-top: 1.4em; border-bottom: 0.5pt solid #999; break-after: avoid; }
 h3 { font-size: 11pt; margin-top: 1.2em; break-after: avoid; }
 h4, h5, h6 { font-size: 9.5pt; break-after: avoid; }
 p, li { orphans: 2; widows: 2; }
