@@ -1132,6 +1132,7 @@ def small_sorts(rows, ours=SELECTOR, q=1, shapes=SMALL_SHAPES, bands=SMALL_BANDS
     header = ["shape"] + [small_band_text(i, bands) for i in range(len(bands))]
     out = {"header": header, "table": [], "shapes": [], "below": [], "below_other": [], "targets": []}
     for shape in order:
+        counted = shape in shapes
         own = [p for p in points if p["shape"] == shape]
         cells = []
         for i in range(len(bands)):
@@ -1145,8 +1146,8 @@ def small_sorts(rows, ours=SELECTOR, q=1, shapes=SMALL_SHAPES, bands=SMALL_BANDS
         point_verdict = "not met" if below else ("not measured" if missing else "met")
         out["shapes"].append({"shape": shape, "cells": cells, "failing": failing, "missing": missing,
                               "median_verdict": median_verdict, "below": below, "point_verdict": point_verdict,
-                              "points": own, "counted": shape in shapes})
-        out["below" if shape in shapes else "below_other"].extend(below)
+                              "points": own, "counted": counted})
+        out["below" if counted else "below_other"].extend(below)
         row = [SHAPE_DISPLAY.get(shape, shape)]
         for c in cells:
             if c["median"] is None:
@@ -1157,7 +1158,7 @@ def small_sorts(rows, ours=SELECTOR, q=1, shapes=SMALL_SHAPES, bands=SMALL_BANDS
             row.append("%s (%s)" % ("**%s**" % med if c["median"] < median_target else med,
                                     "**%s**" % low if c["min"] < point_target else low))
         out["table"].append(row)
-        if shape not in shapes:
+        if not counted:
             continue  # shown, not one of the targets' shapes
         name = SHAPE_DISPLAY.get(shape, shape)
         span = "2^%d to 2^%d" % (bands[0][0], bands[-1][1])

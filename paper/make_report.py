@@ -47,11 +47,12 @@ from paper.report_text import display_path, table  # noqa: F401 - the helpers ev
 # PDF's running footer shows (scripts/report_pdf.py), and each section an h2, which its running header shows.
 TITLE = ("Reproduction report — Bandwidth-Optimal Random Shuffling for GPUs (Mitchell et al.); Onesweep "
          "(Adinets & Merrill); VREN's 4-bit radix sort; the warp-parallel Gaussian generator (Goucher)")
-# Part titles by report family (experiments/manifest.toml's [report] sections); None: the family's section
-# writes its own part title (the sort's: Onesweep, with VREN's sort as its baseline).
+# Part titles by report family (experiments/manifest.toml's [report] sections); every other family's section
+# belongs to LIBRARY_PART.
 PARTS = {
     "shuffle": "Part I — Bandwidth-Optimal Random Shuffling for GPUs (Mitchell et al.)",
-    "sort": None,
+    "sort": "Part II — Onesweep: A Faster Least Significant Digit Radix Sort for GPUs (Adinets & Merrill), with "
+            "VREN's 4-bit radix sort",
     "gaussian": "Part III — Training a random Gaussian generator (Goucher): the warp-parallel generator",
 }
 LIBRARY_PART = "Part IV — The onepass library beyond the papers: segments, Python, samplers, several GPUs"
@@ -59,8 +60,8 @@ ACROSS_PART = "Part V — Across the report: seed replicates, timing variability
 
 
 def part_title(family):
-    """The h1 title of the part a report family's section belongs to (None: the section writes its own)."""
-    return PARTS[family] if family in PARTS else LIBRARY_PART
+    """The h1 title of the part a report family's section belongs to."""
+    return PARTS.get(family, LIBRARY_PART)
 
 
 class Report:
@@ -201,8 +202,7 @@ def main(argv=None):
     for family, module in manifest.manifest().sections:  # experiments/manifest.toml's [report] order
         if part_title(family) != part:
             part = part_title(family)
-            if part is not None:
-                report.add("# " + part)
+            report.add("# " + part)
         if family == "shuffle":
             shuffle_section.report_section(report, loaded, gpu)
         elif family == "sort":

@@ -160,9 +160,7 @@ def onesweep_sections(report, sort_data, table2, headline=None, small=None):
     report first (sort_results.small_runs), or None / [] (not measured yet)."""
     facts = so.load_facts()
     report.sort_used = sort_data
-    report.add("# Part II — Onesweep: A Faster Least Significant Digit Radix Sort for GPUs (Adinets & Merrill), "
-               "with VREN's 4-bit radix sort",
-             "The paper (§4) sorts 32-bit keys, 32-bit keys with 32-bit values and 64-bit keys on an %s, at "
+    report.add("The paper (§4) sorts 32-bit keys, 32-bit keys with 32-bit values and 64-bit keys on an %s, at "
              "%d problem sizes per entropy band drawn log-uniformly from 2^%d to 2^%d, for the Thearling–Smith "
              "bands q = {%s} (key = AND of q uniform words; Table 1 gives their entropy per bit), and compares "
              "Onesweep with CUB 1.10's reduce-then-scan LSD sort and with HRS (an MSD sort). Our programs "
