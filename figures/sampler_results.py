@@ -24,6 +24,7 @@ import re
 
 from figures import palette
 from figures import shuffle_results as sr
+from paper import provenance as pv
 from figures.figure_files import footer, save_figure
 
 EXPERIMENT = "sampler"
@@ -106,6 +107,16 @@ class Dataset:
         c = self.meta.get("cores_used") or self.meta.get("cores")
         return int(c) if c else None
 
+    @property
+    def stale(self):
+        """True when a recorded copy's measured code changed after its commit (provenance.code_freshness
+        "changed"): its rows are shown but not judged. A fresh run ("this run") is never stale."""
+        if self.fresh:
+            return False
+        if not hasattr(self, "_stale"):
+            self._stale = pv.code_freshness(EXPERIMENT, self.meta.get("commit", "unknown"))["status"] == "changed"
+        return self._stale
+
     def label(self):
         gpu = self.meta.get("gpu")
         cpu = "%s, %s cores" % (self.meta.get("cpu_model", "CPU ?"), self.cores or "?")
@@ -181,9 +192,18 @@ def _points(datasets, algorithms, value):
     return pts
 
 
+def judged(datasets):
+    """The datasets the verdicts are decided on: those whose measured code has not changed since they
+    were measured (Dataset.stale), or all of them when every one is stale."""
+    current = [d for d in datasets if not d.stale]
+    return current or list(datasets)
+
+
 def targets(datasets):
-    """The four verdicts: [{key, title, target, verdict, points, failing, missing, worst, unit}]."""
+    """The four verdicts: [{key, title, target, verdict, points, failing, missing, worst, unit}], decided
+    on judged(datasets)."""
     out = []
+    datasets = judged(datasets)
     mem = _points(datasets, ["onepass_cpu", "onepass_sampler_iter"], lambda d, r: r["bytes_beyond_batch"])
     t = _decide(mem, lambda v: v < TARGET_BEYOND_BATCH)
     t.update(key="memory", title="memory beyond the batch buffer, per rank", target="< 4 KB (4096 B)",
@@ -509,6 +529,9 @@ def report_section(report, results, recorded_root):
                       else "recorded copy `%s`" % sr.repo_relative(d.directory),
                       ", ".join("%s %s" % (k, v) for k, v in (m.get("versions") or {}).items() if v),
                       m.get("timing", "not recorded"), m.get("memory_rule", "not recorded")))
+        if not d.fresh:
+            report.add(pv.freshness_text(EXPERIMENT, m) + (" Its rows are shown, not judged." if d.stale and
+                                                           judged(datasets) != datasets else ""))
         if m.get("loadavg_before") or m.get("loadavg_after"):
             report.add("Load average of the machine (1, 5, 15 min) before the run: %s; after: %s (the CPU rates "
                        "assume a quiet machine: a load above its cores means other work shared them)."
@@ -533,9 +556,13 @@ def report_section(report, results, recorded_root):
     others = [t["verdict"] for t in ts if t["verdict"] not in ("met", "not met")]
     if others:
         verdict += " (%s)" % ", ".join("%d %s" % (others.count(v), v) for v in sorted(set(others)))
+    left_out = [d.machine for d in datasets if d not in judged(datasets)]
     report.add("Targets (issue 28 §3, the project's own) at N = %s: memory, first index and the GPU rate at every "
                "N measured (the cycle walk's worst case 2^k + 1 included), the CPU rate at these N (other N "
-               "reported beside it):" % ", ".join(size_text(n) for n in TARGET_SIZES),
+               "reported beside it)%s:" % (", ".join(size_text(n) for n in TARGET_SIZES),
+                                            "; decided on the records of the current code, not on %s (measured "
+                                            "before the code changed)" % ", ".join("`%s`" % m for m in left_out)
+                                            if left_out else ""),
                "\n".join(lines), "**Verdict: %s.**" % verdict)
     report.summary.append(("Data-loader sampler (targets)", verdict,
                            "; ".join(l[2:].replace("**", "") for l in lines)))

@@ -100,6 +100,31 @@ class Verdicts(unittest.TestCase):
         self.assertAlmostEqual(t["cpu"]["worst"][1], 60e6)  # 120 M/s on 2 cores
         self.assertEqual(len(t["gpu"]["points"]), 10)  # four sizes and the worst case 2^30+1, P = 1 and 8
 
+    def test_a_record_that_predates_the_code_is_shown_not_judged(self):
+        # A GPU record whose measured code changed since (stale) fails the GPU target, a current one
+        # meets it: the verdict comes from the current one; the section says which was left out.
+        self.m.record("cpu-2core", cpu_rows(), commit="c-current")
+        self.m.record("h100", gpu_rows(rate=5e9), gpu="NVIDIA H100", cores_used=16, commit="c-old")
+        self.m.record("h200", gpu_rows(), gpu="NVIDIA H200", cores_used=16, commit="c-current")
+        real = smp.pv.code_freshness
+        smp.pv.code_freshness = lambda exp, commit, repo=None: {
+            "status": "changed" if commit == "c-old" else "current", "commit": commit, "last_change": "c-new",
+            "changes": 3 if commit == "c-old" else 0, "comment_only": False, "why": ""}
+        try:
+            self.assertEqual(self.verdicts()["gpu"]["verdict"], "met")
+            r = FakeReport()
+            smp.report_section(r, self.m.results, self.m.recorded)
+            text = r.text()
+            self.assertIn("not on `h100` (measured before the code changed)", text)
+            self.assertIn("Its rows are shown, not judged.", text)
+            # every record stale: judged on all of them (the verdict is not left undecided)
+            smp.pv.code_freshness = lambda exp, commit, repo=None: {
+                "status": "changed", "commit": commit, "last_change": "c-new", "changes": 1, "comment_only": False,
+                "why": ""}
+            self.assertEqual(self.verdicts()["gpu"]["verdict"], "not met")
+        finally:
+            smp.pv.code_freshness = real
+
     def test_per_core_rate_divides_by_the_cores_the_run_used(self):
         self.m.record("cpu-16core", cpu_rows(rate=120e6), cores_used=16)
         t = self.verdicts()
