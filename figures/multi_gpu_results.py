@@ -4,7 +4,7 @@ experiments/multi_gpu_shuffle.cu): their figures and their report section.
     python -m figures.multi_gpu_results --results DIR --out DIR [--recorded DIR] [--only sort|shuffle]
 
 Reads, from the results directory when a fresh run is there, else from the recorded copy
-results/recorded/<device>/ (the newest device folder holding it):
+results/recorded/<device>/ (the folder holding it with the most ranks, the newest run among equals):
 
   multi_gpu_sort.csv      algorithm,shape,num_ranks,n_per_rank,n_total,seconds_median,seconds_min,
                           seconds_max,keys_per_second; algorithms distributed_sort (ours,
@@ -219,19 +219,21 @@ def recorded_date(csv_path):
 
 
 def shuffle_records(recorded_root):
-    """[(path, device)] of every recorded device folder's multi_gpu_shuffle.csv, newest run first
-    (by the meta.json date; folders without one last, by name)."""
+    """[(path, device)] of every recorded device folder's multi_gpu_shuffle.csv, the one judged first:
+    most ranks first (a 4-GPU run before a 2-GPU one, as _find does for the sort), then the newest run
+    (by the meta.json date; folders without one last), then by name."""
     found = []
     if recorded_root and os.path.isdir(recorded_root):
         for device in sorted(os.listdir(recorded_root)):
             path = os.path.join(recorded_root, device, SHUFFLE + ".csv")
             if os.path.isfile(path):
                 found.append((path, device))
-    return sorted(found, key=lambda hit: (recorded_date(hit[0]), hit[1]), reverse=True)
+    return sorted(found, key=lambda hit: (_max_ranks(hit[0]), recorded_date(hit[0]), hit[1]), reverse=True)
 
 
 def load_shuffle(results, recorded_root, hit=None):
-    """Data of multi_gpu_shuffle.csv (fresh, else the newest recorded run: shuffle_records), else
+    """Data of multi_gpu_shuffle.csv (fresh, else the recorded run of most ranks, newest among equals:
+    shuffle_records), else
     multi_gpu_shuffle_medians*.csv (medians only), or None; `hit`: (path, device) to load."""
     if hit is None:
         fresh = _find(results, None, [SHUFFLE + ".csv"])
@@ -1182,7 +1184,7 @@ def _earlier_shuffle_part(report, data, recorded_root, table):
         if not srows:
             continue
         report.add("**Also recorded** on %s (`%s`, run of %s at commit %s; the figure and verdict above are of "
-                   "the newest run, whose code may differ):"
+                   "the run with the most ranks, newest among equals, whose code may differ):"
                    % (other.gpu or device, sr.repo_relative(path), recorded_date(path) or "an unknown date",
                       recorded_field(path, "commit") or "unknown"),
                    table(["P", "algorithm", "ours (ms)", "target: ≤ (ms)", "verdict"],

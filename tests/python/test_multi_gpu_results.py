@@ -340,6 +340,19 @@ class Section(unittest.TestCase):
         self.assertIn(os.path.join("gpu-b", mg.SHUFFLE + ".csv"), text)
         self.assertIn("280.0", text)
 
+    def test_recorded_shuffle_with_most_ranks_is_judged_before_a_newer_two_gpu_one(self):
+        # A newer 2-GPU run must not displace the 4-GPU one: the shuffle's verdict comes from the record
+        # with the most ranks, as the sort's does; the 2-GPU run is listed under "Also recorded".
+        recorded = os.path.join(self.tmp.path, "recorded")
+        four, two = os.path.join(recorded, "machine-x4"), os.path.join(recorded, "machine-x2")
+        _support.write_csv(four, mg.SHUFFLE, mg.SHUFFLE_COLUMNS, shuffle_rows(60.0))
+        _support.write_meta(four, mg.SHUFFLE, date="2026-11-27T10:00:00Z")
+        _support.write_csv(two, mg.SHUFFLE, mg.SHUFFLE_COLUMNS,
+                           [r for r in shuffle_rows(280.0) if int(r["num_ranks"]) <= 2])
+        _support.write_meta(two, mg.SHUFFLE, date="2026-11-28T10:00:00Z")
+        self.assertEqual([d for _, d in mg.shuffle_records(recorded)], ["machine-x4", "machine-x2"])
+        self.assertEqual(mg.load_shuffle(self.tmp.path, recorded).device, "machine-x4")
+
     def test_no_results_is_not_measured(self):
         report = _support.empty_report(self.tmp.path)
         mg.report_section(report, self.tmp.path, os.path.join(self.tmp.path, "recorded"))
