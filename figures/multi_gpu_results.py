@@ -830,7 +830,7 @@ def _other_sort_part(report, data, recorded_root, table):
         named = method_names(rows)
         method = recorded_field(path, "default_method") or (named["default"] if named else "")
         label = "%s (`%s`, commit %s%s)" % (gpu_of(os.path.dirname(path)) or device, device,
-                                            recorded_field(path, "commit") or "unknown",
+                                            (recorded_field(path, "commit") or "unknown")[:7],
                                             ", default method %s" % method if method else "")
         for r in other_sort_rows(rows):
             cell = lambda shape: ("%s (%s)" % (_ms(r["cells"][shape][0]), _x(r["cells"][shape][1]))
@@ -1186,7 +1186,7 @@ def _earlier_shuffle_part(report, data, recorded_root, table):
         report.add("**Also recorded** on %s (`%s`, run of %s at commit %s; the figure and verdict above are of "
                    "the run with the most ranks, newest among equals, whose code may differ):"
                    % (other.gpu or device, sr.repo_relative(path), recorded_date(path) or "an unknown date",
-                      recorded_field(path, "commit") or "unknown"),
+                      (recorded_field(path, "commit") or "unknown")[:7]),
                    table(["P", "algorithm", "ours (ms)", "target: ≤ (ms)", "verdict"],
                          [[r["P"], ALG_TEXT[r["algorithm"]], _ms(r["ours"]), _ms(r["bound"]),
                            _verdict_cell(r["ok"], r["misaligned"])] for r in srows], "rlrrl"))
