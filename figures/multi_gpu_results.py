@@ -745,6 +745,7 @@ def report_section(report, results, recorded_root):
         _other_sort_part(report, sort_data, recorded_root, table)
         _phases_part(report, sort_data, table)
         _rmg_part(report, sort_data, table)
+        _other_rmg_part(report, sort_data, recorded_root, table)
     if shuffle_data is None:
         report.add("**Shuffle not measured yet:** %s." % shuffle_why)
         report.summary.append(("Distributed shuffle (beyond one GPU)", "not measured", shuffle_why))
@@ -986,6 +987,43 @@ def _rmg_part(report, data, table):
                                                      else "not decided")
     report.summary.append(("Distributed sort vs RMG sort (≥ 1.3×)", v,
                            "; ".join("%s P = %d: RMG ÷ ours %s" % (o[0], o[1], o[6]) for o in out)))
+
+
+def other_rmg_rows(data, recorded_root):
+    """[[device label, shape text, P, ours, RMG resident, RMG ÷ ours]] of the other recorded devices' RMG
+    GPU-resident rows (rmg_sort.csv beside their multi_gpu_sort.csv), each against that record's own
+    distributed_sort time at the same (shape, P); rows without both are left out."""
+    out = []
+    for path, device in other_sort_records(data, recorded_root):
+        rmg = os.path.join(os.path.dirname(path), "rmg_sort.csv")
+        if not os.path.isfile(rmg):
+            continue
+        try:
+            ours_rows = _parse(sr.read_csv(path, SORT_COLUMNS))
+            rmg_rows = _parse(sr.read_csv(rmg, SORT_COLUMNS))
+        except sr.MissingInput:
+            continue
+        label = "%s (`%s`, commit %s)" % (gpu_of(os.path.dirname(path)) or device, device,
+                                         (recorded_field(path, "commit") or "unknown")[:7])
+        for r in rmg_rows:
+            if r["algorithm"] != "rmg_sort_gpu_resident":
+                continue
+            ours = seconds(ours_rows, "distributed_sort", r["shape"], r["num_ranks"])
+            if ours:
+                out.append([label, SHAPE_TEXT.get(r["shape"], r["shape"]), r["num_ranks"], ours,
+                            r["seconds_median"], r["seconds_median"] / ours])
+    return out
+
+
+def _other_rmg_part(report, data, recorded_root, table):
+    """RMG sort against ours on the other recorded devices (shown, not judged: the verdict above is of the
+    record the section judges)."""
+    rows = other_rmg_rows(data, recorded_root)
+    if rows:
+        report.add("**Also recorded against RMG sort** (its GPU-resident time beside another device's "
+                   "`multi_gpu_sort.csv`, against that record's `distributed_sort`; not judged):",
+                   table(["device", "shape", "P", "ours (ms)", "RMG resident (ms)", "RMG ÷ ours"],
+                         [[r[0], r[1], r[2], _ms(r[3]), _ms(r[4]), "%.2f×" % r[5]] for r in rows], "llrrrr"))
 
 
 def _sort_part(report, data, table):

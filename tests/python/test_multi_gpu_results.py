@@ -377,6 +377,28 @@ class Section(unittest.TestCase):
         self.assertIn("sort_first faster at 2 of 2", dict((k, d) for k, _, d in report.summary)[
             "Distributed sort: sort_first against partition_first"])
 
+    def test_rmg_rows_of_another_record_are_shown_not_judged(self):
+        # The judged 4-GPU record has no rmg_sort.csv; a 2-GPU record has RMG's resident time (30 ms) and ours
+        # (20 ms at P = 2): shown under "Also recorded against RMG sort" with its ratio 1.50x, no verdict from it.
+        recorded = os.path.join(self.tmp.path, "recorded")
+        four, two = os.path.join(recorded, "machine-x4"), os.path.join(recorded, "machine-x2")
+        _support.write_csv(four, mg.SORT, mg.SORT_COLUMNS, sort_rows(True))
+        _support.write_csv(two, mg.SORT, mg.SORT_COLUMNS, [r for r in sort_rows(True) if r["num_ranks"] <= 2])
+        _support.write_csv(two, "rmg_sort", mg.SORT_COLUMNS,
+                           [sort_row("rmg_sort_gpu_resident", "keys_u32", 2, 30.0),
+                            sort_row("rmg_sort_gpu_resident", "keys_u64", 4, 50.0)])  # no P = 4 there: left out
+        data = mg.load_sort(os.path.join(self.tmp.path, "fresh"), recorded)
+        self.assertEqual(data.device, "machine-x4")
+        rows = mg.other_rmg_rows(data, recorded)
+        self.assertEqual([(r[1], r[2]) for r in rows], [(mg.SHAPE_TEXT["keys_u32"], 2)])
+        self.assertAlmostEqual(rows[0][5], 1.5)
+        report = _support.empty_report(self.tmp.path)
+        mg.report_section(report, os.path.join(self.tmp.path, "fresh"), recorded)
+        text = "\n".join(report.lines)
+        self.assertIn("**Also recorded against RMG sort**", text)
+        self.assertIn("| 1.50× |", text)
+        self.assertEqual(_support.summary_verdict(report, "Distributed sort vs RMG"), "not measured")
+
     def test_recorded_run_with_most_ranks_is_reported(self):
         # A 2-GPU record in a folder named after the 4-GPU one must not displace it.
         recorded = os.path.join(self.tmp.path, "recorded")
