@@ -35,7 +35,7 @@ declare -A filter=(
   [test_gpu_walking]='GpuWalking.ShuffleAndUnshuffleEqualTheCpu'
   [test_gpu_segmented_shuffle]='GpuSegmentedShuffle.UniformRowsEqualTheCpuTwin:GpuSegmentedShuffle.RaggedOffsetsEqualTheCpuTwin'
   [test_onesweep]='Onesweep.Uint32:Onesweep.Uint64:Onesweep.Int64:Onesweep.Float:Onesweep.PairsShapeBySize'
-  [test_hybrid_msd]='HybridMsd.KeysU32:HybridMsd.KeysU64:HybridMsd.KeysI64:HybridMsd.PairsStable:HybridMsd.LocalFinishThreshold'
+  [test_hybrid_msd]='HybridMsd.KeysU32:HybridMsd.KeysU64:HybridMsd.KeysI64:HybridMsd.PairsStable:HybridMsd.LocalFinishThreshold:HybridMsd.SanitizerSizes'
   [test_warp_gaussian]='WarpGaussianGpu.GenerateNormalEqualsCpuTwin:WarpGaussianGpu.GenerateNormalFloatEqualsCpuTwin:WarpGaussianGpu.UserKernelDrawsEqualGenerateNormal'
   [test_gaussian_float_gpu]='GaussianFloatGpu.GenerateNormalEqualsTheCpuTwin:GaussianFloatGpu.UserKernelDrawsEqualGenerateNormal'
 )
