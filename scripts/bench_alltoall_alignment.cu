@@ -28,41 +28,18 @@
 #include <vector>
 
 #include "onepass/distributed/nccl_support.cuh"
+#include "mpi_bench_support.cuh"
 
-namespace {
-
-void ok(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-}
-void ok(ncclResult_t e, const char* what) {
-  if (e != ncclSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, ncclGetErrorString(e));
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-}
-
-}  // namespace
+using bench::ok;
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rank = 0, P = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  const bench::rank_setup setup;
+  const int rank = setup.rank, P = setup.size;
+  const ncclComm_t comm = setup.comm;
+  const cudaStream_t stream = setup.stream;
   const int log2n = argc > 1 ? std::atoi(argv[1]) : 30;
   const std::uint64_t n = std::uint64_t{1} << log2n;
-  int devices = 0;
-  ok(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
-  ok(cudaSetDevice(rank % devices), "cudaSetDevice");
-  ncclUniqueId id;
-  if (rank == 0) ok(ncclGetUniqueId(&id), "ncclGetUniqueId");
-  MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
-  ncclComm_t comm;
-  ok(ncclCommInitRank(&comm, P, id, rank), "ncclCommInitRank");
-  cudaStream_t stream;
-  ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   std::uint32_t *a = nullptr, *b = nullptr;
   ok(cudaMalloc(&a, (n + 64) * 4), "cudaMalloc");
   ok(cudaMalloc(&b, (n + 64) * 4), "cudaMalloc");

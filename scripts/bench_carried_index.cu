@@ -27,21 +27,11 @@
 
 #include "onepass/distributed/carried_index_shuffle.cuh"
 #include "onepass/distributed/shuffle.cuh"
+#include "mpi_bench_support.cuh"
+
+using bench::ok;
 
 namespace {
-
-void ok(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-}
-void ok(ncclResult_t e, const char* what) {
-  if (e != ncclSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, ncclGetErrorString(e));
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-}
 
 __global__ void fill(std::uint64_t* d, std::uint64_t n, std::uint64_t first) {
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < n;
@@ -76,53 +66,41 @@ std::vector<double> time_calls(const std::function<void()>& call, cudaStream_t s
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rank = 0, P = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  const bench::rank_setup my;  // this rank's device, communicator and stream
   const int k = argc > 1 ? std::atoi(argv[1]) : 30;
   const std::uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
   const std::uint64_t n = std::uint64_t{1} << k;
-  int devices = 0;
-  ok(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
-  ok(cudaSetDevice(rank % devices), "cudaSetDevice");
-  ncclUniqueId id;
-  if (rank == 0) ok(ncclGetUniqueId(&id), "ncclGetUniqueId");
-  MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
-  ncclComm_t comm;
-  ok(ncclCommInitRank(&comm, P, id, rank), "ncclCommInitRank");
-  cudaStream_t stream;
-  ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
 
   std::uint64_t *d_in = nullptr, *d_lib = nullptr, *d_new = nullptr;
   ok(cudaMalloc(&d_in, n * 8), "cudaMalloc");
   ok(cudaMalloc(&d_lib, n * 8), "cudaMalloc");
   ok(cudaMalloc(&d_new, n * 8), "cudaMalloc");
-  fill<<<1024, 256, 0, stream>>>(d_in, n, n * static_cast<std::uint64_t>(rank));
+  fill<<<1024, 256, 0, my.stream>>>(d_in, n, n * static_cast<std::uint64_t>(my.rank));
   ok(cudaGetLastError(), "fill");
   std::size_t temp_bytes = 0;
-  onepass::distributed::shuffle(nullptr, temp_bytes, d_in, d_lib, n, seed, comm, stream);
+  onepass::distributed::shuffle(nullptr, temp_bytes, d_in, d_lib, n, seed, my.comm, my.stream);
   void* d_temp = nullptr;
   ok(cudaMalloc(&d_temp, std::max<std::size_t>(temp_bytes, 1)), "cudaMalloc");
   unsigned long long* d_differences = nullptr;
   ok(cudaMalloc(&d_differences, sizeof(unsigned long long)), "cudaMalloc");
-  ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  ok(cudaStreamSynchronize(my.stream), "cudaStreamSynchronize");
 
   const auto lib = time_calls(
-      [&] { onepass::distributed::shuffle(d_temp, temp_bytes, d_in, d_lib, n, seed, comm, stream); }, stream, 2, 7);
+      [&] { onepass::distributed::shuffle(d_temp, temp_bytes, d_in, d_lib, n, seed, my.comm, my.stream); }, my.stream, 2, 7);
   const auto carried = time_calls(
-      [&] { onepass::distributed::shuffle_carried_index(d_in, d_new, n, seed, comm, stream); }, stream, 2, 7);
-  ok(cudaMemsetAsync(d_differences, 0, sizeof(unsigned long long), stream), "cudaMemsetAsync");
-  count_differences<<<1024, 256, 0, stream>>>(d_lib, d_new, n, d_differences);
+      [&] { onepass::distributed::shuffle_carried_index(d_in, d_new, n, seed, my.comm, my.stream); }, my.stream, 2, 7);
+  ok(cudaMemsetAsync(d_differences, 0, sizeof(unsigned long long), my.stream), "cudaMemsetAsync");
+  count_differences<<<1024, 256, 0, my.stream>>>(d_lib, d_new, n, d_differences);
   ok(cudaGetLastError(), "count_differences");
   unsigned long long differences = 0, total = 0;
-  ok(cudaMemcpyAsync(&differences, d_differences, sizeof(differences), cudaMemcpyDeviceToHost, stream), "copy");
-  ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  ok(cudaMemcpyAsync(&differences, d_differences, sizeof(differences), cudaMemcpyDeviceToHost, my.stream), "copy");
+  ok(cudaStreamSynchronize(my.stream), "cudaStreamSynchronize");
   MPI_Allreduce(&differences, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   const bool all_equal = total == 0;
-  if (rank == 0) {
-    std::printf("distributed_shuffle P=%d n_per_rank=2^%d: median %.3f ms (min %.3f, max %.3f)\n", P, k, lib[0] * 1e3,
+  if (my.rank == 0) {
+    std::printf("distributed_shuffle P=%d n_per_rank=2^%d: median %.3f ms (min %.3f, max %.3f)\n", my.size, k, lib[0] * 1e3,
                 lib[1] * 1e3, lib[2] * 1e3);
-    std::printf("shuffle_carried_index P=%d n_per_rank=2^%d: median %.3f ms (min %.3f, max %.3f)\n", P, k,
+    std::printf("shuffle_carried_index P=%d n_per_rank=2^%d: median %.3f ms (min %.3f, max %.3f)\n", my.size, k,
                 carried[0] * 1e3, carried[1] * 1e3, carried[2] * 1e3);
     std::printf("outputs %s (%llu positions differ over all ranks)\n", all_equal ? "equal" : "DIFFER", total);
   }
@@ -131,7 +109,7 @@ int main(int argc, char** argv) {
   cudaFree(d_new);
   cudaFree(d_lib);
   cudaFree(d_in);
-  ncclCommDestroy(comm);
+  ncclCommDestroy(my.comm);
   MPI_Finalize();
   return all_equal ? 0 : 1;
 }
