@@ -56,6 +56,7 @@ import sys
 
 from figures import shuffle_results as sr
 from figures.figure_files import footer, save_figure
+from paper import provenance as pv
 
 SORT = "multi_gpu_sort"
 SHUFFLE = "multi_gpu_shuffle"
@@ -211,6 +212,12 @@ def recorded_field(csv_path, field):
             return str(json.load(f).get(field, ""))
     except (OSError, ValueError):
         return ""
+
+
+def recorded_commit(csv_path):
+    """The 'commit' of the meta.json beside a CSV, shortened as the report writes commits ('unknown'
+    when there is none)."""
+    return pv.short(recorded_field(csv_path, "commit") or "unknown")
 
 
 def recorded_date(csv_path):
@@ -830,8 +837,7 @@ def _other_sort_part(report, data, recorded_root, table):
             continue
         named = method_names(rows)
         method = recorded_field(path, "default_method") or (named["default"] if named else "")
-        label = "%s (`%s`, commit %s%s)" % (gpu_of(os.path.dirname(path)) or device, device,
-                                            (recorded_field(path, "commit") or "unknown")[:7],
+        label = "%s (`%s`, commit %s%s)" % (gpu_of(os.path.dirname(path)) or device, device, recorded_commit(path),
                                             ", default method %s" % method if method else "")
         for r in other_sort_rows(rows):
             cell = lambda shape: ("%s (%s)" % (_ms(r["cells"][shape][0]), _x(r["cells"][shape][1]))
@@ -1003,8 +1009,7 @@ def other_rmg_rows(data, recorded_root):
             rmg_rows = _parse(sr.read_csv(rmg, SORT_COLUMNS))
         except sr.MissingInput:
             continue
-        label = "%s (`%s`, commit %s)" % (gpu_of(os.path.dirname(path)) or device, device,
-                                         (recorded_field(path, "commit") or "unknown")[:7])
+        label = "%s (`%s`, commit %s)" % (gpu_of(os.path.dirname(path)) or device, device, recorded_commit(path))
         for r in rmg_rows:
             if r["algorithm"] != "rmg_sort_gpu_resident":
                 continue
@@ -1224,7 +1229,7 @@ def _earlier_shuffle_part(report, data, recorded_root, table):
         report.add("**Also recorded** on %s (`%s`, run of %s at commit %s; the figure and verdict above are of "
                    "the run with the most ranks, newest among equals, whose code may differ):"
                    % (other.gpu or device, sr.repo_relative(path), recorded_date(path) or "an unknown date",
-                      (recorded_field(path, "commit") or "unknown")[:7]),
+                      recorded_commit(path)),
                    table(["P", "algorithm", "ours (ms)", "target: ≤ (ms)", "verdict"],
                          [[r["P"], ALG_TEXT[r["algorithm"]], _ms(r["ours"]), _ms(r["bound"]),
                            _verdict_cell(r["ok"], r["misaligned"])] for r in srows], "rlrrl"))

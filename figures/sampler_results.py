@@ -19,6 +19,7 @@ A verdict is "met" (every target N measured, all pass), "not met" (a measured po
 Standard library only, except draw() (matplotlib).
 """
 
+import functools
 import os
 import re
 
@@ -107,15 +108,12 @@ class Dataset:
         c = self.meta.get("cores_used") or self.meta.get("cores")
         return int(c) if c else None
 
-    @property
+    @functools.cached_property
     def stale(self):
         """True when a recorded copy's measured code changed after its commit (provenance.code_freshness
         "changed"): its rows are shown but not judged. A fresh run ("this run") is never stale."""
-        if self.fresh:
-            return False
-        if not hasattr(self, "_stale"):
-            self._stale = pv.code_freshness(EXPERIMENT, self.meta.get("commit", "unknown"))["status"] == "changed"
-        return self._stale
+        return not self.fresh and \
+            pv.code_freshness(EXPERIMENT, self.meta.get("commit", "unknown"))["status"] == "changed"
 
     def label(self):
         gpu = self.meta.get("gpu")
@@ -517,6 +515,7 @@ def report_section(report, results, recorded_root):
                "the figure marks them with x.")
     report.add(report.figure(FIGURE, "Sampler: rank 0's indices/s, peak RSS and time to the first index "
                                      "against N (log-log); P = 1 solid, P = 8 dashed"))
+    judged_sets = judged(datasets)
     for d in datasets:
         m = d.meta
         dirty = ""
@@ -530,8 +529,8 @@ def report_section(report, results, recorded_root):
                       ", ".join("%s %s" % (k, v) for k, v in (m.get("versions") or {}).items() if v),
                       m.get("timing", "not recorded"), m.get("memory_rule", "not recorded")))
         if not d.fresh:
-            report.add(pv.freshness_text(EXPERIMENT, m) + (" Its rows are shown, not judged." if d.stale and
-                                                           judged(datasets) != datasets else ""))
+            report.add(pv.freshness_text(EXPERIMENT, m) + (" Its rows are shown, not judged." if d not in judged_sets
+                                                           else ""))
         if m.get("loadavg_before") or m.get("loadavg_after"):
             report.add("Load average of the machine (1, 5, 15 min) before the run: %s; after: %s (the CPU rates "
                        "assume a quiet machine: a load above its cores means other work shared them)."
@@ -556,7 +555,7 @@ def report_section(report, results, recorded_root):
     others = [t["verdict"] for t in ts if t["verdict"] not in ("met", "not met")]
     if others:
         verdict += " (%s)" % ", ".join("%d %s" % (others.count(v), v) for v in sorted(set(others)))
-    left_out = [d.machine for d in datasets if d not in judged(datasets)]
+    left_out = [d.machine for d in datasets if d not in judged_sets]
     report.add("Targets (issue 28 §3, the project's own) at N = %s: memory, first index and the GPU rate at every "
                "N measured (the cycle walk's worst case 2^k + 1 included), the CPU rate at these N (other N "
                "reported beside it)%s:" % (", ".join(size_text(n) for n in TARGET_SIZES),

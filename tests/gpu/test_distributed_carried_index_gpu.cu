@@ -14,7 +14,7 @@
 
 #include "onepass/bijection/variable_philox.hpp"
 #include "onepass/distributed/carried_index_shuffle.cuh"
-#include "onepass/shuffle/gpu_shuffle.cuh"
+#include "bijective_reference.cuh"
 #include "distributed_test_support.hpp"
 #include "gpu_test_support.hpp"
 
@@ -37,30 +37,13 @@ item12 make<item12>(std::uint64_t i) {
   return {static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i * 40503u), static_cast<std::uint32_t>(~i)};
 }
 
-/// gpu::bijective_shuffle of the whole input on device 0.
-template <class T>
-std::vector<T> one_gpu(const std::vector<T>& input, std::uint64_t seed) {
-  const std::uint64_t N = input.size();
-  if (N == 0) return {};
-  ot::cuda_ok(cudaSetDevice(0), "cudaSetDevice");
-  const auto f = onepass::bijection::variable_philox::for_length(N, seed);
-  ot::dev d_in(N * sizeof(T)), d_out(N * sizeof(T));
-  ot::upload(d_in.as<T>(), input);
-  std::size_t bytes = 0;
-  onepass::shuffle::gpu::bijective_shuffle(nullptr, bytes, d_in.as<T>(), d_out.as<T>(), N, f);
-  ot::dev temp(bytes);
-  onepass::shuffle::gpu::bijective_shuffle(temp.p, bytes, d_in.as<T>(), d_out.as<T>(), N, f);
-  ot::cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  return ot::download(d_out.as<T>(), N);
-}
-
 template <class T>
 void check_split(int P, const std::vector<std::uint64_t>& counts, std::uint64_t seed, const std::string& what) {
   std::uint64_t N = 0;
   for (auto c : counts) N += c;
   std::vector<T> input(N);
   for (std::uint64_t i = 0; i < N; ++i) input[i] = make<T>(i);
-  const auto expected = one_gpu(input, seed);
+  const auto expected = ot::one_gpu_bijective(input, seed, onepass::bijection::default_rounds);
   std::vector<std::vector<T>> got(P);
   ot::run_ranks(P, [&](int r, ncclComm_t comm, cudaStream_t stream) {
     std::uint64_t first = 0;

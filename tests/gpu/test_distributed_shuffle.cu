@@ -26,6 +26,7 @@
 #include "onepass/shuffle/cpu_walking.hpp"
 #include "onepass/shuffle/gpu_shuffle.cuh"
 #include "onepass/shuffle/walking_permutation.hpp"
+#include "bijective_reference.cuh"
 #include "distributed_test_support.hpp"
 #include "gpu_test_support.hpp"
 
@@ -158,19 +159,7 @@ std::vector<T> reference(const std::vector<T>& input, bool forward, const call_o
     else onepass::shuffle::cpu::walking_unshuffle(input.data(), out.data(), N, sigma);
     return out;
   }
-  ot::cuda_ok(cudaSetDevice(0), "cudaSetDevice");
-  const auto f = onepass::bijection::variable_philox::for_length(N, o.seed, o.rounds);
-  ot::dev d_in(N * sizeof(T)), d_out(N * sizeof(T));
-  ot::upload(d_in.as<T>(), input);
-  std::size_t bytes = 0;
-  namespace gpu = onepass::shuffle::gpu;
-  if (forward) gpu::bijective_shuffle(nullptr, bytes, d_in.as<T>(), d_out.as<T>(), N, f);
-  else gpu::bijective_unshuffle(nullptr, bytes, d_in.as<T>(), d_out.as<T>(), N, f);
-  ot::dev temp(bytes);
-  if (forward) gpu::bijective_shuffle(temp.p, bytes, d_in.as<T>(), d_out.as<T>(), N, f);
-  else gpu::bijective_unshuffle(temp.p, bytes, d_in.as<T>(), d_out.as<T>(), N, f);
-  ot::cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  return ot::download(d_out.as<T>(), N);
+  return ot::one_gpu_bijective(input, o.seed, o.rounds, forward);
 }
 
 /// The splits of N items over P ranks the tests use, by name.

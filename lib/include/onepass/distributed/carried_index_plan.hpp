@@ -42,6 +42,7 @@
 #include <string>
 #include <vector>
 
+#include "onepass/distributed/exchange_plan.hpp"  // detail::resolve_output_counts
 #include "onepass/distributed/prefix.hpp"
 #include "onepass/error.hpp"
 
@@ -49,6 +50,12 @@ namespace onepass::distributed {
 
 namespace detail {
 __extension__ typedef unsigned __int128 uint128;  // 2^64 domains (GCC and Clang; __extension__: no -Wpedantic note)
+
+/// The argument checks the domain-chunk functions share: domain_bits in [1, 64], num_ranks >= 1.
+inline void check_domain_chunks(const char* fn, unsigned domain_bits, std::size_t num_ranks) {
+  require(domain_bits >= 1 && domain_bits <= 64, fn, "domain_bits", "must be in [1, 64]");
+  require(num_ranks >= 1, fn, "num_ranks", "must be at least 1");
+}
 }  // namespace detail
 
 /// First index of domain chunk q of P over the domain [0, 2^domain_bits): floor(q 2^domain_bits / P)
@@ -57,8 +64,7 @@ __extension__ typedef unsigned __int128 uint128;  // 2^64 domains (GCC and Clang
 /// domain_bits < 64). Throws onepass::error naming the argument out of range.
 inline std::uint64_t domain_chunk_begin(unsigned domain_bits, std::size_t num_ranks, std::size_t q) {
   const char* fn = "onepass::distributed::domain_chunk_begin";
-  require(domain_bits >= 1 && domain_bits <= 64, fn, "domain_bits", "must be in [1, 64]");
-  require(num_ranks >= 1, fn, "num_ranks", "must be at least 1");
+  detail::check_domain_chunks(fn, domain_bits, num_ranks);
   require(q < num_ranks || (q == num_ranks && domain_bits < 64), fn, "q",
           "must be in [0, num_ranks) (num_ranks itself only for a domain below 2^64)");
   const detail::uint128 d = static_cast<detail::uint128>(1) << domain_bits;
@@ -70,8 +76,7 @@ inline std::uint64_t domain_chunk_begin(unsigned domain_bits, std::size_t num_ra
 /// domain_chunk_begin. Throws onepass::error naming the argument out of range.
 inline std::size_t domain_chunk_of(unsigned domain_bits, std::size_t num_ranks, std::uint64_t i) {
   const char* fn = "onepass::distributed::domain_chunk_of";
-  require(domain_bits >= 1 && domain_bits <= 64, fn, "domain_bits", "must be in [1, 64]");
-  require(num_ranks >= 1, fn, "num_ranks", "must be at least 1");
+  detail::check_domain_chunks(fn, domain_bits, num_ranks);
   require(domain_bits == 64 || i < (std::uint64_t{1} << domain_bits), fn, "i", "must be below 2^domain_bits");
   const detail::uint128 scaled = (static_cast<detail::uint128>(i) + 1) * num_ranks;
   const detail::uint128 d = static_cast<detail::uint128>(1) << domain_bits;
@@ -82,8 +87,7 @@ inline std::size_t domain_chunk_of(unsigned domain_bits, std::size_t num_ranks, 
 /// (ceil(2^domain_bits / P) <= 2^32), else 8. Arguments as domain_chunk_begin.
 inline unsigned carried_index_bytes(unsigned domain_bits, std::size_t num_ranks) {
   const char* fn = "onepass::distributed::carried_index_bytes";
-  require(domain_bits >= 1 && domain_bits <= 64, fn, "domain_bits", "must be in [1, 64]");
-  require(num_ranks >= 1, fn, "num_ranks", "must be at least 1");
+  detail::check_domain_chunks(fn, domain_bits, num_ranks);
   const detail::uint128 d = static_cast<detail::uint128>(1) << domain_bits;
   const detail::uint128 longest = (d + num_ranks - 1) / num_ranks;
   return longest <= (static_cast<detail::uint128>(1) << 32) ? 4u : 8u;
@@ -169,10 +173,7 @@ carried_index_result<T> simulate_carried_index_shuffle(const std::vector<std::ve
   const unsigned b = f.domain_bits();
   require(b >= 1 && b <= 63, fn, "f", "must have a domain of 2^1 .. 2^63 indices for the simulation");
   require(n <= (std::uint64_t{1} << b), fn, "f", "must have a domain holding every item (2^domain_bits >= N)");
-  std::vector<std::uint64_t> out_counts = output_counts.empty() ? in_counts : output_counts;
-  require(out_counts.size() == p, fn, "output_counts", "must hold one count per rank");
-  require(detail::exclusive_prefix(out_counts, fn, "output_counts").back() == n, fn, "output_counts",
-          "must sum to the number of items");
+  const auto out_counts = detail::resolve_output_counts(in_counts, output_counts, n, fn);
 
   carried_index_result<T> result;
   result.index_bytes = carried_index_bytes(b, p);

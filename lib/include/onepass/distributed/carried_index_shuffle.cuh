@@ -36,6 +36,7 @@
 #include "onepass/distributed/carried_index_plan.hpp"
 #include "onepass/distributed/nccl_support.cuh"
 #include "onepass/error.hpp"
+#include "onepass/launch_geometry.cuh"
 
 namespace onepass::distributed {
 namespace carried_detail {
@@ -131,11 +132,6 @@ __global__ void place_kernel(const std::uint32_t* __restrict__ recv_word, const 
   }
 }
 
-inline unsigned grid_for(std::uint64_t n, unsigned block) {
-  const std::uint64_t g = (n + block - 1) / block;
-  return static_cast<unsigned>(g < 65535u * 16u ? (g == 0 ? 1 : g) : 65535u * 16u);
-}
-
 }  // namespace carried_detail
 
 /// The distributed bijective shuffle with carried indices (file comment; EXPERIMENTAL, not yet run on
@@ -201,7 +197,7 @@ void shuffle_carried_index(const T* d_in, T* d_out, std::size_t num_items, std::
   stream_buffer<std::uint64_t> order(n, stream), order_sorted(n, stream), bounds(P + 1, stream);
   stream_buffer<T> send_item(n, stream);
   if (n > 0) {
-    route_kernel<<<grid_for(n, block), block, 0, stream>>>(f, offsets[me], n, d_starts.ptr,
+    route_kernel<<<device::stride_grid(n, block), block, 0, stream>>>(f, offsets[me], n, d_starts.ptr,
                                                           static_cast<std::uint32_t>(starts.size()), chunk.ptr,
                                                           word.ptr, order.ptr);
     ONEPASS_CUDA_CHECK(cudaGetLastError());
@@ -215,8 +211,8 @@ void shuffle_carried_index(const T* d_in, T* d_out, std::size_t num_items, std::
     ONEPASS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_temp.ptr, sort_bytes, chunk.ptr, chunk_sorted.ptr,
                                                        order.ptr, order_sorted.ptr, static_cast<std::int64_t>(n), 0,
                                                        end_bit, stream));
-    gather_kernel<T><<<grid_for(n, block), block, 0, stream>>>(order_sorted.ptr, word.ptr, d_in, n, send_word.ptr,
-                                                               send_item.ptr);
+    gather_kernel<T><<<device::stride_grid(n, block), block, 0, stream>>>(order_sorted.ptr, word.ptr, d_in, n,
+                                                                          send_word.ptr, send_item.ptr);
     ONEPASS_CUDA_CHECK(cudaGetLastError());
   }
   std::vector<std::uint64_t> send_bounds(P + 1, 0);
@@ -250,14 +246,14 @@ void shuffle_carried_index(const T* d_in, T* d_out, std::size_t num_items, std::
 
   // Walk the own chunk and place what arrived in its window.
   const std::uint64_t begin = domain_chunk_begin(b, P, me);
-  const std::uint64_t length = (me + 1 < P || b < 64) ? domain_chunk_begin(b, P, me + 1) - begin : 0 - begin;
+  const std::uint64_t length = domain_chunk_begin(b, P, me + 1) - begin;  // b < 64: 4-byte words (checked above)
   const std::uint64_t flag_words = (length + 31) / 32;
   stream_buffer<std::uint32_t> bits(flag_words, stream);
   stream_buffer<std::uint64_t> word_counts(flag_words, stream), prefix(flag_words, stream);
   stream_buffer<T> window(m, stream);
   if (m > 0) {
-    flag_kernel<<<grid_for(flag_words, block), block, 0, stream>>>(f, N, begin, length, bits.ptr, word_counts.ptr,
-                                                                  flag_words);
+    flag_kernel<<<device::stride_grid(flag_words, block), block, 0, stream>>>(f, N, begin, length, bits.ptr,
+                                                                              word_counts.ptr, flag_words);
     ONEPASS_CUDA_CHECK(cudaGetLastError());
     std::size_t scan_bytes = 0;
     ONEPASS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, word_counts.ptr, prefix.ptr,
@@ -265,8 +261,8 @@ void shuffle_carried_index(const T* d_in, T* d_out, std::size_t num_items, std::
     stream_buffer<unsigned char> scan_temp(scan_bytes, stream);
     ONEPASS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp.ptr, scan_bytes, word_counts.ptr, prefix.ptr,
                                                      static_cast<std::int64_t>(flag_words), stream));
-    place_kernel<T><<<grid_for(m, block), block, 0, stream>>>(recv_word.ptr, recv_item.ptr, m, bits.ptr, prefix.ptr,
-                                                             window.ptr);
+    place_kernel<T><<<device::stride_grid(m, block), block, 0, stream>>>(recv_word.ptr, recv_item.ptr, m, bits.ptr,
+                                                                         prefix.ptr, window.ptr);
     ONEPASS_CUDA_CHECK(cudaGetLastError());
   }
 
